@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "amodb-proxy",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "AmodbModels", targets: ["AmodbModels"]),
+        .library(name: "AmodbClient", targets: ["AmodbClient"]),
+        .library(name: "AmodbProxy", targets: ["AmodbProxy"]),
+        .library(name: "AmodbSandbox", targets: ["AmodbSandbox"]),
+        .executable(name: "amodb-proxy", targets: ["amodb-proxy"]),
+    ],
+    targets: [
+        // Codable value types and the route table shared by server and client; no I/O.
+        .target(name: "AmodbModels"),
+        // async/await client over URLSession, for apps (iOS, macOS) and for the tests.
+        .target(name: "AmodbClient", dependencies: ["AmodbModels"]),
+        // The proxy: raw-socket HTTP/1.1 server, routing, cache, upstream fetcher.
+        .target(name: "AmodbProxy", dependencies: ["AmodbModels"]),
+        // A local stand-in for amodb (statuses, headers, rate limit, delays).
+        .target(name: "AmodbSandbox", dependencies: ["AmodbModels", "AmodbProxy"]),
+        // main only: load configuration, start, wait for signals.
+        .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox"]),
+        // Helpers shared by the test targets (raw socket client, servers on port 0).
+        .target(name: "AmodbTestSupport", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient"]),
+        .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
+        .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
+        .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbProxy", "AmodbTestSupport"]),
+        .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbSandbox", "AmodbTestSupport"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// The same upcoming features for every target (as swift-log does).
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

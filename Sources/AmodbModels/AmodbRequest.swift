@@ -1,0 +1,127 @@
+/// A validated call to one of the forwarded endpoints: the route plus its known parameters,
+/// in canonical form. Two requests that amodb would answer alike compare equal and
+/// have the same `pathAndQuery`, which is what the proxy caches under and forwards.
+public struct AmodbRequest: Sendable, Hashable {
+    /// The lowest and highest `page` amodb accepts.
+    public static let pageRange = 1...500
+
+    /// The sub-resources `append_to_response` may name on `/movie/{id}`.
+    public static let appendableResources: Set<String> = [
+        "alternative_titles", "changes", "credits", "external_ids", "images", "keywords",
+        "lists", "ratings", "recommendations", "release_dates", "reviews", "similar",
+        "translations", "videos", "watch/providers",
+    ]
+
+    public let route: Route
+    /// A normalized language tag (`en-US`), or `nil` for amodb's default.
+    public let language: String?
+    /// The page, 2…500; page 1 is the same list as no page and is stored as `nil`.
+    public let page: Int?
+    /// Sorted and without duplicates.
+    public let appendToResponse: [String]
+
+    /// Builds a request, checking and normalizing each parameter.
+    public init(
+        route: Route, language: String? = nil, page: Int? = nil, appendToResponse: [String] = []
+    ) throws(RequestError) {
+        if language != nil, !route.parameters.contains(.language) { throw .unsupportedParameter(.language) }
+        if page != nil, !route.parameters.contains(.page) { throw .unsupportedParameter(.page) }
+        if !appendToResponse.isEmpty, !route.parameters.contains(.appendToResponse) {
+            throw .unsupportedParameter(.appendToResponse)
+        }
+        self.route = route
+        self.language = try language.map { (tag) throws(RequestError) in try Self.normalizedLanguage(tag) }
+        if let page {
+            guard Self.pageRange.contains(page) else { throw .invalidValue(.page, "must be an integer from 1 to 500") }
+            self.page = page == 1 ? nil : page
+        } else {
+            self.page = nil
+        }
+        for resource in appendToResponse where !Self.appendableResources.contains(resource) {
+            throw .invalidValue(.appendToResponse, "names an unknown sub-resource")
+        }
+        self.appendToResponse = Array(Set(appendToResponse)).sorted()
+    }
+
+    /// Builds a request from a route and the query's (decoded) name–value pairs.
+    /// Parameters the route does not know are dropped; a known one given twice,
+    /// empty or out of range is an error.
+    public init(route: Route, query: [(name: String, value: String)]) throws(RequestError) {
+        var values: [QueryParameter: String] = [:]
+        for (name, value) in query {
+            guard let parameter = QueryParameter(rawValue: name), route.parameters.contains(parameter) else { continue }
+            guard values[parameter] == nil else { throw .invalidValue(parameter, "is given more than once") }
+            guard !value.isEmpty else { throw .invalidValue(parameter, "is empty") }
+            values[parameter] = value
+        }
+        var page: Int?
+        if let text = values[.page] {
+            guard let number = Route.positiveInteger(Substring(text)) else {
+                throw .invalidValue(.page, "must be an integer from 1 to 500")
+            }
+            page = number
+        }
+        let append = values[.appendToResponse].map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
+        } ?? []
+        try self.init(route: route, language: values[.language], page: page, appendToResponse: append)
+    }
+
+    /// The canonical query items, sorted by name.
+    public var queryItems: [(name: String, value: String)] {
+        var items: [(name: String, value: String)] = []
+        if !appendToResponse.isEmpty {
+            items.append((QueryParameter.appendToResponse.rawValue, appendToResponse.joined(separator: ",")))
+        }
+        if let language { items.append((QueryParameter.language.rawValue, language)) }
+        if let page { items.append((QueryParameter.page.rawValue, String(page))) }
+        return items
+    }
+
+    /// Path and canonical query relative to the API root, e.g. `/movie/550?language=de-DE`.
+    /// Every value is made of characters that need no percent-encoding in a query.
+    public var pathAndQuery: String {
+        let query = queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        return query.isEmpty ? route.path : route.path + "?" + query
+    }
+
+    /// Normalizes a BCP 47 language tag the way amodb reads it: `EN-us` → `en-US`,
+    /// `pt-br` → `pt-BR`, `zh-hant-tw` → `zh-Hant-TW`. Letters, digits and `-` only.
+    public static func normalizedLanguage(_ tag: String) throws(RequestError) -> String {
+        let invalid = RequestError.invalidValue(.language, "must be a language tag such as en-US")
+        guard (2...35).contains(tag.utf8.count) else { throw invalid }
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        var normalized: [String] = []
+        for (index, subtag) in subtags.enumerated() {
+            guard (1...8).contains(subtag.utf8.count),
+                  subtag.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) })
+            else { throw invalid }
+            if index == 0 {
+                guard (2...3).contains(subtag.count), subtag.allSatisfy(\.isLetter) else { throw invalid }
+                normalized.append(subtag.lowercased())
+            } else if subtag.count == 2 && subtag.allSatisfy(\.isLetter) {
+                normalized.append(subtag.uppercased())   // region: US
+            } else if subtag.count == 4 && subtag.allSatisfy(\.isLetter) {
+                normalized.append(subtag.prefix(1).uppercased() + subtag.dropFirst().lowercased())   // script: Hant
+            } else {
+                normalized.append(subtag.lowercased())
+            }
+        }
+        return normalized.joined(separator: "-")
+    }
+}
+
+/// Why a request's parameters were refused.
+public enum RequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A known parameter with a value amodb would not accept.
+    case invalidValue(QueryParameter, String)
+    /// A parameter the route does not take (only when building requests in code).
+    case unsupportedParameter(QueryParameter)
+
+    public var description: String {
+        switch self {
+        case .invalidValue(let parameter, let problem): "Invalid parameter: \(parameter.rawValue) \(problem)."
+        case .unsupportedParameter(let parameter): "Invalid parameter: \(parameter.rawValue) is not accepted by this route."
+        }
+    }
+}

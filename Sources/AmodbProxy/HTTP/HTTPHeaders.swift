@@ -1,0 +1,72 @@
+/// Header fields in the order they arrived or will be sent; duplicates are kept,
+/// so a repeated `Content-Length` or `Host` can be seen (RFC 9110 §5.3).
+public struct HTTPHeaders: Sendable, Equatable, Sequence {
+    /// The fields, in order.
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(name: String, value: String)] = []) {
+        self.fields = fields
+    }
+
+    /// The first value of a field, names compared case-insensitively.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// Every value of a field, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Adds a field after the others.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name, value))
+    }
+
+    /// Replaces every field of that name with one.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append((name, value))
+    }
+
+    /// Removes every field of that name.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// True when a comma-separated field holds the token, e.g. `Connection: keep-alive, Upgrade`.
+    public func containsToken(_ token: String, in name: String) -> Bool {
+        values(name).contains { value in
+            value.split(separator: ",").contains { $0.trimmingSpaces().caseInsensitiveEquals(token) }
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive comparison, as header names and tokens are compared.
+    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+        }
+    }
+
+    /// Drops leading and trailing spaces and tabs (optional white space, RFC 9110 §5.6.3).
+    func trimmingSpaces() -> Substring {
+        let s = Substring(self)
+        var start = s.startIndex, end = s.endIndex
+        while start < end, s[start] == " " || s[start] == "\t" { start = s.index(after: start) }
+        while end > start, s[s.index(before: end)] == " " || s[s.index(before: end)] == "\t" { end = s.index(before: end) }
+        return s[start..<end]
+    }
+}

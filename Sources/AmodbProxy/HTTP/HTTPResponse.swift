@@ -1,0 +1,65 @@
+/// A response to write: status, header fields and the whole body.
+///
+/// The server adds `Content-Length` and `Connection` itself and sends no body
+/// for `HEAD`; responders set everything else.
+public struct HTTPResponse: Sendable {
+    /// The status code, 100…599.
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// Close the connection after this response.
+    public var closesConnection: Bool
+    /// For the stand-in upstream's tests only: send just this many body bytes
+    /// (with the full `Content-Length`) and then drop the connection.
+    public var truncatedBodyLength: Int?
+
+    public init(
+        status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        closesConnection: Bool = false
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.closesConnection = closesConnection
+        self.truncatedBodyLength = nil
+    }
+
+    /// A JSON response.
+    public static func json(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        var headers = headers
+        headers.set("Content-Type", "application/json;charset=utf-8")
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+}
+
+/// Reason phrases for the statuses this project sends (RFC 9110 §15).
+public enum HTTPStatusText {
+    /// The reason phrase of a status code; `Unknown` for others.
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 204: "No Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 402: "Payment Required"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 417: "Expectation Failed"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Unknown"
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/// What the server asks of the application: a response for each request.
+///
+/// A responder answers at once by returning the response (a cache hit: no task,
+/// no queue hop) or returns `nil` and calls `deliver` exactly once later, from
+/// any thread. Responses go out in request order whatever order they finish in.
+public protocol HTTPResponder: Sendable {
+    func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse?
+}
