@@ -17,7 +17,9 @@ let package = Package(
         // async/await client over URLSession, for apps (iOS, macOS) and for the tests.
         .target(name: "AmodbClient", dependencies: ["AmodbModels"]),
         // The proxy: raw-socket HTTP/1.1 server, routing, cache, upstream fetcher.
-        .target(name: "AmodbProxy", dependencies: ["AmodbModels"]),
+        .target(name: "AmodbProxy", dependencies: ["AmodbModels", "CSystemShims"]),
+        // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4).
+        .target(name: "CSystemShims"),
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
         .target(name: "AmodbSandbox", dependencies: ["AmodbModels", "AmodbProxy"]),
         // main only: load configuration, start, wait for signals.
@@ -37,7 +39,7 @@ let package = Package(
 )
 
 // The same upcoming features for every target (as swift-log does).
-for target in package.targets {
+for target in package.targets where target.name != "CSystemShims" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

@@ -1,36 +1,202 @@
 import Dispatch
+import Glibc
+import Synchronization
 
 /// A raw-socket HTTP/1.1 server on Dispatch: one listening socket, non-blocking
 /// connections, each confined to its own serial queue. No thread per connection.
-public final class HTTPServer: Sendable {
+public final class HTTPServer: ConnectionOwner, Sendable {
     /// Where to listen and the limits every connection obeys.
     public struct Configuration: Sendable {
-        /// Address to bind, IPv4 or IPv6 literal.
+        /// Address to bind, an IPv4 or IPv6 literal.
         public var host: String
-        /// Port to bind; 0 picks a free one (tests), read it back from `start()`.
+        /// Port to bind; 0 picks a free one (tests): read it back from `start()`.
         public var port: Int
+        public var limits: HTTPLimits
+        public var timeouts: HTTPTimeouts
 
-        public init(host: String = "127.0.0.1", port: Int = 0) {
+        public init(host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts()) {
             self.host = host
             self.port = port
+            self.limits = limits
+            self.timeouts = timeouts
         }
+    }
+
+    /// Why the server could not start.
+    public enum StartError: Error, CustomStringConvertible {
+        case invalidHost(String)
+        case syscall(SyscallError)
+
+        public var description: String {
+            switch self {
+            case .invalidHost(let host): "HOST must be an IP address such as 0.0.0.0 or ::1, not \(host)"
+            case .syscall(let error): "cannot listen: \(error)"
+            }
+        }
+    }
+
+    /// Dispatch sources are safe to call from any thread (libdispatch locks inside);
+    /// the overlay just does not mark them `Sendable`.
+    private struct AcceptSource: @unchecked Sendable {
+        let source: any DispatchSourceRead
+    }
+
+    private struct State {
+        var listener: Int32 = -1
+        var acceptSource: AcceptSource?
+        var acceptPaused = false
+        var connections: [ObjectIdentifier: Connection] = [:]
+        var shuttingDown = false
+        var closed: [CheckedContinuation<Void, Never>] = []
     }
 
     let configuration: Configuration
     let responder: any HTTPResponder
+    var limits: HTTPLimits { configuration.limits }
+    var timeouts: HTTPTimeouts { configuration.timeouts }
+    private let state = Mutex(State())
+    private let acceptQueue = DispatchQueue(label: "amodb-proxy.accept")
+    private let openConnections = Atomic<Int>(0)
 
     public init(configuration: Configuration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
     }
 
+    /// Open client connections now.
+    public var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+
     /// Binds, listens and starts accepting; returns the bound port.
-    public func start() throws -> Int {
-        fatalError("not yet")
+    public func start() throws(StartError) -> Int {
+        Syscalls.ignoreSIGPIPE()
+        Syscalls.raiseDescriptorLimit()
+        guard let address = SocketAddress(host: configuration.host, port: configuration.port) else {
+            throw .invalidHost(configuration.host)
+        }
+        let fd: Int32
+        let port: Int
+        do {
+            fd = try Syscalls.socket(domain: address.family)
+        } catch {
+            throw .syscall(error)
+        }
+        do {
+            try Syscalls.setsockopt(fd, level: SOL_SOCKET, option: SO_REUSEADDR, value: 1)
+            try address.withSockaddr { (pointer, length) throws(SyscallError) in try Syscalls.bind(fd, pointer, length) }
+            try Syscalls.listen(fd, backlog: 4096)
+            port = try Syscalls.boundPort(fd)
+        } catch {
+            Syscalls.close(fd)
+            throw .syscall(error)
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
+        source.setEventHandler { [self] in acceptConnections() }
+        source.setCancelHandler { Syscalls.close(fd) }
+        state.withLock {
+            $0.listener = fd
+            $0.acceptSource = AcceptSource(source: source)
+        }
+        source.resume()
+        return port
+    }
+
+    private func acceptConnections() {
+        dispatchPrecondition(condition: .onQueue(acceptQueue))
+        // A bounded batch per wake-up, so one flood cannot starve the queue.
+        for _ in 0..<256 {
+            let listener = state.withLock { $0.shuttingDown ? -1 : $0.listener }
+            guard listener >= 0 else { return }
+            let accepted: (fd: Int32, peer: String)
+            do {
+                switch try Syscalls.accept(listener) {
+                case .wouldBlock: return
+                case .done(let client): accepted = client
+                }
+            } catch {
+                if error.isDescriptorExhaustion { pauseAccepting() }
+                return
+            }
+            if openConnections.load(ordering: .relaxed) >= limits.maxConnections {
+                shed(accepted.fd)
+                continue
+            }
+            let connection = Connection(fd: accepted.fd, peer: accepted.peer, owner: self)
+            openConnections.add(1, ordering: .relaxed)
+            state.withLock { $0.connections[ObjectIdentifier(connection)] = connection }
+            connection.start()
+        }
+    }
+
+    /// Out of descriptors (`EMFILE`): stop accepting for a moment instead of spinning on a
+    /// listener that stays readable, then try again.
+    private func pauseAccepting() {
+        let paused: AcceptSource? = state.withLock {
+            guard !$0.acceptPaused, !$0.shuttingDown else { return nil }
+            $0.acceptPaused = true
+            return $0.acceptSource
+        }
+        guard let paused else { return }
+        paused.source.suspend()
+        acceptQueue.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
+            let paused: AcceptSource? = state.withLock {
+                guard $0.acceptPaused else { return nil }
+                $0.acceptPaused = false
+                return $0.acceptSource
+            }
+            paused?.source.resume()
+        }
+    }
+
+    /// Over the connection cap: a short 503 and close, without reading the request.
+    private func shed(_ fd: Int32) {
+        var response = HTTPResponse.error(503, "The server is at its connection limit; try again shortly.")
+        response.headers.set("Retry-After", "1")
+        var bytes: [UInt8] = []
+        ResponseSerializer.write(response, isHead: false, closing: true, version: .http1_1, into: &bytes)
+        _ = try? bytes.withUnsafeBytes { (raw) throws(SyscallError) in try Syscalls.send(fd, raw) }
+        Syscalls.close(fd)
+    }
+
+    func connectionDidClose(_ connection: Connection) {
+        openConnections.subtract(1, ordering: .relaxed)
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock {
+state in
+            state.connections[ObjectIdentifier(connection)] = nil
+            guard state.shuttingDown, state.connections.isEmpty else { return [] }
+            defer { state.closed = [] }
+            return state.closed
+        }
+        waiters.forEach { $0.resume() }
     }
 
     /// Stops accepting, lets requests in flight finish for up to `gracePeriod` seconds,
-    /// then closes every connection.
+    /// closes idle connections at once and the rest when the period ends.
     public func shutdown(gracePeriod: Double = 5) async {
+        let (source, connections, wasPaused) = state.withLock { state in
+            let wasShuttingDown = state.shuttingDown
+            state.shuttingDown = true
+            let source = wasShuttingDown ? nil : state.acceptSource
+            state.acceptSource = nil
+            let wasPaused = state.acceptPaused && source != nil
+            state.acceptPaused = false
+            return (source, Array(state.connections.values), wasPaused)
+        }
+        if let source {
+            source.source.cancel()
+            if wasPaused { source.source.resume() }
+        }
+        connections.forEach { $0.beginShutdown() }
+        let deadline = DispatchTime.now() + gracePeriod
+        acceptQueue.asyncAfter(deadline: deadline) { [self] in
+            state.withLock { Array($0.connections.values) }.forEach { $0.forceClose() }
+        }
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if state.connections.isEmpty { return true }
+                state.closed.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
     }
 }

@@ -1,0 +1,33 @@
+/// Limits every connection obeys; each is a setting (see `ProxyConfiguration`).
+/// Inspired by swift-nio's `NIOHTTPDecoderLimitConfiguration`.
+public struct HTTPLimits: Sendable, Equatable {
+    /// Longest request line, in bytes; longer → 414.
+    public var maxRequestLineBytes = 8 * 1024
+    /// Largest header block after the request line, in bytes; larger → 431.
+    public var maxHeaderBytes = 16 * 1024
+    /// Most header fields in one request; more → 431.
+    public var maxHeaderCount = 100
+    /// Largest body a GET or HEAD may carry, in bytes: read and discarded; larger → 413 and close.
+    public var maxBodyBytes = 8 * 1024
+    /// Requests read ahead of their responses on one connection (pipelining); reading pauses beyond.
+    public var maxPipelinedRequests = 16
+    /// Open client connections at most; new ones beyond are answered 503 and closed.
+    public var maxConnections = 10_000
+
+    public init() {}
+
+    /// Bytes a connection may buffer: one whole request head, a pipelined batch's worth.
+    var readBufferBytes: Int { maxRequestLineBytes + maxHeaderBytes + 4 }
+}
+
+/// Deadlines every connection obeys, in seconds; each is a setting.
+public struct HTTPTimeouts: Sendable, Equatable {
+    /// A request head must be complete this long after its first byte arrived (slowloris); then 408.
+    public var requestHeadSeconds: Double = 10
+    /// An idle keep-alive connection is closed after this long.
+    public var idleSeconds: Double = 60
+    /// A client that stops reading our response is dropped after this long.
+    public var writeSeconds: Double = 30
+
+    public init() {}
+}

@@ -1,0 +1,33 @@
+/// A request the server refuses before routing. The connection is answered with
+/// `status` and closed: after a framing error nothing later on it can be trusted.
+public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP status to answer with (400, 413, 414, 417, 431, 501, 505).
+    public let status: Int
+    /// What was wrong, for the `status_message` of the error body.
+    public let message: String
+
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { "\(status): \(message)" }
+
+    static let malformedRequestLine = HTTPParseError(400, "Malformed request line.")
+    static let requestLineTooLong = HTTPParseError(414, "The request line is too long.")
+    static let headerTooLarge = HTTPParseError(431, "The request header fields are too large.")
+    static let tooManyHeaders = HTTPParseError(431, "The request has too many header fields.")
+    static let malformedHeader = HTTPParseError(400, "Malformed header field.")
+    static let obsoleteLineFolding = HTTPParseError(400, "Obsolete line folding is not accepted.")
+    static let invalidTarget = HTTPParseError(400, "Invalid request target.")
+    static let invalidPath = HTTPParseError(400, "Invalid request path.")
+    static let invalidQuery = HTTPParseError(400, "Invalid query string.")
+    static let unsupportedVersion = HTTPParseError(505, "Only HTTP/1.0 and HTTP/1.1 are supported.")
+    static let http2Preface = HTTPParseError(505, "HTTP/2 is not supported here; use HTTP/1.1.")
+    static let missingHost = HTTPParseError(400, "HTTP/1.1 requests need exactly one Host header.")
+    static let conflictingFraming = HTTPParseError(400, "Content-Length and Transfer-Encoding together are not accepted.")
+    static let transferEncoding = HTTPParseError(501, "Transfer-Encoding is not supported on requests.")
+    static let invalidContentLength = HTTPParseError(400, "Invalid Content-Length.")
+    static let bodyTooLarge = HTTPParseError(413, "The request body is too large.")
+    static let unsupportedExpectation = HTTPParseError(417, "Only Expect: 100-continue is supported.")
+}

@@ -1,0 +1,208 @@
+/// A request head read off the wire, with what the connection needs for framing.
+struct ParsedHead: Sendable {
+    /// The request as the responder sees it (`peerAddress` is set by the connection).
+    var request: HTTPRequest
+    /// Body bytes that follow the head (read and discarded: GET and HEAD carry no meaning in one).
+    var bodyLength: Int
+    /// Whether the connection stays open after the response (RFC 9112 §9.3).
+    var keepAlive: Bool
+    /// `Expect: 100-continue` with a body: send `100 Continue` before reading it.
+    var expectsContinue: Bool
+}
+
+/// Parses HTTP/1.1 request heads (RFC 9112 §2–§6) from bytes. A pure value: it never
+/// touches a socket. It remembers how far it has looked for the end of the head, so
+/// a head arriving a byte at a time costs linear time, not quadratic.
+struct RequestHeadParser: Sendable {
+    /// Outcome of one call.
+    enum Outcome: Sendable {
+        /// No complete head yet; call again with more bytes.
+        case needMore
+        /// A complete head that took `consumed` bytes from the start given.
+        case complete(ParsedHead, consumed: Int)
+    }
+
+    let limits: HTTPLimits
+    /// Bytes already searched for the blank line, from the head's start.
+    private var scanned = 0
+
+    init(limits: HTTPLimits) {
+        self.limits = limits
+    }
+
+    /// Looks for a complete head in `buffer[start...]`. Throws for anything malformed
+    /// or over a limit; after a throw the connection must be answered and closed.
+    mutating func parse(_ buffer: [UInt8], from start: Int) throws(HTTPParseError) -> Outcome {
+        try buffer.withUnsafeBufferPointer { (all) throws(HTTPParseError) -> Outcome in
+            let bytes = UnsafeBufferPointer(rebasing: all[start...])
+            return try parse(bytes)
+        }
+    }
+
+    private mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Outcome {
+        // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
+        var headStart = 0
+        while headStart + 1 < bytes.count, bytes[headStart] == cr, bytes[headStart + 1] == lf, headStart < 8 {
+            headStart += 2
+        }
+        guard let lineEnd = firstLineFeed(bytes, from: headStart, limit: limits.maxRequestLineBytes + 2) else {
+            if bytes.count - headStart > limits.maxRequestLineBytes + 1 { throw .requestLineTooLong }
+            return .needMore
+        }
+        guard lineEnd > headStart, bytes[lineEnd - 1] == cr else { throw .malformedRequestLine }
+        if lineEnd - 1 - headStart > limits.maxRequestLineBytes { throw .requestLineTooLong }
+
+        // The blank line ending the head, looking only at bytes not seen before. Every LF
+        // must follow a CR and every CR precede an LF (no bare CR or LF, RFC 9112 §2.2).
+        let maxHead = lineEnd + 1 + limits.maxHeaderBytes + 2
+        var index = max(lineEnd + 1, scanned)
+        var headEnd: Int?
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == lf {
+                guard bytes[index - 1] == cr else { throw .malformedHeader }
+                if bytes[index - 2] == lf { headEnd = index + 1; break }   // …CRLF CRLF
+            } else if byte == cr, index + 1 < bytes.count, bytes[index + 1] != lf {
+                throw .malformedHeader
+            } else if index > maxHead {
+                break
+            }
+            index += 1
+        }
+        guard let headEnd else {
+            scanned = max(lineEnd + 1, bytes.count - 1)
+            if bytes.count > maxHead { throw .headerTooLarge }
+            return .needMore
+        }
+        if headEnd > maxHead { throw .headerTooLarge }
+        scanned = 0
+
+        var head = try parseRequestLine(UnsafeBufferPointer(rebasing: bytes[headStart..<(lineEnd - 1)]))
+        let headers = try parseFields(UnsafeBufferPointer(rebasing: bytes[(lineEnd + 1)..<(headEnd - 2)]))
+        head.request.headers = headers
+        try applyFraming(&head)
+        return .complete(head, consumed: headEnd)
+    }
+
+    private func firstLineFeed(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int) -> Int? {
+        var index = start
+        let end = min(bytes.count, start + limit + 1)
+        while index < end {
+            if bytes[index] == lf { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// `method SP request-target SP HTTP-version` with single spaces (RFC 9112 §3).
+    private func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> ParsedHead {
+        if line.starts(with: "PRI * HTTP/2.0".utf8) { throw .http2Preface }
+        guard let firstSpace = line.firstIndex(of: space) else { throw .malformedRequestLine }
+        guard let lastSpace = line.lastIndex(of: space), lastSpace > firstSpace + 1 else { throw .malformedRequestLine }
+        let method = UnsafeBufferPointer(rebasing: line[..<firstSpace])
+        let target = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<lastSpace])
+        let versionBytes = UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])
+        guard !method.isEmpty, method.allSatisfy(isTokenByte) else { throw .malformedRequestLine }
+        guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .invalidTarget }
+
+        let version: HTTPVersion
+        if versionBytes.elementsEqual("HTTP/1.1".utf8) {
+            version = .http1_1
+        } else if versionBytes.elementsEqual("HTTP/1.0".utf8) {
+            version = .http1_0
+        } else if versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8),
+                  isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."), isDigit(versionBytes[7]) {
+            throw .unsupportedVersion
+        } else {
+            throw .malformedRequestLine
+        }
+
+        let targetText = String(decoding: target, as: UTF8.self)
+        let (path, query) = try RequestTarget.parse(targetText)
+        let request = HTTPRequest(
+            method: String(decoding: method, as: UTF8.self), target: targetText, path: path,
+            query: query, version: version)
+        return ParsedHead(request: request, bodyLength: 0, keepAlive: true, expectsContinue: false)
+    }
+
+    /// `field-name ":" OWS field-value OWS CRLF`, strictly (RFC 9112 §5, RFC 9110 §5.5).
+    private func parseFields(_ block: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders {
+        var fields: [(name: String, value: String)] = []
+        var lineStart = 0
+        while lineStart < block.count {
+            guard let lf = firstLineFeed(block, from: lineStart, limit: block.count) else { throw .malformedHeader }
+            guard lf > lineStart, block[lf - 1] == cr else { throw .malformedHeader }
+            let line = UnsafeBufferPointer(rebasing: block[lineStart..<(lf - 1)])
+            lineStart = lf + 1
+            guard let first = line.first else { throw .malformedHeader }
+            if first == space || first == tab { throw .obsoleteLineFolding }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { throw .malformedHeader }
+            let name = UnsafeBufferPointer(rebasing: line[..<colon])
+            guard name.allSatisfy(isTokenByte) else { throw .malformedHeader }   // also: no space before the colon
+            var valueStart = colon + 1, valueEnd = line.count
+            while valueStart < valueEnd, line[valueStart] == space || line[valueStart] == tab { valueStart += 1 }
+            while valueEnd > valueStart, line[valueEnd - 1] == space || line[valueEnd - 1] == tab { valueEnd -= 1 }
+            let value = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
+            guard value.allSatisfy({ $0 == tab || ($0 >= 0x20 && $0 != 0x7F) }) else { throw .malformedHeader }
+            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            if fields.count > limits.maxHeaderCount { throw .tooManyHeaders }
+        }
+        return HTTPHeaders(fields)
+    }
+
+    /// Message framing and connection handling (RFC 9112 §6, §9.3; RFC 9110 §10.1.1).
+    private func applyFraming(_ head: inout ParsedHead) throws(HTTPParseError) {
+        let headers = head.request.headers
+        if head.request.version == .http1_1, headers.values("Host").count != 1 { throw .missingHost }
+        let transferEncodings = headers.values("Transfer-Encoding")
+        let lengths = headers.values("Content-Length")
+        if !transferEncodings.isEmpty {
+            throw lengths.isEmpty ? .transferEncoding : .conflictingFraming
+        }
+        if !lengths.isEmpty {
+            // Repeated or listed values are accepted only when all are the same number (RFC 9110 §8.6).
+            var length: Int?
+            for field in lengths {
+                for item in field.split(separator: ",", omittingEmptySubsequences: false) {
+                    let text = item.trimmingSpaces()
+                    guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy(isDigit), let value = Int(text) else {
+                        throw .invalidContentLength
+                    }
+                    if let length, length != value { throw .invalidContentLength }
+                    length = value
+                }
+            }
+            head.bodyLength = length ?? 0
+            if head.bodyLength > limits.maxBodyBytes { throw .bodyTooLarge }
+        }
+        if let expectation = headers["Expect"] {
+            guard expectation.caseInsensitiveEquals("100-continue") else { throw .unsupportedExpectation }
+            head.expectsContinue = head.bodyLength > 0
+        }
+        switch head.request.version {
+        case .http1_1: head.keepAlive = !headers.containsToken("close", in: "Connection")
+        case .http1_0: head.keepAlive = headers.containsToken("keep-alive", in: "Connection")
+        }
+    }
+}
+
+private let cr = UInt8(ascii: "\r")
+private let lf = UInt8(ascii: "\n")
+private let space = UInt8(ascii: " ")
+private let tab = UInt8(ascii: "\t")
+
+private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+/// `tchar` of RFC 9110 §5.6.2.
+func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        true
+    case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+         UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+         UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+        true
+    default:
+        false
+    }
+}

@@ -1,0 +1,101 @@
+/// Turns a request target into a decoded path and query (RFC 9112 §3.2, RFC 3986).
+/// Percent-decoding happens here, once; whatever could mean something else to
+/// another parser is refused before routing: encoded `/` or `\\`, NUL and other
+/// control bytes, `.` and `..` segments, empty segments, fragments.
+enum RequestTarget {
+    /// The decoded path and query pairs of an origin-form or absolute-form target.
+    static func parse(_ target: String) throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)]) {
+        var target = Substring(target)
+        if target == "*" { throw .invalidTarget }   // asterisk-form is for OPTIONS to the server itself
+        if let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
+            // absolute-form (RFC 9112 §3.2.2): servers must accept it; the authority is not ours to route on.
+            let rest = target.dropFirst(scheme.count)
+            guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else {
+                return ("/", [])
+            }
+            guard rest[slash] == "/" else { throw .invalidTarget }
+            target = rest[slash...]
+        }
+        guard target.first == "/" else { throw .invalidTarget }
+        if target.contains("#") { throw .invalidTarget }
+
+        let rawPath: Substring
+        let rawQuery: Substring?
+        if let question = target.firstIndex(of: "?") {
+            rawPath = target[..<question]
+            rawQuery = target[target.index(after: question)...]
+        } else {
+            rawPath = target
+            rawQuery = nil
+        }
+        return (try decodePath(rawPath), try rawQuery.map { (query) throws(HTTPParseError) in try decodeQuery(query) } ?? [])
+    }
+
+    private static func decodePath(_ raw: Substring) throws(HTTPParseError) -> String {
+        if raw.contains("\\") { throw .invalidPath }
+        guard let bytes = percentDecoded(raw, plusIsSpace: false) else { throw .invalidPath }
+        // An encoded "/" or "\\" would change the segments another parser sees; NUL and controls mean nothing here.
+        let lowered = raw.lowercased()
+        if lowered.contains("%2f") || lowered.contains("%5c") { throw .invalidPath }
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { throw .invalidPath }
+        guard let path = String(validating: bytes, as: UTF8.self) else { throw .invalidPath }
+        if path == "/" { return path }
+        for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty || segment == "." || segment == ".." { throw .invalidPath }
+        }
+        return path
+    }
+
+    private static func decodeQuery(_ raw: Substring) throws(HTTPParseError) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        for piece in raw.split(separator: "&") {
+            let name: Substring, value: Substring
+            if let equals = piece.firstIndex(of: "=") {
+                name = piece[..<equals]
+                value = piece[piece.index(after: equals)...]
+            } else {
+                name = piece
+                value = ""
+            }
+            guard let nameBytes = percentDecoded(name, plusIsSpace: true),
+                  let valueBytes = percentDecoded(value, plusIsSpace: true),
+                  nameBytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }),
+                  valueBytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }),
+                  let decodedName = String(validating: nameBytes, as: UTF8.self),
+                  let decodedValue = String(validating: valueBytes, as: UTF8.self)
+            else { throw .invalidQuery }
+            pairs.append((decodedName, decodedValue))
+        }
+        return pairs
+    }
+
+    /// Decodes `%XX` escapes once; `nil` for a malformed escape.
+    static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                output.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusIsSpace:
+                output.append(UInt8(ascii: " "))
+            default:
+                output.append(byte)
+            }
+        }
+        return output
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+/// Writes a response head and body as HTTP/1.1 bytes (RFC 9112 §4, §6).
+enum ResponseSerializer {
+    /// Appends the status line, fields, framing and (unless `isHead`) the body to `output`.
+    /// Returns how many body bytes were appended.
+    @discardableResult
+    static func write(
+        _ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion, into output: inout [UInt8]
+    ) -> Int {
+        output.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))\r\n".utf8)
+        for (name, value) in response.headers
+        where !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection") {
+            output.append(contentsOf: name.utf8)
+            output.append(contentsOf: ": ".utf8)
+            output.append(contentsOf: value.utf8)
+            output.append(contentsOf: "\r\n".utf8)
+        }
+        output.append(contentsOf: HTTPDate.current)
+        let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        if hasBody {
+            output.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8)
+        }
+        if closing {
+            output.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if version == .http1_0 {
+            output.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        output.append(contentsOf: "\r\n".utf8)
+        guard hasBody, !isHead else { return 0 }
+        let length = min(response.truncatedBodyLength ?? response.body.count, response.body.count)
+        output.append(contentsOf: response.body[..<length])
+        return length
+    }
+}
+
+/// The `Date` field (RFC 9110 §6.6.1), formatted at most once a second for all connections.
+enum HTTPDate {
+    private static let cache = Mutex<(second: Int, field: [UInt8])>((-1, []))
+
+    /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
+    static var current: [UInt8] {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let second = now.tv_sec
+        return cache.withLock { cached in
+            if cached.second == second { return cached.field }
+            cached = (second, Array("Date: \(format(epochSeconds: second))\r\n".utf8))
+            return cached.field
+        }
+    }
+
+    /// An IMF-fixdate for seconds since 1970.
+    static func format(epochSeconds: Int) -> String {
+        var time = time_t(epochSeconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}

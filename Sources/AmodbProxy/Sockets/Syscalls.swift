@@ -1,0 +1,130 @@
+import CSystemShims
+import Glibc
+
+/// The one home of the libc socket calls. Each wrapper names the call it wraps,
+/// reads `errno` right after it (`@inline(never)` so nothing runs in between),
+/// retries `EINTR` (except on `close`) and returns "would block" as a value.
+enum Syscalls {
+    /// `socket(2)`, non-blocking and close-on-exec.
+    @inline(never)
+    static func socket(domain: Int32) throws(SyscallError) -> Int32 {
+        let fd = Glibc.socket(domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SyscallError("socket", errno) }
+        return fd
+    }
+
+    /// `setsockopt(2)` with an `Int32` value.
+    @inline(never)
+    static func setsockopt(_ fd: Int32, level: Int32, option: Int32, value: Int32) throws(SyscallError) {
+        var value = value
+        guard Glibc.setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw SyscallError("setsockopt", errno)
+        }
+    }
+
+    /// `bind(2)`.
+    @inline(never)
+    static func bind(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) throws(SyscallError) {
+        guard Glibc.bind(fd, address, length) == 0 else { throw SyscallError("bind", errno) }
+    }
+
+    /// `listen(2)`.
+    @inline(never)
+    static func listen(_ fd: Int32, backlog: Int32) throws(SyscallError) {
+        guard Glibc.listen(fd, backlog) == 0 else { throw SyscallError("listen", errno) }
+    }
+
+    /// `getsockname(2)`: the port the kernel bound (for port 0).
+    @inline(never)
+    static func boundPort(_ fd: Int32) throws(SyscallError) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.getsockname(fd, $0, &length) }
+        }
+        guard result == 0 else { throw SyscallError("getsockname", errno) }
+        return SocketAddress(storage).port
+    }
+
+    /// `accept4(2)` with `SOCK_NONBLOCK | SOCK_CLOEXEC`: the new fd and the peer's address.
+    /// `ECONNABORTED` (the peer left before we accepted) is retried like `EINTR`.
+    @inline(never)
+    static func accept(_ fd: Int32) throws(SyscallError) -> IOOutcome<(fd: Int32, peer: String)> {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    amodb_accept4(fd, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if client >= 0 { return .done((client, SocketAddress(storage).host)) }
+            let code = errno
+            switch code {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SyscallError("accept4", code)
+            }
+        }
+    }
+
+    /// `read(2)` into a buffer; `.done(0)` is the peer's end of stream.
+    @inline(never)
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOOutcome<Int> {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 { return .done(count) }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SyscallError("read", code)
+            }
+        }
+    }
+
+    /// `send(2)` with `MSG_NOSIGNAL`, so a closed peer is `EPIPE` and never `SIGPIPE`.
+    @inline(never)
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SyscallError) -> IOOutcome<Int> {
+        while true {
+            let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if count >= 0 { return .done(count) }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SyscallError("send", code)
+            }
+        }
+    }
+
+    /// `shutdown(2)` of our sending side: the peer reads end of stream after what was sent.
+    @inline(never)
+    static func shutdownWrite(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// `close(2)`. Never retried on `EINTR`: on Linux the fd is gone either way.
+    @inline(never)
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// Ignores `SIGPIPE` for the whole process; sends also pass `MSG_NOSIGNAL`.
+    static func ignoreSIGPIPE() {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit in force.
+    @discardableResult
+    static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return Int(raised.rlim_cur) }
+        }
+        return Int(limit.rlim_cur)
+    }
+}
