@@ -2,7 +2,7 @@
 /// `{"success": false, "status_code": 7, "status_message": "…"}`.
 public struct AmodbErrorBody: Codable, Sendable, Equatable {
     public var success: Bool
-    /// amodb's own code (not the HTTP status); the proxy uses its own codes from 1000 up.
+    /// amodb's own code (not the HTTP status); in the proxy's own errors, the HTTP status.
     public var statusCode: Int
     /// A sentence for people: what went wrong.
     public var statusMessage: String

@@ -1,0 +1,45 @@
+/// One stored amodb answer: the body exactly as amodb sent it, when it was stored
+/// and for how long it is fresh, and its strong validator.
+public struct CachedResponse: Sendable, Equatable {
+    /// The JSON body.
+    public let body: [UInt8]
+    /// When it was stored, in seconds since 1970.
+    public let storedAt: Double
+    /// How long it is fresh, in seconds.
+    public let lifetime: Double
+    /// A strong `ETag` (RFC 9110 §8.8.3), derived from the body.
+    public let etag: String
+
+    public init(body: [UInt8], storedAt: Double, lifetime: Double) {
+        self.body = body
+        self.storedAt = storedAt
+        self.lifetime = lifetime
+        self.etag = Self.entityTag(for: body)
+    }
+
+    /// Whole seconds since it was stored (the `Age` field, RFC 9111 §5.1).
+    public func age(at now: Double) -> Int {
+        max(0, Int(now - storedAt))
+    }
+
+    /// Whole seconds of freshness left (`max-age` for clients); 0 once stale.
+    public func remainingLifetime(at now: Double) -> Int {
+        max(0, Int((storedAt + lifetime - now).rounded(.down)))
+    }
+
+    /// Fresh: younger than its lifetime.
+    public func isFresh(at now: Double) -> Bool {
+        now - storedAt < lifetime
+    }
+
+    /// 64-bit FNV-1a of the body and its length, quoted.
+    static func entityTag(for body: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "-" + String(body.count, radix: 16) + "\""
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+
+/// What the command line asks for.
+public enum Command: Sendable {
+    /// Serve with this configuration.
+    case serve(ProxyConfiguration)
+    /// Print the usage text.
+    case help
+    /// Print the version.
+    case version
+    /// Check that a proxy on this configuration's port answers `/healthz` (container HEALTHCHECK).
+    case healthcheck(ProxyConfiguration)
+}
+
+/// A configuration that cannot be used, said in one line.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Reads settings from defaults, a `KEY=value` file, the environment and flags, in
+/// rising precedence. Every setting has one environment name and one flag, listed in
+/// `settings`, which also writes `--help`.
+public enum ConfigurationLoader {
+    /// The version `--version` prints.
+    public static let version = "0.1.0"
+    /// Read when present and no `--config`/`AMODB_CONFIG` names another file.
+    public static let defaultConfigPath = "config/amodb-proxy.conf"
+
+    struct Setting: Sendable {
+        let variable: String
+        let flag: String
+        let help: String
+        let apply: @Sendable (inout ProxyConfiguration, String) throws(ConfigurationError) -> Void
+    }
+
+    static let settings: [Setting] = [
+        Setting(variable: "AMODB_KEY", flag: "", help: "amodb API key (prefer AMODB_KEY_FILE in containers)") { config, value in
+            config.apiKey = APIKey(value)
+        },
+        Setting(variable: "AMODB_KEY_FILE", flag: "--key-file", help: "file holding the amodb API key") { config, value throws(ConfigurationError) in
+            guard let data = FileManager.default.contents(atPath: value) else {
+                throw ConfigurationError("cannot read AMODB_KEY_FILE \(value)")
+            }
+            config.apiKey = APIKey(String(decoding: data, as: UTF8.self))
+        },
+        Setting(variable: "AMODB_UPSTREAM_URL", flag: "--upstream-url", help: "amodb API root [https://api.amodb.dev/3]") { config, value throws(ConfigurationError) in
+            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  url.host != nil, url.query == nil
+            else { throw ConfigurationError("AMODB_UPSTREAM_URL must be an http(s) URL such as https://api.amodb.dev/3, not \(value)") }
+            config.upstreamURL = value.hasSuffix("/") ? String(value.dropLast()) : value
+        },
+        Setting(variable: "HOST", flag: "--host", help: "address to listen on [0.0.0.0]") { config, value in
+            config.host = value
+        },
+        Setting(variable: "PORT", flag: "--port", help: "port to listen on [8080]") { config, value throws(ConfigurationError) in
+            config.port = try integer(value, "PORT", 0...65535)
+        },
+        Setting(variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored answer is fresh [1800]") { config, value throws(ConfigurationError) in
+            config.cacheTTL = try seconds(value, "AMODB_CACHE_TTL", minimum: 1)
+        },
+        Setting(variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds [67108864]") { config, value throws(ConfigurationError) in
+            config.cacheMaxBytes = try integer(value, "AMODB_CACHE_MAX_BYTES", 1024...Int.max)
+        },
+        Setting(variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb [10]") { config, value throws(ConfigurationError) in
+            config.upstreamTimeout = try seconds(value, "AMODB_UPSTREAM_TIMEOUT", minimum: 0.1)
+        },
+        Setting(variable: "AMODB_RETRY_AFTER_MAX", flag: "--retry-after-max", help: "longest amodb Retry-After waited out, seconds [30]") { config, value throws(ConfigurationError) in
+            config.retryAfterCap = try seconds(value, "AMODB_RETRY_AFTER_MAX", minimum: 0)
+        },
+        Setting(variable: "AMODB_SHUTDOWN_GRACE", flag: "--shutdown-grace", help: "seconds in-flight requests get on SIGTERM [10]") { config, value throws(ConfigurationError) in
+            config.shutdownGraceSeconds = try seconds(value, "AMODB_SHUTDOWN_GRACE", minimum: 0)
+        },
+        Setting(variable: "AMODB_LOG_LEVEL", flag: "--log-level", help: "debug, info, warning or error [info]") { config, value throws(ConfigurationError) in
+            guard let level = ProxyLogger.Level(name: value) else {
+                throw ConfigurationError("AMODB_LOG_LEVEL must be debug, info, warning or error, not \(value)")
+            }
+            config.logLevel = level
+        },
+        Setting(variable: "AMODB_MAX_CONNECTIONS", flag: "--max-connections", help: "open client connections at most [10000]") { config, value throws(ConfigurationError) in
+            config.limits.maxConnections = try integer(value, "AMODB_MAX_CONNECTIONS", 1...1_000_000)
+        },
+        Setting(variable: "AMODB_MAX_REQUEST_LINE", flag: "--max-request-line", help: "longest request line in bytes, else 414 [8192]") { config, value throws(ConfigurationError) in
+            config.limits.maxRequestLineBytes = try integer(value, "AMODB_MAX_REQUEST_LINE", 64...1_048_576)
+        },
+        Setting(variable: "AMODB_MAX_HEADER_BYTES", flag: "--max-header-bytes", help: "largest header block in bytes, else 431 [16384]") { config, value throws(ConfigurationError) in
+            config.limits.maxHeaderBytes = try integer(value, "AMODB_MAX_HEADER_BYTES", 256...1_048_576)
+        },
+        Setting(variable: "AMODB_MAX_HEADER_COUNT", flag: "--max-header-count", help: "most header fields, else 431 [100]") { config, value throws(ConfigurationError) in
+            config.limits.maxHeaderCount = try integer(value, "AMODB_MAX_HEADER_COUNT", 1...10_000)
+        },
+        Setting(variable: "AMODB_MAX_BODY_BYTES", flag: "--max-body-bytes", help: "largest (discarded) GET body in bytes, else 413 [8192]") { config, value throws(ConfigurationError) in
+            config.limits.maxBodyBytes = try integer(value, "AMODB_MAX_BODY_BYTES", 0...1_048_576)
+        },
+        Setting(variable: "AMODB_MAX_PIPELINED", flag: "--max-pipelined", help: "requests read ahead per connection [16]") { config, value throws(ConfigurationError) in
+            config.limits.maxPipelinedRequests = try integer(value, "AMODB_MAX_PIPELINED", 1...1024)
+        },
+        Setting(variable: "AMODB_HEAD_TIMEOUT", flag: "--head-timeout", help: "seconds for a whole request head, else 408 [10]") { config, value throws(ConfigurationError) in
+            config.timeouts.requestHeadSeconds = try seconds(value, "AMODB_HEAD_TIMEOUT", minimum: 0.1)
+        },
+        Setting(variable: "AMODB_IDLE_TIMEOUT", flag: "--idle-timeout", help: "seconds an idle keep-alive connection stays open [60]") { config, value throws(ConfigurationError) in
+            config.timeouts.idleSeconds = try seconds(value, "AMODB_IDLE_TIMEOUT", minimum: 0.1)
+        },
+        Setting(variable: "AMODB_WRITE_TIMEOUT", flag: "--write-timeout", help: "seconds a client may stall our response [30]") { config, value throws(ConfigurationError) in
+            config.timeouts.writeSeconds = try seconds(value, "AMODB_WRITE_TIMEOUT", minimum: 0.1)
+        },
+    ]
+
+    /// Parses `arguments` (without the program name) over `environment`.
+    public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+        var flags: [(Setting, String)] = []
+        var configPath = environment["AMODB_CONFIG"]
+        var sandbox = environment["AMODB_SANDBOX"].map { $0 == "1" || $0.lowercased() == "true" } ?? false
+        var mode = "serve"
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            var (name, inlineValue) = (argument, String?.none)
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(ConfigurationError) -> String {
+                if let inlineValue { return inlineValue }
+                guard index < arguments.count else { throw ConfigurationError("\(name) needs a value") }
+                index += 1
+                return arguments[index - 1]
+            }
+            switch name {
+            case "-h", "--help": return .help
+            case "--version": return .version
+            case "--healthcheck": mode = "healthcheck"
+            case "--sandbox": sandbox = true
+            case "--config": configPath = try value()
+            default:
+                guard let setting = settings.first(where: { !$0.flag.isEmpty && $0.flag == name }) else {
+                    throw ConfigurationError("unknown option \(argument); see --help")
+                }
+                flags.append((setting, try value()))
+            }
+        }
+
+        var configuration = ProxyConfiguration()
+        configuration.sandbox = sandbox
+        let explicitFile = configPath != nil
+        let path = configPath ?? defaultConfigPath
+        if let data = FileManager.default.contents(atPath: path) {
+            for (variable, value) in try parseFile(String(decoding: data, as: UTF8.self), path: path) {
+                try apply(variable, value, to: &configuration)
+            }
+        } else if explicitFile {
+            throw ConfigurationError("cannot read the configuration file \(path)")
+        }
+        for setting in settings {
+            if let value = environment[setting.variable] { try setting.apply(&configuration, value) }
+        }
+        for (setting, value) in flags {
+            try setting.apply(&configuration, value)
+        }
+        if mode == "healthcheck" { return .healthcheck(configuration) }
+        if configuration.apiKey.isEmpty && !configuration.sandbox {
+            throw ConfigurationError("no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox")
+        }
+        return .serve(configuration)
+    }
+
+    private static func apply(_ variable: String, _ value: String, to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
+        guard let setting = settings.first(where: { $0.variable == variable }) else {
+            throw ConfigurationError("unknown setting \(variable) in the configuration file")
+        }
+        try setting.apply(&configuration, value)
+    }
+
+    /// `NAME=value` lines; `#` starts a comment line; quotes around the value are dropped.
+    static func parseFile(_ text: String, path: String) throws(ConfigurationError) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingSpacesAndNewlines()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError("\(path):\(number + 1): expected NAME=value")
+            }
+            let name = String(line[..<equals].trimmingSpacesAndNewlines())
+            var value = line[line.index(after: equals)...].trimmingSpacesAndNewlines()
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = value.dropFirst().dropLast()
+            }
+            pairs.append((name, String(value)))
+        }
+        return pairs
+    }
+
+    private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let value = Int(text.trimmingSpacesAndNewlines()), range.contains(value) else {
+            throw ConfigurationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
+        }
+        return value
+    }
+
+    private static func seconds(_ text: String, _ name: String, minimum: Double) throws(ConfigurationError) -> Double {
+        guard let value = Double(text.trimmingSpacesAndNewlines()), value.isFinite, value >= minimum else {
+            throw ConfigurationError("\(name) must be a number of seconds, at least \(minimum), not \(text)")
+        }
+        return value
+    }
+
+    /// The `--help` text, written from the settings table.
+    public static var usage: String {
+        var text = """
+        amodb-proxy \(version): holds the amodb API key and shares one cached answer per path.
+
+        Usage: amodb-proxy [options]
+
+          --sandbox             run against the built-in amodb stand-in (no key, no network)
+          --config PATH         settings file of NAME=value lines [\(defaultConfigPath), if present]
+          --healthcheck         exit 0 if the proxy on HOST/PORT answers /healthz (for containers)
+          --version             print the version
+          -h, --help            print this help
+
+        Settings (flag / environment variable; flags win over the environment, which wins over the file):
+
+        """
+        for setting in settings {
+            let flag = setting.flag.isEmpty ? "(environment only)" : setting.flag + " VALUE"
+            text += "  " + flag.padding(toLength: 24, withPad: " ", startingAt: 0) + setting.variable.padding(toLength: 24, withPad: " ", startingAt: 0) + setting.help + "\n"
+        }
+        return text
+    }
+}

@@ -1,0 +1,32 @@
+/// Everything the proxy can be told, with every default in one place.
+/// Loaded by `ConfigurationLoader`: defaults, then the file, the environment, the flags.
+public struct ProxyConfiguration: Sendable {
+    /// The amodb key (`AMODB_KEY`, or read from `AMODB_KEY_FILE`).
+    public var apiKey = APIKey("")
+    /// amodb's API root; a path prefix is kept (`http://127.0.0.1:9001/x/3`).
+    public var upstreamURL = "https://api.amodb.dev/3"
+    /// Address to listen on.
+    public var host = "0.0.0.0"
+    /// Port to listen on; 0 picks a free one.
+    public var port = 8080
+    /// How long a stored answer is fresh, in seconds.
+    public var cacheTTL: Double = 1800
+    /// Most body bytes the cache holds.
+    public var cacheMaxBytes = 64 * 1024 * 1024
+    /// How long to wait for amodb, in seconds.
+    public var upstreamTimeout: Double = 10
+    /// The longest amodb `Retry-After` the proxy waits out before retrying, in seconds.
+    public var retryAfterCap: Double = 30
+    /// How long in-flight requests may take to finish on SIGTERM, in seconds.
+    public var shutdownGraceSeconds: Double = 10
+    /// `debug`, `info`, `warning` or `error`.
+    public var logLevel = ProxyLogger.Level.info
+    /// Per-connection limits (request line, headers, body, pipelining, connection cap).
+    public var limits = HTTPLimits()
+    /// Per-connection deadlines (request head, idle keep-alive, writes).
+    public var timeouts = HTTPTimeouts()
+    /// Run against the built-in amodb stand-in (no key, no network needed).
+    public var sandbox = false
+
+    public init() {}
+}

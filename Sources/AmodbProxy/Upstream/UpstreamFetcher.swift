@@ -1,0 +1,38 @@
+public import AmodbModels
+
+/// What amodb answered: status, the fields the proxy reads, the body.
+public struct UpstreamResponse: Sendable {
+    public var status: Int
+    /// Header fields with lower-cased names (`retry-after`, `x-ratelimit-remaining`, …).
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// `Retry-After` in seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP-date), if any.
+    public var retryAfterSeconds: Double? {
+        guard let text = headers["retry-after"]?.trimmingSpaces() else { return nil }
+        if let seconds = Double(text), seconds >= 0 { return seconds }
+        return nil
+    }
+}
+
+/// Why no response came back from amodb.
+public enum UpstreamError: Error, Sendable, Equatable {
+    /// No answer within the upstream timeout.
+    case timedOut
+    /// Could not connect, or the connection broke.
+    case unreachable
+}
+
+/// The one call the proxy makes to amodb. Behind a protocol so the cache logic can be
+/// tested with a scripted upstream, and so later work (a budget governor, a shared
+/// Redis cache) can wrap it.
+public protocol UpstreamFetcher: Sendable {
+    /// Sends `request` to amodb with the key and returns what came back.
+    func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError>
+}

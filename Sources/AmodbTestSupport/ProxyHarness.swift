@@ -1,0 +1,67 @@
+public import AmodbProxy
+public import Foundation
+
+/// A proxy started in-process on port 0 for a test, with its upstream and clock
+/// chosen by the test.
+public final class ProxyHarness: Sendable {
+    /// The key the proxy holds; tests assert it never comes back.
+    public static let key = "test-secret-key-0123456789"
+
+    public let proxy: ProxyServer
+    public let port: Int
+
+    /// Starts a proxy over `fetcher` (a scripted upstream) or the URL in `configuration`.
+    public init(
+        configuration: ProxyConfiguration = ProxyHarness.configuration(), fetcher: (any UpstreamFetcher)? = nil,
+        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil
+    ) throws {
+        proxy = ProxyServer(configuration: configuration, fetcher: fetcher, clock: clock,
+                            logger: logger ?? ProxyLogger(minimumLevel: .error, secrets: [configuration.apiKey], sink: { _ in }))
+        port = try proxy.start()
+    }
+
+    /// A configuration for tests: loopback, port 0, the test key, short grace period.
+    public static func configuration(upstreamURL: String = "http://127.0.0.1:9/3") -> ProxyConfiguration {
+        var configuration = ProxyConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.apiKey = APIKey(key)
+        configuration.upstreamURL = upstreamURL
+        configuration.shutdownGraceSeconds = 0.5
+        return configuration
+    }
+
+    /// `http://127.0.0.1:<port>/3`, what an app puts in its `baseURL`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/3")! }
+
+    /// One request on a fresh connection; the response as read off the wire.
+    public func get(_ target: String, headers: [String: String] = [:], method: String = "GET") async throws -> RawHTTPResponse {
+        let port = self.port
+        return try await offloaded {
+            let connection = try RawHTTPConnection(port: port, timeout: 15)
+            var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            try connection.send(head + "\r\n")
+            guard let response = try connection.readResponse(forHead: method == "HEAD") else {
+                throw RawHTTPError.closedMidResponse(received: 0)
+            }
+            return response
+        }
+    }
+
+    /// Raw bytes on a fresh connection; every response until the server closes or goes quiet.
+    public func exchange(_ bytes: [UInt8], expecting count: Int, timeout: Double = 5) async throws -> (responses: [RawHTTPResponse], closed: Bool) {
+        let port = self.port
+        return try await offloaded {
+            let connection = try RawHTTPConnection(port: port, timeout: timeout)
+            try connection.send(bytes)
+            var responses: [RawHTTPResponse] = []
+            while responses.count < count, let response = try connection.readResponse() { responses.append(response) }
+            return (responses, connection.waitForClose(seconds: 1))
+        }
+    }
+
+    public func shutdown() async {
+        await proxy.shutdown()
+    }
+}

@@ -1,0 +1,67 @@
+public import AmodbModels
+public import AmodbProxy
+import Synchronization
+
+/// An `UpstreamFetcher` that answers from a script and counts calls per path, for
+/// tests of the cache and error mapping without sockets to amodb.
+public final class ScriptedUpstream: UpstreamFetcher {
+    /// One scripted answer.
+    public enum Answer: Sendable {
+        case response(UpstreamResponse)
+        case failure(UpstreamError)
+    }
+
+    private struct State {
+        var queue: [Answer] = []
+        var fallback: Answer
+        var delayNanoseconds: UInt64 = 0
+        var calls: [String] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// By default every call answers `fallback`.
+    public init(fallback: Answer = .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.moviePage.utf8)))) {
+        state = Mutex(State(fallback: fallback))
+    }
+
+    /// The next calls answer these, in order, before falling back.
+    public func enqueue(_ answers: Answer...) {
+        state.withLock { $0.queue.append(contentsOf: answers) }
+    }
+
+    /// Every later call answers this.
+    public func setFallback(_ answer: Answer) {
+        state.withLock { $0.fallback = answer }
+    }
+
+    /// Each call waits this long before answering.
+    public func setDelay(milliseconds: Int) {
+        state.withLock { $0.delayNanoseconds = UInt64(milliseconds) * 1_000_000 }
+    }
+
+    /// Paths and queries asked for, in order.
+    public var calls: [String] { state.withLock { $0.calls } }
+
+    public func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
+        let (answer, delay) = state.withLock { state -> (Answer, UInt64) in
+            state.calls.append(request.pathAndQuery)
+            return (state.queue.isEmpty ? state.fallback : state.queue.removeFirst(), state.delayNanoseconds)
+        }
+        if delay > 0 { try? await Task.sleep(nanoseconds: delay) }
+        switch answer {
+        case .response(let response): return .success(response)
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// A small but valid trending page.
+    public static let moviePage = """
+    {"page":1,"results":[{"id":550,"media_type":"movie","title":"Fight Club","original_title":"Fight Club","overview":"","poster_path":null,"release_date":"1999-10-15","vote_average":8.4,"vote_count":30000,"popularity":60.1,"genre_ids":[18],"adult":false,"original_language":"en","video":false}],"total_pages":1,"total_results":1}
+    """
+
+    /// A small but valid movie details body.
+    public static let movieDetails = """
+    {"id":550,"title":"Fight Club","original_title":"Fight Club","overview":"","runtime":139,"genres":[{"id":18,"name":"Drama"}],"budget":63000000,"revenue":100853753,"vote_average":8.4,"vote_count":30000,"popularity":60.1,"original_language":"en","status":"Released"}
+    """
+}

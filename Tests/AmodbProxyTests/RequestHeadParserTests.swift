@@ -1,0 +1,190 @@
+@testable import AmodbProxy
+import Testing
+
+/// What parsing a fixture should give.
+enum ParseExpectation: Sendable, CustomStringConvertible {
+    case request(method: String, path: String, query: [String], keepAlive: Bool = true, bodyLength: Int = 0)
+    case error(Int)
+
+    var description: String {
+        switch self {
+        case .request(let method, let path, _, _, _): "\(method) \(path)"
+        case .error(let status): "error \(status)"
+        }
+    }
+}
+
+struct ParserFixture: Sendable, CustomTestStringConvertible {
+    let name: String
+    let bytes: [UInt8]
+    let expected: ParseExpectation
+
+    init(_ name: String, _ text: String, _ expected: ParseExpectation) {
+        self.name = name
+        self.bytes = Array(text.utf8)
+        self.expected = expected
+    }
+
+    var testDescription: String { name }
+}
+
+/// Feeds `bytes` whole (`chunk == nil`) or in chunks of that size, like a socket would.
+private func parse(_ bytes: [UInt8], chunk: Int?, limits: HTTPLimits = HTTPLimits()) -> Result<ParsedHead, HTTPParseError>? {
+    var parser = RequestHeadParser(limits: limits)
+    var buffer: [UInt8] = []
+    var offset = 0
+    let step = chunk ?? bytes.count
+    while offset < bytes.count {
+        buffer.append(contentsOf: bytes[offset..<min(bytes.count, offset + step)])
+        offset += step
+        do {
+            if case .complete(let head, _) = try parser.parse(buffer, from: 0) { return .success(head) }
+        } catch {
+            return .failure(error)
+        }
+    }
+    return nil
+}
+
+struct RequestHeadParserTests {
+    static let fixtures: [ParserFixture] = [
+        ParserFixture("simple GET", "GET /3/movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/3/movie/550", query: [])),
+        ParserFixture("query decoded", "GET /x?language=de-DE&a=%20b+c HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/x", query: ["language=de-DE", "a= b c"])),
+        ParserFixture("leading empty line ignored", "\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/", query: [])),
+        ParserFixture("HTTP/1.0 without Host", "GET / HTTP/1.0\r\n\r\n", .request(method: "GET", path: "/", query: [], keepAlive: false)),
+        ParserFixture("Connection: close", "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", .request(method: "GET", path: "/", query: [], keepAlive: false)),
+        ParserFixture("absolute-form accepted", "GET http://example.com/3/movie/1?x=1 HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/3/movie/1", query: ["x=1"])),
+        ParserFixture("small body counted", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello", .request(method: "GET", path: "/", query: [], bodyLength: 5)),
+        ParserFixture("same Content-Length twice", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab", .request(method: "GET", path: "/", query: [], bodyLength: 2)),
+        ParserFixture("percent-encoded letters decoded once", "GET /3/movie/%35%35%30 HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/3/movie/550", query: [])),
+        ParserFixture("other method parsed", "DELETE /x HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "DELETE", path: "/x", query: [])),
+
+        ParserFixture("missing Host", "GET / HTTP/1.1\r\n\r\n", .error(400)),
+        ParserFixture("two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", .error(400)),
+        ParserFixture("Content-Length and Transfer-Encoding", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", .error(400)),
+        ParserFixture("Transfer-Encoding alone", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", .error(501)),
+        ParserFixture("conflicting Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", .error(400)),
+        ParserFixture("Content-Length list that disagrees", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3, 4\r\n\r\n", .error(400)),
+        ParserFixture("negative Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", .error(400)),
+        ParserFixture("non-numeric Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1e3\r\n\r\n", .error(400)),
+        ParserFixture("huge Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999\r\n\r\n", .error(400)),
+        ParserFixture("body over the cap", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 100000\r\n\r\n", .error(413)),
+        ParserFixture("obsolete line folding", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\r\n c\r\n\r\n", .error(400)),
+        ParserFixture("space before colon", "GET / HTTP/1.1\r\nHost : a\r\n\r\n", .error(400)),
+        ParserFixture("empty header name", "GET / HTTP/1.1\r\nHost: a\r\n: b\r\n\r\n", .error(400)),
+        ParserFixture("invalid header name", "GET / HTTP/1.1\r\nHost: a\r\nX(A): b\r\n\r\n", .error(400)),
+        ParserFixture("NUL in header value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\u{0}c\r\n\r\n", .error(400)),
+        ParserFixture("control character in header value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\u{7}c\r\n\r\n", .error(400)),
+        ParserFixture("bare CR in header", "GET / HTTP/1.1\r\nHost: a\rX-A: b\r\n\r\n", .error(400)),
+        ParserFixture("bare LF line end", "GET / HTTP/1.1\r\nHost: a\nX-A: b\r\n\r\n", .error(400)),
+        ParserFixture("bare LF request line", "GET / HTTP/1.1\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("header without colon", "GET / HTTP/1.1\r\nHost: a\r\nnonsense\r\n\r\n", .error(400)),
+        ParserFixture("HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", .error(505)),
+        ParserFixture("HTTP/2.0 version", "GET / HTTP/2.0\r\nHost: a\r\n\r\n", .error(505)),
+        ParserFixture("garbage version", "GET / HTTX/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("lower-case version", "GET / http/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("two spaces in request line", "GET  / HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("missing target", "GET HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("asterisk target", "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("authority-form target", "CONNECT example.com:443 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("encoded slash", "GET /3/movie%2F550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("encoded backslash", "GET /3/movie%5c550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("backslash", "GET /3\\movie HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("dot-dot segment", "GET /3/../etc/passwd HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("encoded dot-dot segment", "GET /3/%2e%2e/movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("dot segment", "GET /3/./movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("empty segment", "GET /3//movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("trailing slash", "GET /3/movie/550/ HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("encoded NUL in path", "GET /3/movie/550%00 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("encoded NUL in query", "GET /3/movie/550?language=en%00 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("bad percent escape", "GET /3/movie/5%G0 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("truncated percent escape", "GET /3/movie/5?a=%4 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("invalid UTF-8 in path", "GET /3/%FF HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("fragment in target", "GET /3/movie/550#x HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("non-ASCII byte in target", "GET /3/é HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("relative target", "GET 3/movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("unknown expectation", "GET / HTTP/1.1\r\nHost: a\r\nExpect: magic\r\n\r\n", .error(417)),
+        ParserFixture("method with a bad character", "G(T / HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+    ]
+
+    @Test(arguments: fixtures)
+    func parsesWholeAndByteByByteAlike(_ fixture: ParserFixture) throws {
+        for chunk in [nil, 1, 7] as [Int?] {
+            let result = try #require(parse(fixture.bytes, chunk: chunk), "no complete head (chunk \(String(describing: chunk)))")
+            switch (fixture.expected, result) {
+            case (.request(let method, let path, let query, let keepAlive, let bodyLength), .success(let head)):
+                #expect(head.request.method == method)
+                #expect(head.request.path == path)
+                #expect(head.request.query.map { "\($0.name)=\($0.value)" } == query)
+                #expect(head.keepAlive == keepAlive)
+                #expect(head.bodyLength == bodyLength)
+            case (.error(let status), .failure(let error)):
+                #expect(error.status == status, "\(error)")
+            default:
+                Issue.record("expected \(fixture.expected), got \(result) (chunk \(String(describing: chunk)))")
+            }
+        }
+    }
+
+    @Test func rejectsARequestLineLongerThanTheLimit() {
+        let long = "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: a\r\n\r\n"
+        for chunk in [nil, 512] as [Int?] {
+            guard case .failure(let error) = parse(Array(long.utf8), chunk: chunk) else {
+                Issue.record("no error")
+                return
+            }
+            #expect(error.status == 414)
+        }
+    }
+
+    @Test func rejectsAnOverlongRequestLineBeforeItEnds() {
+        // No line end at all: the limit must trip without waiting for one.
+        var parser = RequestHeadParser(limits: HTTPLimits())
+        let bytes = Array(("GET /" + String(repeating: "a", count: 9000)).utf8)
+        #expect(throws: HTTPParseError.requestLineTooLong) { try parser.parse(bytes, from: 0) }
+    }
+
+    @Test func rejectsAHeaderBlockLargerThanTheLimit() {
+        var text = "GET / HTTP/1.1\r\nHost: a\r\n"
+        for index in 0..<40 { text += "X-Filler-\(index): " + String(repeating: "v", count: 500) + "\r\n" }
+        guard case .failure(let error) = parse(Array((text + "\r\n").utf8), chunk: 1000) else {
+            Issue.record("no error")
+            return
+        }
+        #expect(error.status == 431)
+    }
+
+    @Test func rejectsAnEndlessHeaderBlockBeforeItEnds() {
+        var parser = RequestHeadParser(limits: HTTPLimits())
+        var text = "GET / HTTP/1.1\r\nHost: a\r\n"
+        for index in 0..<40 { text += "X-Filler-\(index): " + String(repeating: "v", count: 500) + "\r\n" }
+        #expect(throws: HTTPParseError.headerTooLarge) { try parser.parse(Array(text.utf8), from: 0) }
+    }
+
+    @Test func rejectsMoreHeaderFieldsThanTheLimit() {
+        var text = "GET / HTTP/1.1\r\nHost: a\r\n"
+        for index in 0..<101 { text += "X-\(index): v\r\n" }
+        guard case .failure(let error) = parse(Array((text + "\r\n").utf8), chunk: nil) else {
+            Issue.record("no error")
+            return
+        }
+        #expect(error.status == 431)
+    }
+
+    @Test func reportsHowManyBytesTheHeadTookSoPipelinedRequestsFollow() throws {
+        var parser = RequestHeadParser(limits: HTTPLimits())
+        let first = "GET /a HTTP/1.1\r\nHost: a\r\n\r\n"
+        let bytes = Array((first + "GET /b HTTP/1.1\r\nHost: a\r\n\r\n").utf8)
+        guard case .complete(let head, let consumed) = try parser.parse(bytes, from: 0) else {
+            Issue.record("incomplete")
+            return
+        }
+        #expect(head.request.path == "/a")
+        #expect(consumed == first.utf8.count)
+        guard case .complete(let second, _) = try parser.parse(bytes, from: consumed) else {
+            Issue.record("incomplete")
+            return
+        }
+        #expect(second.request.path == "/b")
+    }
+}
