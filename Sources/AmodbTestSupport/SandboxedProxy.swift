@@ -1,0 +1,41 @@
+public import AmodbClient
+public import AmodbProxy
+public import AmodbSandbox
+public import Foundation
+
+/// The stand-in amodb and a proxy in front of it, both in-process on port 0: what the
+/// integration and hostile-input tests drive. Log lines are captured so tests can
+/// assert the key never reaches them.
+public final class SandboxedProxy: Sendable {
+    public let sandbox: AmodbSandbox
+    public let harness: ProxyHarness
+    private let capture = LogCapture()
+
+    /// Starts the stand-in (accepting `ProxyHarness.key` unless told otherwise) and a proxy
+    /// pointed at it; `adjust` may change the proxy's configuration first.
+    public init(
+        sandbox configuration: AmodbSandbox.Configuration = .init(apiKey: ProxyHarness.key, requestsPerMinute: 120),
+        adjust: (inout ProxyConfiguration) -> Void = { _ in }
+    ) throws {
+        sandbox = AmodbSandbox(configuration: configuration)
+        _ = try sandbox.start()
+        var proxyConfiguration = ProxyHarness.configuration(upstreamURL: sandbox.baseURL)
+        proxyConfiguration.logLevel = .debug
+        adjust(&proxyConfiguration)
+        let logger = ProxyLogger(minimumLevel: .debug, secrets: [], sink: capture.sink)
+        harness = try ProxyHarness(configuration: proxyConfiguration, logger: logger)
+    }
+
+    /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have.
+    public func client(timeout: TimeInterval = 10, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) -> AmodbClient {
+        AmodbClient(baseURL: harness.baseURL, timeout: timeout, sleep: sleep)
+    }
+
+    /// Every log line the proxy wrote (unscrubbed: the test checks what code produced).
+    public var logLines: [String] { capture.all }
+
+    public func shutdown() async {
+        await harness.shutdown()
+        await sandbox.shutdown()
+    }
+}
