@@ -1,0 +1,183 @@
+public import AmodbModels
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// An async/await client for amodb, or for the amodb-proxy in front of it (same paths).
+///
+/// Requests are built from ``AmodbModels/AmodbRequest`` so the client and the proxy agree
+/// on paths and canonical queries by construction. Statuses are handled as amodb
+/// documents: 401/402 surface at once, 429 waits `Retry-After` (capped) and retries a
+/// few times, other failures become an ``AmodbClientError`` with a readable message.
+public struct AmodbClient: Sendable, CustomStringConvertible {
+    /// The API root every path is relative to, e.g. `https://api.amodb.dev/3` or
+    /// `http://127.0.0.1:8080/3`; it may carry a path prefix.
+    public var baseURL: URL
+    /// The session requests go through.
+    public var session: URLSession
+    /// Per-request timeout (`URLRequest.timeoutInterval`), in seconds.
+    public var timeout: TimeInterval
+    /// How many times a 429 is retried before ``AmodbClientError/Kind-swift.struct/rateLimited`` surfaces.
+    public var maxRateLimitRetries: Int
+    /// The longest wait before retrying a 429, in seconds, whatever `Retry-After` asks for.
+    public var retryAfterCap: TimeInterval
+    /// Sent as `Authorization: Bearer …`; redacted wherever it could be printed.
+    let token: BearerToken?
+    /// Waits between 429 retries; tests inject one that records instead of sleeping.
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Makes a client.
+    /// - Parameters:
+    ///   - baseURL: the API root, e.g. `https://api.amodb.dev/3`.
+    ///   - bearerToken: the amodb key (calling amodb directly) or a proxy client token;
+    ///     sent as `Authorization: Bearer <token>`, never shown in errors.
+    ///   - session: defaults to ``defaultSession`` (ephemeral, no local HTTP cache).
+    ///   - timeout: per-request timeout, in seconds (amodb's guidance is 10).
+    ///   - maxRateLimitRetries: retries after a 429 (amodb's guidance is at most 2).
+    ///   - retryAfterCap: the longest wait before a retry, in seconds (amodb's guidance is 30).
+    ///   - sleep: how to wait before a retry; defaults to `Task.sleep(for:)`.
+    public init(
+        baseURL: URL,
+        bearerToken: String? = nil,
+        session: URLSession = AmodbClient.defaultSession,
+        timeout: TimeInterval = 10,
+        maxRateLimitRetries: Int = 2,
+        retryAfterCap: TimeInterval = 30,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.baseURL = baseURL
+        self.token = bearerToken.map(BearerToken.init(value:))
+        self.session = session
+        self.timeout = timeout
+        self.maxRateLimitRetries = maxRateLimitRetries
+        self.retryAfterCap = retryAfterCap
+        self.sleep = sleep
+    }
+
+    /// The session used when none is given: ephemeral, without a local HTTP cache, so
+    /// every call reaches the server (the proxy does the caching and reports it in
+    /// `Cache-Status`).
+    public static let defaultSession: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpShouldSetCookies = false
+        return URLSession(configuration: configuration)
+    }()
+
+    /// The base URL and whether a token is set; never the token.
+    public var description: String {
+        "AmodbClient(baseURL: \(baseURL.absoluteString), bearerToken: \(token == nil ? "none" : "<redacted>"))"
+    }
+
+    // MARK: Endpoints
+
+    /// `GET /trending/{media_type}/{time_window}`: one page of what is trending.
+    /// - Parameters:
+    ///   - language: a language tag such as `de-DE` (normalized; `nil` for amodb's default).
+    ///   - page: 1…500; `nil` for the first page.
+    public func trending(
+        _ media: MediaType, _ window: TimeWindow, language: String? = nil, page: Int? = nil
+    ) async throws(AmodbClientError) -> TrendingPage {
+        let request = try Self.validated { () throws(RequestError) in
+            try AmodbRequest(route: .trending(media, window), language: language, page: page)
+        }
+        return try await send(request, as: TrendingPage.self)
+    }
+
+    /// `GET /movie/{movie_id}`: a movie's details, with the sub-resources named in
+    /// `appendToResponse` (e.g. `["credits", "ratings"]`).
+    public func movie(
+        id: Int, language: String? = nil, appendToResponse: [String] = []
+    ) async throws(AmodbClientError) -> MovieDetails {
+        let request = try Self.validated { () throws(RequestError) in
+            try AmodbRequest(route: .movie(id: id), language: language, appendToResponse: appendToResponse)
+        }
+        return try await send(request, as: MovieDetails.self)
+    }
+
+    /// Sends `request` with full status handling and decodes the 2xx body as `T`.
+    public func send<T: Decodable & Sendable>(
+        _ request: AmodbRequest, as type: T.Type = T.self
+    ) async throws(AmodbClientError) -> T {
+        try await response(for: request).decode(as: type)
+    }
+
+    /// Sends `request` with full status handling (429 retries, errors for non-2xx) and
+    /// returns the successful response undecoded, headers included (`Cache-Status`, `Age`).
+    public func response(for request: AmodbRequest) async throws(AmodbClientError) -> AmodbResponse {
+        try Self.checkRoute(of: request)
+        var retries = 0
+        while true {
+            let response = try await exchange(pathAndQuery: request.pathAndQuery)
+            if response.status == 429, retries < maxRateLimitRetries {
+                retries += 1
+                try await wait(for: response)
+                continue
+            }
+            if let error = statusError(for: response) { throw error }
+            return response
+        }
+    }
+
+    /// Sends `request` once and returns whatever HTTP response comes back, any status,
+    /// without retrying; throws only when there is no HTTP response.
+    public func sendRaw(_ request: AmodbRequest) async throws(AmodbClientError) -> AmodbResponse {
+        try await exchange(pathAndQuery: request.pathAndQuery)
+    }
+
+    /// Sends a GET for any path and query relative to ``baseURL`` (for tests and
+    /// diagnostics, e.g. paths the proxy must refuse), once, returning any status.
+    public func sendRaw(pathAndQuery: String) async throws(AmodbClientError) -> AmodbResponse {
+        try await exchange(pathAndQuery: pathAndQuery)
+    }
+
+    // MARK: Helpers
+
+    /// Turns a `RequestError` from building an ``AmodbModels/AmodbRequest`` into a client error.
+    static func validated(
+        _ build: () throws(RequestError) -> AmodbRequest
+    ) throws(AmodbClientError) -> AmodbRequest {
+        do {
+            return try build()
+        } catch {
+            throw AmodbClientError(.invalidRequest(error.description))
+        }
+    }
+
+    /// `Route.movie(id:)` takes any `Int`; only the ids the route table matches are sent,
+    /// so a `-1` fails here rather than as a 404 from the server.
+    static func checkRoute(of request: AmodbRequest) throws(AmodbClientError) {
+        guard Route(path: request.route.path) == request.route else {
+            throw AmodbClientError(.invalidRequest(
+                "Invalid request: \(request.route.path) is not a valid \(request.route.template) path."))
+        }
+    }
+
+    /// Sleeps for the response's `Retry-After` (1 s when missing), at most ``retryAfterCap``.
+    private func wait(for response: AmodbResponse) async throws(AmodbClientError) {
+        let cap = Duration.seconds(max(0, retryAfterCap))
+        let delay = min(RetryAfter.delay(response.headers["Retry-After"]) ?? .seconds(1), cap)
+        do {
+            try await sleep(delay)
+        } catch {
+            // Task.sleep only throws on cancellation; an injected sleep that throws means the same.
+            throw AmodbClientError(.cancelled)
+        }
+    }
+
+    /// The error a non-2xx response stands for, or `nil` for a success.
+    func statusError(for response: AmodbResponse) -> AmodbClientError? {
+        guard !response.isSuccess else { return nil }
+        let serverMessage = response.errorBody.flatMap { body -> String? in
+            let text = body.statusMessage.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { return nil }
+            let redacted = token?.redacting(text) ?? text
+            // A message is a sentence; a longer one is not something to put in front of a user.
+            return redacted.count > 300 ? String(redacted.prefix(300)) + "…" : redacted
+        }
+        let retryAfter = response.status == 429 ? RetryAfter.delay(response.headers["Retry-After"]) : nil
+        return AmodbClientError(.status(response.status, serverMessage: serverMessage, retryAfter: retryAfter))
+    }
+}

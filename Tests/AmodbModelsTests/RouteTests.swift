@@ -1,0 +1,45 @@
+import AmodbModels
+import Testing
+
+@Suite("Matching paths to routes")
+struct RouteTests {
+    @Test("Paths of the forwarded endpoints match", arguments: [
+        ("/movie/550", Route.movie(id: 550)),
+        ("/movie/1", .movie(id: 1)),
+        ("/movie/2147483647", .movie(id: 2_147_483_647)),
+        ("/trending/all/day", .trending(.all, .day)),
+        ("/trending/movie/week", .trending(.movie, .week)),
+        ("/trending/tv/day", .trending(.tv, .day)),
+        ("/trending/person/week", .trending(.person, .week)),
+    ])
+    func validPathsMatch(path: String, route: Route) {
+        #expect(Route(path: path) == route)
+        #expect(route.path == path)
+    }
+
+    @Test("Anything else does not match", arguments: [
+        "/movie/0", "/movie/-1", "/movie/01", "/movie/+5", "/movie/abc", "/movie/1e3", "/movie/ 550",
+        "/movie/2147483648", "/movie/99999999999999999999", "/movie/550/credits", "/movie/550/",
+        "/movie/", "/movie", "/movie/now_playing", "/MOVIE/550", "//movie/550", "movie/550",
+        "/movie/550?language=de", "/trending/movie/month", "/trending/movie", "/trending/movie/week/",
+        "/trending/films/week", "/trending/Movie/week", "/trending//week", "/trending", "/", "",
+        "/tv/1396", "/search/movie",
+    ])
+    func invalidPathsDoNotMatch(path: String) {
+        #expect(Route(path: path) == nil)
+    }
+
+    @Test("Every route's path matches itself", arguments:
+        MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }
+            + [.movie(id: 1), .movie(id: 550), .movie(id: Int(Int32.max))])
+    func everyRoundTrips(route: Route) {
+        #expect(Route(path: route.path) == route)
+    }
+
+    @Test func routesNameTheirTemplateAndParameters() {
+        #expect(Route.movie(id: 550).template == "/movie/{movie_id}")
+        #expect(Route.trending(.tv, .day).template == "/trending/{media_type}/{time_window}")
+        #expect(Route.movie(id: 550).parameters == [.language, .appendToResponse])
+        #expect(Route.trending(.tv, .day).parameters == [.language, .page])
+    }
+}
