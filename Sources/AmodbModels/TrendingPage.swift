@@ -23,9 +23,23 @@ public struct TrendingPage: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         page = try container.decode(Int.self, forKey: .page)
-        results = try container.decode([TrendingItem].self, forKey: .results)
+        // An item of a media type this version does not know is skipped, not fatal:
+        // one new kind of item at amodb must not break every trending page.
+        results = try container.decode([KnownItem].self, forKey: .results).compactMap(\.item)
         totalPages = try container.decode(Int.self, forKey: .totalPages, default: page)
         totalResults = try container.decode(Int.self, forKey: .totalResults, default: results.count)
+    }
+}
+
+/// Decodes a known item, or nothing for an unknown `media_type`.
+private struct KnownItem: Decodable {
+    let item: TrendingItem?
+
+    private enum TypeKey: String, CodingKey { case mediaType = "media_type" }
+
+    init(from decoder: any Decoder) throws {
+        let type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .mediaType)
+        item = TrendingItem.knownMediaTypes.contains(type) ? try TrendingItem(from: decoder) : nil
     }
 }
 
@@ -54,6 +68,9 @@ public enum TrendingItem: Codable, Sendable, Equatable {
     }
 
     private enum TypeKey: String, CodingKey { case mediaType = "media_type" }
+
+    /// The `media_type` values this version decodes.
+    static let knownMediaTypes: Set<String> = ["movie", "tv", "person"]
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: TypeKey.self)

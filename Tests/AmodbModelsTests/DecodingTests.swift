@@ -103,8 +103,20 @@ struct DecodingTests {
         #expect(page.totalResults == 1)
     }
 
-    @Test func anItemOfUnknownMediaTypeIsAnError() throws {
-        let json = #"{"page": 1, "results": [{"id": 1, "name": "x", "media_type": "collection"}]}"#
+    @Test func anItemOfUnknownMediaTypeIsSkippedNotFatalToThePage() throws {
+        let json = #"{"page": 1, "results": [{"id": 1, "name": "x", "media_type": "collection"}, \#(Fixtures.movieItem)]}"#
+        let page = try Fixtures.decode(TrendingPage.self, json)
+        #expect(page.results.count == 1)
+        #expect(page.results.first?.id == 550)
+    }
+
+    @Test func aSingleItemOfUnknownMediaTypeIsAnErrorWhenDecodedAlone() throws {
+        let json = #"{"id": 1, "name": "x", "media_type": "collection"}"#
+        #expect(throws: DecodingError.self) { try Fixtures.decode(TrendingItem.self, json) }
+    }
+
+    @Test func aKnownItemThatIsMalformedStillFailsThePage() throws {
+        let json = #"{"page": 1, "results": [{"id": 1, "media_type": "movie"}]}"#
         #expect(throws: DecodingError.self) { try Fixtures.decode(TrendingPage.self, json) }
     }
 
