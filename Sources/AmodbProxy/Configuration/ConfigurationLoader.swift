@@ -42,7 +42,7 @@ public enum ConfigurationLoader {
             config.apiKey = APIKey(value)
         },
         Setting(variable: "AMODB_KEY_FILE", flag: "--key-file", help: "file holding the amodb API key") { config, value throws(ConfigurationError) in
-            guard let data = FileManager.default.contents(atPath: value) else {
+            guard let data = readFile(value) else {
                 throw ConfigurationError("cannot read AMODB_KEY_FILE \(value)")
             }
             config.apiKey = APIKey(String(decoding: data, as: UTF8.self))
@@ -148,7 +148,7 @@ public enum ConfigurationLoader {
         configuration.sandbox = sandbox
         let explicitFile = configPath != nil
         let path = configPath ?? defaultConfigPath
-        if let data = FileManager.default.contents(atPath: path) {
+        if let data = readFile(path) {
             for (variable, value) in try parseFile(String(decoding: data, as: UTF8.self), path: path) {
                 try apply(variable, value, to: &configuration)
             }
@@ -166,6 +166,13 @@ public enum ConfigurationLoader {
             throw ConfigurationError("no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox")
         }
         return .serve(configuration)
+    }
+
+    /// A whole file's bytes, or `nil` if it cannot be read (also works for `/dev/null` and pipes).
+    private static func readFile(_ path: String) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.readToEnd() ?? Data()
     }
 
     private static func apply(_ variable: String, _ value: String, to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
