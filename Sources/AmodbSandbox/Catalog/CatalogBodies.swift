@@ -1,0 +1,50 @@
+import AmodbModels
+import Synchronization
+
+/// The catalog's answers as JSON bytes, each encoded once and then reused: every
+/// sandbox in the process answers the same request with the same bytes.
+final class CatalogBodies: Sendable {
+    /// The bodies of the standard catalog.
+    static let standard = CatalogBodies(catalog: .standard)
+
+    let catalog: SandboxCatalog
+    /// Encoded bodies by what distinguishes them. Bounded: languages are reduced to
+    /// the translated ones first and pages past the end are not kept.
+    private let memo = Mutex<[Key: [UInt8]]>([:])
+
+    private enum Key: Hashable {
+        case trending(MediaType, TimeWindow, page: Int, language: String)
+        case movie(id: Int, language: String, credits: Bool, ratings: Bool)
+    }
+
+    init(catalog: SandboxCatalog) {
+        self.catalog = catalog
+    }
+
+    /// The JSON amodb sends for a request, or `nil` when the resource does not exist.
+    func body(for request: AmodbRequest) throws -> [UInt8]? {
+        let language = catalog.contentLanguage(for: request.language)
+        switch request.route {
+        case .trending(let media, let window):
+            let page = request.page ?? 1
+            let make = { try SandboxJSON.encode(self.catalog.trendingPage(media, window, page: page, language: language)) }
+            guard page * SandboxCatalog.pageSize <= SandboxCatalog.listLength else { return try make() }
+            return try memoized(.trending(media, window, page: page, language: language), make)
+        case .movie(let id):
+            guard catalog.movies[id] != nil else { return nil }
+            let credits = request.appendToResponse.contains("credits")
+            let ratings = request.appendToResponse.contains("ratings")
+            return try memoized(.movie(id: id, language: language, credits: credits, ratings: ratings)) {
+                try SandboxJSON.encode(self.catalog.movieDetails(id: id, language: language, credits: credits, ratings: ratings))
+            }
+        }
+    }
+
+    /// A stored body, or one made now (outside the lock) and stored.
+    private func memoized(_ key: Key, _ make: () throws -> [UInt8]) rethrows -> [UInt8] {
+        if let body = memo.withLock({ $0[key] }) { return body }
+        let body = try make()
+        memo.withLock { $0[key] = body }
+        return body
+    }
+}

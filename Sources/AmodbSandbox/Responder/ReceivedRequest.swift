@@ -1,0 +1,30 @@
+public import AmodbProxy
+
+/// A request as the sandbox received it, so tests can assert what the proxy sent
+/// upstream (which headers, which query, never the client's credentials).
+public struct ReceivedRequest: Sendable {
+    /// The method token as sent.
+    public var method: String
+    /// The request target exactly as sent (path and raw query).
+    public var target: String
+    /// The decoded path, e.g. `/3/movie/550`.
+    public var path: String
+    /// The decoded query pairs, in order.
+    public var query: [(name: String, value: String)]
+    /// Every header field, in order, duplicates kept.
+    public var headers: HTTPHeaders
+
+    /// Copies what the sandbox keeps of a request.
+    public init(_ request: HTTPRequest) {
+        method = request.method
+        target = request.target
+        path = request.path
+        query = request.query
+        headers = request.headers
+    }
+
+    /// The first value of a query parameter, or `nil`.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+}
