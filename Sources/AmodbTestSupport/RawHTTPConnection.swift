@@ -41,6 +41,7 @@ public enum RawHTTPError: Error, CustomStringConvertible {
 /// so tests can assert what is on the wire (status, fields, framing, closing).
 public final class RawHTTPConnection {
     private let fd: Int32
+    var fdForExtensions: Int32 { fd }
     private var buffer: [UInt8] = []
     private var closed = false
 
@@ -69,10 +70,11 @@ public final class RawHTTPConnection {
         if !closed { Glibc.close(fd) }
     }
 
-    /// Sets how long a read waits before `timedOut`.
+    /// Sets how long a read (or a send into a full buffer) waits before giving up.
     public func setTimeout(_ seconds: Double) {
         var time = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Sends all of `bytes`.
@@ -174,5 +176,37 @@ public final class RawHTTPConnection {
             return index
         }
         return nil
+    }
+}
+
+extension RawHTTPConnection {
+    /// Closes with a reset (`SO_LINGER` 0) instead of an orderly end: a peer vanishing.
+    public func reset() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fdForExtensions, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
+
+    /// Shrinks our receive buffer, so a client that does not read stalls the server sooner.
+    public func setReceiveBuffer(bytes: Int32) {
+        var size = bytes
+        setsockopt(fdForExtensions, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Reads and throws away everything until the server closes (`closed`) or `seconds`
+    /// pass without a byte; says how many bytes came.
+    public func drainUntilClosed(seconds: Double) -> (closed: Bool, bytes: Int) {
+        setTimeout(seconds)
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var total = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fdForExtensions, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                total += count
+                continue
+            }
+            if count == 0 { return (true, total) }
+            return (errno != EAGAIN && errno != EWOULDBLOCK, total)
+        }
     }
 }

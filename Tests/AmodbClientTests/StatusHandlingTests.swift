@@ -89,8 +89,8 @@ struct StatusHandlingTests {
         (#"{"page": 1, "results": [{"id": 1, "title": "x", "media_type": "movie"}, {"title": "y", "media_type": "movie"}]}"#,
          "amodb sent a response that could not be read (200): results[1].id is missing."),
         (#"{"page": "1", "results": []}"#, "amodb sent a response that could not be read (200): page is not a Int."),
-        (#"{"page": 1, "results": [{"id": 1, "media_type": "collection"}]}"#,
-         "amodb sent a response that could not be read (200): results[0].media_type is invalid."),
+        (#"{"page": 1, "results": [{"id": 1, "media_type": 7}]}"#,
+         "amodb sent a response that could not be read (200): results[0].media_type is not a String."),
     ])
     func undecodableBodies(body: String, message: String) async throws {
         let stub = StubUpstream(.json(body))

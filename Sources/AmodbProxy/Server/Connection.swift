@@ -99,6 +99,10 @@ final class Connection: @unchecked Sendable {
     func beginShutdown() {
         queue.async { [self] in
             guard case .open = phase else { return }
+            if slots.isEmpty, outbound.isEmpty {
+                close()   // idle: nothing to finish, nothing of ours a reset could destroy
+                return
+            }
             phase = .draining
             headStartedAt = nil
             finishIfDone()
@@ -168,7 +172,8 @@ final class Connection: @unchecked Sendable {
                 headStartedAt = nil
                 break
             }
-            if slots.count >= limits.maxPipelinedRequests {
+            // Backpressure: no more requests while answers wait to be sent or read.
+            if slots.count >= limits.maxPipelinedRequests || isWriteBacklogged {
                 pauseReading()
                 break
             }
@@ -278,17 +283,29 @@ final class Connection: @unchecked Sendable {
             slots.removeFirst(answered)
             // Requests held back by the pipelining limit can be parsed now.
             guard answered > 0, case .open = phase, readIndex < inbound.count,
-                  slots.count < limits.maxPipelinedRequests
+                  slots.count < limits.maxPipelinedRequests, !isWriteBacklogged
             else { break }
             let before = nextSequence
             processInbound()
             if nextSequence == before { break }
         }
-        if case .open = phase, readSuspended, slots.count < limits.maxPipelinedRequests,
-           inbound.count - readIndex < limits.readBufferBytes {
-            resumeReading()
-        }
+        resumeReadingIfAllowed()
         write()
+    }
+
+    /// Answers serialized but not yet taken by the kernel: past this, no more requests
+    /// are read, so a client that pipelines without reading cannot grow our memory.
+    private static let outboundHighWater = 256 * 1024
+
+    private var isWriteBacklogged: Bool {
+        writeBlockedSince != nil || outbound.count - writeIndex > Self.outboundHighWater
+    }
+
+    private func resumeReadingIfAllowed() {
+        guard readSuspended, case .open = phase, !isWriteBacklogged,
+              slots.count < limits.maxPipelinedRequests, inbound.count - readIndex < limits.readBufferBytes
+        else { return }
+        resumeReading()
     }
 
     private var isDraining: Bool {
@@ -317,6 +334,7 @@ final class Connection: @unchecked Sendable {
                 writeIndex += count
             case .wouldBlock:
                 if writeBlockedSince == nil { writeBlockedSince = .now() }
+                pauseReading()
                 waitUntilWritable()
                 armTimer()
                 return
@@ -329,6 +347,16 @@ final class Connection: @unchecked Sendable {
             writeSource.suspend()
             writeSuspended = true
         }
+        if case .open = phase, readIndex < inbound.count {
+            // Requests held back while the client was not reading can go on now.
+            let before = nextSequence
+            processInbound()
+            if nextSequence != before {
+                flush()
+                return
+            }
+        }
+        resumeReadingIfAllowed()
         finishIfDone()
     }
 
