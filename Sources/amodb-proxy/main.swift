@@ -1,1 +1,93 @@
-print("x")
+import AmodbProxy
+import AmodbSandbox
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Prints one line to standard error and exits.
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("amodb-proxy: \(message)\n".utf8))
+    exit(code)
+}
+
+let command: Command
+do {
+    command = try ConfigurationLoader.load(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+} catch {
+    fail(error.description, code: 2)
+}
+
+var configuration: ProxyConfiguration
+switch command {
+case .help:
+    print(ConfigurationLoader.usage, terminator: "")
+    exit(0)
+case .version:
+    print("amodb-proxy \(ConfigurationLoader.version)")
+    exit(0)
+case .healthcheck(let checked):
+    let done = DispatchSemaphore(value: 0)
+    let healthy = Mutex(false)
+    Task {
+        let result = await HealthCheck.run(configuration: checked)
+        healthy.withLock { $0 = result }
+        done.signal()
+    }
+    done.wait()
+    exit(healthy.withLock { $0 } ? 0 : 1)
+case .serve(let loaded):
+    configuration = loaded
+}
+
+let logger = ProxyLogger(minimumLevel: configuration.logLevel, secrets: [configuration.apiKey])
+var sandbox: AmodbSandbox?
+if configuration.sandbox {
+    // The built-in stand-in for amodb, on a loopback port of its own, with its own key.
+    let standIn = AmodbSandbox()
+    do {
+        _ = try standIn.start(host: "127.0.0.1", port: 0)
+    } catch {
+        fail("cannot start the amodb sandbox: \(error)")
+    }
+    configuration.upstreamURL = standIn.baseURL
+    configuration.apiKey = APIKey(AmodbSandbox.Configuration().apiKey)
+    sandbox = standIn
+    logger.info("sandbox mode: amodb is the built-in stand-in", ["upstream": standIn.baseURL])
+}
+
+let proxy = ProxyServer(configuration: configuration, logger: logger)
+let port: Int
+do {
+    port = try proxy.start()
+} catch {
+    fail("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+}
+logger.info("amodb-proxy listening", [
+    "address": "http://\(configuration.host):\(port)", "upstream": configuration.upstreamURL,
+    "cache_ttl": String(Int(configuration.cacheTTL)),
+])
+if configuration.sandbox {
+    print("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
+}
+
+// SIGTERM / SIGINT: stop accepting, finish what is in flight, exit 0.
+var signalSources: [any DispatchSourceSignal] = []
+for signalNumber in [SIGTERM, SIGINT] {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+    source.setEventHandler {
+        logger.info("shutting down", ["grace_seconds": String(configuration.shutdownGraceSeconds)])
+        let server = proxy
+        let standIn = sandbox
+        Task {
+            await server.shutdown()
+            await standIn?.shutdown()
+            logger.info("stopped")
+            exit(0)
+        }
+    }
+    source.resume()
+    signalSources.append(source)
+}
+dispatchMain()
