@@ -119,4 +119,30 @@ struct HTTPServerTests {
             #expect(client.waitForClose(seconds: 2))
         }
     }
+
+    @Test func shedsConnectionsOverTheCapAndRecovers() async throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 3
+        let server = HTTPServer(configuration: .init(limits: limits), responder: EchoResponder())
+        let port = try server.start()
+        defer { Task { await server.shutdown(gracePeriod: 0.1) } }
+
+        let held = try (0..<3).map { _ in try RawHTTPConnection(port: port) }
+        for connection in held {
+            try connection.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse()?.status == 200)
+        }
+        let extra = try RawHTTPConnection(port: port)
+        let shed = try #require(try extra.readResponse())
+        #expect(shed.status == 503)
+        #expect(shed.header("Retry-After") == "1")
+        #expect(shed.text.contains("status_message"))
+        #expect(extra.waitForClose())
+
+        held[0].close()
+        try await Task.sleep(for: .milliseconds(200))
+        let next = try RawHTTPConnection(port: port)
+        try next.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try next.readResponse()?.text == "GET /again")
+    }
 }
