@@ -23,8 +23,9 @@ public struct CachedResponse: Sendable, Equatable {
     }
 
     /// Whole seconds of freshness left (`max-age` for clients); 0 once stale.
+    /// `Age` plus this is always the lifetime, as a client computing freshness expects.
     public func remainingLifetime(at now: Double) -> Int {
-        max(0, Int((storedAt + lifetime - now).rounded(.down)))
+        max(0, Int(lifetime) - age(at: now))
     }
 
     /// Fresh: younger than its lifetime.
