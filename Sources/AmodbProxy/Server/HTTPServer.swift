@@ -154,6 +154,12 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         var bytes: [UInt8] = []
         ResponseSerializer.write(response, isHead: false, closing: true, version: .http1_1, into: &bytes)
         _ = try? bytes.withUnsafeBytes { (raw) throws(SyscallError) in try Syscalls.send(fd, raw) }
+        // Half-close, then drop what the client already sent: closing with unread bytes
+        // would make the kernel answer with a reset that can destroy the 503 (RFC 9112 §9.6).
+        Syscalls.shutdownWrite(fd)
+        _ = withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in
+            try? Syscalls.read(fd, into: buffer)
+        }
         Syscalls.close(fd)
     }
 
