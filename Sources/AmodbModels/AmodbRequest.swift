@@ -14,7 +14,7 @@ public struct AmodbRequest: Sendable, Hashable {
 
     public let route: Route
     /// A normalized language tag (`en-US`), or `nil` for amodb's default.
-    public let language: String?
+    public private(set) var language: String?
     /// The page, 2…500; page 1 is the same list as no page and is stored as `nil`.
     public let page: Int?
     /// Sorted and without duplicates.
@@ -65,6 +65,15 @@ public struct AmodbRequest: Sendable, Hashable {
             $0.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
         } ?? []
         try self.init(route: route, language: values[.language], page: page, appendToResponse: append)
+    }
+
+    /// The same request with its language resolved to the base language amodb answers it
+    /// in (`de` → `de-DE`, `de-AT` or none → `en-US`), so that requests amodb answers
+    /// alike share one cache entry.
+    public func resolvingLanguage(among base: [String] = AmodbLanguage.base) -> AmodbRequest {
+        var resolved = self
+        resolved.language = AmodbLanguage.resolve(language, among: base)
+        return resolved
     }
 
     /// The canonical query items, sorted by name.

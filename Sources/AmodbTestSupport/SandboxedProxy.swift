@@ -15,6 +15,7 @@ public final class SandboxedProxy: Sendable {
     /// pointed at it; `adjust` may change the proxy's configuration first.
     public init(
         sandbox configuration: AmodbSandbox.Configuration = .init(apiKey: ProxyHarness.key, requestsPerMinute: 120),
+        clock: any ProxyClock = SystemClock(),
         adjust: (inout ProxyConfiguration) -> Void = { _ in }
     ) throws {
         sandbox = AmodbSandbox(configuration: configuration)
@@ -23,7 +24,7 @@ public final class SandboxedProxy: Sendable {
         proxyConfiguration.logLevel = .debug
         adjust(&proxyConfiguration)
         let logger = ProxyLogger(minimumLevel: .debug, secrets: [], sink: capture.sink)
-        harness = try ProxyHarness(configuration: proxyConfiguration, logger: logger)
+        harness = try ProxyHarness(configuration: proxyConfiguration, clock: clock, logger: logger)
     }
 
     /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have.

@@ -116,7 +116,6 @@ struct ProxyIntegrationTests {
         Failure(name: "amodb 504 → 504", behaviour: .status(504), status: 504),
         Failure(name: "amodb 401 → 502", behaviour: .status(401), status: 502),
         Failure(name: "amodb 402 → 502", behaviour: .status(402), status: 502),
-        Failure(name: "amodb 404 → 404", behaviour: .status(404), status: 404),
         Failure(name: "truncated JSON → 502", behaviour: .truncatedJSON, status: 502),
         Failure(name: "connection dropped mid-body → 502", behaviour: .droppedConnection, status: 502),
         Failure(name: "not the route's shape → 502", behaviour: .body(status: 200, json: #"{"unexpected":true}"#), status: 502),

@@ -1,6 +1,8 @@
-/// One stored amodb answer: the body exactly as amodb sent it, when it was stored
-/// and for how long it is fresh, and its strong validator.
+/// One stored amodb answer: its status (200, or 404 kept as a negative entry), the body
+/// exactly as amodb sent it, when it was stored and for how long it is fresh.
 public struct CachedResponse: Sendable, Equatable {
+    /// 200, or 404 for a negative entry (a movie amodb does not have).
+    public let status: Int
     /// The JSON body.
     public let body: [UInt8]
     /// When it was stored, in seconds since 1970.
@@ -10,7 +12,8 @@ public struct CachedResponse: Sendable, Equatable {
     /// A strong `ETag` (RFC 9110 §8.8.3), derived from the body.
     public let etag: String
 
-    public init(body: [UInt8], storedAt: Double, lifetime: Double) {
+    public init(status: Int = 200, body: [UInt8], storedAt: Double, lifetime: Double) {
+        self.status = status
         self.body = body
         self.storedAt = storedAt
         self.lifetime = lifetime
@@ -22,10 +25,10 @@ public struct CachedResponse: Sendable, Equatable {
         max(0, Int(now - storedAt))
     }
 
-    /// Whole seconds of freshness left (`max-age` for clients); 0 once stale.
-    /// `Age` plus this is always the lifetime, as a client computing freshness expects.
+    /// Whole seconds of freshness left (`max-age` for clients), negative once stale
+    /// (as RFC 9211's `ttl`). `Age` plus this is always the lifetime.
     public func remainingLifetime(at now: Double) -> Int {
-        max(0, Int(lifetime) - age(at: now))
+        Int(lifetime) - age(at: now)
     }
 
     /// Fresh: younger than its lifetime.

@@ -4,11 +4,23 @@ import Synchronization
 /// `Mutex`, so requests for different paths rarely wait on each other and a hit is
 /// one hash, one short lock and one copy of a reference-counted array.
 ///
-/// Memory is bounded by a byte budget; beyond it the shard drops its oldest entries.
+/// Memory is bounded by a byte budget: beyond it, a shard drops its least recently
+/// used entries. Stores are rare (bounded by amodb's rate limit), so eviction scans.
 public final class MemoryResponseCache: ResponseCache {
+    private struct Slot {
+        var entry: CachedResponse
+        var lastUsed: UInt64
+    }
+
     private struct Shard {
-        var entries: [String: CachedResponse] = [:]
+        var slots: [String: Slot] = [:]
         var bytes = 0
+        var clock: UInt64 = 0
+
+        mutating func tick() -> UInt64 {
+            clock &+= 1
+            return clock
+        }
     }
 
     /// `Mutex` cannot live in an array (it is not copyable); a class holds each one.
@@ -32,18 +44,23 @@ public final class MemoryResponseCache: ResponseCache {
     }
 
     public func entry(for key: String) -> CachedResponse? {
-        shard(for: key).state.withLock { $0.entries[key] }
+        shard(for: key).state.withLock { shard in
+            guard let index = shard.slots.index(forKey: key) else { return nil }
+            shard.slots.values[index].lastUsed = shard.tick()   // one hash lookup for the hit
+            return shard.slots.values[index].entry
+        }
     }
 
     public func store(_ entry: CachedResponse, for key: String) {
         let limit = bytesPerShard
         shard(for: key).state.withLock { shard in
-            if let old = shard.entries.updateValue(entry, forKey: key) { shard.bytes -= old.body.count }
+            let slot = Slot(entry: entry, lastUsed: shard.tick())
+            if let old = shard.slots.updateValue(slot, forKey: key) { shard.bytes -= old.entry.body.count }
             shard.bytes += entry.body.count
-            while shard.bytes > limit, shard.entries.count > 1,
-                  let oldest = shard.entries.min(by: { $0.value.storedAt < $1.value.storedAt }), oldest.key != key {
-                shard.entries[oldest.key] = nil
-                shard.bytes -= oldest.value.body.count
+            while shard.bytes > limit, shard.slots.count > 1,
+                  let victim = shard.slots.min(by: { $0.value.lastUsed < $1.value.lastUsed }), victim.key != key {
+                shard.slots[victim.key] = nil
+                shard.bytes -= victim.value.entry.body.count
             }
         }
     }
@@ -51,9 +68,15 @@ public final class MemoryResponseCache: ResponseCache {
     public var usage: (entries: Int, bytes: Int) {
         shards.reduce(into: (0, 0)) { total, shard in
             shard.state.withLock {
-                total.0 += $0.entries.count
+                total.0 += $0.slots.count
                 total.1 += $0.bytes
             }
+        }
+    }
+
+    public func allEntries() -> [(key: String, entry: CachedResponse)] {
+        shards.flatMap { shard in
+            shard.state.withLock { $0.slots.map { (key: $0.key, entry: $0.value.entry) } }
         }
     }
 }

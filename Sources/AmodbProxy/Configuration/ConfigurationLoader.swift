@@ -1,3 +1,4 @@
+import AmodbModels
 import Foundation
 
 /// What the command line asks for.
@@ -64,6 +65,33 @@ public enum ConfigurationLoader {
         },
         Setting(variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds [67108864]") { config, value throws(ConfigurationError) in
             config.cacheMaxBytes = try integer(value, "AMODB_CACHE_MAX_BYTES", 1024...Int.max)
+        },
+        Setting(variable: "AMODB_MAX_STALE", flag: "--max-stale", help: "seconds a stale answer may still be served [86400]") { config, value throws(ConfigurationError) in
+            config.maxStaleSeconds = try seconds(value, "AMODB_MAX_STALE", minimum: 0)
+        },
+        Setting(variable: "AMODB_NEGATIVE_TTL", flag: "--negative-ttl", help: "seconds amodb's 404 for a path is remembered [300]") { config, value throws(ConfigurationError) in
+            config.negativeTTL = try seconds(value, "AMODB_NEGATIVE_TTL", minimum: 0)
+        },
+        Setting(variable: "AMODB_RATE_LIMIT", flag: "--rate-limit", help: "calls to amodb per minute at most (plan: 20, 40, 120) [40]") { config, value throws(ConfigurationError) in
+            config.rateLimit = try integer(value, "AMODB_RATE_LIMIT", 1...100_000)
+        },
+        Setting(variable: "AMODB_LANGUAGES", flag: "--languages", help: "amodb's translated languages; others share en-US [14 base languages]") { config, value throws(ConfigurationError) in
+            var languages: [String] = []
+            for tag in value.split(separator: ",") {
+                do {
+                    languages.append(try AmodbRequest.normalizedLanguage(String(tag.trimmingSpacesAndNewlines())))
+                } catch {
+                    throw ConfigurationError("AMODB_LANGUAGES must be a comma-separated list of tags such as en-US,de-DE, not \(value)")
+                }
+            }
+            guard !languages.isEmpty else { throw ConfigurationError("AMODB_LANGUAGES must name at least one language") }
+            config.languages = languages
+        },
+        Setting(variable: "AMODB_CACHE_SNAPSHOT", flag: "--cache-snapshot", help: "file the cache is saved to and loaded from [off]") { config, value in
+            config.snapshotPath = value.isEmpty ? nil : value
+        },
+        Setting(variable: "AMODB_SNAPSHOT_INTERVAL", flag: "--snapshot-interval", help: "seconds between cache snapshots [300]") { config, value throws(ConfigurationError) in
+            config.snapshotIntervalSeconds = try seconds(value, "AMODB_SNAPSHOT_INTERVAL", minimum: 1)
         },
         Setting(variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb [10]") { config, value throws(ConfigurationError) in
             config.upstreamTimeout = try seconds(value, "AMODB_UPSTREAM_TIMEOUT", minimum: 0.1)

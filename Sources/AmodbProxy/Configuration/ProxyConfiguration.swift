@@ -1,3 +1,5 @@
+import AmodbModels
+
 /// Everything the proxy can be told, with every default in one place.
 /// Loaded by `ConfigurationLoader`: defaults, then the file, the environment, the flags.
 public struct ProxyConfiguration: Sendable {
@@ -13,6 +15,18 @@ public struct ProxyConfiguration: Sendable {
     public var cacheTTL: Double = 1800
     /// Most body bytes the cache holds.
     public var cacheMaxBytes = 64 * 1024 * 1024
+    /// How long a stale answer may still be served (while refreshing, or when amodb fails), in seconds.
+    public var maxStaleSeconds: Double = 24 * 3600
+    /// How long amodb's 404 for a path is remembered, in seconds.
+    public var negativeTTL: Double = 300
+    /// Calls to amodb per sliding minute at most, refreshes and retries included.
+    public var rateLimit = 40
+    /// The languages amodb translates; any other `language` shares the `en-US` entry.
+    public var languages = AmodbLanguage.base
+    /// Where the cache is saved on shutdown and periodically, and loaded from at start; `nil`: off.
+    public var snapshotPath: String?
+    /// How often the snapshot is written, in seconds.
+    public var snapshotIntervalSeconds: Double = 300
     /// How long to wait for amodb, in seconds.
     public var upstreamTimeout: Double = 10
     /// The longest amodb `Retry-After` the proxy waits out before retrying, in seconds.

@@ -45,12 +45,17 @@ struct RequestHeadParser: Sendable {
         while headStart + 1 < bytes.count, bytes[headStart] == cr, bytes[headStart + 1] == lf, headStart < 8 {
             headStart += 2
         }
-        guard let lineEnd = firstLineFeed(bytes, from: headStart, limit: limits.maxRequestLineBytes + 2) else {
-            if bytes.count - headStart > limits.maxRequestLineBytes + 1 { throw .requestLineTooLong }
+        // The request line, CR LF included, ends within `maxRequestLineBytes + 2` bytes of the start;
+        // the empty lines skipped above count against it, so a head never outgrows
+        // `HTTPLimits.readBufferBytes`, where `Connection` stops reading and would wait for nothing.
+        // No byte past that window is looked at: a whole buffer and the same bytes in pieces must
+        // give the same answer (here 414, never 400 for a bare LF just beyond the limit).
+        let lineWindow = limits.maxRequestLineBytes + 2
+        guard let lineEnd = firstLineFeed(bytes, from: headStart, end: min(bytes.count, lineWindow)) else {
+            if bytes.count >= lineWindow { throw .requestLineTooLong }
             return .needMore
         }
         guard lineEnd > headStart, bytes[lineEnd - 1] == cr else { throw .malformedRequestLine }
-        if lineEnd - 1 - headStart > limits.maxRequestLineBytes { throw .requestLineTooLong }
 
         // The blank line ending the head, looking only at bytes not seen before. Every LF
         // must follow a CR and every CR precede an LF (no bare CR or LF, RFC 9112 §2.2).
@@ -84,9 +89,8 @@ struct RequestHeadParser: Sendable {
         return .complete(head, consumed: headEnd)
     }
 
-    private func firstLineFeed(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int) -> Int? {
+    private func firstLineFeed(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) -> Int? {
         var index = start
-        let end = min(bytes.count, start + limit + 1)
         while index < end {
             if bytes[index] == lf { return index }
             index += 1
@@ -130,7 +134,7 @@ struct RequestHeadParser: Sendable {
         var fields: [(name: String, value: String)] = []
         var lineStart = 0
         while lineStart < block.count {
-            guard let lf = firstLineFeed(block, from: lineStart, limit: block.count) else { throw .malformedHeader }
+            guard let lf = firstLineFeed(block, from: lineStart, end: block.count) else { throw .malformedHeader }
             guard lf > lineStart, block[lf - 1] == cr else { throw .malformedHeader }
             let line = UnsafeBufferPointer(rebasing: block[lineStart..<(lf - 1)])
             lineStart = lf + 1

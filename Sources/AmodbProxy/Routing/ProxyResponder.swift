@@ -7,9 +7,12 @@ final class ProxyResponder: HTTPResponder {
     static let apiPrefix = "/3"
 
     private let forwarder: CachingForwarder
+    /// The languages amodb translates: any other shares the `en-US` entry.
+    private let languages: [String]
 
-    init(forwarder: CachingForwarder) {
+    init(forwarder: CachingForwarder, languages: [String]) {
         self.forwarder = forwarder
+        self.languages = languages
     }
 
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
@@ -28,7 +31,8 @@ final class ProxyResponder: HTTPResponder {
         }
         let amodbRequest: AmodbRequest
         do {
-            amodbRequest = try AmodbRequest(route: route, query: request.query)
+            // amodb answers an untranslated language (or none) in English: one entry for all of them.
+            amodbRequest = try AmodbRequest(route: route, query: request.query).resolvingLanguage(among: languages)
         } catch {
             return .error(400, error.description)
         }

@@ -42,8 +42,8 @@ struct CatalogGenerator {
             if index % 9 == 4, index / 9 < Self.foreignMovies.count {
                 (originalLanguage, originalTitle, title) = Self.foreignMovies[index / 9]
                 // amodb shows the original title to speakers of the original language.
-                let language = SandboxLanguage.resolve(originalLanguage)
-                if language != SandboxLanguage.fallback { localized[language] = originalTitle }
+                let language = AmodbLanguage.resolve(originalLanguage)
+                if language != AmodbLanguage.fallback { localized[language] = originalTitle }
             } else {
                 repeat {
                     title = makeTitle()

@@ -94,8 +94,8 @@ final class SandboxCatalog: Sendable {
     /// The language a request is answered in, reduced to one that changes the answer:
     /// a base language with translations, else `en-US`.
     func contentLanguage(for tag: String?) -> String {
-        let resolved = SandboxLanguage.resolve(tag)
-        return translatedLanguages.contains(resolved) ? resolved : SandboxLanguage.fallback
+        let resolved = AmodbLanguage.resolve(tag)
+        return translatedLanguages.contains(resolved) ? resolved : AmodbLanguage.fallback
     }
 
     /// One page of a trending list; past the last page, an empty page (as amodb answers).

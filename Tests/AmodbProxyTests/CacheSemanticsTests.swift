@@ -1,0 +1,281 @@
+import AmodbProxy
+import AmodbTestSupport
+import Foundation
+import Testing
+
+private func upstream(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> ScriptedUpstream.Answer {
+    .response(UpstreamResponse(status: status, headers: headers, body: Array(body.utf8)))
+}
+
+private func harness(
+    _ fetcher: ScriptedUpstream, clock: ManualClock, adjust: (inout ProxyConfiguration) -> Void = { _ in }
+) throws -> ProxyHarness {
+    var configuration = ProxyHarness.configuration()
+    adjust(&configuration)
+    return try ProxyHarness(configuration: configuration, fetcher: fetcher, clock: clock)
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct StaleWhileRevalidateTests {
+    @Test func servesTheStaleCopyAtOnceWhileOneBackgroundRefreshRuns() async throws {
+        let fetcher = ScriptedUpstream()
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock)
+        defer { Task { await proxy.shutdown() } }
+
+        _ = try await proxy.get("/3/trending/movie/week")
+        clock.advance(by: 1801)
+        fetcher.setDelay(milliseconds: 1500)   // amodb is slow: nobody may wait for it
+        let started = ContinuousClock.now
+        let stale = try await withThrowingTaskGroup(of: RawHTTPResponse.self) { group in
+            for _ in 0..<20 { group.addTask { try await proxy.get("/3/trending/movie/week") } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(1000))
+        #expect(stale.allSatisfy { $0.status == 200 && $0.text == ScriptedUpstream.moviePage })
+        #expect(stale.allSatisfy { $0.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1" })
+        #expect(stale.allSatisfy { $0.header("Age") == "1801" && $0.header("Cache-Control") == "public, max-age=0" })
+
+        #expect(await eventually { proxy.proxy.statistics.value(.upstreamCall) == 2 })
+        #expect(await eventually { (try? proxy.proxy.cache.entry(for: "/trending/movie/week?language=en-US")?.isFresh(at: clock.now())) == true })
+        let refreshed = try await proxy.get("/3/trending/movie/week")
+        #expect(refreshed.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
+        #expect(refreshed.header("Age") == "0")
+        #expect(fetcher.calls.count == 2, "one refresh for twenty stale answers")
+        #expect(proxy.proxy.statistics.value(.staleWhileRevalidate) == 20)
+    }
+
+    @Test func anEntryOlderThanMaxStaleIsAMiss() async throws {
+        let fetcher = ScriptedUpstream()
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock) { $0.maxStaleSeconds = 3600 }
+        defer { Task { await proxy.shutdown() } }
+
+        _ = try await proxy.get("/3/trending/movie/week")
+        clock.advance(by: 3601)
+        fetcher.setFallback(upstream(500))
+        let response = try await proxy.get("/3/trending/movie/week")
+        #expect(response.status == 502)
+        #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; fwd-status=500")
+    }
+
+    struct FailureMode: Sendable, CustomTestStringConvertible {
+        let name: String
+        let answer: ScriptedUpstream.Answer
+        let cacheStatus: String
+        var testDescription: String { name }
+    }
+
+    static let failureModes: [FailureMode] = [
+        FailureMode(name: "500", answer: upstream(500), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=500; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "503", answer: upstream(503), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=503; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "timeout", answer: .failure(.timedOut), cacheStatus: "amodb-proxy; fwd=stale; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "unreachable", answer: .failure(.unreachable), cacheStatus: "amodb-proxy; fwd=stale; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "429", answer: upstream(429, headers: ["retry-after": "0"]), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=429; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "401", answer: upstream(401), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=401; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "402", answer: upstream(402), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=402; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "truncated body", answer: upstream(200, "{\"page\":1,\"res"), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=200; ttl=-1; detail=stale-if-error"),
+    ]
+
+    @Test(arguments: failureModes)
+    func keepsServingTheStaleCopyWhenAmodbFails(_ mode: FailureMode) async throws {
+        let fetcher = ScriptedUpstream()
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock)
+        defer { Task { await proxy.shutdown() } }
+
+        _ = try await proxy.get("/3/trending/movie/week")
+        fetcher.setFallback(mode.answer)
+        clock.advance(by: 1801)
+        #expect(try await proxy.get("/3/trending/movie/week").status == 200)
+        let callsAfterRefresh = mode.name == "429" ? 4 : 2   // a 429 is retried twice
+        #expect(await eventually { fetcher.calls.count == callsAfterRefresh })
+        #expect(await eventually { proxy.proxy.statistics.value(.upstreamCall) == callsAfterRefresh })
+        try await Task.sleep(for: .milliseconds(50))
+
+        let response = try await proxy.get("/3/trending/movie/week")
+        #expect(response.status == 200)
+        #expect(response.text == ScriptedUpstream.moviePage)
+        #expect(response.header("Cache-Status") == mode.cacheStatus)
+        #expect(proxy.proxy.statistics.value(.staleIfError) == 1)
+        #expect(fetcher.calls.count == callsAfterRefresh, "no new attempt during the back-off")
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct NegativeCachingTests {
+    @Test func remembersAmodbs404ForTheNegativeLifetime() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(404, #"{"status_code":34,"status_message":"nope"}"#))
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock)
+        defer { Task { await proxy.shutdown() } }
+
+        let first = try await proxy.get("/3/movie/9999999")
+        #expect(first.status == 404)
+        #expect(first.header("Cache-Status") == "amodb-proxy; fwd=miss; fwd-status=404; stored")
+        clock.advance(by: 200)
+        let second = try await proxy.get("/3/movie/9999999")
+        #expect(second.status == 404)
+        #expect(second.header("Cache-Status") == "amodb-proxy; hit; ttl=100")
+        #expect(second.header("Cache-Control") == "public, max-age=100")
+        #expect(second.text.contains("status_message"))
+        #expect(fetcher.calls.count == 1)
+
+        clock.advance(by: 101)
+        #expect(try await proxy.get("/3/movie/9999999").status == 404)
+        #expect(fetcher.calls.count == 2, "a 404 is not served stale")
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct UpstreamBudgetTests {
+    @Test func neverCallsMoreThanTheLimitInAWindowAndSaysWhenToRetry() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8 }
+        defer { Task { await proxy.shutdown() } }
+
+        var statuses: [Int] = []
+        for id in 1...20 {
+            let response = try await proxy.get("/3/movie/\(id)")
+            statuses.append(response.status)
+            if response.status == 503 {
+                #expect(response.header("Retry-After") == "60")
+                #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
+            }
+        }
+        // A quarter of the window (2 of 8) is kept for refreshes of entries in use.
+        #expect(fetcher.calls.count == 6)
+        #expect(statuses.filter { $0 == 200 }.count == 6)
+        #expect(statuses.filter { $0 == 503 }.count == 14)
+
+        clock.advance(by: 61)
+        #expect(try await proxy.get("/3/movie/100").status == 200)
+        #expect(fetcher.calls.count == 7)
+    }
+
+    @Test func refreshesOfEntriesInUseMayUseTheReserve() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.cacheTTL = 10 }
+        defer { Task { await proxy.shutdown() } }
+
+        for id in 1...10 { _ = try await proxy.get("/3/movie/\(id)") }
+        #expect(fetcher.calls.count == 6)
+        clock.advance(by: 11)   // entries stale, the window not over
+        _ = try await proxy.get("/3/movie/1")
+        _ = try await proxy.get("/3/movie/2")
+        #expect(await eventually { fetcher.calls.count == 8 })
+        let third = try await proxy.get("/3/movie/3")   // the window is now spent: stale, no call
+        #expect(third.status == 200)
+        #expect(third.header("Cache-Status")?.hasSuffix("detail=budget-exhausted") == true)
+        #expect(proxy.proxy.statistics.value(.staleForBudget) == 1)
+        #expect(fetcher.calls.count == 8)
+    }
+
+    @Test func adoptsAmodbsStricterLimitHeaders() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails, headers: [
+            "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "30",
+        ]))
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 40 }
+        defer { Task { await proxy.shutdown() } }
+
+        #expect(try await proxy.get("/3/movie/1").status == 200)
+        let refused = try await proxy.get("/3/movie/2")
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "30")
+        #expect(fetcher.calls.count == 1)
+    }
+
+    @Test func a429SpendsTheWindowForEveryone() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(429, headers: ["retry-after": "45"]))
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock)
+        defer { Task { await proxy.shutdown() } }
+
+        let first = try await proxy.get("/3/movie/1")
+        #expect(first.status == 503)
+        #expect(first.header("Retry-After") == "45")
+        let second = try await proxy.get("/3/movie/2")
+        #expect(second.status == 503)
+        #expect(second.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
+        #expect(fetcher.calls.count == 1, "no call while amodb said to wait")
+    }
+
+    @Test func waitersOnAFailedFetchShareOneAnswer() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(500))
+        fetcher.setDelay(milliseconds: 300)
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock)
+        defer { Task { await proxy.shutdown() } }
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<30 { group.addTask { try await proxy.get("/3/trending/tv/week").status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 502, count: 30))
+        #expect(fetcher.calls.count == 1)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct CacheKeyTests {
+    /// Each group of targets must share one entry (one upstream call, with this path).
+    static let groups: [([String], String)] = [
+        (["/3/movie/550", "/3/movie/550?language=en-US", "/3/movie/550?language=EN-us", "/3/movie/550?language=de-AT",
+          "/3/movie/550?language=xx", "/3/movie/550?language=en", "/3/movie/550?utm_source=ad&api_key=x"],
+         "/movie/550?language=en-US"),
+        (["/3/movie/550?language=de", "/3/movie/550?language=DE-de", "/3/movie/550?language=de-DE&cb=123"],
+         "/movie/550?language=de-DE"),
+        (["/3/trending/all/day", "/3/trending/all/day?page=1", "/3/trending/all/day?page=1&language=en-US"],
+         "/trending/all/day?language=en-US"),
+        (["/3/movie/13?append_to_response=ratings,credits", "/3/movie/13?append_to_response=credits,ratings,credits&language=pt-br"],
+         "/movie/13?append_to_response=credits,ratings&language=en-US"),
+    ]
+
+    @Test(arguments: 0..<4)
+    func variantsShareOneEntry(_ index: Int) async throws {
+        let (targets, expected) = Self.groups[index]
+        let fetcher = ScriptedUpstream(fallback: upstream(200, expected.hasPrefix("/movie") ? ScriptedUpstream.movieDetails : ScriptedUpstream.moviePage))
+        let proxy = try harness(fetcher, clock: ManualClock())
+        defer { Task { await proxy.shutdown() } }
+
+        for target in targets { #expect(try await proxy.get(target).status == 200, "\(target)") }
+        if index == 3 {
+            #expect(fetcher.calls == [expected, "/movie/13?append_to_response=credits,ratings&language=pt-BR"])
+        } else {
+            #expect(fetcher.calls == [expected])
+        }
+    }
+}
+
+@Suite
+struct MemoryResponseCacheTests {
+    private func entry(_ size: Int) -> CachedResponse {
+        CachedResponse(body: Array(repeating: UInt8(ascii: "a"), count: size), storedAt: 0, lifetime: 60)
+    }
+
+    @Test func evictsTheLeastRecentlyUsedBeyondTheByteBudget() {
+        let cache = MemoryResponseCache(maxBytes: 3000, shardCount: 1)
+        cache.store(entry(1000), for: "a")
+        cache.store(entry(1000), for: "b")
+        cache.store(entry(1000), for: "c")
+        _ = cache.entry(for: "a")   // a is now more recent than b
+        cache.store(entry(1000), for: "d")
+        #expect(cache.entry(for: "b") == nil)
+        #expect(cache.entry(for: "a") != nil)
+        #expect(cache.entry(for: "c") != nil)
+        #expect(cache.entry(for: "d") != nil)
+        #expect(cache.usage.entries == 3)
+        #expect(cache.usage.bytes == 3000)
+    }
+
+    @Test func replacingAnEntryCountsItsBytesOnce() {
+        let cache = MemoryResponseCache(maxBytes: 10_000, shardCount: 4)
+        cache.store(entry(500), for: "a")
+        cache.store(entry(700), for: "a")
+        #expect(cache.usage.entries == 1)
+        #expect(cache.usage.bytes == 700)
+    }
+}
