@@ -23,6 +23,8 @@ struct RequestHeadParser: Sendable {
     }
 
     let limits: HTTPLimits
+    /// Bytes already searched for the request line's LF, from the head's start.
+    private var lineScanned = 0
     /// Bytes already searched for the blank line, from the head's start.
     private var scanned = 0
 
@@ -51,35 +53,39 @@ struct RequestHeadParser: Sendable {
         // No byte past that window is looked at: a whole buffer and the same bytes in pieces must
         // give the same answer (here 414, never 400 for a bare LF just beyond the limit).
         let lineWindow = limits.maxRequestLineBytes + 2
-        guard let lineEnd = firstLineFeed(bytes, from: headStart, end: min(bytes.count, lineWindow)) else {
+        guard let lineEnd = firstLineFeed(bytes, from: max(headStart, lineScanned), end: min(bytes.count, lineWindow)) else {
             if bytes.count >= lineWindow { throw .requestLineTooLong }
+            lineScanned = bytes.count   // a line arriving a byte at a time is searched once, not once per byte
             return .needMore
         }
         guard lineEnd > headStart, bytes[lineEnd - 1] == cr else { throw .malformedRequestLine }
+        lineScanned = lineEnd
 
         // The blank line ending the head, looking only at bytes not seen before. Every LF
         // must follow a CR and every CR precede an LF (no bare CR or LF, RFC 9112 §2.2).
+        // The head ends within `maxHeaderBytes + 2` bytes after the request line; as above,
+        // nothing past that is looked at, and a buffer that reaches it without the blank line
+        // is refused at once: the head cannot end in time, and waiting could stall the connection.
         let maxHead = lineEnd + 1 + limits.maxHeaderBytes + 2
+        let scanEnd = min(bytes.count, maxHead)
         var index = max(lineEnd + 1, scanned)
         var headEnd: Int?
-        while index < bytes.count {
+        while index < scanEnd {
             let byte = bytes[index]
             if byte == lf {
                 guard bytes[index - 1] == cr else { throw .malformedHeader }
                 if bytes[index - 2] == lf { headEnd = index + 1; break }   // …CRLF CRLF
-            } else if byte == cr, index + 1 < bytes.count, bytes[index + 1] != lf {
+            } else if byte == cr, index + 1 < scanEnd, bytes[index + 1] != lf {
                 throw .malformedHeader
-            } else if index > maxHead {
-                break
             }
             index += 1
         }
         guard let headEnd else {
-            scanned = max(lineEnd + 1, bytes.count - 1)
-            if bytes.count > maxHead { throw .headerTooLarge }
+            if bytes.count >= maxHead { throw .headerTooLarge }
+            scanned = max(lineEnd + 1, bytes.count - 1)   // a CR at the end is checked again with its successor
             return .needMore
         }
-        if headEnd > maxHead { throw .headerTooLarge }
+        lineScanned = 0
         scanned = 0
 
         var head = try parseRequestLine(UnsafeBufferPointer(rebasing: bytes[headStart..<(lineEnd - 1)]))
