@@ -1,0 +1,121 @@
+# amodb-proxy container image.
+#
+# Build (Docker host):   docker build -t amodb-proxy .
+# Build (offline, kit):  bash ../shared/container/build.sh -t localhost/amodb-proxy:test .
+# Try it without a key:  docker run --rm -p 8080:8080 amodb-proxy --sandbox
+#
+# Run with the real amodb: pass the API key as a file, not on the command line or
+# in a plain -e (both show up in `ps`, `docker inspect` and shell history). The
+# proxy reads AMODB_KEY_FILE and drops the trailing newline. The file must be
+# readable by uid 10001 (the image's `app` user), e.g. mode 0444 or owned by 10001.
+#
+#   docker run -d --name amodb-proxy -p 8080:8080 \
+#     -v "$PWD/amodb_key:/run/secrets/amodb_key:ro" \
+#     -e AMODB_KEY_FILE=/run/secrets/amodb_key \
+#     amodb-proxy
+#
+#   # docker compose:
+#   #   services:
+#   #     proxy:
+#   #       image: amodb-proxy
+#   #       ports: ["8080:8080"]
+#   #       environment: { AMODB_KEY_FILE: /run/secrets/amodb_key }
+#   #       secrets: [amodb_key]
+#   #   secrets:
+#   #     amodb_key: { file: ./amodb_key }
+#
+# AMODB_KEY=... also works but is visible to anyone who can inspect the container.
+#
+# Warm restarts (cache saved on shutdown and every AMODB_SNAPSHOT_INTERVAL s):
+#   -e AMODB_CACHE_SNAPSHOT=/var/lib/amodb-proxy/cache.json \
+#   -v amodb-proxy-cache:/var/lib/amodb-proxy
+# (a named volume starts out owned by the image's `app` user; a bind-mounted host
+# directory must be writable by uid 10001).
+# Other settings come from the environment (see `docker run amodb-proxy --help`)
+# or from /app/config/amodb-proxy.conf (NAME=value lines; replace the directory
+# with a volume: -v "$PWD/config:/app/config:ro"). Flags win over the
+# environment, which wins over the file.
+
+# Base images are build arguments, declared before the first FROM: a Docker host
+# pulls the public defaults; the offline container kit (shared/container/build.sh)
+# passes local ones (localhost/swift-builder:bookworm, localhost/debian:bookworm-slim)
+# and bind-mounts its host toolchain into every RUN of the build stage.
+# The package needs Swift 6.0 or later (tools-version 6.0, Swift 6 language
+# mode). The kit compiles with the host's toolchain whatever tag is named here,
+# so an offline build does not prove that the swift:6.1 image compiles the code.
+ARG BUILDER_IMAGE=swift:6.1-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+# ================================ build ======================================
+FROM ${BUILDER_IMAGE} AS build
+WORKDIR /build
+
+# Manifest first: resolving dependencies stays cached while only sources change.
+# .build is a cache mount (kept by the build host between builds; needs BuildKit
+# on Docker, works with podman/buildah), so an edit recompiles incrementally
+# instead of from scratch; sharing=locked serializes concurrent builds using it.
+COPY ./Package.* ./
+RUN --mount=type=cache,id=amodb-proxy-build,target=/build/.build,sharing=locked \
+    swift package resolve \
+      $([ -f ./Package.resolved ] && echo --force-resolved-versions || true)
+
+COPY ./Sources ./Sources
+# SwiftPM refuses to load the manifest when a declared test target's directory is
+# missing, so the test sources come along (they are not compiled for the product).
+COPY ./Tests ./Tests
+
+# --static-swift-stdlib: the Swift runtime and Foundation are linked in, so the
+# binary needs only libc, libstdc++, libgcc_s and libcurl (FoundationNetworking)
+# from the runtime image. The binary is copied out of the cache mount, and out
+# of the toolchain (swift-backtrace-static), inside the RUN: neither exists for
+# a later COPY --from.
+RUN --mount=type=cache,id=amodb-proxy-build,target=/build/.build,sharing=locked \
+    swift build -c release --static-swift-stdlib --product amodb-proxy \
+ && mkdir -p /staging \
+ && cp "$(swift build -c release --static-swift-stdlib --show-bin-path)/amodb-proxy" /staging/ \
+ && strip /staging/amodb-proxy \
+ && cp /usr/libexec/swift/linux/swift-backtrace-static /staging/
+
+# =============================== runtime =====================================
+FROM ${RUNTIME_IMAGE}
+
+# What the binary still loads: libcurl4 (FoundationNetworking, the upstream
+# client and --healthcheck), ca-certificates (TLS to amodb), tzdata. The public
+# debian:bookworm-slim has none of them.
+RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
+ && apt-get -q update \
+ && apt-get -q install -y --no-install-recommends ca-certificates libcurl4 tzdata \
+ && rm -rf /var/lib/apt/lists/*
+
+# Fixed uid/gid so mounted secrets and volumes can be granted to it. No login
+# shell; /app (made by WORKDIR, owned by root) is not writable by it. The one
+# writable place is /var/lib/amodb-proxy, for the optional cache snapshot
+# (AMODB_CACHE_SNAPSHOT=/var/lib/amodb-proxy/cache.json, as in the example
+# config); mount a volume there to keep it across containers.
+RUN groupadd --gid 10001 app \
+ && useradd --uid 10001 --gid app --home-dir /app --no-create-home --no-log-init \
+      --shell /usr/sbin/nologin app \
+ && install -d -o app -g app -m 0750 /var/lib/amodb-proxy
+WORKDIR /app
+
+# Binaries and configuration stay owned by root: the proxy cannot rewrite them.
+COPY --from=build /staging/ /app/
+# The default config path is config/amodb-proxy.conf relative to WORKDIR.
+COPY ./config/ /app/config/
+
+# Symbolicated crash reports on stderr (as in Vapor's template).
+ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/app/swift-backtrace-static
+ENV HOST=0.0.0.0 PORT=8080
+EXPOSE 8080
+
+# SIGTERM: stop accepting, let in-flight requests finish (AMODB_SHUTDOWN_GRACE,
+# default 10 s), exit 0. Give `docker stop` a longer timeout than the grace.
+STOPSIGNAL SIGTERM
+# --healthcheck asks GET /healthz on HOST/PORT (0.0.0.0 -> 127.0.0.1); the slim
+# image has no curl.
+HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["/app/amodb-proxy", "--healthcheck"]
+
+USER 10001:10001
+# ENTRYPOINT, so arguments are flags: `docker run amodb-proxy --sandbox`.
+ENTRYPOINT ["/app/amodb-proxy"]
