@@ -13,21 +13,24 @@ public final class ProxyHarness: Sendable {
     /// Starts a proxy over `fetcher` (a scripted upstream) or the URL in `configuration`.
     public init(
         configuration: ProxyConfiguration = ProxyHarness.configuration(), fetcher: (any UpstreamFetcher)? = nil,
-        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil
+        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLog: LogCapture? = nil
     ) throws {
         proxy = ProxyServer(configuration: configuration, fetcher: fetcher, clock: clock,
-                            logger: logger ?? ProxyLogger(minimumLevel: .error, secrets: [configuration.apiKey], sink: { _ in }))
+                            logger: logger ?? ProxyLogger(minimumLevel: .error, secrets: [configuration.apiKey], sink: { _ in }),
+                            accessLogSink: accessLog?.sink ?? { @Sendable _ in })
         port = try proxy.start()
     }
 
-    /// A configuration for tests: loopback, port 0, the test key, short grace period.
+    /// A configuration for tests: loopback, port 0, the test key, short grace period,
+    /// no per-client rate limit.
     public static func configuration(upstreamURL: String = "http://127.0.0.1:9/3") -> ProxyConfiguration {
         var configuration = ProxyConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.apiKey = APIKey(key)
+        configuration.apiKey = Secret(key)
         configuration.upstreamURL = upstreamURL
         configuration.shutdownGraceSeconds = 0.5
+        configuration.clientRateLimit = 0   // tests of the per-client limit turn it on
         return configuration
     }
 

@@ -10,6 +10,8 @@ public final class SandboxedProxy: Sendable {
     public let sandbox: AmodbSandbox
     public let harness: ProxyHarness
     private let capture = LogCapture()
+    /// The access log's lines.
+    public let accessLog = LogCapture()
 
     /// Starts the stand-in (accepting `ProxyHarness.key` unless told otherwise) and a proxy
     /// pointed at it; `adjust` may change the proxy's configuration first.
@@ -24,7 +26,7 @@ public final class SandboxedProxy: Sendable {
         proxyConfiguration.logLevel = .debug
         adjust(&proxyConfiguration)
         let logger = ProxyLogger(minimumLevel: .debug, secrets: [], sink: capture.sink)
-        harness = try ProxyHarness(configuration: proxyConfiguration, clock: clock, logger: logger)
+        harness = try ProxyHarness(configuration: proxyConfiguration, clock: clock, logger: logger, accessLog: accessLog)
     }
 
     /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have.

@@ -26,10 +26,14 @@ case .help:
 case .version:
     print("amodb-proxy \(ConfigurationLoader.version)")
     exit(0)
+case .checkConfig(let checked):
+    print(ConfigurationLoader.describe(checked), terminator: "")
+    exit(0)
 case .healthcheck(let checked):
     let done = DispatchSemaphore(value: 0)
     let healthy = Mutex(false)
-    Task {
+    // Detached: top-level code runs on the main actor, and the main thread waits below.
+    Task.detached {
         let result = await HealthCheck.run(configuration: checked)
         healthy.withLock { $0 = result }
         done.signal()
@@ -40,7 +44,9 @@ case .serve(let loaded):
     configuration = loaded
 }
 
-let logger = ProxyLogger(minimumLevel: configuration.logLevel, secrets: [configuration.apiKey])
+let logger = ProxyLogger(
+    minimumLevel: configuration.logLevel, format: configuration.logFormat,
+    secrets: [configuration.apiKey] + configuration.clientTokens)
 var sandbox: AmodbSandbox?
 if configuration.sandbox {
     // The built-in stand-in for amodb, on a loopback port of its own, with its own key.
@@ -51,7 +57,7 @@ if configuration.sandbox {
         fail("cannot start the amodb sandbox: \(error)")
     }
     configuration.upstreamURL = standIn.baseURL
-    configuration.apiKey = APIKey(AmodbSandbox.Configuration().apiKey)
+    configuration.apiKey = Secret(AmodbSandbox.Configuration().apiKey)
     sandbox = standIn
     logger.info("sandbox mode: amodb is the built-in stand-in", ["upstream": standIn.baseURL])
 }
@@ -61,6 +67,7 @@ let port: Int
 do {
     port = try proxy.start()
 } catch {
+    LineWriter.standardError.flush()
     fail("cannot listen on \(configuration.host):\(configuration.port): \(error)")
 }
 logger.info("amodb-proxy listening", [
@@ -68,7 +75,7 @@ logger.info("amodb-proxy listening", [
     "cache_ttl": String(Int(configuration.cacheTTL)),
 ])
 if configuration.sandbox {
-    print("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
+    LineWriter.standardOutput.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
 }
 
 // SIGTERM / SIGINT: stop accepting, finish what is in flight, exit 0.
@@ -84,6 +91,8 @@ for signalNumber in [SIGTERM, SIGINT] {
             await server.shutdown()
             await standIn?.shutdown()
             logger.info("stopped")
+            LineWriter.standardOutput.flush()
+            LineWriter.standardError.flush()
             exit(0)
         }
     }

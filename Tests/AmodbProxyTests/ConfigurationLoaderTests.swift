@@ -39,13 +39,13 @@ struct ConfigurationLoaderTests {
         #expect(configuration.cacheTTL == 120)
         #expect(configuration.host == "10.0.0.1")
         #expect(configuration.upstreamURL == "https://api.amodb.dev/3")
-        #expect(configuration.apiKey == APIKey("from-file"))
+        #expect(configuration.apiKey == Secret("from-file"))
     }
 
     @Test func readsTheKeyFromAFileWithoutItsNewline() throws {
         let file = try temporaryFile("secret-from-file\n")
         let configuration = try serve([], ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
-        #expect(configuration.apiKey == APIKey("secret-from-file"))
+        #expect(configuration.apiKey == Secret("secret-from-file"))
         #expect("\(configuration.apiKey)" == "<redacted>")
         var dumped = ""
         dump(configuration, to: &dumped)

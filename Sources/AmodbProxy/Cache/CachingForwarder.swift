@@ -54,10 +54,15 @@ final class CachingForwarder: Sendable {
     private let inFlight = Mutex<[String: [Waiter]]>([:])
     /// Paths whose last refresh failed, until their back-off ends.
     private let failures = Mutex<[String: Failure]>([:])
+    /// amodb's last word on the key: 401/402 set it, an answer clears it (`/readyz`).
+    private let keyRejection = Atomic<Bool>(false)
+
+    /// Whether amodb rejected the key (401) or the plan (402) on its last say.
+    var keyRejected: Bool { keyRejection.load(ordering: .relaxed) }
 
     init(
         cache: any ResponseCache, fetcher: any UpstreamFetcher, budget: UpstreamBudget, clock: any ProxyClock,
-        logger: ProxyLogger, policy: Policy, key: APIKey, statistics: CacheStatistics
+        logger: ProxyLogger, policy: Policy, key: Secret, statistics: CacheStatistics
     ) {
         self.cache = cache
         self.fetcher = fetcher
@@ -182,6 +187,13 @@ final class CachingForwarder: Sendable {
 
     private func interpret(_ outcome: Result<UpstreamResponse, UpstreamError>, for request: AmodbRequest, key: String) -> Fill {
         let route = request.route
+        if case .success(let upstream) = outcome {
+            if upstream.status == 401 || upstream.status == 402 {
+                keyRejection.store(true, ordering: .relaxed)
+            } else if upstream.status == 200 || upstream.status == 404 {
+                keyRejection.store(false, ordering: .relaxed)
+            }
+        }
         switch outcome {
         case .success(let upstream) where upstream.status == 200:
             if let problem = validator.problem(with: upstream.body, for: route) {

@@ -4,7 +4,7 @@ import AmodbModels
 /// Loaded by `ConfigurationLoader`: defaults, then the file, the environment, the flags.
 public struct ProxyConfiguration: Sendable {
     /// The amodb key (`AMODB_KEY`, or read from `AMODB_KEY_FILE`).
-    public var apiKey = APIKey("")
+    public var apiKey = Secret("")
     /// amodb's API root; a path prefix is kept (`http://127.0.0.1:9001/x/3`).
     public var upstreamURL = "https://api.amodb.dev/3"
     /// Address to listen on.
@@ -39,6 +39,22 @@ public struct ProxyConfiguration: Sendable {
     public var limits = HTTPLimits()
     /// Per-connection deadlines (request head, idle keep-alive, writes).
     public var timeouts = HTTPTimeouts()
+    /// Tokens an app's users must present as `Authorization: Bearer <token>`; none: open.
+    public var clientTokens: [Secret] = []
+    /// A file of tokens, one per line, read again when it changes (rotation).
+    public var clientTokensFile: String?
+    /// Requests a minute per client (token, or address without tokens), on average; 0: no limit.
+    public var clientRateLimit = 600
+    /// Requests a client may make at once before the per-minute rate applies.
+    public var clientBurst = 120
+    /// Peers (addresses or CIDR ranges) whose `X-Forwarded-For` names the client.
+    public var trustedProxies: [String] = []
+    /// Origins web apps may call from (`https://app.example.com`, or `*`); none: no CORS.
+    public var corsOrigins: [String] = []
+    /// One line per request on standard output.
+    public var accessLog = true
+    /// `json` or `text`, for the access log and the event log.
+    public var logFormat = LogFormat.json
     /// Run against the built-in amodb stand-in (no key, no network needed).
     public var sandbox = false
 

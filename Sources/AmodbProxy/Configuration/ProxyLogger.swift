@@ -1,9 +1,7 @@
 import Foundation
-import Synchronization
-
-/// One line per event, as JSON, on standard error. Every line passes through a
-/// scrubber that replaces the amodb key with `<redacted>`: the last line of defence
-/// should any code ever interpolate it.
+/// Events and errors, one line each (JSON or text) on standard error. Every line passes
+/// a scrubber that replaces the secrets it was given (the amodb key, client tokens) with
+/// `<redacted>`: the last line of defence should any code ever interpolate one.
 public struct ProxyLogger: Sendable {
     /// How much to say.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
@@ -24,34 +22,36 @@ public struct ProxyLogger: Sendable {
     public typealias Sink = @Sendable (String) -> Void
 
     public let minimumLevel: Level
-    private let secrets: [APIKey]
+    public let format: LogFormat
+    private let secrets: [Secret]
     private let sink: Sink
 
-    /// A logger that never lets `secrets` (the key) through.
-    public init(minimumLevel: Level = .info, secrets: [APIKey] = [], sink: @escaping Sink = ProxyLogger.standardError) {
+    /// A logger that never lets `secrets` through.
+    public init(
+        minimumLevel: Level = .info, format: LogFormat = .json, secrets: [Secret] = [],
+        sink: @escaping Sink = { LineWriter.standardError.write($0) }
+    ) {
         self.minimumLevel = minimumLevel
+        self.format = format
         self.secrets = secrets.filter { !$0.isEmpty }
         self.sink = sink
-    }
-
-    /// Writes to standard error.
-    public static let standardError: Sink = { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Logs an event with string fields.
     public func log(_ level: Level, _ message: String, _ fields: [String: String] = [:]) {
         guard level >= minimumLevel else { return }
-        var object: [String: String] = fields
-        object["time"] = ISO8601DateFormatter().string(from: Date())
-        object["level"] = level.name
-        object["message"] = message
-        let data = (try? JSONEncoder.sorted.encode(object)) ?? Data()
-        var line = String(decoding: data, as: UTF8.self)
+        var ordered: [(String, LogValue)] = [("time", .string(LogTime.now)), ("level", .string(level.name)), ("message", .string(message))]
+        for name in fields.keys.sorted() { ordered.append((name, .string(fields[name]!))) }
+        sink(scrubbed(format.line(ordered)))
+    }
+
+    /// A line with every secret replaced.
+    func scrubbed(_ line: String) -> String {
+        var line = line
         for secret in secrets where line.contains(secret.revealed) {
             line = line.replacingOccurrences(of: secret.revealed, with: "<redacted>")
         }
-        sink(line)
+        return line
     }
 
     public func debug(_ message: String, _ fields: [String: String] = [:]) { log(.debug, message, fields) }

@@ -1,24 +1,26 @@
-/// The amodb API key. Its `description` is redacted so that interpolating it into a
-/// log line or an error message cannot leak it; only the upstream call reads it.
-public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+/// A secret: the amodb API key or a client token. Its `description`, debug description
+/// and mirror are redacted, so interpolating or dumping it cannot leak it into a log
+/// line or an error message; only the code that must use it reads `revealed`.
+public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let value: String
 
-    /// Wraps a key; surrounding white space (a trailing newline in a secrets file) is dropped.
+    /// Wraps a secret; surrounding white space (a trailing newline in a secrets file) is dropped.
     public init(_ value: String) {
         self.value = String(value.trimmingSpacesAndNewlines())
     }
 
-    /// True when there is no key at all.
+    /// True when there is no secret at all.
     public var isEmpty: Bool { value.isEmpty }
 
-    /// The `Authorization` field value for amodb. The only way to the raw key.
+    /// The `Authorization` field value for amodb.
     var bearerFieldValue: String { "Bearer \(value)" }
 
-    /// The raw key, so responses and logs can be checked for it before they leave.
+    /// The raw secret: to send it to amodb, to compare a client's token, and to check
+    /// that responses and logs do not contain it.
     var revealed: String { value }
 
     public var description: String { "<redacted>" }
-    public var debugDescription: String { "APIKey(<redacted>)" }
+    public var debugDescription: String { "Secret(<redacted>)" }
     /// No children: `dump` and reflection show nothing either.
     public var customMirror: Mirror { Mirror(self, children: [:]) }
 }

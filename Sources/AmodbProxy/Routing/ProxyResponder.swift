@@ -1,42 +1,148 @@
 import AmodbModels
+import Dispatch
+import Synchronization
 
-/// The proxy's routes: `/healthz`, and under `/3` exactly the forwarded amodb routes.
-/// Anything else is answered here and never reaches amodb.
+/// The proxy's routes: `/healthz`, `/readyz`, `/metrics`, and under `/3` exactly the
+/// forwarded amodb routes, behind client tokens, a per-client rate limit and CORS.
+/// Anything else is answered here and never reaches amodb. Every answer is counted
+/// in the metrics and written to the access log.
 final class ProxyResponder: HTTPResponder {
     /// The prefix apps put in their `baseURL`, as amodb's API root is `…/3`.
     static let apiPrefix = "/3"
 
+    /// What guards the API routes.
+    struct Access: Sendable {
+        var tokens: ClientTokens
+        var rateLimiter: ClientRateLimiter?
+        var trustedProxies: TrustedProxies
+        var cors: CORSPolicy?
+    }
+
     private let forwarder: CachingForwarder
     /// The languages amodb translates: any other shares the `en-US` entry.
     private let languages: [String]
+    private let access: Access
+    private let metrics: ProxyMetrics
+    private let accessLog: AccessLog?
+    private let clock: any ProxyClock
+    /// Set once the server listens; `/readyz` says so.
+    let listening = Atomic<Bool>(false)
 
-    init(forwarder: CachingForwarder, languages: [String]) {
+    init(forwarder: CachingForwarder, languages: [String], access: Access, metrics: ProxyMetrics, accessLog: AccessLog?, clock: any ProxyClock) {
         self.forwarder = forwarder
         self.languages = languages
+        self.access = access
+        self.metrics = metrics
+        self.accessLog = accessLog
+        self.clock = clock
     }
 
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            var headers = HTTPHeaders()
-            headers.set("Allow", "GET, HEAD")
-            return .error(405, "Method \(request.method) is not allowed; use GET.", headers: headers)
-        }
-        if request.path == "/healthz" {
-            var response = HTTPResponse.json(200, Array(#"{"status":"ok"}"#.utf8))
-            response.headers.set("Cache-Control", "no-store")
+        let started = DispatchTime.now().uptimeNanoseconds
+        let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
+        let route = Self.routeLabel(for: request.path)
+        let origin = request.headers["Origin"]
+        let finish: @Sendable (HTTPResponse) -> HTTPResponse = { [self] response in
+            var response = response
+            if route == .trending || route == .movie { access.cors?.decorate(&response, origin: origin) }
+            record(request, response, route: route, client: client, started: started)
             return response
         }
-        guard let route = Self.route(for: request.path) else {
+        let immediate = answer(request, route: route, client: client) { deliver(finish($0)) }
+        return immediate.map(finish)
+    }
+
+    private func answer(_ request: HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
+        if request.method == "OPTIONS", let cors = access.cors, request.path.hasPrefix(Self.apiPrefix + "/") {
+            return cors.preflight(origin: request.headers["Origin"])
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var headers = HTTPHeaders()
+            headers.set("Allow", access.cors == nil ? "GET, HEAD" : "GET, HEAD, OPTIONS")
+            return .error(405, "Method \(request.method) is not allowed; use GET.", headers: headers)
+        }
+        switch route {
+        case .healthz:
+            return Self.plainJSON(200, #"{"status":"ok"}"#)
+        case .readyz:
+            guard listening.load(ordering: .relaxed) else { return Self.plainJSON(503, #"{"status":"starting"}"#) }
+            if forwarder.keyRejected {
+                return Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#)
+            }
+            return Self.plainJSON(200, #"{"status":"ready"}"#)
+        case .metrics:
+            var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
+            response.headers.set("Content-Type", PrometheusText.contentType)
+            response.headers.set("Cache-Control", "no-store")
+            return response
+        case .trending, .movie, .unmatched, .invalid:
+            break
+        }
+        guard request.path.hasPrefix(Self.apiPrefix + "/") else {
+            return .error(404, "The resource you requested could not be found.")
+        }
+        // Who is calling: a valid token (when tokens are configured), then within their rate.
+        var identity = "address:" + client
+        if access.tokens.isEnabled {
+            guard let token = access.tokens.authenticate(request.headers["Authorization"]) else {
+                var headers = HTTPHeaders()
+                headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
+                return .error(401, "A valid client token is required: send Authorization: Bearer <token>.", headers: headers)
+            }
+            identity = token
+        }
+        if let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
+            var headers = HTTPHeaders()
+            let seconds = max(1, Int(wait.rounded(.up)))
+            headers.set("Retry-After", String(seconds))
+            return .error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers)
+        }
+        guard let amodbRoute = Self.route(for: request.path) else {
             return .error(404, "The resource you requested could not be found.")
         }
         let amodbRequest: AmodbRequest
         do {
             // amodb answers an untranslated language (or none) in English: one entry for all of them.
-            amodbRequest = try AmodbRequest(route: route, query: request.query).resolvingLanguage(among: languages)
+            amodbRequest = try AmodbRequest(route: amodbRoute, query: request.query).resolvingLanguage(among: languages)
         } catch {
             return .error(400, error.description)
         }
         return forwarder.respond(to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"], deliver: deliver)
+    }
+
+    func didRefuse(status: Int, peerAddress: String) {
+        metrics.recordRequest(route: .invalid, status: status, cache: .none, seconds: 0)
+        accessLog?.record(method: "-", route: "invalid", status: status, cache: "none", seconds: 0, bytes: 0, client: peerAddress)
+    }
+
+    private func record(_ request: HTTPRequest, _ response: HTTPResponse, route: ProxyMetrics.RouteLabel, client: String, started: UInt64) {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let cache = ProxyMetrics.CacheLabel(cacheStatus: response.headers["Cache-Status"])
+        metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: seconds)
+        accessLog?.record(
+            method: request.method, route: route.text, status: response.status, cache: cache.text, seconds: seconds,
+            bytes: request.method == "HEAD" ? 0 : response.body.count, client: client)
+    }
+
+    private static func plainJSON(_ status: Int, _ body: String) -> HTTPResponse {
+        var response = HTTPResponse.json(status, Array(body.utf8))
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+
+    /// The metrics label of a path.
+    static func routeLabel(for path: String) -> ProxyMetrics.RouteLabel {
+        switch path {
+        case "/healthz": return .healthz
+        case "/readyz": return .readyz
+        case "/metrics": return .metrics
+        default:
+            switch route(for: path) {
+            case .trending: return .trending
+            case .movie: return .movie
+            case nil: return .unmatched
+            }
+        }
     }
 
     /// The forwarded route a path names, or `nil`.

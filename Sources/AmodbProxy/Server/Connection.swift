@@ -219,6 +219,7 @@ final class Connection: @unchecked Sendable {
         slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1))
         var response = HTTPResponse.error(error.status, error.message)
         response.closesConnection = true
+        owner.responder.didRefuse(status: error.status, peerAddress: peer)
         setResponse(response, for: sequence)
         phase = .draining
         headStartedAt = nil

@@ -5,4 +5,12 @@
 /// any thread. Responses go out in request order whatever order they finish in.
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse?
+
+    /// Told when the server itself answered a request it refused before it could be
+    /// routed (malformed, over a limit, too slow): for logs and metrics.
+    func didRefuse(status: Int, peerAddress: String)
+}
+
+extension HTTPResponder {
+    public func didRefuse(status: Int, peerAddress: String) {}
 }

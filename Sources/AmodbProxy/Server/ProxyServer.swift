@@ -12,25 +12,33 @@ public final class ProxyServer: Sendable {
     public let budget: UpstreamBudget
     /// What the cache did: hits, stale answers, refreshes, budget denials.
     public let statistics: CacheStatistics
+    /// What `/metrics` reports.
+    public let metrics: ProxyMetrics
+    /// The client tokens in force (re-read from their file when it changes).
+    public let tokens: ClientTokens
+    private let responder: ProxyResponder
     private let server: HTTPServer
     private let logger: ProxyLogger
     private let clock: any ProxyClock
     private let snapshot: CacheSnapshot?
     private let validator: AnswerValidator
-    private let snapshotTimer = Mutex<SnapshotTimer?>(nil)
+    private let timers = Mutex<[Timer]>([])
 
     /// Dispatch sources are thread-safe; the overlay just does not mark them `Sendable`.
-    private struct SnapshotTimer: @unchecked Sendable {
+    private struct Timer: @unchecked Sendable {
         let source: any DispatchSourceTimer
     }
 
-    /// Builds the proxy. `fetcher`, `cache` and `clock` default to the real ones.
+    /// Builds the proxy. `fetcher`, `cache` and `clock` default to the real ones; the
+    /// access log goes to standard output unless `accessLogSink` says otherwise.
     public init(
         configuration: ProxyConfiguration, fetcher: (any UpstreamFetcher)? = nil, cache: (any ResponseCache)? = nil,
-        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil
+        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLogSink: ProxyLogger.Sink? = nil
     ) {
         self.configuration = configuration
-        let logger = logger ?? ProxyLogger(minimumLevel: configuration.logLevel, secrets: [configuration.apiKey])
+        let logger = logger ?? ProxyLogger(
+            minimumLevel: configuration.logLevel, format: configuration.logFormat,
+            secrets: [configuration.apiKey] + configuration.clientTokens)
         self.logger = logger
         self.clock = clock
         let cache = cache ?? MemoryResponseCache(maxBytes: configuration.cacheMaxBytes)
@@ -39,24 +47,51 @@ public final class ProxyServer: Sendable {
         self.statistics = CacheStatistics()
         self.validator = AnswerValidator(key: configuration.apiKey)
         self.snapshot = configuration.snapshotPath.map(CacheSnapshot.init(path:))
-        let fetcher = fetcher ?? URLSessionUpstreamFetcher(
-            baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout)
+        let metrics = ProxyMetrics()
+        self.metrics = metrics
+        let fetcher = InstrumentedFetcher(inner: fetcher ?? URLSessionUpstreamFetcher(
+            baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout), metrics: metrics)
         let policy = CachingForwarder.Policy(
             cacheTTL: configuration.cacheTTL, maxStale: configuration.maxStaleSeconds,
             negativeTTL: configuration.negativeTTL, retryAfterCap: configuration.retryAfterCap)
         let forwarder = CachingForwarder(
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
             key: configuration.apiKey, statistics: statistics)
+        let tokens = ClientTokens(tokens: configuration.clientTokens, file: configuration.clientTokensFile, logger: logger)
+        self.tokens = tokens
+        let access = ProxyResponder.Access(
+            tokens: tokens,
+            rateLimiter: configuration.clientRateLimit > 0
+                ? ClientRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil,
+            trustedProxies: TrustedProxies(networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
+            cors: configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins)))
+        let accessLog = configuration.accessLog
+            ? AccessLog(format: configuration.logFormat, sink: accessLogSink ?? { LineWriter.standardOutput.write($0) }, logger: logger)
+            : nil
+        responder = ProxyResponder(
+            forwarder: forwarder, languages: configuration.languages, access: access, metrics: metrics,
+            accessLog: accessLog, clock: clock)
         server = HTTPServer(
             configuration: .init(host: configuration.host, port: configuration.port, limits: configuration.limits, timeouts: configuration.timeouts),
-            responder: ProxyResponder(forwarder: forwarder, languages: configuration.languages))
+            responder: responder)
+        let server = server
+        metrics.connect(.init(cache: cache, budget: budget, statistics: statistics, clock: clock, connections: { server.connectionCount }))
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
     public func start() throws(HTTPServer.StartError) -> Int {
         loadSnapshot()
         let port = try server.start()
-        startSnapshotTimer()
+        responder.listening.store(true, ordering: .relaxed)
+        if snapshot != nil {
+            repeatEvery(configuration.snapshotIntervalSeconds) { [weak self] in self?.writeSnapshot() }
+        }
+        if configuration.clientTokensFile != nil {
+            repeatEvery(2) { [weak self] in self?.tokens.reloadIfChanged() }
+        }
+        if !tokens.isEnabled {
+            logger.warning("no client tokens are set: anyone who can reach the proxy can use it (set AMODB_PROXY_TOKENS)")
+        }
         return port
     }
 
@@ -66,13 +101,14 @@ public final class ProxyServer: Sendable {
     /// Stops accepting, lets requests in flight finish within the grace period, then
     /// writes the snapshot (if configured).
     public func shutdown() async {
-        let timer = snapshotTimer.withLock { timer in
-            defer { timer = nil }
-            return timer
+        let running = timers.withLock { timers in
+            defer { timers = [] }
+            return timers
         }
-        timer?.source.cancel()
+        running.forEach { $0.source.cancel() }
+        responder.listening.store(false, ordering: .relaxed)
         await server.shutdown(gracePeriod: configuration.shutdownGraceSeconds)
-        if timer != nil || snapshot != nil { writeSnapshot() }
+        writeSnapshot()
     }
 
     // MARK: Snapshot
@@ -99,13 +135,11 @@ public final class ProxyServer: Sendable {
         }
     }
 
-    private func startSnapshotTimer() {
-        guard snapshot != nil else { return }
-        let interval = configuration.snapshotIntervalSeconds
-        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "amodb-proxy.snapshot"))
-        source.schedule(deadline: .now() + interval, repeating: interval, leeway: .seconds(1))
-        source.setEventHandler { [weak self] in self?.writeSnapshot() }
-        snapshotTimer.withLock { $0 = SnapshotTimer(source: source) }
+    private func repeatEvery(_ interval: Double, _ work: @escaping @Sendable () -> Void) {
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "amodb-proxy.maintenance"))
+        source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(200))
+        source.setEventHandler(handler: work)
+        timers.withLock { $0.append(Timer(source: source)) }
         source.resume()
     }
 }

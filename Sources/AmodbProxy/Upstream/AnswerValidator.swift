@@ -5,7 +5,7 @@ import Foundation
 /// model (so a truncated or foreign body is an upstream error), and it must not hold
 /// the key (whatever amodb, or a tampered snapshot, does).
 struct AnswerValidator: Sendable {
-    let key: APIKey
+    let key: Secret
 
     /// Why the body must not be served, or `nil` when it is fine.
     func problem(with body: [UInt8], for route: Route) -> String? {

@@ -9,13 +9,13 @@ import FoundationNetworking
 /// (a redirect could carry the key's header to another host).
 public final class URLSessionUpstreamFetcher: UpstreamFetcher {
     private let baseURL: String
-    private let key: APIKey
+    private let key: Secret
     private let timeout: Double
     private let session: URLSession
 
     /// `baseURL` is amodb's API root, e.g. `https://api.amodb.dev/3`, possibly with a
     /// path prefix of its own (`http://127.0.0.1:9001/x/3`).
-    public init(baseURL: String, key: APIKey, timeout: Double = 10, maxConnections: Int = 16) {
+    public init(baseURL: String, key: Secret, timeout: Double = 10, maxConnections: Int = 16) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.key = key
         self.timeout = timeout

@@ -1,0 +1,69 @@
+import Glibc
+
+/// Which peers may tell us the client's address in `X-Forwarded-For` (a load balancer,
+/// an ingress). From anyone else the header is ignored: it is trivially forged.
+struct TrustedProxies: Sendable {
+    /// An address range: family bytes and prefix length.
+    struct Network: Sendable, Equatable {
+        let bytes: [UInt8]
+        let prefix: Int
+
+        /// `10.0.0.0/8`, `192.168.1.7`, `::1`, `fd00::/8`; `nil` if malformed.
+        init?(_ text: some StringProtocol) {
+            let parts = text.split(separator: "/", maxSplits: 1)
+            guard let first = parts.first, let bytes = TrustedProxies.addressBytes(String(first)) else { return nil }
+            let maxPrefix = bytes.count * 8
+            if parts.count == 2 {
+                guard let prefix = Int(parts[1]), (0...maxPrefix).contains(prefix) else { return nil }
+                self.prefix = prefix
+            } else {
+                self.prefix = maxPrefix
+            }
+            self.bytes = bytes
+        }
+
+        func contains(_ address: [UInt8]) -> Bool {
+            guard address.count == bytes.count else { return false }
+            var remaining = prefix
+            for (a, b) in zip(address, bytes) where remaining > 0 {
+                let bits = min(8, remaining)
+                let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+                if a & mask != b & mask { return false }
+                remaining -= bits
+            }
+            return true
+        }
+    }
+
+    let networks: [Network]
+
+    /// The client's address: the peer, or, when the peer is trusted, the right-most
+    /// address in `X-Forwarded-For` that is not itself a trusted proxy.
+    func clientAddress(peer: String, forwardedFor: [String]) -> String {
+        guard !networks.isEmpty, isTrusted(peer), !forwardedFor.isEmpty else { return peer }
+        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { String($0.trimmingSpaces()) }
+        for hop in hops.reversed() {
+            guard Self.addressBytes(hop) != nil else { return peer }   // garbage: trust nothing in it
+            if !isTrusted(hop) { return hop }
+        }
+        return hops.first ?? peer
+    }
+
+    func isTrusted(_ address: String) -> Bool {
+        guard let bytes = Self.addressBytes(address) else { return false }
+        return networks.contains { $0.contains(bytes) }
+    }
+
+    /// The bytes of an IPv4 or IPv6 literal (an IPv4-mapped IPv6 address as IPv4).
+    static func addressBytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
+            return bytes
+        }
+        return nil
+    }
+}

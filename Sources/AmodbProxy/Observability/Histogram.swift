@@ -1,0 +1,32 @@
+/// A Prometheus histogram of durations with fixed bucket bounds, lock-free: one atomic
+/// per bucket, plus the sum (in microseconds) and the count.
+final class Histogram: Sendable {
+    /// Upper bounds, in seconds (the `le` labels), ascending; `+Inf` is implied.
+    let bounds: [Double]
+    private let counters: AtomicCounters   // buckets…, sum in µs, count
+
+    /// Latency bounds from half a millisecond to ten seconds.
+    static let latencyBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    init(bounds: [Double] = Histogram.latencyBounds) {
+        self.bounds = bounds
+        counters = AtomicCounters(count: bounds.count + 2)
+    }
+
+    /// Records one observation.
+    func observe(seconds: Double) {
+        if let bucket = bounds.firstIndex(where: { seconds <= $0 }) { counters.add(bucket) }
+        counters.add(bounds.count, Int((seconds * 1_000_000).rounded()))
+        counters.add(bounds.count + 1)
+    }
+
+    /// Cumulative counts per bound (as Prometheus wants them), the sum in seconds, the count.
+    func snapshot() -> (cumulative: [Int], sum: Double, count: Int) {
+        var running = 0
+        let cumulative = bounds.indices.map { index -> Int in
+            running += counters.value(index)
+            return running
+        }
+        return (cumulative, Double(counters.value(bounds.count)) / 1_000_000, counters.value(bounds.count + 1))
+    }
+}

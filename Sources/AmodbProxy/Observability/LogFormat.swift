@@ -1,0 +1,67 @@
+/// How log lines are written.
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// One JSON object per line (for log collectors).
+    case json
+    /// `time level message key=value …` (for people at a terminal).
+    case text
+
+    /// One line from ordered fields (`time`, `level`/`method`, …); values are strings or numbers.
+    func line(_ fields: [(String, LogValue)]) -> String {
+        switch self {
+        case .json:
+            return "{" + fields.map { "\"\($0.0)\":\($0.1.json)" }.joined(separator: ",") + "}"
+        case .text:
+            return fields.map { $0.0 == "time" || $0.0 == "level" || $0.0 == "message" ? $0.1.plain : "\($0.0)=\($0.1.quotedIfNeeded)" }
+                .joined(separator: " ")
+        }
+    }
+}
+
+/// A log field's value.
+enum LogValue: Sendable, ExpressibleByStringLiteral {
+    case string(String)
+    case number(Double)
+    case integer(Int)
+
+    init(stringLiteral value: String) {
+        self = .string(value)
+    }
+
+    var plain: String {
+        switch self {
+        case .string(let text): text
+        case .number(let value): String(format3(value))
+        case .integer(let value): String(value)
+        }
+    }
+
+    var quotedIfNeeded: String {
+        guard case .string(let text) = self else { return plain }
+        return text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || text.isEmpty ? json : text
+    }
+
+    /// JSON text: numbers bare, strings quoted with `"`, `\\` and control characters escaped.
+    var json: String {
+        guard case .string(let text) = self else { return plain }
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
+    }
+
+    private func format3(_ value: Double) -> String {
+        let scaled = (value * 1000).rounded() / 1000
+        return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
+    }
+}

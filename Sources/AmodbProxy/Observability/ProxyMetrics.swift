@@ -1,0 +1,154 @@
+import AmodbModels
+import Dispatch
+import Synchronization
+
+/// What `/metrics` reports, in Prometheus conventions (`_total` counters, `_seconds`
+/// histograms, base units). Label sets are fixed and small, so every series is an
+/// atomic in a preallocated table: recording takes no lock on the request path.
+public final class ProxyMetrics: Sendable {
+    /// The `route` label: the template of what was asked for.
+    enum RouteLabel: Int, CaseIterable {
+        case trending, movie, healthz, readyz, metrics, unmatched, invalid
+
+        var text: String {
+            switch self {
+            case .trending: "/3/trending/{media_type}/{time_window}"
+            case .movie: "/3/movie/{movie_id}"
+            case .healthz: "/healthz"
+            case .readyz: "/readyz"
+            case .metrics: "/metrics"
+            case .unmatched: "unmatched"
+            case .invalid: "invalid"
+            }
+        }
+    }
+
+    /// The `cache` label, from the response's `Cache-Status`.
+    enum CacheLabel: Int, CaseIterable {
+        case hit, miss, stale, none
+
+        var text: String { ["hit", "miss", "stale", "none"][rawValue] }
+
+        init(cacheStatus: String?) {
+            guard let cacheStatus else {
+                self = .none
+                return
+            }
+            if cacheStatus.hasPrefix("amodb-proxy; hit") { self = .hit }
+            else if cacheStatus.hasPrefix("amodb-proxy; fwd=stale") { self = .stale }
+            else if cacheStatus.hasPrefix("amodb-proxy; fwd=miss") { self = .miss }
+            else { self = .none }
+        }
+    }
+
+    /// Statuses with a series of their own; anything else is `other`.
+    static let statuses = [200, 204, 304, 400, 401, 403, 404, 405, 408, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504, 505]
+    /// The `status` label of upstream calls: amodb's status, or what went wrong instead.
+    static let upstreamStatuses = ["200", "401", "402", "404", "429", "500", "502", "503", "504", "other", "timeout", "unreachable"]
+
+    private let requests: AtomicCounters
+    private let requestDurations: [Histogram]
+    private let upstreamCalls: AtomicCounters
+    private let upstreamDuration = Histogram()
+    private let sources = Mutex<Sources?>(nil)
+
+    /// What the gauges read at scrape time.
+    struct Sources: Sendable {
+        let cache: any ResponseCache
+        let budget: UpstreamBudget
+        let statistics: CacheStatistics
+        let clock: any ProxyClock
+        let connections: @Sendable () -> Int
+    }
+
+    public init() {
+        requests = AtomicCounters(count: RouteLabel.allCases.count * (Self.statuses.count + 1) * CacheLabel.allCases.count)
+        requestDurations = RouteLabel.allCases.map { _ in Histogram() }
+        upstreamCalls = AtomicCounters(count: Self.upstreamStatuses.count)
+    }
+
+    func connect(_ sources: Sources) {
+        self.sources.withLock { $0 = sources }
+    }
+
+    private static func statusIndex(_ status: Int) -> Int {
+        statuses.firstIndex(of: status) ?? statuses.count
+    }
+
+    /// Counts one answered client request.
+    func recordRequest(route: RouteLabel, status: Int, cache: CacheLabel, seconds: Double) {
+        let index = (route.rawValue * (Self.statuses.count + 1) + Self.statusIndex(status)) * CacheLabel.allCases.count + cache.rawValue
+        requests.add(index)
+        requestDurations[route.rawValue].observe(seconds: seconds)
+    }
+
+    /// Counts one call to amodb: its status, or `timeout` / `unreachable`.
+    func recordUpstream(_ label: String, seconds: Double) {
+        let index = Self.upstreamStatuses.firstIndex(of: label) ?? Self.upstreamStatuses.firstIndex(of: "other")!
+        upstreamCalls.add(index)
+        upstreamDuration.observe(seconds: seconds)
+    }
+
+    /// The exposition text.
+    func render() -> String {
+        var out = PrometheusText()
+        var samples: [(PrometheusText.Labels, Double)] = []
+        for route in RouteLabel.allCases {
+            for (statusIndex, status) in (Self.statuses.map(String.init) + ["other"]).enumerated() {
+                for cache in CacheLabel.allCases {
+                    let index = (route.rawValue * (Self.statuses.count + 1) + statusIndex) * CacheLabel.allCases.count + cache.rawValue
+                    let value = requests.value(index)
+                    if value > 0 { samples.append(([("route", route.text), ("status", status), ("cache", cache.text)], Double(value))) }
+                }
+            }
+        }
+        out.counter("amodb_proxy_requests_total", "Client requests answered, by route, status and cache outcome.", samples)
+        out.histogram("amodb_proxy_request_duration_seconds", "Time from a complete request head to its answer, by route.",
+                      RouteLabel.allCases.map { ([("route", $0.text)], requestDurations[$0.rawValue]) })
+        out.counter("amodb_proxy_upstream_requests_total", "Calls to amodb, by amodb's status (or timeout / unreachable).",
+                    Self.upstreamStatuses.indices.compactMap { index in
+                        let value = upstreamCalls.value(index)
+                        return value > 0 ? ([("status", Self.upstreamStatuses[index])], Double(value)) : nil
+                    })
+        out.histogram("amodb_proxy_upstream_request_duration_seconds", "Duration of calls to amodb.", [([], upstreamDuration)])
+        guard let sources = sources.withLock({ $0 }) else { return out.text }
+        let usage = sources.cache.usage
+        out.gauge("amodb_proxy_cache_entries", "Entries in the cache.", [([], Double(usage.entries))])
+        out.gauge("amodb_proxy_cache_bytes", "Body bytes in the cache.", [([], Double(usage.bytes))])
+        let now = sources.clock.now()
+        let used = sources.budget.used(now: now)
+        out.gauge("amodb_proxy_upstream_budget_limit", "Calls to amodb allowed per sliding 60 s window.", [([], Double(sources.budget.limit))])
+        out.gauge("amodb_proxy_upstream_budget_used", "Calls to amodb in the current 60 s window.", [([], Double(used))])
+        out.gauge("amodb_proxy_upstream_budget_remaining", "Calls to amodb left in the current 60 s window.", [([], Double(max(0, sources.budget.limit - used)))])
+        out.gauge("amodb_proxy_open_connections", "Open client connections.", [([], Double(sources.connections()))])
+        let statistics = sources.statistics
+        out.counter("amodb_proxy_stale_responses_total", "Answers served from stale entries, by reason.", [
+            ([("reason", "revalidate")], Double(statistics.value(.staleWhileRevalidate))),
+            ([("reason", "error")], Double(statistics.value(.staleIfError))),
+            ([("reason", "budget")], Double(statistics.value(.staleForBudget))),
+        ])
+        out.counter("amodb_proxy_cache_events_total", "What the cache did, by event.",
+                    CacheStatistics.Counter.allCases.map { ([("event", $0.rawValue)], Double(statistics.value($0))) })
+        out.counter("amodb_proxy_upstream_budget_denials_total", "Calls to amodb the budget refused.",
+                    [([], Double(statistics.value(.budgetDenial)))])
+        return out.text
+    }
+}
+
+/// Measures every call to amodb for the metrics; otherwise passes it through.
+struct InstrumentedFetcher: UpstreamFetcher {
+    let inner: any UpstreamFetcher
+    let metrics: ProxyMetrics
+
+    func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let outcome = await inner.fetch(request)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        switch outcome {
+        case .success(let response): metrics.recordUpstream(String(response.status), seconds: seconds)
+        case .failure(.timedOut): metrics.recordUpstream("timeout", seconds: seconds)
+        case .failure(.unreachable): metrics.recordUpstream("unreachable", seconds: seconds)
+        }
+        return outcome
+    }
+}
