@@ -1,0 +1,66 @@
+/// Samples read back from Prometheus text, so tests check `/metrics` as a scraper would.
+public struct PrometheusSamples: Sendable {
+    public struct Sample: Sendable {
+        public var name: String
+        public var labels: [String: String]
+        public var value: Double
+    }
+
+    public private(set) var samples: [Sample] = []
+    /// `# TYPE` lines: metric family → type.
+    public private(set) var types: [String: String] = [:]
+
+    /// Parses the exposition format; a malformed line is an error.
+    public init(_ text: String) throws {
+        for line in text.split(separator: "\n") where !line.isEmpty {
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 4 else { throw ParseError(line: String(line)) }
+                types[String(parts[2])] = String(parts[3])
+                continue
+            }
+            if line.hasPrefix("#") { continue }
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                throw ParseError(line: String(line))
+            }
+            let series = line[..<space]
+            var labels: [String: String] = [:]
+            let name: String
+            if let brace = series.firstIndex(of: "{") {
+                guard series.last == "}" else { throw ParseError(line: String(line)) }
+                name = String(series[..<brace])
+                var rest = series[series.index(after: brace)..<series.index(before: series.endIndex)]
+                while !rest.isEmpty {
+                    guard let equals = rest.firstIndex(of: "="), rest[rest.index(after: equals)] == "\"" else { throw ParseError(line: String(line)) }
+                    let key = String(rest[..<equals])
+                    var index = rest.index(equals, offsetBy: 2)
+                    var value = ""
+                    while index < rest.endIndex, rest[index] != "\"" {
+                        if rest[index] == "\\" { index = rest.index(after: index) }
+                        value.append(rest[index])
+                        index = rest.index(after: index)
+                    }
+                    guard index < rest.endIndex else { throw ParseError(line: String(line)) }
+                    labels[key] = value
+                    rest = rest[rest.index(after: index)...]
+                    if rest.first == "," { rest = rest.dropFirst() }
+                }
+            } else {
+                name = String(series)
+            }
+            samples.append(Sample(name: name, labels: labels, value: value))
+        }
+    }
+
+    /// What went wrong parsing.
+    public struct ParseError: Error, CustomStringConvertible {
+        public let line: String
+        public var description: String { "malformed exposition line: \(line)" }
+    }
+
+    /// The sum of the samples with this name and (at least) these labels; 0 if none.
+    public func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
+        samples.filter { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }
+            .reduce(0) { $0 + $1.value }
+    }
+}

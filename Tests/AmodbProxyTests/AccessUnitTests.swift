@@ -1,0 +1,65 @@
+@testable import AmodbProxy
+import Foundation
+import Testing
+
+struct TrustedProxiesTests {
+    @Test(arguments: [
+        ("10.0.0.0/8", "10.1.2.3", true), ("10.0.0.0/8", "11.0.0.1", false), ("192.168.1.7", "192.168.1.7", true),
+        ("192.168.1.7", "192.168.1.8", false), ("fd00::/8", "fd12::1", true), ("fd00::/8", "fe80::1", false),
+        ("127.0.0.1", "::ffff:127.0.0.1", true), ("0.0.0.0/0", "8.8.8.8", true),
+    ])
+    func matchesAddressesAgainstNetworks(_ network: String, _ address: String, _ contained: Bool) throws {
+        let proxies = TrustedProxies(networks: [try #require(TrustedProxies.Network(network))])
+        #expect(proxies.isTrusted(address) == contained)
+    }
+
+    @Test(arguments: ["10.0.0.0/33", "not-an-ip", "1.2.3", "::1/129", ""])
+    func refusesMalformedNetworks(_ text: String) {
+        #expect(TrustedProxies.Network(text) == nil)
+    }
+
+    @Test func believesForwardedForOnlyFromATrustedPeer() throws {
+        let proxies = TrustedProxies(networks: [try #require(TrustedProxies.Network("10.0.0.0/8"))])
+        #expect(proxies.clientAddress(peer: "203.0.113.9", forwardedFor: ["198.51.100.1"]) == "203.0.113.9")
+        #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["198.51.100.1"]) == "198.51.100.1")
+        // The right-most address that is not one of ours: a client cannot prepend its way in.
+        #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.1.1.1, 198.51.100.1, 10.0.0.3"]) == "198.51.100.1")
+        #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["garbage"]) == "10.0.0.2")
+        #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: []) == "10.0.0.2")
+    }
+}
+
+struct ClientTokensTests {
+    @Test func comparesInConstantTimeAndExactly() {
+        let token = Array("s3cret-token".utf8)
+        #expect(ClientTokens.constantTimeEquals(token, token))
+        #expect(!ClientTokens.constantTimeEquals(Array("x3cret-token".utf8), token), "differs in the first byte")
+        #expect(!ClientTokens.constantTimeEquals(Array("s3cret-tokex".utf8), token), "differs in the last byte")
+        #expect(!ClientTokens.constantTimeEquals(Array("s3cret-tok".utf8), token), "a prefix")
+        #expect(!ClientTokens.constantTimeEquals(Array("s3cret-token-and-more".utf8), token), "longer")
+        #expect(!ClientTokens.constantTimeEquals([], token))
+    }
+
+    @Test func acceptsOnlyABearerTokenItKnows() {
+        let tokens = ClientTokens(tokens: [Secret("alpha"), Secret("beta")], file: nil, logger: ProxyLogger(sink: { _ in }))
+        #expect(tokens.authenticate("Bearer alpha") == "token:0")
+        #expect(tokens.authenticate("bearer beta") == "token:1")
+        #expect(tokens.authenticate("Bearer gamma") == nil)
+        #expect(tokens.authenticate("Basic YWxwaGE=") == nil)
+        #expect(tokens.authenticate("Bearer ") == nil)
+        #expect(tokens.authenticate(nil) == nil)
+    }
+}
+
+struct ClientRateLimiterTests {
+    @Test func allowsABurstThenTheRate() {
+        let limiter = ClientRateLimiter(perMinute: 60, burst: 3)
+        #expect(limiter.take("a", now: 0) == nil)
+        #expect(limiter.take("a", now: 0) == nil)
+        #expect(limiter.take("a", now: 0) == nil)
+        let wait = limiter.take("a", now: 0)
+        #expect(wait != nil && abs(wait! - 1) < 0.001)
+        #expect(limiter.take("b", now: 0) == nil, "another client has its own bucket")
+        #expect(limiter.take("a", now: 1.01) == nil, "one token back after a second at 60/min")
+    }
+}
