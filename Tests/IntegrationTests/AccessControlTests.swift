@@ -57,7 +57,7 @@ struct ClientRateLimitTests {
     @Test func limitsEachTokenOnItsOwn() async throws {
         let setup = try SandboxedProxy {
             $0.clientTokens = [Secret("a"), Secret("b")]
-            $0.clientRateLimit = 60
+            $0.clientRateLimit = 1   // one a minute: no refill while the test runs
             $0.clientBurst = 3
         }
         defer { Task { await setup.shutdown() } }
@@ -65,14 +65,14 @@ struct ClientRateLimitTests {
         for _ in 0..<3 { #expect(try await setup.harness.get("/3/movie/550", headers: ["Authorization": "Bearer a"]).status == 200) }
         let limited = try await setup.harness.get("/3/movie/550", headers: ["Authorization": "Bearer a"])
         #expect(limited.status == 429)
-        #expect(limited.header("Retry-After") == "1")
+        #expect((55...60).contains(Int(limited.header("Retry-After") ?? "") ?? 0))
         #expect(limited.text.contains("status_message"))
         #expect(try await setup.harness.get("/3/movie/550", headers: ["Authorization": "Bearer b"]).status == 200)
     }
 
     @Test func limitsByAddressAndIgnoresForwardedForFromUntrustedPeers() async throws {
         let setup = try SandboxedProxy {
-            $0.clientRateLimit = 60
+            $0.clientRateLimit = 1   // one a minute: no refill while the test runs
             $0.clientBurst = 2
         }
         defer { Task { await setup.shutdown() } }
@@ -86,7 +86,7 @@ struct ClientRateLimitTests {
 
     @Test func believesForwardedForFromATrustedProxy() async throws {
         let setup = try SandboxedProxy {
-            $0.clientRateLimit = 60
+            $0.clientRateLimit = 1   // one a minute: no refill while the test runs
             $0.clientBurst = 2
             $0.trustedProxies = ["127.0.0.1"]
         }
