@@ -14,10 +14,10 @@ struct ShutdownTests {
     }
 
     @Test func finishesRequestsInFlightThenStopsAccepting() async throws {
-        let (harness, _) = try harness(delayMilliseconds: 500, grace: 5)
+        let (harness, fetcher) = try harness(delayMilliseconds: 500, grace: 5)
         let port = harness.port
         let inFlight = Task { try await harness.get("/3/trending/movie/week") }
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(await eventually { fetcher.calls.count == 1 }, "the request is in flight")
         let started = ContinuousClock.now
         await harness.shutdown()
         let response = try await inFlight.value
@@ -38,7 +38,8 @@ struct ShutdownTests {
                 return connection.waitForClose(seconds: 5)
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await eventually { harness.proxy.connectionCount == 1 })
+        try await Task.sleep(for: .milliseconds(100))   // answered, now idle
         let started = ContinuousClock.now
         await harness.shutdown()
         #expect(ContinuousClock.now - started < .seconds(2), "idle connections must not hold shutdown for the grace period")
@@ -47,9 +48,9 @@ struct ShutdownTests {
     }
 
     @Test func dropsWhatIsStillRunningWhenTheGracePeriodEnds() async throws {
-        let (harness, _) = try harness(delayMilliseconds: 5_000, grace: 0.5)
+        let (harness, fetcher) = try harness(delayMilliseconds: 5_000, grace: 0.5)
         let inFlight = Task { try await harness.get("/3/trending/movie/week") }
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(await eventually { fetcher.calls.count == 1 }, "the request is in flight")
         let started = ContinuousClock.now
         await harness.shutdown()
         #expect(ContinuousClock.now - started < .seconds(2))

@@ -78,21 +78,20 @@ final class Connection: @unchecked Sendable {
         self.timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
-    /// Starts reading; call once, right after accepting.
+    /// Starts reading; call once, right after accepting, before anyone else can reach the
+    /// connection (its state is set up here, then belongs to `queue`: resuming a source
+    /// publishes it to the handlers that run there).
     func start() {
-        queue.async { [self] in
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in readable() }
-            source.setCancelHandler { [self] in sourceCancelled() }
-            readSource = source
-            liveSources += 1
-            timer.setEventHandler { [unowned self] in timerFired() }
-            timer.setCancelHandler { [self] in sourceCancelled() }
-            liveSources += 1
-            timer.resume()
-            armTimer()
-            source.resume()
-        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [unowned self] in readable() }
+        source.setCancelHandler { [self] in sourceCancelled() }
+        readSource = source
+        timer.setEventHandler { [unowned self] in timerFired() }
+        timer.setCancelHandler { [self] in sourceCancelled() }
+        liveSources = 2
+        armTimer()
+        timer.resume()
+        source.resume()
     }
 
     /// Stops reading new requests: answers those in flight (with `Connection: close`), then closes.

@@ -120,10 +120,20 @@ public final class HTTPServer: ConnectionOwner, Sendable {
                 shed(accepted.fd)
                 continue
             }
-            let connection = Connection(fd: accepted.fd, peer: accepted.peer, owner: self)
-            openConnections.add(1, ordering: .relaxed)
-            state.withLock { $0.connections[ObjectIdentifier(connection)] = connection }
-            connection.start()
+            // Made and registered under the lock `shutdown` takes, so no connection slips in
+            // after shutdown has collected the ones to close.
+            let connection = state.withLock { state -> Connection? in
+                guard !state.shuttingDown else { return nil }
+                let connection = Connection(fd: accepted.fd, peer: accepted.peer, owner: self)
+                state.connections[ObjectIdentifier(connection)] = connection
+                openConnections.add(1, ordering: .relaxed)
+                connection.start()
+                return connection
+            }
+            guard connection != nil else {
+                Syscalls.close(accepted.fd)
+                return
+            }
         }
     }
 
