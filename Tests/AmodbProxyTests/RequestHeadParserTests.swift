@@ -105,6 +105,9 @@ struct RequestHeadParserTests {
         ParserFixture("relative target", "GET 3/movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
         ParserFixture("unknown expectation", "GET / HTTP/1.1\r\nHost: a\r\nExpect: magic\r\n\r\n", .error(417)),
         ParserFixture("method with a bad character", "G(T / HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        // Found by the fuzzer: a combining mark after "/" must not hide a "..", "." or empty segment.
+        ParserFixture("combining mark after dot-dot", "GET /a/../%CC%81b HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture("combining mark after empty segment", "GET /x//%cc%81 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
     ]
 
     @Test(arguments: fixtures)
@@ -186,5 +189,27 @@ struct RequestHeadParserTests {
             return
         }
         #expect(second.request.path == "/b")
+    }
+
+    @Test func emptyLinesBeforeTheRequestLineCountAgainstItsLimit() {
+        var limits = HTTPLimits()
+        limits.maxRequestLineBytes = 64
+        let line = "GET /" + String(repeating: "a", count: 50) + " HTTP/1.1"   // 64 bytes
+        for chunk in [nil, 1] as [Int?] {
+            guard case .failure(let error) = parse(Array(("\r\n" + line + "\r\nHost: a\r\n\r\n").utf8), chunk: chunk, limits: limits) else {
+                Issue.record("no error")
+                return
+            }
+            #expect(error.status == 414)
+        }
+    }
+
+    @Test func aHeaderBlockThatFillsTheLimitIsRefusedBeforeItEnds() {
+        var limits = HTTPLimits()
+        limits.maxHeaderBytes = 256
+        var parser = RequestHeadParser(limits: limits)
+        var text = "GET / HTTP/1.1\r\nHost: a\r\n"
+        while text.utf8.count < 16 + 256 + 2 { text += "X: " + String(repeating: "v", count: 20) + "\r\n" }
+        #expect(throws: HTTPParseError.headerTooLarge) { try parser.parse(Array(text.utf8), from: 0) }
     }
 }

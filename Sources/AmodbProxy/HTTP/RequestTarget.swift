@@ -39,9 +39,12 @@ enum RequestTarget {
         if lowered.contains("%2f") || lowered.contains("%5c") { throw .invalidPath }
         guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { throw .invalidPath }
         guard let path = String(validating: bytes, as: UTF8.self) else { throw .invalidPath }
-        if path == "/" { return path }
-        for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            if segment.isEmpty || segment == "." || segment == ".." { throw .invalidPath }
+        // Segments are split on bytes, not Characters: a combining mark after "/" (`%CC%81`) makes
+        // one Character of both, and a Character split would let `/a/../%CC%81b` or `/a//%CC%81` through.
+        if bytes.count == 1 { return path }
+        let dot = UInt8(ascii: ".")
+        for segment in bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if segment.isEmpty || segment.elementsEqual([dot]) || segment.elementsEqual([dot, dot]) { throw .invalidPath }
         }
         return path
     }

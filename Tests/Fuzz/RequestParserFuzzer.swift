@@ -1,0 +1,285 @@
+// libFuzzer target for `RequestHeadParser` (and `RequestTarget`, which it calls).
+// Not a SwiftPM target: `run.sh` compiles this file together with the parser's own
+// sources, so `internal` declarations are visible without `@testable`.
+//
+// Every input is read the way `Connection` reads a socket: parse from the read
+// index, skip `bodyLength` bytes after each head, parse the next pipelined head.
+// That is done once with the whole input and once fed in chunks (sizes drawn from
+// the input's first bytes, with the buffer compacted now and then); both must see
+// the same heads and end the same way. Each outcome is checked against the
+// parser's promises, under the default limits and under small ones.
+
+/// The limits the input is parsed under: the defaults, and small ones so the
+/// 414/431/413 edges are reached by short inputs.
+private let limitSets: [HTTPLimits] = {
+    var small = HTTPLimits()
+    small.maxRequestLineBytes = 64
+    small.maxHeaderBytes = 256
+    small.maxHeaderCount = 5
+    small.maxBodyBytes = 64
+    return [HTTPLimits(), small]
+}()
+
+/// Statuses `HTTPParseError` documents.
+private let knownStatuses: Set<Int> = [400, 413, 414, 417, 431, 501, 505]
+
+/// What one parsed head looked like, compared field by field between feeding modes.
+private struct HeadSummary: Equatable, CustomStringConvertible {
+    let method: String
+    let target: String
+    let path: String
+    let query: [String]
+    let version: HTTPVersion
+    let headers: HTTPHeaders
+    let bodyLength: Int
+    let keepAlive: Bool
+    let expectsContinue: Bool
+    let consumed: Int
+
+    init(_ head: ParsedHead, consumed: Int) {
+        method = head.request.method
+        target = head.request.target
+        path = head.request.path
+        query = head.request.query.map { "\($0.name)=\($0.value)" }
+        version = head.request.version
+        headers = head.request.headers
+        bodyLength = head.bodyLength
+        keepAlive = head.keepAlive
+        expectsContinue = head.expectsContinue
+        self.consumed = consumed
+    }
+
+    var description: String {
+        "\(method) \(target) -> path \(path.debugDescription) query \(query) \(version.text) "
+            + "headers \(headers.fields.map { "\($0.name): \($0.value)" }) body \(bodyLength) "
+            + "keepAlive \(keepAlive) continue \(expectsContinue) consumed \(consumed)"
+    }
+}
+
+/// How a stream of requests on one connection ended.
+private enum Ending: Equatable {
+    /// Every byte was used: heads and their bodies.
+    case allConsumed
+    /// The parser wants more bytes; this many are buffered from the head's start.
+    case needMore(buffered: Int)
+    /// A body was announced and not all of it arrived.
+    case inBody
+    /// The parser refused a head.
+    case error(status: Int)
+}
+
+/// Everything one connection saw.
+private struct Transcript: Equatable {
+    var heads: [HeadSummary] = []
+    var ending = Ending.allConsumed
+}
+
+/// Stops the fuzzer with a message; libFuzzer records the input as a crash.
+private func fail(_ message: String, _ input: [UInt8]) -> Never {
+    let shown = String(decoding: input.prefix(600), as: UTF8.self).debugDescription
+    fatalError("RequestParserFuzzer: \(message)\ninput (\(input.count) bytes): \(shown)")
+}
+
+private func check(_ condition: Bool, _ message: @autoclosure () -> String, _ input: [UInt8]) {
+    if !condition { fail(message(), input) }
+}
+
+/// A small deterministic generator seeded from the input, for chunk sizes.
+private struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Checks what a parsed head promises, whatever the input was.
+private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits: HTTPLimits, input: [UInt8]) {
+    let request = head.request
+    check(consumed > 0, "consumed \(consumed) is not positive", input)
+    check(consumed <= available, "consumed \(consumed) > \(available) bytes available", input)
+    check(consumed <= limits.readBufferBytes, "a head of \(consumed) bytes is larger than the read buffer (\(limits.readBufferBytes))", input)
+
+    check(!request.method.isEmpty && request.method.utf8.allSatisfy(isTokenByte), "method \(request.method.debugDescription) is not a token", input)
+    check(request.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "target \(request.target.debugDescription) has a byte outside VCHAR", input)
+
+    // The path: what routing and the upstream URL are built from, checked byte by byte
+    // (a combining mark after "/" makes one Character of both, so Character checks are not enough).
+    let path = Array(request.path.utf8)
+    check(path.first == UInt8(ascii: "/"), "path \(request.path.debugDescription) does not start with /", input)
+    check(!path.contains(0), "path \(request.path.debugDescription) contains NUL", input)
+    check(!path.contains { $0 < 0x20 || $0 == 0x7F }, "path \(request.path.debugDescription) contains a control byte", input)
+    check(!path.contains(UInt8(ascii: "\\")), "path \(request.path.debugDescription) contains a backslash", input)
+    if path.count > 1 {
+        for segment in path.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            check(!segment.isEmpty, "path \(request.path.debugDescription) has an empty segment (//)", input)
+            check(!segment.elementsEqual([0x2E]) && !segment.elementsEqual([0x2E, 0x2E]),
+                  "path \(request.path.debugDescription) has a . or .. segment", input)
+        }
+    }
+    for pair in request.query {
+        check(!(Array(pair.name.utf8) + Array(pair.value.utf8)).contains { $0 < 0x20 || $0 == 0x7F },
+              "query pair \(pair.name.debugDescription)=\(pair.value.debugDescription) contains a control byte", input)
+    }
+
+    for field in request.headers {
+        check(!field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte), "header name \(field.name.debugDescription) is not a token", input)
+        check(!field.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F },
+              "header value \(field.value.debugDescription) contains a control byte", input)
+        check(field.value.utf8.first != 0x20 && field.value.utf8.first != 0x09
+              && field.value.utf8.last != 0x20 && field.value.utf8.last != 0x09,
+              "header value \(field.value.debugDescription) keeps surrounding white space", input)
+    }
+    check(request.headers.fields.count <= limits.maxHeaderCount, "\(request.headers.fields.count) header fields over the limit", input)
+
+    // Framing (RFC 9112 §6): never Transfer-Encoding, Content-Length agrees with bodyLength.
+    check(request.headers.values("Transfer-Encoding").isEmpty, "a request with Transfer-Encoding was accepted", input)
+    check(head.bodyLength >= 0 && head.bodyLength <= limits.maxBodyBytes, "bodyLength \(head.bodyLength) outside 0...\(limits.maxBodyBytes)", input)
+    if request.headers.values("Content-Length").isEmpty {
+        check(head.bodyLength == 0, "bodyLength \(head.bodyLength) without Content-Length", input)
+    } else {
+        for field in request.headers.values("Content-Length") {
+            for item in field.split(separator: ",", omittingEmptySubsequences: false) {
+                check(Int(item.trimmingSpaces()) == head.bodyLength, "Content-Length \(field.debugDescription) disagrees with bodyLength \(head.bodyLength)", input)
+            }
+        }
+    }
+    if request.version == .http1_1 {
+        check(request.headers.values("Host").count == 1, "an HTTP/1.1 request without exactly one Host was accepted", input)
+    }
+    if head.expectsContinue {
+        check(head.bodyLength > 0, "expectsContinue without a body", input)
+    }
+    if let expect = request.headers["Expect"] {
+        check(expect.caseInsensitiveEquals("100-continue"), "Expect \(expect.debugDescription) was accepted", input)
+    }
+}
+
+/// Calls the parser and checks the outcome; `nil` means it threw.
+private func parseChecked(
+    _ parser: inout RequestHeadParser, _ buffer: [UInt8], from start: Int, limits: HTTPLimits, input: [UInt8]
+) -> Result<RequestHeadParser.Outcome, HTTPParseError> {
+    let available = buffer.count - start
+    do {
+        let outcome = try parser.parse(buffer, from: start)
+        switch outcome {
+        case .needMore:
+            // `Connection` stops reading once `readBufferBytes` are buffered: asking for more then would stall it.
+            check(available < limits.readBufferBytes,
+                  "needMore with \(available) bytes buffered (read buffer \(limits.readBufferBytes), line \(limits.maxRequestLineBytes), header \(limits.maxHeaderBytes))", input)
+        case .complete(let head, let consumed):
+            checkHead(head, consumed: consumed, available: available, limits: limits, input: input)
+        }
+        return .success(outcome)
+    } catch {
+        check(knownStatuses.contains(error.status), "unexpected status \(error.status)", input)
+        return .failure(error)
+    }
+}
+
+/// One connection reading `input`, delivered in pieces of the given sizes (`nil`: all at once).
+/// Mirrors `Connection.processInbound`: body bytes are skipped, the buffer is compacted
+/// after `compactAfter` used bytes, and parsing stops at the first error.
+private func run(_ input: [UInt8], chunks: [Int]?, compactAfter: Int, limits: HTTPLimits) -> Transcript {
+    var parser = RequestHeadParser(limits: limits)
+    var transcript = Transcript()
+    var buffer: [UInt8] = []
+    var readIndex = 0
+    var bodyToSkip = 0
+    var delivered = 0
+    var pieces = (chunks ?? [input.count])[...]
+
+    while delivered < input.count {
+        let size = max(1, min(pieces.popFirst() ?? input.count, input.count - delivered))
+        buffer.append(contentsOf: input[delivered..<(delivered + size)])
+        delivered += size
+
+        while true {
+            let available = buffer.count - readIndex
+            if bodyToSkip > 0 {
+                let skipped = min(bodyToSkip, available)
+                readIndex += skipped
+                bodyToSkip -= skipped
+                if bodyToSkip > 0 { break }
+                continue
+            }
+            if available == 0 { break }
+            switch parseChecked(&parser, buffer, from: readIndex, limits: limits, input: input) {
+            case .failure(let error):
+                transcript.ending = .error(status: error.status)
+                return transcript
+            case .success(.needMore):
+                break
+            case .success(.complete(let head, let consumed)):
+                transcript.heads.append(HeadSummary(head, consumed: consumed))
+                readIndex += consumed
+                bodyToSkip = head.bodyLength
+                continue
+            }
+            break
+        }
+        if readIndex > compactAfter {
+            buffer.removeFirst(readIndex)
+            readIndex = 0
+        }
+    }
+
+    if bodyToSkip > 0 {
+        transcript.ending = .inBody
+    } else if buffer.count > readIndex {
+        transcript.ending = .needMore(buffered: buffer.count - readIndex)
+    } else {
+        // Nothing left: a fresh parse of nothing must simply wait.
+        if case .success(.complete) = parseChecked(&parser, buffer, from: readIndex, limits: limits, input: input) {
+            fail("an empty buffer parsed as a complete head", input)
+        }
+        transcript.ending = .allConsumed
+    }
+    return transcript
+}
+
+/// Chunk sizes and a compaction threshold drawn from the first bytes of the input.
+private func feedingPlan(for input: [UInt8]) -> (chunks: [Int], compactAfter: Int) {
+    var seed: UInt64 = UInt64(input.count)
+    for byte in input.prefix(4) { seed = seed << 8 | UInt64(byte) }
+    var random = SplitMix(state: seed)
+    let mode = (input.first ?? 0) & 3
+    var chunks: [Int] = []
+    var total = 0
+    while total < input.count {
+        let size: Int
+        switch mode {
+        case 0: size = 1                                              // a byte at a time, like a slowloris
+        case 1: size = 1 + Int(random.next() % 8)
+        case 2: size = 1 + Int(random.next() % 97)
+        default: size = random.next() % 4 == 0 ? 1 : 1 + Int(random.next() % 1024)
+        }
+        chunks.append(size)
+        total += size
+    }
+    let compactAfter = [0, 1, 17, 4096][Int(random.next() % 4)]
+    return (chunks, compactAfter)
+}
+
+/// libFuzzer's entry point: one input, checked under every limit set; traps on any broken promise.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let plan = feedingPlan(for: input)
+    for limits in limitSets {
+        let whole = run(input, chunks: nil, compactAfter: Int.max, limits: limits)
+        let chunked = run(input, chunks: plan.chunks, compactAfter: plan.compactAfter, limits: limits)
+        if whole != chunked {
+            fail("""
+                whole and chunked input disagree (limits line \(limits.maxRequestLineBytes), header \(limits.maxHeaderBytes))
+                whole:   \(whole.heads) -> \(whole.ending)
+                chunked: \(chunked.heads) -> \(chunked.ending)
+                chunks: \(plan.chunks.prefix(40)) compactAfter \(plan.compactAfter)
+                """, input)
+        }
+    }
+    return 0
+}

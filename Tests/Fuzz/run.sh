@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the request-parser fuzz target with libFuzzer + AddressSanitizer and runs it.
+#
+#   Tests/Fuzz/run.sh [seconds]      # default 60
+#
+# Works from any directory. Build output, the working corpus (seeded from
+# Tests/Fuzz/corpus, which is never written to) and crash artifacts go to
+# .build/fuzz/ (override with FUZZ_WORK_DIR). Exits non-zero on any crash,
+# failed check, timeout, out-of-memory, over-limit allocation or leak.
+# Environment: SWIFTC (compiler), FUZZ_WORK_DIR, FUZZ_EXTRA_FLAGS (more libFuzzer flags).
+set -euo pipefail
+
+seconds="${1:-60}"
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || (( seconds < 1 )); then
+    echo "usage: $0 [seconds]" >&2
+    exit 2
+fi
+
+fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$fuzz_dir/../.." && pwd)"
+work="${FUZZ_WORK_DIR:-$repo/.build/fuzz}"
+http="$repo/Sources/AmodbProxy/HTTP"
+
+swiftc="${SWIFTC:-$(command -v swiftc || true)}"
+[[ -n "$swiftc" ]] || swiftc=/opt/swift/usr/bin/swiftc
+[[ -x "$swiftc" ]] || { echo "run.sh: no swiftc (set SWIFTC)" >&2; exit 2; }
+
+# The parser and the few files it needs; none of them imports Foundation or AmodbModels.
+sources=(
+    "$fuzz_dir/RequestParserFuzzer.swift"
+    "$http/RequestHeadParser.swift"
+    "$http/RequestTarget.swift"
+    "$http/HTTPLimits.swift"
+    "$http/HTTPParseError.swift"
+    "$http/HTTPHeaders.swift"
+    "$http/HTTPRequest.swift"
+)
+
+mkdir -p "$work/corpus" "$work/artifacts"
+binary="$work/request-parser-fuzzer"
+
+linker=()
+# lld links ASan objects without gold's flood of "Cannot export local symbol" warnings.
+if [[ -x "$(dirname "$swiftc")/ld.lld" ]]; then linker=(-use-ld=lld); fi
+
+echo "==> building $binary"
+"$swiftc" -sanitize=fuzzer,address -parse-as-library -O -g \
+    -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
+    -module-name RequestParserFuzz ${linker[@]+"${linker[@]}"} \
+    "${sources[@]}" -o "$binary"
+
+# The repository's seeds are copied, never written: libFuzzer adds what it finds to the working copy.
+cp "$fuzz_dir"/corpus/* "$work/corpus/"
+echo "==> corpus: $(find "$fuzz_dir/corpus" -type f | wc -l) seeds, $(find "$work/corpus" -type f | wc -l) in $work/corpus"
+
+log="$work/fuzz.log"
+echo "==> fuzzing for ${seconds}s (log: $log)"
+set +e
+# shellcheck disable=SC2086
+SWIFT_BACKTRACE=enable=no "$binary" "$work/corpus" \
+    -dict="$fuzz_dir/http.dict" \
+    -max_total_time="$seconds" \
+    -max_len=16384 \
+    -rss_limit_mb=2048 \
+    -malloc_limit_mb=512 \
+    -timeout=5 \
+    -detect_leaks=1 \
+    -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/" \
+    ${FUZZ_EXTRA_FLAGS:-} 2>&1 | tee "$log" | grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)'
+status="${PIPESTATUS[0]}"
+set -e
+
+echo
+echo "==> result"
+grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" || true
+runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
+time_s="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)"
+echo "total executions: ${runs:-unknown} (${time_s:-?} exec/s)"
+
+if (( status != 0 )); then
+    echo "FUZZING FAILED (libFuzzer exit status $status). Reproducers:" >&2
+    ls -1 "$work/artifacts/" >&2 || true
+    echo "Re-run one with: $binary <file>; minimize with: $binary -minimize_crash=1 -runs=20000 <file>" >&2
+    exit "$status"
+fi
+if grep -q -E '^(==[0-9]+==ERROR|SUMMARY: (Address|Leak)Sanitizer|ERROR: libFuzzer)' "$log"; then
+    echo "FUZZING FAILED: a sanitizer or libFuzzer error is in the log." >&2
+    exit 1
+fi
+echo "OK: no crash, failed check, timeout, OOM or leak."
