@@ -68,11 +68,13 @@ public struct AmodbRequest: Sendable, Hashable {
     }
 
     /// The same request with its language resolved to the base language amodb answers it
-    /// in (`de` → `de-DE`, `de-AT` or none → `en-US`), so that requests amodb answers
-    /// alike share one cache entry.
+    /// in (`de` → `de-DE`), and left out when that is amodb's default (`en-US`, `de-AT`,
+    /// `xx` or none all read as no language), so that requests amodb answers alike share
+    /// one cache entry and one upstream path.
     public func resolvingLanguage(among base: [String] = AmodbLanguage.base) -> AmodbRequest {
         var resolved = self
-        resolved.language = AmodbLanguage.resolve(language, among: base)
+        let language = AmodbLanguage.resolve(language, among: base)
+        resolved.language = language == AmodbLanguage.fallback ? nil : language
         return resolved
     }
 

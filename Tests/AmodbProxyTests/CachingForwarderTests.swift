@@ -28,7 +28,7 @@ struct CachingForwarderTests {
         #expect(second.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
         #expect(second.body == first.body)
         #expect(second.header("Cache-Control") == "public, max-age=\(1800 - Int(second.header("Age") ?? "0")!)")
-        #expect(fetcher.calls == ["/trending/movie/week?language=en-US"])
+        #expect(fetcher.calls == ["/trending/movie/week"])
     }
 
     @Test func reportsAgeAndRemainingFreshness() async throws {

@@ -74,6 +74,7 @@ struct ClientRateLimitTests {
         let setup = try SandboxedProxy {
             $0.clientRateLimit = 1   // one a minute: no refill while the test runs
             $0.clientBurst = 2
+            $0.rateLimitExempt = []   // the tests' only peer is loopback, exempt by default
         }
         defer { Task { await setup.shutdown() } }
 
@@ -84,11 +85,21 @@ struct ClientRateLimitTests {
         #expect(setup.accessLog.all.allSatisfy { $0.contains(#""client":"127.0.0.1""#) })
     }
 
+    @Test func loopbackPeersAreExemptFromAddressLimitsByDefault() async throws {
+        let setup = try SandboxedProxy {
+            $0.clientRateLimit = 1
+            $0.clientBurst = 1
+        }
+        defer { Task { await setup.shutdown() } }
+        for _ in 0..<5 { #expect(try await setup.harness.get("/3/movie/550").status == 200) }
+    }
+
     @Test func believesForwardedForFromATrustedProxy() async throws {
         let setup = try SandboxedProxy {
             $0.clientRateLimit = 1   // one a minute: no refill while the test runs
             $0.clientBurst = 2
             $0.trustedProxies = ["127.0.0.1"]
+            $0.rateLimitExempt = []
         }
         defer { Task { await setup.shutdown() } }
 

@@ -37,6 +37,10 @@ struct TrustedProxies: Sendable {
 
     let networks: [Network]
 
+    init(networks: [Network]) {
+        self.networks = networks
+    }
+
     /// The client's address: the peer, or, when the peer is trusted, the right-most
     /// address in `X-Forwarded-For` that is not itself a trusted proxy.
     func clientAddress(peer: String, forwardedFor: [String]) -> String {
@@ -50,8 +54,7 @@ struct TrustedProxies: Sendable {
     }
 
     func isTrusted(_ address: String) -> Bool {
-        guard let bytes = Self.addressBytes(address) else { return false }
-        return networks.contains { $0.contains(bytes) }
+        AddressSet(networks: networks).contains(address)
     }
 
     /// The bytes of an IPv4 or IPv6 literal (an IPv4-mapped IPv6 address as IPv4).
@@ -65,5 +68,16 @@ struct TrustedProxies: Sendable {
             return bytes
         }
         return nil
+    }
+}
+
+/// A set of address ranges (`AMODB_RATE_LIMIT_EXEMPT`).
+struct AddressSet: Sendable {
+    let networks: [TrustedProxies.Network]
+
+    /// Whether the address falls in one of the ranges.
+    func contains(_ address: String) -> Bool {
+        guard let bytes = TrustedProxies.addressBytes(address) else { return false }
+        return networks.contains { $0.contains(bytes) }
     }
 }

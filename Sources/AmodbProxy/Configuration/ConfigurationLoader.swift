@@ -118,12 +118,11 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_CLIENT_BURST", flag: "--client-burst", help: "requests a client may make at once [120]", show: { config in String(config.clientBurst) }) { config, value throws(ConfigurationError) in
             config.clientBurst = try integer(value, "AMODB_CLIENT_BURST", 1...10_000_000)
         },
+        Setting(variable: "AMODB_RATE_LIMIT_EXEMPT", flag: "--rate-limit-exempt", help: "client addresses (IPs/CIDRs) not limited per address [127.0.0.0/8,::1]", show: { config in config.rateLimitExempt.joined(separator: ",") }) { config, value throws(ConfigurationError) in
+            config.rateLimitExempt = try networks(value, "AMODB_RATE_LIMIT_EXEMPT")
+        },
         Setting(variable: "AMODB_TRUSTED_PROXIES", flag: "--trusted-proxies", help: "peers (IPs/CIDRs) whose X-Forwarded-For is believed", show: { config in config.trustedProxies.joined(separator: ",") }) { config, value throws(ConfigurationError) in
-            let networks = value.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
-            for network in networks where TrustedProxies.Network(network) == nil {
-                throw ConfigurationError("AMODB_TRUSTED_PROXIES must list IP addresses or CIDR ranges such as 10.0.0.0/8, not \(network)")
-            }
-            config.trustedProxies = networks
+            config.trustedProxies = try networks(value, "AMODB_TRUSTED_PROXIES")
         },
         Setting(variable: "AMODB_CORS_ORIGINS", flag: "--cors-origins", help: "origins web apps may call from (comma-separated, or *)", show: { config in config.corsOrigins.joined(separator: ",") }) { config, value throws(ConfigurationError) in
             let origins = value.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
@@ -272,6 +271,14 @@ public enum ConfigurationLoader {
             pairs.append((name, String(value)))
         }
         return pairs
+    }
+
+    private static func networks(_ text: String, _ name: String) throws(ConfigurationError) -> [String] {
+        let networks = text.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
+        for network in networks where TrustedProxies.Network(network) == nil {
+            throw ConfigurationError("\(name) must list IP addresses or CIDR ranges such as 10.0.0.0/8, not \(network)")
+        }
+        return networks
     }
 
     private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

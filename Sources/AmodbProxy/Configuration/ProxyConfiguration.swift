@@ -47,6 +47,8 @@ public struct ProxyConfiguration: Sendable {
     public var clientRateLimit = 600
     /// Requests a client may make at once before the per-minute rate applies.
     public var clientBurst = 120
+    /// Client addresses (or CIDR ranges) not limited per address: loopback by default.
+    public var rateLimitExempt = ["127.0.0.0/8", "::1"]
     /// Peers (addresses or CIDR ranges) whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
     /// Origins web apps may call from (`https://app.example.com`, or `*`); none: no CORS.

@@ -15,6 +15,8 @@ final class ProxyResponder: HTTPResponder {
         var tokens: ClientTokens
         var rateLimiter: ClientRateLimiter?
         var trustedProxies: TrustedProxies
+        /// Client addresses not limited by address (tokens are limited all the same).
+        var rateLimitExempt: AddressSet
         var cors: CORSPolicy?
     }
 
@@ -91,7 +93,10 @@ final class ProxyResponder: HTTPResponder {
             }
             identity = token
         }
-        if let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
+        // By address, exempt peers (loopback by default: a sidecar or a local reverse proxy
+        // speaks for many users from one address) are not limited.
+        let limited = access.tokens.isEnabled || !access.rateLimitExempt.contains(client)
+        if limited, let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()
             let seconds = max(1, Int(wait.rounded(.up)))
             headers.set("Retry-After", String(seconds))

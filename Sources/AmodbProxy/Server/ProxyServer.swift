@@ -64,6 +64,7 @@ public final class ProxyServer: Sendable {
             rateLimiter: configuration.clientRateLimit > 0
                 ? ClientRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil,
             trustedProxies: TrustedProxies(networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
+            rateLimitExempt: AddressSet(networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
             cors: configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins)))
         let accessLog = configuration.accessLog
             ? AccessLog(format: configuration.logFormat, sink: accessLogSink ?? { LineWriter.standardOutput.write($0) }, logger: logger)
