@@ -1,7 +1,17 @@
 #define _GNU_SOURCE
+#include <sched.h>
 #include <sys/socket.h>
 #include "CSystemShims.h"
 
 int amodb_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
     return accept4(fd, address, length, flags);
+}
+
+int amodb_usable_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        return -1;
+    }
+    return CPU_COUNT(&set);
 }

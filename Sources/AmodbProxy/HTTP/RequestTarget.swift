@@ -7,7 +7,7 @@ enum RequestTarget {
     static func parse(_ target: String) throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)]) {
         var target = Substring(target)
         if target == "*" { throw .invalidTarget }   // asterisk-form is for OPTIONS to the server itself
-        if let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
+        if target.first != "/", let scheme = ["http://", "https://"].first(where: { target.utf8.starts(with: $0.utf8, by: { $0 | 0x20 == $1 }) }) {
             // absolute-form (RFC 9112 §3.2.2): servers must accept it; the authority is not ours to route on.
             let rest = target.dropFirst(scheme.count)
             guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else {
@@ -17,7 +17,7 @@ enum RequestTarget {
             target = rest[slash...]
         }
         guard target.first == "/" else { throw .invalidTarget }
-        if target.contains("#") { throw .invalidTarget }
+        if target.utf8.contains(UInt8(ascii: "#")) { throw .invalidTarget }
 
         let rawPath: Substring
         let rawQuery: Substring?
@@ -32,11 +32,11 @@ enum RequestTarget {
     }
 
     private static func decodePath(_ raw: Substring) throws(HTTPParseError) -> String {
-        if raw.contains("\\") { throw .invalidPath }
-        guard let bytes = percentDecoded(raw, plusIsSpace: false) else { throw .invalidPath }
+        if raw.utf8.contains(UInt8(ascii: "\\")) { throw .invalidPath }
         // An encoded "/" or "\\" would change the segments another parser sees; NUL and controls mean nothing here.
-        let lowered = raw.lowercased()
-        if lowered.contains("%2f") || lowered.contains("%5c") { throw .invalidPath }
+        guard let bytes = percentDecoded(raw, plusIsSpace: false, refusing: [UInt8(ascii: "/"), UInt8(ascii: "\\")]) else {
+            throw .invalidPath
+        }
         guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { throw .invalidPath }
         guard let path = String(validating: bytes, as: UTF8.self) else { throw .invalidPath }
         // Segments are split on bytes, not Characters: a combining mark after "/" (`%CC%81`) makes
@@ -72,8 +72,9 @@ enum RequestTarget {
         return pairs
     }
 
-    /// Decodes `%XX` escapes once; `nil` for a malformed escape.
-    static func percentDecoded(_ text: Substring, plusIsSpace: Bool) -> [UInt8]? {
+    /// Decodes `%XX` escapes once; `nil` for a malformed escape or one that encodes a
+    /// byte in `refusing`.
+    static func percentDecoded(_ text: Substring, plusIsSpace: Bool, refusing: [UInt8] = []) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -83,7 +84,9 @@ enum RequestTarget {
                 guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
                     return nil
                 }
-                output.append(high << 4 | low)
+                let byte = high << 4 | low
+                if refusing.contains(byte) { return nil }
+                output.append(byte)
             case UInt8(ascii: "+") where plusIsSpace:
                 output.append(UInt8(ascii: " "))
             default:

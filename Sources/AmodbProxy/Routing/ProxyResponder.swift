@@ -42,7 +42,8 @@ final class ProxyResponder: HTTPResponder {
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
         let started = DispatchTime.now().uptimeNanoseconds
         let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
-        let route = Self.routeLabel(for: request.path)
+        let amodbRoute = Self.route(for: request.path)
+        let route = Self.routeLabel(for: request.path, route: amodbRoute)
         let origin = request.headers["Origin"]
         let finish: @Sendable (HTTPResponse) -> HTTPResponse = { [self] response in
             var response = response
@@ -50,11 +51,14 @@ final class ProxyResponder: HTTPResponder {
             record(request, response, route: route, client: client, started: started)
             return response
         }
-        let immediate = answer(request, route: route, client: client) { deliver(finish($0)) }
+        let immediate = answer(request, route: route, amodbRoute: amodbRoute, client: client) { deliver(finish($0)) }
         return immediate.map(finish)
     }
 
-    private func answer(_ request: HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
+    private func answer(
+        _ request: HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, client: String,
+        deliver: @escaping @Sendable (HTTPResponse) -> Void
+    ) -> HTTPResponse? {
         if request.method == "OPTIONS", let cors = access.cors, request.path.hasPrefix(Self.apiPrefix + "/") {
             return cors.preflight(origin: request.headers["Origin"])
         }
@@ -102,7 +106,7 @@ final class ProxyResponder: HTTPResponder {
             headers.set("Retry-After", String(seconds))
             return .error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers)
         }
-        guard let amodbRoute = Self.route(for: request.path) else {
+        guard let amodbRoute else {
             return .error(404, "The resource you requested could not be found.")
         }
         let amodbRequest: AmodbRequest
@@ -135,14 +139,14 @@ final class ProxyResponder: HTTPResponder {
         return response
     }
 
-    /// The metrics label of a path.
-    static func routeLabel(for path: String) -> ProxyMetrics.RouteLabel {
+    /// The metrics label of a path (and the forwarded route it names, if any).
+    static func routeLabel(for path: String, route: Route?) -> ProxyMetrics.RouteLabel {
         switch path {
         case "/healthz": return .healthz
         case "/readyz": return .readyz
         case "/metrics": return .metrics
         default:
-            switch route(for: path) {
+            switch route {
             case .trending: return .trending
             case .movie: return .movie
             case nil: return .unmatched

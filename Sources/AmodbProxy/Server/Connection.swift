@@ -14,7 +14,8 @@ protocol ConnectionOwner: AnyObject, Sendable {
 /// writes responses back in request order (pipelining), enforces limits and deadlines.
 ///
 /// `@unchecked Sendable`: every mutable property is touched only on `queue` (a serial
-/// queue of its own); entry points assert it. Responders deliver through `queue.async`.
+/// event-loop queue this connection shares with others); entry points assert it.
+/// Responders deliver through `queue.async`.
 final class Connection: @unchecked Sendable {
     /// One request's place in the response order.
     private struct Slot {
@@ -67,14 +68,14 @@ final class Connection: @unchecked Sendable {
     private var writeBlockedSince: DispatchTime?
     private var armedDeadline: DispatchTime?
 
-    init(fd: Int32, peer: String, owner: any ConnectionOwner) {
+    init(fd: Int32, peer: String, owner: any ConnectionOwner, queue: DispatchQueue) {
         self.fd = fd
         self.peer = peer
         self.owner = owner
         self.limits = owner.limits
         self.timeouts = owner.timeouts
         self.parser = RequestHeadParser(limits: owner.limits)
-        self.queue = DispatchQueue(label: "amodb-proxy.connection")
+        self.queue = queue
         self.timer = DispatchSource.makeTimerSource(queue: queue)
     }
 

@@ -3,7 +3,8 @@ import Glibc
 import Synchronization
 
 /// A raw-socket HTTP/1.1 server on Dispatch: one listening socket, non-blocking
-/// connections, each confined to its own serial queue. No thread per connection.
+/// connections, each confined to one of a few serial event-loop queues. No thread per
+/// connection.
 public final class HTTPServer: ConnectionOwner, Sendable {
     /// Where to listen and the limits every connection obeys.
     public struct Configuration: Sendable {
@@ -56,6 +57,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     var timeouts: HTTPTimeouts { configuration.timeouts }
     private let state = Mutex(State())
     private let acceptQueue = DispatchQueue(label: "amodb-proxy.accept")
+    private let loops = EventLoops()
     private let openConnections = Atomic<Int>(0)
 
     public init(configuration: Configuration, responder: any HTTPResponder) {
@@ -124,7 +126,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
             // after shutdown has collected the ones to close.
             let connection = state.withLock { state -> Connection? in
                 guard !state.shuttingDown else { return nil }
-                let connection = Connection(fd: accepted.fd, peer: accepted.peer, owner: self)
+                let connection = Connection(fd: accepted.fd, peer: accepted.peer, owner: self, queue: loops.assign())
                 state.connections[ObjectIdentifier(connection)] = connection
                 openConnections.add(1, ordering: .relaxed)
                 connection.start()

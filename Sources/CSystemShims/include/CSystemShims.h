@@ -6,4 +6,8 @@
 /// accept4(2), which Glibc's Swift module does not export (it needs _GNU_SOURCE).
 int amodb_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 
+/// The number of CPUs this process may run on (sched_getaffinity(2) and CPU_COUNT,
+/// both _GNU_SOURCE), or -1 if it cannot be read.
+int amodb_usable_cpus(void);
+
 #endif
