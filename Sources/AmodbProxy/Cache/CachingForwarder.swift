@@ -118,7 +118,7 @@ final class CachingForwarder: Sendable {
         if let failure = failures.withLock({ $0[key] }), now < failure.until {
             statistics.count(.staleIfError)
             let status = failure.fwdStatus.map { "; fwd-status=\($0)" } ?? ""
-            return Self.staleResponse(entry, at: now, cacheStatus: "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=stale-if-error", ifNoneMatch: ifNoneMatch)
+            return Self.response(for: entry, at: now, cacheStatus: "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=stale-if-error", ifNoneMatch: ifNoneMatch)
         }
         let starts = inFlight.withLock { waiting -> Bool in
             if waiting[key] != nil { return false }
@@ -130,7 +130,7 @@ final class CachingForwarder: Sendable {
                 _ = inFlight.withLock { $0.removeValue(forKey: key) }
                 statistics.count(.budgetDenial)
                 statistics.count(.staleForBudget)
-                return Self.staleResponse(entry, at: now, cacheStatus: "amodb-proxy; fwd=stale; ttl=\(ttl); detail=budget-exhausted", ifNoneMatch: ifNoneMatch)
+                return Self.response(for: entry, at: now, cacheStatus: "amodb-proxy; fwd=stale; ttl=\(ttl); detail=budget-exhausted", ifNoneMatch: ifNoneMatch)
             }
             statistics.count(.refresh)
             Task {
@@ -139,7 +139,7 @@ final class CachingForwarder: Sendable {
             }
         }
         statistics.count(.staleWhileRevalidate)
-        return Self.staleResponse(entry, at: now, cacheStatus: "amodb-proxy; fwd=stale; ttl=\(ttl)", ifNoneMatch: ifNoneMatch)
+        return Self.response(for: entry, at: now, cacheStatus: "amodb-proxy; fwd=stale; ttl=\(ttl)", ifNoneMatch: ifNoneMatch)
     }
 
     /// Hands a finished fetch to those who joined it and remembers a failure's back-off.
@@ -282,10 +282,6 @@ final class CachingForwarder: Sendable {
         if entry.status == 200 { headers.add("ETag", entry.etag) }
         headers.add("Cache-Status", cacheStatus)
         return applyingConditional(HTTPResponse(status: entry.status, headers: headers, body: entry.body), ifNoneMatch: ifNoneMatch)
-    }
-
-    private static func staleResponse(_ entry: CachedResponse, at now: Double, cacheStatus: String, ifNoneMatch: String?) -> HTTPResponse {
-        response(for: entry, at: now, cacheStatus: cacheStatus, ifNoneMatch: ifNoneMatch)
     }
 
     /// `If-None-Match` (RFC 9110 §13.1.2): a 304 without body when a tag matches.

@@ -40,24 +40,10 @@ enum LogValue: Sendable, ExpressibleByStringLiteral {
         return text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || text.isEmpty ? json : text
     }
 
-    /// JSON text: numbers bare, strings quoted with `"`, `\\` and control characters escaped.
+    /// JSON text: numbers bare, strings quoted and escaped.
     var json: String {
         guard case .string(let text) = self else { return plain }
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
+        return JSONText.quoted(text)
     }
 
     private func format3(_ value: Double) -> String {

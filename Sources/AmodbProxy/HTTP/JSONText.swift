@@ -1,0 +1,22 @@
+/// Writing JSON text by hand where a `JSONEncoder` per call would cost too much (error
+/// bodies under a flood, log lines): one escaping rule for both.
+enum JSONText {
+    /// `text` as a JSON string: quoted, with `"`, `\\` and control characters escaped (RFC 8259 §7).
+    static func quoted(_ text: String) -> String {
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
+    }
+}
