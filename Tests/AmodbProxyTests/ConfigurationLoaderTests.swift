@@ -70,6 +70,7 @@ struct ConfigurationLoaderTests {
         (["--log-level", "loud"], "AMODB_LOG_LEVEL"),
         (["--bogus"], "unknown option"),
         (["--port"], "needs a value"),
+        (["--read-buffer-bytes", "4096"], "AMODB_READ_BUFFER_BYTES"),
     ])
     func badValuesAreOneLineErrorsNamingTheSetting(_ arguments: [String], _ named: String) {
         #expect {

@@ -165,6 +165,9 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_MAX_BODY_BYTES", flag: "--max-body-bytes", help: "largest (discarded) GET body in bytes, else 413 [8192]", show: { config in String(config.limits.maxBodyBytes) }) { config, value throws(ConfigurationError) in
             config.limits.maxBodyBytes = try integer(value, "AMODB_MAX_BODY_BYTES", 0...1_048_576)
         },
+        Setting(variable: "AMODB_READ_BUFFER_BYTES", flag: "--read-buffer-bytes", help: "unparsed input held per connection at most [32768]", show: { config in String(config.limits.maxReadBufferBytes) }) { config, value throws(ConfigurationError) in
+            config.limits.maxReadBufferBytes = try integer(value, "AMODB_READ_BUFFER_BYTES", 1024...16_777_216)
+        },
         Setting(variable: "AMODB_MAX_PIPELINED", flag: "--max-pipelined", help: "requests read ahead per connection [16]", show: { config in String(config.limits.maxPipelinedRequests) }) { config, value throws(ConfigurationError) in
             config.limits.maxPipelinedRequests = try integer(value, "AMODB_MAX_PIPELINED", 1...1024)
         },
@@ -231,6 +234,10 @@ public enum ConfigurationLoader {
         }
         for (setting, value) in flags {
             try setting.apply(&configuration, value)
+        }
+        if configuration.limits.maxReadBufferBytes < configuration.limits.minimumReadBufferBytes {
+            throw ConfigurationError(
+                "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)")
         }
         if mode == "healthcheck" { return .healthcheck(configuration) }
         if mode == "check-config" { return .checkConfig(configuration) }

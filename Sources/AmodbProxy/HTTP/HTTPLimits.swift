@@ -16,8 +16,15 @@ public struct HTTPLimits: Sendable, Equatable {
 
     public init() {}
 
-    /// Bytes a connection may buffer: one whole request head, a pipelined batch's worth.
-    var readBufferBytes: Int { maxRequestLineBytes + maxHeaderBytes + 4 }
+    /// Bytes of unparsed input a connection holds at most; reading pauses beyond. At least
+    /// one whole head (`minimumReadBufferBytes`); more lets pipelined requests queue up.
+    public var maxReadBufferBytes = 32 * 1024
+
+    /// The smallest read buffer that holds a head at the limits: request line, header block, CR LF pairs.
+    public var minimumReadBufferBytes: Int { maxRequestLineBytes + maxHeaderBytes + 4 }
+
+    /// The read buffer in force: never below one whole head.
+    var readBufferBytes: Int { max(maxReadBufferBytes, minimumReadBufferBytes) }
 }
 
 /// Deadlines every connection obeys, in seconds; each is a setting.
