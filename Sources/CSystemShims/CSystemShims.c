@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <sched.h>
+#include <string.h>
 #include <sys/socket.h>
 #include "CSystemShims.h"
 
@@ -14,4 +15,8 @@ int amodb_usable_cpus(void) {
         return -1;
     }
     return CPU_COUNT(&set);
+}
+
+int amodb_contains(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
+    return needle_length > 0 && memmem(haystack, haystack_length, needle, needle_length) != NULL;
 }

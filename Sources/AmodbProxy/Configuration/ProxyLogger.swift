@@ -48,7 +48,7 @@ public struct ProxyLogger: Sendable {
     /// A line with every secret replaced.
     func scrubbed(_ line: String) -> String {
         var line = line
-        for secret in secrets where line.contains(secret.revealed) {
+        for secret in secrets where ByteSearch.contains(line.utf8, secret.revealed.utf8) {
             line = line.replacingOccurrences(of: secret.revealed, with: "<redacted>")
         }
         return line

@@ -9,7 +9,7 @@ struct AnswerValidator: Sendable {
 
     /// Why the body must not be served, or `nil` when it is fine.
     func problem(with body: [UInt8], for route: Route) -> String? {
-        if body.contains(subsequence: Array(key.revealed.utf8)) { return "the body contains the API key" }
+        if ByteSearch.contains(body, key.revealed.utf8) { return "the body contains the API key" }
         let decoder = JSONDecoder()
         do {
             switch route {
@@ -20,20 +20,5 @@ struct AnswerValidator: Sendable {
         } catch {
             return "the body is not a valid \(route.template) answer"
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Whether `needle` occurs in the array (used to keep the key out of responses).
-    func contains(subsequence needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty, needle.count <= count else { return false }
-        let first = needle[0]
-        var index = 0
-        let last = count - needle.count
-        while index <= last {
-            if self[index] == first, self[index..<(index + needle.count)].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
     }
 }
