@@ -89,8 +89,8 @@ public final class ProxyMetrics: Sendable {
         upstreamDuration.observe(seconds: seconds)
     }
 
-    /// The exposition text.
-    func render() -> String {
+    /// The exposition text, as `/metrics` serves it.
+    public func render() -> String {
         var out = PrometheusText()
         var samples: [(PrometheusText.Labels, Double)] = []
         for route in RouteLabel.allCases {

@@ -1,0 +1,85 @@
+import AmodbProxy
+import AmodbSandbox
+import AmodbTestSupport
+import Foundation
+import Testing
+
+/// Cache semantics against the stand-in amodb, with the proxy's clock moved by hand.
+@Suite(.timeLimit(.minutes(1)))
+struct CacheSemanticsIntegrationTests {
+    @Test func aStaleEntryIsServedAtOnceAndRefreshedInTheBackground() async throws {
+        let clock = ManualClock()
+        let setup = try SandboxedProxy(clock: clock)
+        defer { Task { await setup.shutdown() } }
+
+        let first = try await setup.client().trending(.movie, .day)
+        clock.advance(by: 1800)
+        setup.sandbox.script("/3/trending/movie/day", .delay(.seconds(2)), times: 1)   // a slow refresh
+        let started = ContinuousClock.now
+        let stale = try await setup.harness.get("/3/trending/movie/day")
+        #expect(ContinuousClock.now - started < .milliseconds(500), "nobody waits for the refresh")
+        #expect(stale.status == 200)
+        #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=0")
+        #expect(try await setup.client().trending(.movie, .day) == first)
+        #expect(await eventually(within: 5) { setup.harness.proxy.statistics.value(.upstreamCall) == 2 })
+        #expect(await eventually(within: 5) {
+            setup.harness.proxy.cache.entry(for: "/trending/movie/day")?.isFresh(at: clock.now()) == true
+        })
+        #expect(setup.sandbox.requestCount(path: "/3/trending/movie/day") == 2)
+    }
+
+    struct Failure: Sendable, CustomTestStringConvertible {
+        let name: String
+        let behaviour: Behaviour
+        let fwdStatus: String
+        var testDescription: String { name }
+    }
+
+    static let failures: [Failure] = [
+        Failure(name: "500", behaviour: .status(500), fwdStatus: "; fwd-status=500"),
+        Failure(name: "502", behaviour: .status(502), fwdStatus: "; fwd-status=502"),
+        Failure(name: "401", behaviour: .status(401), fwdStatus: "; fwd-status=401"),
+        Failure(name: "402", behaviour: .status(402), fwdStatus: "; fwd-status=402"),
+        Failure(name: "429 past the retry cap", behaviour: .rateLimited(retryAfter: 60), fwdStatus: "; fwd-status=429"),
+        Failure(name: "timeout", behaviour: .delay(.seconds(3)), fwdStatus: ""),
+        Failure(name: "truncated JSON", behaviour: .truncatedJSON, fwdStatus: "; fwd-status=200"),
+        Failure(name: "dropped connection", behaviour: .droppedConnection, fwdStatus: ""),
+    ]
+
+    @Test(arguments: failures)
+    func keepsAnsweringFromTheStaleCopyWhenAmodbFails(_ failure: Failure) async throws {
+        let clock = ManualClock()
+        let setup = try SandboxedProxy(clock: clock) { $0.upstreamTimeout = 1 }
+        defer { Task { await setup.shutdown() } }
+
+        let fresh = try await setup.harness.get("/3/movie/550?append_to_response=credits")
+        #expect(fresh.status == 200)
+        setup.sandbox.script("/3/movie/550", failure.behaviour)
+        clock.advance(by: 3600)
+        #expect(try await setup.harness.get("/3/movie/550?append_to_response=credits").status == 200)   // starts the refresh
+        // The refresh has failed once the second call to amodb has come back (or timed out).
+        #expect(await eventually(within: 5) {
+            ((try? PrometheusSamples(setup.harness.proxy.metrics.render()))?.value("amodb_proxy_upstream_request_duration_seconds_count") ?? 0) == 2
+        })
+        try await Task.sleep(for: .milliseconds(50))
+
+        let stale = try await setup.harness.get("/3/movie/550?append_to_response=credits")
+        #expect(stale.status == 200)
+        #expect(stale.body == fresh.body)
+        #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale\(failure.fwdStatus); ttl=-1800; detail=stale-if-error")
+        #expect(setup.harness.proxy.statistics.value(.staleIfError) == 1)
+        #expect(!stale.text.contains(ProxyHarness.key))
+    }
+
+    @Test func aMissingMovieCostsOneCallPerNegativeLifetime() async throws {
+        let clock = ManualClock()
+        let setup = try SandboxedProxy(clock: clock)
+        defer { Task { await setup.shutdown() } }
+
+        for _ in 0..<5 { #expect(try await setup.harness.get("/3/movie/987654").status == 404) }
+        #expect(setup.sandbox.requestCount(path: "/3/movie/987654") == 1)
+        clock.advance(by: 301)
+        #expect(try await setup.harness.get("/3/movie/987654").status == 404)
+        #expect(setup.sandbox.requestCount(path: "/3/movie/987654") == 2)
+    }
+}
