@@ -101,4 +101,13 @@ struct ConfigurationLoaderTests {
         #expect(configuration.port == 1234)
         #expect(configuration.timeouts.idleSeconds == 5)
     }
+
+    @Test func aKeyPastedIntoTheWrongSettingIsNotEchoed() {
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: ["--port", "sk-live-1234"], environment: ["AMODB_KEY": "sk-live-1234", "AMODB_CONFIG": "/dev/null"])
+        } throws: { error in
+            let text = (error as? ConfigurationError)?.description ?? ""
+            return text.contains("PORT") && !text.contains("sk-live-1234") && text.contains("<redacted>")
+        }
+    }
 }

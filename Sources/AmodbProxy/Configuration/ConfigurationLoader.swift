@@ -183,7 +183,20 @@ public enum ConfigurationLoader {
     ]
 
     /// Parses `arguments` (without the program name) over `environment`.
+    /// A bad value is quoted in the error to help; should the value be a secret (the key
+    /// pasted into the wrong setting), it is redacted first.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+        do {
+            return try parse(arguments: arguments, environment: environment)
+        } catch {
+            let secrets = [environment["AMODB_KEY"]] + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? [])
+            // Too short to be a real key or token, a value would only garble the message.
+            let logger = ProxyLogger(secrets: secrets.compactMap { $0 }.filter { $0.count >= 6 }.map(Secret.init), sink: { _ in })
+            throw ConfigurationError(logger.scrubbed(error.description))
+        }
+    }
+
+    private static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
         var flags: [(Setting, String)] = []
         var configPath = environment["AMODB_CONFIG"]
         var sandbox = environment["AMODB_SANDBOX"].map { $0 == "1" || $0.lowercased() == "true" } ?? false
