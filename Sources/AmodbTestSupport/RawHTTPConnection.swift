@@ -48,7 +48,10 @@ public final class RawHTTPConnection {
     /// Connects to `host:port` (IPv4 loopback by default); reads give up after `timeout` seconds.
     public init(port: Int, host: String = "127.0.0.1", timeout: Double = 5) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawHTTPError.connect(errno) }
+        guard fd >= 0 else {
+            closed = true
+            throw RawHTTPError.connect(errno)
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -60,7 +63,11 @@ public final class RawHTTPConnection {
         }
         guard result == 0 else {
             let code = errno
+            // Closed here and marked so: `deinit` still runs for a fully initialized object
+            // that throws, and a second close could hit a descriptor another thread (or the
+            // server under test, in this process) has just been given.
             Glibc.close(fd)
+            closed = true
             throw RawHTTPError.connect(code)
         }
         setTimeout(timeout)
