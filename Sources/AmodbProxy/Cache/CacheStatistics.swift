@@ -36,7 +36,7 @@ public final class CacheStatistics: Sendable {
 
     /// Adds one.
     public func count(_ counter: Counter) {
-        withCounter(counter) { $0.add(1, ordering: .relaxed) }
+        withCounter(counter) { _ = $0.add(1, ordering: .relaxed) }
     }
 
     /// The count so far.

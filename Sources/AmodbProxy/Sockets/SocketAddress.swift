@@ -59,7 +59,8 @@ struct SocketAddress {
                 _ = inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
             }
         }
-        return String(cString: text)
+        let length = text.firstIndex(of: 0) ?? text.count
+        return String(decoding: text[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Calls `body` with the address as a `sockaddr` pointer.
