@@ -9,7 +9,18 @@ public enum LogFormat: String, Sendable, CaseIterable {
     func line(_ fields: [(String, LogValue)]) -> String {
         switch self {
         case .json:
-            return "{" + fields.map { "\"\($0.0)\":\($0.1.json)" }.joined(separator: ",") + "}"
+            // Appended into one string: the access log writes a line per request.
+            var line = "{"
+            line.reserveCapacity(192)
+            for (index, (name, value)) in fields.enumerated() {
+                if index > 0 { line += "," }
+                line += "\""
+                line += name
+                line += "\":"
+                line += value.json
+            }
+            line += "}"
+            return line
         case .text:
             return fields.map { $0.0 == "time" || $0.0 == "level" || $0.0 == "message" ? $0.1.plain : "\($0.0)=\($0.1.quotedIfNeeded)" }
                 .joined(separator: " ")
