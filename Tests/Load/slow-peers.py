@@ -245,9 +245,8 @@ async def connect(port, timeout=10.0):
     return await asyncio.wait_for(asyncio.open_connection(LOOPBACK, port), timeout)
 
 
-async def read_response(reader, timeout=10.0):
-    """(status, lower-cased headers, body); raises on EOF, timeout or garbage."""
-    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+def parse_head(head):
+    """(status, lower-cased headers) of a response head."""
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split(" ", 2)[1])
     headers = {}
@@ -255,6 +254,13 @@ async def read_response(reader, timeout=10.0):
         if ":" in line:
             name, value = line.split(":", 1)
             headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
+async def read_response(reader, timeout=10.0):
+    """(status, lower-cased headers, body); raises on EOF, timeout or garbage."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
+    status, headers = parse_head(head)
     length = int(headers.get("content-length", "0"))
     body = await asyncio.wait_for(reader.readexactly(length), timeout) if length else b""
     return status, headers, body
@@ -338,13 +344,7 @@ def read_blocking_response(sock, deadline):
             raise ConnectionError(f"EOF after {len(data)} bytes")
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    headers = {}
-    for line in lines[1:]:
-        if ":" in line:
-            name, value = line.split(":", 1)
-            headers[name.strip().lower()] = value.strip()
+    status, headers = parse_head(head)
     length = int(headers.get("content-length", "0"))
     while len(body) < length:
         if now() > deadline:
