@@ -16,6 +16,9 @@ public final class ScriptedUpstream: UpstreamFetcher {
         var fallback: Answer
         var delayNanoseconds: UInt64 = 0
         var calls: [String] = []
+        /// While set, calls wait here until `release()` (or a later `open()`).
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state: Mutex<State>
@@ -43,10 +46,37 @@ public final class ScriptedUpstream: UpstreamFetcher {
     /// Paths and queries asked for, in order.
     public var calls: [String] { state.withLock { $0.calls } }
 
+    /// Calls that arrive from now on wait until the test releases them: a test can then
+    /// act while a fetch is known to be in flight, without guessing with sleeps.
+    public func hold() {
+        state.withLock { $0.holding = true }
+    }
+
+    /// Lets every held call answer; later calls are held again only after `hold()`.
+    public func release() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// How many calls are waiting on `hold()` now.
+    public var heldCount: Int { state.withLock { $0.held.count } }
+
     public func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                state.calls.append(request.pathAndQuery)
+                guard state.holding else { return true }
+                state.held.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
         let (answer, delay) = state.withLock { state -> (Answer, UInt64) in
-            state.calls.append(request.pathAndQuery)
-            return (state.queue.isEmpty ? state.fallback : state.queue.removeFirst(), state.delayNanoseconds)
+            (state.queue.isEmpty ? state.fallback : state.queue.removeFirst(), state.delayNanoseconds)
         }
         if delay > 0 { try? await Task.sleep(nanoseconds: delay) }
         switch answer {
