@@ -71,6 +71,17 @@ struct ClientAddressCase: Sendable, CustomTestStringConvertible {
               trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7"], client: "198.51.100.7"),
         .init(name: "a trusted peer: the right-most X-Forwarded-For entry, not a prepended one",
               trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "203.0.113.9, 198.51.100.7"], client: "198.51.100.7"),
+        .init(name: "a trusted peer: an IPv6 X-Forwarded-For client",
+              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "2001:db8::7"], client: "2001:db8::7"),
+        // Azure Application Gateway appends the client's port to its entry.
+        .init(name: "a trusted peer: an IPv4 entry with a port",
+              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7:51234"], client: "198.51.100.7"),
+        .init(name: "a trusted peer: a bracketed IPv6 entry with a port",
+              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "[2001:db8::7]:51234"], client: "2001:db8::7"),
+        .init(name: "a trusted peer: an entry with a port out of range is garbage",
+              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7:65536"], client: "127.0.0.1"),
+        .init(name: "a trusted peer: an unclosed bracket is garbage",
+              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "[2001:db8::7:51234"], client: "127.0.0.1"),
         .init(name: "a trusted peer: Forwarded alone is not believed",
               trusted: ["127.0.0.1"], headers: ["Forwarded": "for=198.51.100.7"], client: "127.0.0.1"),
         // Caddy overwrites X-Forwarded-For but passes a client's Forwarded through untouched.

@@ -45,12 +45,27 @@ struct TrustedProxies: Sendable {
     /// address in `X-Forwarded-For` that is not itself a trusted proxy.
     func clientAddress(peer: String, forwardedFor: [String]) -> String {
         guard !networks.isEmpty, isTrusted(peer), !forwardedFor.isEmpty else { return peer }
-        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { String($0.trimmingSpaces()) }
+        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { Self.hopAddress($0.trimmingSpaces()) }
         for hop in hops.reversed() {
-            guard Self.addressBytes(hop) != nil else { return peer }   // garbage: trust nothing in it
+            guard let hop, Self.addressBytes(hop) != nil else { return peer }   // garbage: trust nothing in it
             if !isTrusted(hop) { return hop }
         }
-        return hops.first ?? peer
+        return hops.first.flatMap { $0 } ?? peer
+    }
+
+    /// The address in one `X-Forwarded-For` entry, without the client port that some load
+    /// balancers append (Azure Application Gateway: `203.0.113.9:51234`,
+    /// `[2001:db8::1]:51234`); a bare IPv6 address keeps its colons. `nil` if malformed.
+    static func hopAddress(_ hop: Substring) -> String? {
+        if hop.first == "[" {
+            guard let close = hop.firstIndex(of: "]") else { return nil }
+            let rest = hop[hop.index(after: close)...]
+            guard rest.isEmpty || (rest.first == ":" && UInt16(rest.dropFirst()) != nil) else { return nil }
+            return String(hop[hop.index(after: hop.startIndex)..<close])
+        }
+        let colons = hop.split(separator: ":", omittingEmptySubsequences: false)
+        if colons.count == 2, UInt16(colons[1]) != nil { return String(colons[0]) }
+        return String(hop)
     }
 
     func isTrusted(_ address: String) -> Bool {
