@@ -5,7 +5,8 @@
 # AMODB_TRUSTED_PROXIES=127.0.0.1. Checks:
 #   - config/compose/Caddyfile adapts and validates;
 #   - curl, trusting only Caddy's CA, gets the trending page over HTTP/2, and Caddy
-#     advertises HTTP/3; without that CA curl refuses the certificate;
+#     advertises HTTP/3; Cache-Status and ETag revalidation (304) pass through; without
+#     that CA curl refuses the certificate;
 #   - /metrics stays private behind Caddy; a call without a token gets 401 JSON;
 #   - the access log names the real client (curl from 127.0.0.2, with forged
 #     X-Forwarded-For and Forwarded headers), not Caddy's address nor a forged one;
@@ -180,8 +181,17 @@ if [[ $alt_svc == *"h3=\":$https_port\""* ]]; then
 else
   not_ok "Caddy advertises HTTP/3 on UDP $https_port (alt-svc: ${alt_svc:-none})"
 fi
+# What apps rely on passes through Caddy untouched: Cache-Status, and ETag revalidation.
+etag=$(grep -i '^etag:' "$work/head" | cut -d' ' -f2- | tr -d '\r' || true)
+result=$(curl -sS --cacert "$root" --http2 "${auth[@]}" -H "If-None-Match: $etag" -D "$work/head2" -o /dev/null \
+  -w '%{http_code}' "$base/3/trending/movie/week" 2>&1 || true)
+if [[ -n $etag && $result == 304 ]] && grep -qi '^cache-status: amodb-proxy; hit' "$work/head2"; then
+  ok "through Caddy the next call is a cache hit, and If-None-Match: $etag gives 304"
+else
+  not_ok "through Caddy: a cache hit and 304 for If-None-Match (ETag '${etag}', got $result)"
+fi
 if ! curl -sS "${auth[@]}" -o /dev/null "$base/healthz" 2>"$work/untrusted.err"; then
-  ok "without Caddy's CA curl refuses the certificate ($(tr -d '\n' <"$work/untrusted.err"))"
+  ok "without Caddy's CA curl refuses the certificate ($(head -n 1 "$work/untrusted.err"))"
 else
   not_ok "without Caddy's CA curl refuses the certificate"
 fi
