@@ -125,10 +125,12 @@ done
 echo "# amodb-proxy on 127.0.0.1:$proxy_port"
 
 # --- Caddy: a port of its own (TCP for h1/h2, UDP for h3) --------------------------
+# port_is_free PORT [tcp|udp]: whether nothing holds it on 127.0.0.1 (both kinds by default).
 port_is_free() {
-  python3 - "$1" <<'EOF'
+  python3 - "$1" "${2:-tcp udp}" <<'EOF'
 import socket, sys
-for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+kinds = {"tcp": socket.SOCK_STREAM, "udp": socket.SOCK_DGRAM}
+for kind in (kinds[name] for name in sys.argv[2].split()):
     with socket.socket(socket.AF_INET, kind) as s:
         try:
             s.bind(("127.0.0.1", int(sys.argv[1])))
@@ -176,8 +178,9 @@ else
   not_ok "curl gets /3/trending/movie/week over HTTP/2 (got '$result': $(cat "$work/curl.err"))"
 fi
 alt_svc=$(grep -i '^alt-svc:' "$work/head" | tr -d '\r' || true)
-if [[ $alt_svc == *"h3=\":$https_port\""* ]]; then
-  ok "Caddy advertises HTTP/3 ($alt_svc)"
+# The port was free before Caddy started: if UDP is taken now, Caddy listens for QUIC.
+if [[ $alt_svc == *"h3=\":$https_port\""* ]] && ! port_is_free "$https_port" udp; then
+  ok "Caddy advertises HTTP/3 ($alt_svc) and holds UDP $https_port"
 else
   not_ok "Caddy advertises HTTP/3 on UDP $https_port (alt-svc: ${alt_svc:-none})"
 fi
