@@ -97,6 +97,9 @@ caddy_address = caddy["networks"]["backend"]["ipv4_address"]
 assert environment["AMODB_TRUSTED_PROXIES"] == caddy_address, "AMODB_TRUSTED_PROXIES is Caddy's address"
 assert "ports" not in proxy, "only Caddy is published"
 assert {"443:443", "443:443/udp"} <= set(caddy["ports"]), caddy["ports"]
+# The Caddyfile's placeholders, required here: Caddy refuses an empty `email`.
+for name in ("AMODB_PROXY_DOMAIN", "ACME_EMAIL"):
+    assert caddy["environment"][name].startswith("${" + name + ":?"), name
 EOF
 then
   ok "config/compose/compose.yaml: key and tokens as secrets, Caddy trusted by address, only Caddy published (TCP and UDP 443)"
