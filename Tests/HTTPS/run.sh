@@ -119,7 +119,7 @@ printf '%s\n' "$token" >"$work/tokens"
 pids+=($!)
 proxy_port=""
 for _ in $(seq 1 100); do
-  proxy_port=$(sed -n 's/.*"message":"amodb-proxy listening","address":"http:\/\/127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/events.log")
+  proxy_port=$(grep '"amodb-proxy listening"' "$work/events.log" | grep -o '"address":"http://127\.0\.0\.1:[0-9]*' | grep -o '[0-9]*$' || true)
   [[ -n $proxy_port ]] && break
   kill -0 "${pids[0]}" 2>/dev/null || break
   sleep 0.1
