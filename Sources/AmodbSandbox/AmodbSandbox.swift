@@ -112,19 +112,53 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         state.withLock { $0.windows = [:] }
     }
 
+    /// Requests that arrive from now on are counted and decided as usual, but their answers
+    /// wait until `release()`: a test can act while a call is known to be in flight at
+    /// "amodb" (`heldCount` says how many are waiting), without guessing with sleeps.
+    public func hold() {
+        state.withLock { $0.holding = true }
+    }
+
+    /// Sends every held answer (after its latency or scripted delay, as usual); later
+    /// requests are answered at once again until the next `hold()`.
+    public func release() {
+        let waiting = state.withLock { state -> [@Sendable () -> Void] in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for send in waiting { send() }
+    }
+
+    /// How many requests are waiting on `hold()` now.
+    public var heldCount: Int {
+        state.withLock { $0.held.count }
+    }
+
     // MARK: Answering
 
     /// Answers a request as amodb would: at once, or (with a latency or a scripted delay)
     /// by returning `nil` and calling `deliver` later from a Dispatch timer, never
-    /// blocking a thread.
+    /// blocking a thread. While `hold()` is in force, `deliver` waits for `release()`.
     public func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
         let now = configuration.now()
         let plan = state.withLock { state in decide(request, at: now, state: &state) }
         let response = makeResponse(plan, for: request)
-        guard plan.delay > .zero else { return response }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.dispatchInterval(plan.delay)) {
-            deliver(response)
+        let delay = plan.delay
+        let send: @Sendable () -> Void = {
+            guard delay > .zero else { return deliver(response) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.dispatchInterval(delay)) {
+                deliver(response)
+            }
         }
+        let held = state.withLock { state -> Bool in
+            guard state.holding else { return false }
+            state.held.append(send)
+            return true
+        }
+        if held { return nil }
+        guard delay > .zero else { return response }
+        send()
         return nil
     }
 

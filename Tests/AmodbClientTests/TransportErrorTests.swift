@@ -1,5 +1,7 @@
 import AmodbClient
 import AmodbModels
+import AmodbSandbox
+import AmodbTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -75,15 +77,21 @@ struct TransportErrorTests {
 
     @Test(.timeLimit(.minutes(1)))
     func cancellingTheCallingTaskSurfacesAsCancelled() async throws {
-        let socket = try LocalSocket(listening: true)
-        let client = AmodbClient(baseURL: URL(string: "http://127.0.0.1:\(socket.port)/3")!, timeout: 30)
-        let task = Task { () async throws -> MovieDetails in try await client.movie(id: 550) }
-        try await Task.sleep(for: .milliseconds(200))
-        task.cancel()
-        let result = await task.result
-        withExtendedLifetime(socket) {}
-        guard case .failure(let error) = result else { Issue.record("the call succeeded"); return }
-        #expect((error as? AmodbClientError)?.kind == .cancelled)
+        // The stand-in holds its answer, so the cancel lands while the request is known to
+        // be in flight (it has reached the server), not before it went out.
+        let sandbox = AmodbSandbox(configuration: .init(apiKey: "k"))
+        _ = try sandbox.start()
+        try await withServer(sandbox) { sandbox in
+            sandbox.hold()
+            let client = AmodbClient(baseURL: URL(string: sandbox.baseURL)!, bearerToken: "k", timeout: 30)
+            let task = Task { () async throws -> MovieDetails in try await client.movie(id: 550) }
+            #expect(await eventually { sandbox.heldCount == 1 }, "the request reached the stand-in")
+            task.cancel()
+            let result = await task.result
+            sandbox.release()
+            guard case .failure(let error) = result else { Issue.record("the call succeeded"); return }
+            #expect((error as? AmodbClientError)?.kind == .cancelled)
+        }
     }
 
     @Test func aTaskCancelledBeforeTheCallSendsNothing() async throws {

@@ -13,6 +13,10 @@ struct SandboxState: Sendable {
     var scripts: [String: [ScriptedBehaviour]] = [:]
     /// Per accepted key, its sliding window.
     var windows: [String: RateWindow] = [:]
+    /// While set, answers wait in `held` until the test releases them.
+    var holding = false
+    /// Answers decided but not yet sent, each a closure that sends it.
+    var held: [@Sendable () -> Void] = []
 
     /// Counts a request and keeps a copy (at most `limit` copies, the latest).
     mutating func record(_ request: HTTPRequest, limit: Int) {
