@@ -58,9 +58,21 @@ public struct PrometheusSamples: Sendable {
         public var description: String { "malformed exposition line: \(line)" }
     }
 
-    /// The sum of the samples with this name and (at least) these labels; 0 if none.
-    public func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
-        samples.filter { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }
-            .reduce(0) { $0 + $1.value }
+    /// A series a test asked for is not in the text at all: "== 0" must not pass for a
+    /// metric that is missing.
+    public struct MissingSeries: Error, CustomStringConvertible {
+        public let name: String
+        public let labels: [String: String]
+        public var description: String {
+            "no sample \(name)\(labels.isEmpty ? "" : "\(labels.sorted { $0.key < $1.key })") in the exposition text"
+        }
+    }
+
+    /// The sum of the samples with this name and (at least) these labels; throws
+    /// `MissingSeries` when there is none.
+    public func value(_ name: String, _ labels: [String: String] = [:]) throws -> Double {
+        let matching = samples.filter { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }
+        guard !matching.isEmpty else { throw MissingSeries(name: name, labels: labels) }
+        return matching.reduce(0) { $0 + $1.value }
     }
 }

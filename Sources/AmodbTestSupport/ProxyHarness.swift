@@ -64,6 +64,14 @@ public final class ProxyHarness: Sendable {
         }
     }
 
+    /// `GET /metrics`, parsed as a scraper would read it.
+    public func metrics() async throws -> PrometheusSamples {
+        let response = try await get("/metrics")
+        guard response.status == 200 else { throw RawHTTPError.malformed("/metrics answered \(response.status)") }
+        return try PrometheusSamples(response.text)
+    }
+
+    /// Stops the proxy (see `ProxyServer.shutdown()`).
     public func shutdown() async {
         await proxy.shutdown()
     }

@@ -160,7 +160,7 @@ import Testing
         let details = try decode(MovieDetails.self, response)
         let credits = try #require(details.credits)
         #expect(credits.cast.first == CastMember(
-            id: 819, name: "Edward Norton", character: "Narrator", profilePath: credits.cast.first?.profilePath, order: 0))
+            id: 819, name: "Edward Norton", character: "Narrator", profilePath: "/4X3ce3nqMFw1kDEVWeeJmAB3USF.jpg", order: 0))
         #expect(credits.cast.contains { $0.name == "Brad Pitt" && $0.character == "Tyler Durden" })
         #expect(credits.crew.contains { $0.name == "David Fincher" && $0.department == "Directing" && $0.job == "Director" })
         let ratings = try #require(details.ratings)

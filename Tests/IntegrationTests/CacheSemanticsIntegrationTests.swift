@@ -59,7 +59,7 @@ struct CacheSemanticsIntegrationTests {
         #expect(try await setup.harness.get("/3/movie/550?append_to_response=credits").status == 200)   // starts the refresh
         // The refresh has failed once the second call to amodb has come back (or timed out).
         #expect(await eventually(within: 5) {
-            ((try? PrometheusSamples(setup.harness.proxy.metrics.render()))?.value("amodb_proxy_upstream_request_duration_seconds_count") ?? 0) == 2
+            (try? PrometheusSamples(setup.harness.proxy.metrics.render()).value("amodb_proxy_upstream_request_duration_seconds_count")) == 2
         })
         try await Task.sleep(for: .milliseconds(50))
 

@@ -10,96 +10,99 @@ import Testing
 struct ProxyIntegrationTests {
     @Test func servesADecodedTrendingPageThroughTheProxy() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-
-        let page = try await setup.client().trending(.movie, .week)
-        #expect(page.page == 1)
-        #expect(page.results.count == 20)
-        #expect(page.results.allSatisfy { if case .movie = $0 { true } else { false } })
-        let mixed = try await setup.client().trending(.all, .day, page: 2)
-        #expect(mixed.page == 2)
-        #expect(mixed.results.count == 20)
+        try await withServer(setup) { setup in
+            let page = try await setup.client().trending(.movie, .week)
+            #expect(page.page == 1)
+            #expect(page.results.count == 20)
+            #expect(page.results.allSatisfy { if case .movie = $0 { true } else { false } })
+            let mixed = try await setup.client().trending(.all, .day, page: 2)
+            #expect(mixed.page == 2)
+            #expect(mixed.results.count == 20)
+        }
     }
 
     @Test func servesMovieDetailsWithCreditsAndRatings() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-
-        let movie = try await setup.client().movie(id: 550, appendToResponse: ["credits", "ratings"])
-        #expect(movie.id == 550)
-        #expect(movie.title == "Fight Club")
-        #expect(movie.credits?.cast.isEmpty == false)
-        #expect(movie.credits?.crew.isEmpty == false)
-        #expect(movie.ratings?.imdb != nil)
-        let plain = try await setup.client().movie(id: 550)
-        #expect(plain.credits == nil)
-        #expect(plain.ratings == nil)
+        try await withServer(setup) { setup in
+            let movie = try await setup.client().movie(id: 550, appendToResponse: ["credits", "ratings"])
+            #expect(movie.id == 550)
+            #expect(movie.title == "Fight Club")
+            #expect(movie.credits?.cast.isEmpty == false)
+            #expect(movie.credits?.crew.isEmpty == false)
+            #expect(movie.ratings?.imdb != nil)
+            let plain = try await setup.client().movie(id: 550)
+            #expect(plain.credits == nil)
+            #expect(plain.ratings == nil)
+        }
     }
 
     @Test func servesLocalizedTitles() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-
-        let german = try await setup.client().movie(id: 550, language: "de-DE")
-        let english = try await setup.client().movie(id: 550, language: "en-US")
-        #expect(german.id == english.id)
-        #expect(setup.sandbox.receivedRequests.map { $0.queryValue("language") } == ["de-DE", nil], "en-US is amodb's default: not sent")
+        try await withServer(setup) { setup in
+            // The Godfather has a German title in the stand-in's catalogue (Fight Club has none).
+            let german = try await setup.client().movie(id: 238, language: "de-DE")
+            let english = try await setup.client().movie(id: 238, language: "en-US")
+            #expect(german.title == "Der Pate")
+            #expect(english.title == "The Godfather")
+            #expect(setup.sandbox.receivedRequests.map { $0.queryValue("language") } == ["de-DE", nil], "en-US is amodb's default: not sent")
+        }
     }
 
     @Test func cachesOneAnswerPerPathForEveryClient() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-
-        let client = setup.client()
-        let request = try AmodbRequest(route: .trending(.tv, .week))
-        let first = try await client.response(for: request)
-        let second = try await client.response(for: request)
-        let third = try await setup.client().response(for: request)
-        #expect(first.headers["Cache-Status"]?.contains("fwd=miss") == true)
-        #expect(second.headers["Cache-Status"]?.hasPrefix("amodb-proxy; hit") == true)
-        #expect(third.body == first.body)
-        #expect(setup.sandbox.requestCount(path: "/3/trending/tv/week") == 1)
+        try await withServer(setup) { setup in
+            let client = setup.client()
+            let request = try AmodbRequest(route: .trending(.tv, .week))
+            let first = try await client.response(for: request)
+            let second = try await client.response(for: request)
+            let third = try await setup.client().response(for: request)
+            #expect(first.headers["Cache-Status"]?.contains("fwd=miss") == true)
+            #expect(second.headers["Cache-Status"]?.hasPrefix("amodb-proxy; hit") == true)
+            #expect(third.body == first.body)
+            #expect(setup.sandbox.requestCount(path: "/3/trending/tv/week") == 1)
+        }
     }
 
     @Test func hundredConcurrentClientsCauseOneUpstreamCall() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-        setup.sandbox.script("/3/movie/680", .delay(.milliseconds(700)), times: 1)
+        try await withServer(setup) { setup in
+            setup.sandbox.script("/3/movie/680", .delay(.milliseconds(700)), times: 1)
 
-        let titles = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<100 {
-                group.addTask { try await setup.client().movie(id: 680, appendToResponse: ["credits"]).title }
+            let titles = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await setup.client().movie(id: 680, appendToResponse: ["credits"]).title }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
             }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
+            #expect(titles.count == 100)
+            #expect(Set(titles).count == 1)
+            #expect(setup.sandbox.requestCount(path: "/3/movie/680") == 1)
         }
-        #expect(titles.count == 100)
-        #expect(Set(titles).count == 1)
-        #expect(setup.sandbox.requestCount(path: "/3/movie/680") == 1)
     }
 
     @Test func sendsTheKeyAsBearerAndNeverTheClientsCredentials() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-
-        let response = try await setup.harness.get(
-            "/3/movie/550?api_key=clients-own-key&language=fr-FR",
-            headers: ["Authorization": "Bearer clients-token", "Cookie": "session=1"])
-        #expect(response.status == 200)
-        let received = try #require(setup.sandbox.receivedRequests.first)
-        #expect(received.headers.values("Authorization") == ["Bearer \(ProxyHarness.key)"])
-        #expect(received.headers["Cookie"] == nil)
-        #expect(received.queryValue("api_key") == nil)
-        #expect(received.target == "/3/movie/550?language=fr-FR")
+        try await withServer(setup) { setup in
+            let response = try await setup.harness.get(
+                "/3/movie/550?api_key=clients-own-key&language=fr-FR",
+                headers: ["Authorization": "Bearer clients-token", "Cookie": "session=1"])
+            #expect(response.status == 200)
+            let received = try #require(setup.sandbox.receivedRequests.first)
+            #expect(received.headers.values("Authorization") == ["Bearer \(ProxyHarness.key)"])
+            #expect(received.headers["Cookie"] == nil)
+            #expect(received.queryValue("api_key") == nil)
+            #expect(received.target == "/3/movie/550?language=fr-FR")
+        }
     }
 
     @Test func aBasePathPrefixOnTheUpstreamIsKept() async throws {
         // The stand-in serves under /3; a prefix that does not exist there proves it is sent.
         let setup = try SandboxedProxy { $0.upstreamURL = $0.upstreamURL.replacingOccurrences(of: "/3", with: "/x/3") }
-        defer { Task { await setup.shutdown() } }
-
-        let response = try await setup.harness.get("/3/movie/550")
-        #expect(response.status == 404)
-        #expect(setup.sandbox.receivedRequests.first?.path == "/x/3/movie/550")
+        try await withServer(setup) { setup in
+            let response = try await setup.harness.get("/3/movie/550")
+            #expect(response.status == 404)
+            #expect(setup.sandbox.receivedRequests.first?.path == "/x/3/movie/550")
+        }
     }
 
     struct Failure: Sendable, CustomTestStringConvertible {
@@ -124,106 +127,107 @@ struct ProxyIntegrationTests {
     @Test(arguments: failures)
     func mapsEachUpstreamFailureToAClearJSONError(_ failure: Failure) async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-        setup.sandbox.script("/3/trending/movie/day", failure.behaviour)
+        try await withServer(setup) { setup in
+            setup.sandbox.script("/3/trending/movie/day", failure.behaviour)
 
-        let response = try await setup.harness.get("/3/trending/movie/day")
-        #expect(response.status == failure.status)
-        let body = try JSONDecoder().decode(AmodbErrorBody.self, from: Data(response.body))
-        #expect(!body.statusMessage.isEmpty)
-        #expect(body.statusCode == failure.status)
-        #expect(!response.text.contains(ProxyHarness.key))
+            let response = try await setup.harness.get("/3/trending/movie/day")
+            #expect(response.status == failure.status)
+            let body = try JSONDecoder().decode(AmodbErrorBody.self, from: Data(response.body))
+            #expect(!body.statusMessage.isEmpty)
+            #expect(body.statusCode == failure.status)
+            #expect(!response.text.contains(ProxyHarness.key))
 
-        // What an app sees through AmodbClient: a typed error carrying the status.
-        do {
-            _ = try await setup.client().trending(.movie, .day)
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.status == failure.status)
+            // What an app sees through AmodbClient: a typed error carrying the status.
+            let error = await #expect(throws: AmodbClientError.self) { _ = try await setup.client().trending(.movie, .day) }
+            #expect(error?.status == failure.status)
+            #expect(setup.harness.proxy.cache.usage.entries == 0)
         }
-        #expect(setup.harness.proxy.cache.usage.entries == 0)
     }
 
     @Test func aWrongKeyIsTheOperatorsProblemLoggedLoudlyWithoutTheKey() async throws {
         let setup = try SandboxedProxy(sandbox: .init(apiKey: "the-real-key"))
-        defer { Task { await setup.shutdown() } }
-
-        let response = try await setup.harness.get("/3/trending/person/week")
-        #expect(response.status == 502)
-        #expect(response.text.contains("credentials"))
-        let errors = setup.logLines.filter { $0.contains(#""level":"error""#) }
-        #expect(errors.contains { $0.contains("401") && $0.contains("AMODB_KEY") })
-        #expect(!setup.logLines.contains { $0.contains(ProxyHarness.key) })
+        try await withServer(setup) { setup in
+            let response = try await setup.harness.get("/3/trending/person/week")
+            #expect(response.status == 502)
+            #expect(response.text.contains("credentials"))
+            let errors = setup.logLines.filter { $0.contains(#""level":"error""#) }
+            #expect(errors.contains { $0.contains("401") && $0.contains("AMODB_KEY") })
+            #expect(!setup.logLines.contains { $0.contains(ProxyHarness.key) })
+        }
     }
 
     @Test func anExpiredPlanIsAGatewayError() async throws {
         let setup = try SandboxedProxy(sandbox: .init(apiKey: "other", expiredKeys: [ProxyHarness.key]))
-        defer { Task { await setup.shutdown() } }
-        let response = try await setup.harness.get("/3/trending/person/week")
-        #expect(response.status == 502)
-        #expect(setup.logLines.contains { $0.contains("402") })
+        try await withServer(setup) { setup in
+            let response = try await setup.harness.get("/3/trending/person/week")
+            #expect(response.status == 502)
+            #expect(setup.logLines.contains { $0.contains("402") })
+        }
     }
 
     @Test func retriesAfterAmodbsRetryAfterAndSucceeds() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-        setup.sandbox.script("/3/trending/tv/day", .rateLimited(retryAfter: 1), times: 1)
+        try await withServer(setup) { setup in
+            setup.sandbox.script("/3/trending/tv/day", .rateLimited(retryAfter: 1), times: 1)
 
-        let page = try await setup.client().trending(.tv, .day)
-        #expect(page.results.count == 20)
-        #expect(setup.sandbox.requestCount(path: "/3/trending/tv/day") == 2)
+            let page = try await setup.client().trending(.tv, .day)
+            #expect(page.results.count == 20)
+            #expect(setup.sandbox.requestCount(path: "/3/trending/tv/day") == 2)
+        }
     }
 
     @Test func answers503WithRetryAfterWhenAmodbStaysRateLimited() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-        setup.sandbox.script("/3/trending/tv/day", .rateLimited(retryAfter: 1))
+        try await withServer(setup) { setup in
+            setup.sandbox.script("/3/trending/tv/day", .rateLimited(retryAfter: 1))
 
-        let response = try await setup.harness.get("/3/trending/tv/day")
-        #expect(response.status == 503)
-        #expect(response.header("Retry-After") == "1")
-        #expect(setup.sandbox.requestCount(path: "/3/trending/tv/day") == 3)
+            let response = try await setup.harness.get("/3/trending/tv/day")
+            #expect(response.status == 503)
+            #expect(response.header("Retry-After") == "1")
+            #expect(setup.sandbox.requestCount(path: "/3/trending/tv/day") == 3)
+        }
     }
 
     @Test func theStandInsOwnRateLimitIsHonoured() async throws {
         let setup = try SandboxedProxy(sandbox: .init(apiKey: ProxyHarness.key, requestsPerMinute: 3)) {
             $0.retryAfterCap = 0   // amodb's Retry-After here is up to a minute: pass it on at once
         }
-        defer { Task { await setup.shutdown() } }
-
-        for id in [550, 680, 13] { #expect(try await setup.harness.get("/3/movie/\(id)").status == 200) }
-        let limited = try await setup.harness.get("/3/movie/155")
-        #expect(limited.status == 503)
-        #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
-        #expect(try await setup.harness.get("/3/movie/550").status == 200, "cached answers keep flowing")
+        try await withServer(setup) { setup in
+            for id in [550, 680, 13] { #expect(try await setup.harness.get("/3/movie/\(id)").status == 200) }
+            let limited = try await setup.harness.get("/3/movie/155")
+            #expect(limited.status == 503)
+            #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
+            #expect(try await setup.harness.get("/3/movie/550").status == 200, "cached answers keep flowing")
+        }
     }
 
     @Test func aSlowAmodbIsAGatewayTimeout() async throws {
         let setup = try SandboxedProxy { $0.upstreamTimeout = 0.5 }
-        defer { Task { await setup.shutdown() } }
-        setup.sandbox.script("/3/movie/550", .delay(.seconds(2)), times: 1)
+        try await withServer(setup) { setup in
+            setup.sandbox.script("/3/movie/550", .delay(.seconds(2)), times: 1)
 
-        let response = try await setup.harness.get("/3/movie/550")
-        #expect(response.status == 504)
+            let response = try await setup.harness.get("/3/movie/550")
+            #expect(response.status == 504)
+        }
     }
 
     @Test func anUnreachableAmodbIsABadGateway() async throws {
         let harness = try ProxyHarness(configuration: ProxyHarness.configuration(upstreamURL: "http://127.0.0.1:1/3"))
-        defer { Task { await harness.shutdown() } }
-
-        let response = try await harness.get("/3/movie/550")
-        #expect(response.status == 502)
-        #expect(response.text.contains("could not be reached"))
+        try await withServer(harness) { harness in
+            let response = try await harness.get("/3/movie/550")
+            #expect(response.status == 502)
+            #expect(response.text.contains("could not be reached"))
+        }
     }
 
     @Test func unknownRoutesNeverReachAmodb() async throws {
         let setup = try SandboxedProxy()
-        defer { Task { await setup.shutdown() } }
-
-        for target in ["/3/movie/popular", "/3/search/movie?query=fight", "/3/tv/1399", "/3/movie/550/credits", "/3/trending/movie/year"] {
-            let response = try await setup.client().sendRaw(pathAndQuery: String(target.dropFirst(2)))
-            #expect(response.status == 404, "\(target)")
+        try await withServer(setup) { setup in
+            for target in ["/3/movie/popular", "/3/search/movie?query=fight", "/3/tv/1399", "/3/movie/550/credits", "/3/trending/movie/year"] {
+                let response = try await setup.client().sendRaw(pathAndQuery: String(target.dropFirst(2)))
+                #expect(response.status == 404, "\(target)")
+            }
+            #expect(setup.sandbox.totalRequestCount == 0)
         }
-        #expect(setup.sandbox.totalRequestCount == 0)
     }
 }
