@@ -231,6 +231,9 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
             response.closesConnection = true
         case .admitted(.body(let status, let json)):
             response = .json(status, Array(json.utf8))
+        case .admitted(.redirect(let status, let location)):
+            response = .json(status, Array(#"{"success":false,"status_message":"moved"}"#.utf8))
+            response.headers.set("Location", location)
         }
         limits?.apply(to: &response.headers)
         return response

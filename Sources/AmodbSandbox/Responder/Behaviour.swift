@@ -16,4 +16,7 @@ public enum Behaviour: Sendable, Equatable {
     case droppedConnection
     /// Exactly this status and JSON body.
     case body(status: Int, json: String)
+    /// A redirect (`301`, `302`, `303`, `307`, `308`) with `Location` set to this URL:
+    /// what a compromised or misconfigured host might send to lure the key elsewhere.
+    case redirect(status: Int, location: String)
 }
