@@ -32,7 +32,8 @@ let package = Package(
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbSandbox", "AmodbTestSupport"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport"]
+            // The executable too: the flag tests run the built binary, as an operator would.
+            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "amodb-proxy"]
         ),
     ],
     swiftLanguageModes: [.v6]

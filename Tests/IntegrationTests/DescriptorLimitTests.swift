@@ -1,0 +1,54 @@
+import AmodbTestSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// At start the proxy raises its soft `RLIMIT_NOFILE` to the hard limit, so a low default
+/// (often 1024) does not cap its connections. Checked on the built binary, started with a
+/// lowered soft limit, through `/proc/<pid>/limits`.
+@Suite(.timeLimit(.minutes(1)))
+struct DescriptorLimitTests {
+    @Test func theSoftDescriptorLimitIsRaisedToTheHardLimitAtStart() async throws {
+        var limit = rlimit()
+        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let hard = limit.rlim_max == rlim_t.max ? nil : UInt64(limit.rlim_max)   // RLIM_INFINITY
+        try #require((hard ?? .max) > 256, "the hard limit leaves nothing to raise")
+
+        let binary = try ProxyBinary()
+        let process = binary.makeProcess(["--sandbox"], environment: [
+            "HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off", "AMODB_SHUTDOWN_GRACE": "1",
+        ], shellPrefix: "ulimit -Sn 256")
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let running = RunningProcess(process)
+        try running.process.run()
+        defer { if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) } }
+
+        // Started once it says it listens (the descriptor limit is raised before listening).
+        let started = try await offloaded { () -> Bool in
+            var seen = ""
+            while !seen.contains("amodb-proxy listening") {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { return false }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            return true
+        }
+        try #require(started, "the proxy did not start")
+        let limits = try String(contentsOfFile: "/proc/\(running.process.processIdentifier)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let fields = line.split(separator: " ").suffix(3)   // soft, hard, unit
+        let soft = fields.first.map(String.init)
+        #expect(soft == (hard.map(String.init) ?? "unlimited"), "\(line)")
+
+        kill(running.process.processIdentifier, SIGTERM)
+        let status = try await offloaded { () -> Int32 in
+            running.process.waitUntilExit()
+            return running.process.terminationStatus
+        }
+        #expect(status == 0, "a clean exit on SIGTERM")
+    }
+}
