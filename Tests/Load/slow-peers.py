@@ -23,6 +23,14 @@ Python standard library only, loopback only. Every loop is bounded in count and 
 the whole run by a watchdog; each server started here is killed on the way out.
 Prints `ok - ...` / `not ok - ...` per check with the figures measured, then
 `N passed, N failed`; exits 1 if any check failed, 2 if it could not run at all.
+
+The connection counts above are the test: when the descriptor limit cannot be raised
+high enough for them, the run stops with exit 2 and says so (run.sh raises it with
+`ulimit -n`). `--scale-down` runs fewer connections instead, on a developer machine,
+and says SCALED DOWN at the start and the end. `--only` with an unknown scenario is an
+error. The checks assert what the server does (answered, cut, refused, recovered),
+each with a generous time bound that only a defect crosses; latency and CPU figures
+are reported, not asserted: speed lives in the benchmark (../shared/bench).
 """
 
 import argparse
@@ -45,9 +53,11 @@ import time
 LOOPBACK = "127.0.0.1"
 HEAD_TIMEOUT = 5.0          # AMODB_HEAD_TIMEOUT for s1-s3
 IDLE_TIMEOUT = 30.0         # AMODB_IDLE_TIMEOUT for s1-s3
-HEAD_SLACK = 1.5            # a slowloris peer must be cut by HEAD_TIMEOUT + this
-LATENCY_P99_MS = 100.0      # bound on the normal client's p99 during s2
-CPU_BOUND = 0.30            # s5: share of one core the server may use while out of fds
+HEAD_SLACK = 3.0            # a slowloris peer must be cut by HEAD_TIMEOUT + this
+SLOWEST_ANSWER_MS = 5000.0  # s2: a normal client's request answered within this, or it was not served
+RECOVERY_S = 5.0            # s5: served again within this once descriptors are free
+SHUTDOWN_SLACK = 3.0        # s6: idle connections closed, and exit, within this (past the grace period)
+SCENARIOS = ("s1", "s2", "s3", "s4", "s5", "s6")
 RUN_LIMIT = int(os.environ.get("SLOW_PEERS_RUN_LIMIT", "300"))   # watchdog for the whole run, seconds
 CACHED_PATH = "/3/trending/movie/week"
 MOVIE_PATH = "/3/movie/550"
@@ -59,7 +69,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LIVE_SERVERS = []
 RESULTS = {"passed": 0, "failed": 0}
 FAILED_LOGS = []
-STATE = {"movie_body": None}
+STATE = {"movie_body": None, "scaled": None}
 
 
 def now():
@@ -567,9 +577,11 @@ async def scenario_slowloris(server):
     check(all_ready and ok_count == normal_count and not failures,
           f"s2: normal client: {normal_count} requests to {CACHED_PATH} all 200 under load",
           f"{ok_count} ok, {len(failures)} failed" + (f": {failures[:3]}" if failures else ""), server)
-    check(ok_count > 0 and p99 < LATENCY_P99_MS,
-          f"s2: normal client p99 < {LATENCY_P99_MS:.0f} ms",
-          f"median {p50:.2f} ms, p99 {p99:.2f} ms, max {top:.2f} ms, each on a fresh connection", server)
+    check(ok_count > 0 and top < SLOWEST_ANSWER_MS,
+          f"s2: every normal request answered within {SLOWEST_ANSWER_MS / 1000:.0f} s",
+          f"max {top:.2f} ms", server)
+    say(f"# s2: normal client latency (reported, not asserted): median {p50:.2f} ms, p99 {p99:.2f} ms, "
+        f"max {top:.2f} ms, each on a fresh connection")
 
     # The slowloris peers.
     outcomes = {}
@@ -820,15 +832,15 @@ async def scenario_emfile(binary, workdir):
         check(pending > 0 and fds >= EMFILE_NOFILE - 4,
               "s5: saturated: the server ran out of descriptors with connections left waiting",
               f"{connected} connected, {answered} answered, {pending} waiting, server fds {fds}/{limit}", server)
-        check(used < CPU_BOUND, f"s5: no busy loop while out of descriptors (< {CPU_BOUND:.0%} of a core)",
-              f"{used:.1%} of one core over 2 s: {ticks} ticks of 1/{ticks_per_s} s", server)
+        say(f"# s5: CPU while out of descriptors (reported, not asserted; a busy accept loop shows as ~100%): "
+            f"{used:.1%} of one core over 2 s: {ticks} ticks of 1/{ticks_per_s} s")
 
         for writer in writers:
             close_writer(writer)
         writers.clear()
         started = now()
         recovered, outcome = None, None
-        deadline = now() + 5
+        deadline = now() + RECOVERY_S + 1
         while now() < deadline:
             status, reader, writer = await try_served(port, timeout=max(0.1, deadline - now()))
             if writer is not None:
@@ -838,7 +850,7 @@ async def scenario_emfile(binary, workdir):
                 recovered = now() - started
                 break
             await asyncio.sleep(0.05)
-        check(recovered is not None and recovered < 1.0, "s5: served again within 1 s once those connections closed",
+        check(recovered is not None and recovered < RECOVERY_S, f"s5: served again within {RECOVERY_S:.0f} s once those connections closed",
               f"first 200 after {recovered * 1000 if recovered is not None else float('nan'):.0f} ms (last outcome {outcome})", server)
         status, _ = await asyncio.get_running_loop().run_in_executor(None, get_until_ok, port, CACHED_PATH, 4, 0.25)
         check(status == 200, f"s5: {CACHED_PATH} served afterwards", f"status {status}", server)
@@ -971,7 +983,7 @@ async def scenario_shutdown(binary, workdir):
         exited_at = now() - sigterm_at
 
         closed = [t for t in idle_closed if t is not None]
-        check(len(closed) == len(idle) and max(closed, default=0) < 1.0,
+        check(len(closed) == len(idle) and max(closed, default=0) < SHUTDOWN_SLACK,
               "s6: idle connections closed promptly after SIGTERM",
               f"{len(closed)}/{len(idle)} closed, slowest {max(closed, default=float('nan')) * 1000:.0f} ms", server)
         check(refused[0], "s6: no new connections accepted after SIGTERM", refused[1], server)
@@ -979,7 +991,7 @@ async def scenario_shutdown(binary, workdir):
               f"s6: the request in flight got its answer ({expected}, Connection: close), then the close",
               f"released upstream at {released_at:.2f}s, answered {status} at {answered_at:.2f}s, "
               f"Connection: {headers.get('connection')}" + (f", error {error}" if error else ""), server)
-        check(code == 0 and exited_at <= grace + 1.0, f"s6: exit 0 within the {grace:.0f}s grace period",
+        check(code == 0 and exited_at <= grace + SHUTDOWN_SLACK, f"s6: exit 0 within the {grace:.0f}s grace period",
               f"exit code {code} at {exited_at:.2f}s after SIGTERM", server)
     except StartupError as error:
         check(False, "s6: server starts", str(error))
@@ -1009,7 +1021,7 @@ async def scenario_shutdown(binary, workdir):
         cut_after = await wait_eof(reader, grace + 5, writer)
         code = await loop.run_in_executor(None, server.wait_exit, grace + 5)
         exited_at = now() - sigterm_at
-        check(held and code == 0 and grace - 0.2 <= exited_at <= grace + 1.0,
+        check(held and code == 0 and grace - 0.2 <= exited_at <= grace + SHUTDOWN_SLACK,
               f"s6b: held past the grace period: exit 0 at about {grace}s",
               f"request held: {held}, connection cut at "
               f"{cut_after if cut_after is not None else float('nan'):.2f}s, exit code {code} at {exited_at:.2f}s", server)
@@ -1049,7 +1061,9 @@ async def new_connection_refused(port, timeout=1.0):
 # ---------------------------------------------------------------------------------------
 # Driver
 
-def raise_fd_limit():
+def raise_fd_limit(scale_down, only):
+    """Raises the soft descriptor limit to the hard one; returns an error message when it
+    stays too low for the planned connections (unless `scale_down` allows fewer)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = hard
     if hard == resource.RLIM_INFINITY:
@@ -1066,6 +1080,11 @@ def raise_fd_limit():
     needed = max(PLAN["burst"], PLAN["slowloris"] + PLAN["idle"]) + 2000
     say(f"# RLIMIT_NOFILE: soft {soft}, hard {hard}; needed for the full run: about {needed} "
         f"(the server, started from here, gets the same limit)")
+    if only and not only & {"s2", "s3"}:
+        return None   # the other scenarios need a few hundred descriptors at most
+    if soft < needed and not scale_down:
+        return (f"the descriptor limit {soft} (hard {hard}) is below the {needed} the planned connections need; "
+                f"raise it (ulimit -n {needed} as root, or LimitNOFILE) or pass --scale-down to run fewer, knowingly")
     if soft < needed:
         usable = max(200, soft - 2000)
         factor = usable / (needed - 2000)
@@ -1075,6 +1094,9 @@ def raise_fd_limit():
         say(f"# WARNING: SCALED DOWN: the descriptor limit {soft} is below {needed}; running with "
             f"{PLAN['slowloris']} slowloris + {PLAN['idle']} idle peers and {PLAN['burst']} concurrent connections. "
             f"Raise the hard limit (ulimit -Hn) for the full run.")
+        STATE["scaled"] = (f"SCALED DOWN: {PLAN['slowloris']} slowloris + {PLAN['idle']} idle, "
+                           f"{PLAN['burst']} concurrent (limit {soft})")
+    return None
 
 
 def watchdog(signum, frame):
@@ -1115,6 +1137,8 @@ def main():
     parser = argparse.ArgumentParser(description="Load and robustness checks for amodb-proxy.")
     parser.add_argument("--binary", default=os.path.join(REPO, ".build", "release", "amodb-proxy"))
     parser.add_argument("--only", default="", help="comma-separated scenarios to run, e.g. s2,s5 (default: all)")
+    parser.add_argument("--scale-down", action="store_true",
+                        help="run fewer connections when the descriptor limit is too low, instead of failing")
     parser.add_argument("--latency-client", nargs=4, metavar=("PORT", "PATH", "COUNT", "INTERVAL"),
                         help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -1128,10 +1152,19 @@ def main():
         say(f"slow-peers.py: no executable at {binary}; build it with: swift build -c release --product amodb-proxy")
         return 2
     only = {part.strip() for part in options.only.split(",") if part.strip()}
+    unknown = sorted(only - set(SCENARIOS))
+    if options.only.strip() and (unknown or not only):
+        say(f"slow-peers.py: --only names no scenario it knows: {', '.join(unknown) or repr(options.only)} "
+            f"(scenarios: {', '.join(SCENARIOS)})")
+        return 2
     signal.signal(signal.SIGALRM, watchdog)
     signal.signal(signal.SIGTERM, terminate)
     signal.alarm(RUN_LIMIT)
-    raise_fd_limit()
+    problem = raise_fd_limit(options.scale_down, only)
+    if problem is not None:
+        signal.alarm(0)
+        say(f"slow-peers.py: {problem}")
+        return 2
     workdir = tempfile.mkdtemp(prefix="slow-peers-")
     started = now()
     aborted = None
@@ -1150,6 +1183,10 @@ def main():
         else:
             say(f"# server logs kept in {workdir}")
     say(f"# total {now() - started:.1f}s")
+    if RESULTS["passed"] + RESULTS["failed"] == 0:
+        check(False, "at least one check ran")
+    if STATE["scaled"]:
+        say(f"# WARNING: {STATE['scaled']}: not the full test")
     say(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     if aborted is not None and RESULTS["passed"] == 0:
         return 2
