@@ -1,5 +1,6 @@
 import AmodbModels
 import AmodbSandbox
+import AmodbTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -26,51 +27,54 @@ struct ServingTests {
     @Test func servesAmodbOverARealSocketOnAnEphemeralPort() async throws {
         let sandbox = AmodbSandbox()
         let port = try sandbox.start(port: 0)
-        #expect(port > 0)
-        #expect(sandbox.port == port)
-        #expect(sandbox.baseURL == "http://127.0.0.1:\(port)/3")
-        let session = Self.session()
-        let (data, response) = try await session.data(for: Self.request(sandbox.baseURL + "/movie/550?append_to_response=credits"))
-        let http = try #require(response as? HTTPURLResponse)
-        #expect(http.statusCode == 200)
-        #expect(http.value(forHTTPHeaderField: "X-RateLimit-Limit") == "40")
-        #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/json;charset=utf-8")
-        let details = try JSONDecoder().decode(MovieDetails.self, from: data)
-        #expect(details.title == "Fight Club")
-        #expect(details.credits?.cast.isEmpty == false)
+        try await withServer(sandbox) { sandbox in
+            #expect(port > 0)
+            #expect(sandbox.port == port)
+            #expect(sandbox.baseURL == "http://127.0.0.1:\(port)/3")
+            let session = Self.session()
+            let (data, response) = try await session.data(for: Self.request(sandbox.baseURL + "/movie/550?append_to_response=credits"))
+            let http = try #require(response as? HTTPURLResponse)
+            #expect(http.statusCode == 200)
+            #expect(http.value(forHTTPHeaderField: "X-RateLimit-Limit") == "40")
+            #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/json;charset=utf-8")
+            let details = try JSONDecoder().decode(MovieDetails.self, from: data)
+            #expect(details.title == "Fight Club")
+            #expect(details.credits?.cast.isEmpty == false)
 
-        let (_, refused) = try await session.data(for: Self.request(sandbox.baseURL + "/trending/all/day", key: nil))
-        #expect((refused as? HTTPURLResponse)?.statusCode == 401)
-        #expect(sandbox.requestCount(path: "/3/movie/550") == 1)
-        #expect(sandbox.requestCount(path: "/3/trending/all/day") == 1)
-        session.invalidateAndCancel()
-        await sandbox.shutdown(gracePeriod: 0.2)
+            let (_, refused) = try await session.data(for: Self.request(sandbox.baseURL + "/trending/all/day", key: nil))
+            #expect((refused as? HTTPURLResponse)?.statusCode == 401)
+            #expect(sandbox.requestCount(path: "/3/movie/550") == 1)
+            #expect(sandbox.requestCount(path: "/3/trending/all/day") == 1)
+            session.invalidateAndCancel()
+        }
     }
 
     @Test func delayedAnswersArriveOverTheSocket() async throws {
         let sandbox = AmodbSandbox(configuration: .init(latency: .milliseconds(100)))
         _ = try sandbox.start()
-        let session = Self.session()
-        let started = ContinuousClock.now
-        let (data, response) = try await session.data(for: Self.request(sandbox.baseURL + "/trending/movie/week?page=2"))
-        #expect(ContinuousClock.now - started >= .milliseconds(100))
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(try JSONDecoder().decode(TrendingPage.self, from: data).page == 2)
-        session.invalidateAndCancel()
-        await sandbox.shutdown(gracePeriod: 0.2)
+        try await withServer(sandbox) { sandbox in
+            let session = Self.session()
+            let started = ContinuousClock.now
+            let (data, response) = try await session.data(for: Self.request(sandbox.baseURL + "/trending/movie/week?page=2"))
+            #expect(ContinuousClock.now - started >= .milliseconds(100))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(try JSONDecoder().decode(TrendingPage.self, from: data).page == 2)
+            session.invalidateAndCancel()
+        }
     }
 
     @Test func droppedConnectionIsATransportError() async throws {
         let sandbox = AmodbSandbox()
         _ = try sandbox.start()
-        sandbox.script("/3/movie/550", .droppedConnection, times: 1)
-        let session = Self.session()
-        await #expect(throws: (any Error).self) {
-            _ = try await session.data(for: Self.request(sandbox.baseURL + "/movie/550"))
+        try await withServer(sandbox) { sandbox in
+            sandbox.script("/3/movie/550", .droppedConnection, times: 1)
+            let session = Self.session()
+            await #expect(throws: (any Error).self) {
+                _ = try await session.data(for: Self.request(sandbox.baseURL + "/movie/550"))
+            }
+            let (_, response) = try await session.data(for: Self.request(sandbox.baseURL + "/movie/550"))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            session.invalidateAndCancel()
         }
-        let (_, response) = try await session.data(for: Self.request(sandbox.baseURL + "/movie/550"))
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        session.invalidateAndCancel()
-        await sandbox.shutdown(gracePeriod: 0.2)
     }
 }
