@@ -66,12 +66,21 @@ struct ProxyIntegrationTests {
     @Test func hundredConcurrentClientsCauseOneUpstreamCall() async throws {
         let setup = try SandboxedProxy()
         try await withServer(setup) { setup in
-            setup.sandbox.script("/3/movie/680", .delay(.milliseconds(700)), times: 1)
-
+            // amodb holds its answer until all 100 clients are waiting on the one call, each
+            // on a connection of its own (URLSession would queue them behind a few connections).
+            setup.sandbox.hold()
             let titles = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<100 {
-                    group.addTask { try await setup.client().movie(id: 680, appendToResponse: ["credits"]).title }
+                    group.addTask {
+                        let response = try await setup.harness.get("/3/movie/680?append_to_response=credits")
+                        return try JSONDecoder().decode(MovieDetails.self, from: Data(response.body)).title
+                    }
                 }
+                #expect(try await eventually {
+                    guard setup.sandbox.heldCount == 1 else { return false }
+                    return try await setup.harness.metrics().value("amodb_proxy_cache_events_total", ["event": "collapsed"]) == 99
+                })
+                setup.sandbox.release()
                 return try await group.reduce(into: [String]()) { $0.append($1) }
             }
             #expect(titles.count == 100)
