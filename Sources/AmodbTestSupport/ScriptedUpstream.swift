@@ -80,7 +80,13 @@ public final class ScriptedUpstream: UpstreamFetcher {
         }
         if delay > 0 { try? await Task.sleep(nanoseconds: delay) }
         switch answer {
-        case .response(let response): return .success(response)
+        case .response(var response):
+            // The proxy refuses a movie other than the one asked for, so the stock movie
+            // stands for whichever movie the call names.
+            if case .movie(let id) = request.route, response.body.elementsEqual(Self.movieDetails.utf8) {
+                response.body = Array(Self.movieDetails(id: id).utf8)
+            }
+            return .success(response)
         case .failure(let error): return .failure(error)
         }
     }
@@ -90,8 +96,14 @@ public final class ScriptedUpstream: UpstreamFetcher {
     {"page":1,"results":[{"id":550,"media_type":"movie","title":"Fight Club","original_title":"Fight Club","overview":"","poster_path":null,"release_date":"1999-10-15","vote_average":8.4,"vote_count":30000,"popularity":60.1,"genre_ids":[18],"adult":false,"original_language":"en","video":false}],"total_pages":1,"total_results":1}
     """
 
-    /// A small but valid movie details body.
-    public static let movieDetails = """
-    {"id":550,"title":"Fight Club","original_title":"Fight Club","overview":"","runtime":139,"genres":[{"id":18,"name":"Drama"}],"budget":63000000,"revenue":100853753,"vote_average":8.4,"vote_count":30000,"popularity":60.1,"original_language":"en","status":"Released"}
-    """
+    /// A small but valid movie details body, movie 550. Scripted as the answer to a call
+    /// for another movie, it is sent as `movieDetails(id:)` of that movie.
+    public static let movieDetails = movieDetails(id: 550)
+
+    /// A small but valid movie details body for movie `id`.
+    public static func movieDetails(id: Int) -> String {
+        """
+        {"id":\(id),"title":"Fight Club","original_title":"Fight Club","overview":"","runtime":139,"genres":[{"id":18,"name":"Drama"}],"budget":63000000,"revenue":100853753,"vote_average":8.4,"vote_count":30000,"popularity":60.1,"original_language":"en","status":"Released"}
+        """
+    }
 }

@@ -62,7 +62,7 @@ final class CachingForwarder: Sendable {
 
     init(
         cache: any ResponseCache, fetcher: any UpstreamFetcher, budget: UpstreamBudget, clock: any ProxyClock,
-        logger: ProxyLogger, policy: Policy, key: Secret, statistics: CacheStatistics
+        logger: ProxyLogger, policy: Policy, validator: AnswerValidator, statistics: CacheStatistics
     ) {
         self.cache = cache
         self.fetcher = fetcher
@@ -70,7 +70,7 @@ final class CachingForwarder: Sendable {
         self.clock = clock
         self.logger = logger
         self.policy = policy
-        self.validator = AnswerValidator(key: key)
+        self.validator = validator
         self.statistics = statistics
     }
 

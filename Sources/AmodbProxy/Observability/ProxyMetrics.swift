@@ -50,6 +50,8 @@ public final class ProxyMetrics: Sendable {
     private let requestDurations: [Histogram]
     private let upstreamCalls: AtomicCounters
     private let upstreamDuration = Histogram()
+    /// Stored amodb answers the shared models could not decode, by forwarded route (trending, movie).
+    private let schemaMismatches = AtomicCounters(count: 2)
     private let sources = Mutex<Sources?>(nil)
 
     /// What the gauges read at scrape time.
@@ -89,6 +91,14 @@ public final class ProxyMetrics: Sendable {
         upstreamDuration.observe(seconds: seconds)
     }
 
+    /// Counts one stored amodb answer that does not decode as the shared models.
+    func recordSchemaMismatch(_ route: Route) {
+        switch route {
+        case .trending: schemaMismatches.add(0)
+        case .movie: schemaMismatches.add(1)
+        }
+    }
+
     /// The exposition text, as `/metrics` serves it.
     public func render() -> String {
         var out = PrometheusText()
@@ -111,6 +121,8 @@ public final class ProxyMetrics: Sendable {
                         return value > 0 ? ([("status", Self.upstreamStatuses[index])], Double(value)) : nil
                     })
         out.histogram("amodb_proxy_upstream_request_duration_seconds", "Duration of calls to amodb.", [([], upstreamDuration)])
+        out.counter("amodb_proxy_schema_mismatch_total", "Stored amodb answers that do not decode as the shared models, by route.",
+                    [RouteLabel.trending, .movie].enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
         guard let sources = sources.withLock({ $0 }) else { return out.text }
         let usage = sources.cache.usage
         out.gauge("amodb_proxy_cache_entries", "Entries in the cache.", [([], Double(usage.entries))])

@@ -45,10 +45,11 @@ public final class ProxyServer: Sendable {
         self.cache = cache
         self.budget = UpstreamBudget(limit: configuration.rateLimit)
         self.statistics = CacheStatistics()
-        self.validator = AnswerValidator(key: configuration.apiKey)
-        self.snapshot = configuration.snapshotPath.map(CacheSnapshot.init(path:))
         let metrics = ProxyMetrics()
         self.metrics = metrics
+        let validator = AnswerValidator(key: configuration.apiKey, schema: SchemaMismatchReporter(logger: logger, clock: clock, metrics: metrics))
+        self.validator = validator
+        self.snapshot = configuration.snapshotPath.map(CacheSnapshot.init(path:))
         let fetcher = InstrumentedFetcher(inner: fetcher ?? URLSessionUpstreamFetcher(
             baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout), metrics: metrics)
         let policy = CachingForwarder.Policy(
@@ -56,7 +57,7 @@ public final class ProxyServer: Sendable {
             negativeTTL: configuration.negativeTTL, retryAfterCap: configuration.retryAfterCap)
         let forwarder = CachingForwarder(
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
-            key: configuration.apiKey, statistics: statistics)
+            validator: validator, statistics: statistics)
         let tokens = ClientTokens(tokens: configuration.clientTokens, file: configuration.clientTokensFile, logger: logger)
         self.tokens = tokens
         let access = ProxyResponder.Access(
