@@ -216,6 +216,9 @@ final class CachingForwarder: Sendable {
         case .failure(.unreachable):
             logger.warning("amodb is unreachable", ["path": route.template])
             return .failed(failure(502, "amodb could not be reached.", fwdStatus: nil), fwdStatus: nil, backoff: 0)
+        case .failure(.tooLarge):
+            logger.error("amodb sent a body larger than AMODB_MAX_UPSTREAM_BYTES; not stored", ["path": route.template])
+            return .failed(failure(502, "amodb sent a response larger than the proxy accepts.", fwdStatus: nil), fwdStatus: nil, backoff: 0)
         }
     }
 

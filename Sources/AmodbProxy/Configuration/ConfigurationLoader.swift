@@ -100,6 +100,9 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb [10]", show: { config in format(config.upstreamTimeout) }) { config, value throws(ConfigurationError) in
             config.upstreamTimeout = try seconds(value, "AMODB_UPSTREAM_TIMEOUT", minimum: 0.1)
         },
+        Setting(variable: "AMODB_MAX_UPSTREAM_BYTES", flag: "--max-upstream-bytes", help: "largest amodb body in bytes, after decoding [2097152]", show: { config in String(config.maxUpstreamBytes) }) { config, value throws(ConfigurationError) in
+            config.maxUpstreamBytes = try integer(value, "AMODB_MAX_UPSTREAM_BYTES", 1024...1_073_741_824)
+        },
         Setting(variable: "AMODB_RETRY_AFTER_MAX", flag: "--retry-after-max", help: "longest amodb Retry-After waited out, seconds [30]", show: { config in format(config.retryAfterCap) }) { config, value throws(ConfigurationError) in
             config.retryAfterCap = try seconds(value, "AMODB_RETRY_AFTER_MAX", minimum: 0)
         },

@@ -27,8 +27,10 @@ public struct ProxyConfiguration: Sendable {
     public var snapshotPath: String?
     /// How often the snapshot is written, in seconds.
     public var snapshotIntervalSeconds: Double = 300
-    /// How long to wait for amodb, in seconds.
+    /// How long to wait for amodb, in seconds: a deadline for the whole call, last byte included.
     public var upstreamTimeout: Double = 10
+    /// The largest amodb body accepted, in bytes after decoding; a larger one is cut off (502, not stored).
+    public var maxUpstreamBytes = URLSessionUpstreamFetcher.defaultMaxBytes
     /// The longest amodb `Retry-After` the proxy waits out before retrying, in seconds.
     public var retryAfterCap: Double = 30
     /// How long in-flight requests may take to finish on SIGTERM, in seconds.

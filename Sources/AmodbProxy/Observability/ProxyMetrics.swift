@@ -44,7 +44,7 @@ public final class ProxyMetrics: Sendable {
     /// Statuses with a series of their own; anything else is `other`.
     static let statuses = [200, 204, 304, 400, 401, 403, 404, 405, 408, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504, 505]
     /// The `status` label of upstream calls: amodb's status, or what went wrong instead.
-    static let upstreamStatuses = ["200", "401", "402", "404", "429", "500", "502", "503", "504", "other", "timeout", "unreachable"]
+    static let upstreamStatuses = ["200", "401", "402", "404", "429", "500", "502", "503", "504", "other", "timeout", "unreachable", "too_large"]
 
     private let requests: AtomicCounters
     private let requestDurations: [Histogram]
@@ -160,6 +160,7 @@ struct InstrumentedFetcher: UpstreamFetcher {
         case .success(let response): metrics.recordUpstream(String(response.status), seconds: seconds)
         case .failure(.timedOut): metrics.recordUpstream("timeout", seconds: seconds)
         case .failure(.unreachable): metrics.recordUpstream("unreachable", seconds: seconds)
+        case .failure(.tooLarge): metrics.recordUpstream("too_large", seconds: seconds)
         }
         return outcome
     }

@@ -51,7 +51,8 @@ public final class ProxyServer: Sendable {
         self.validator = validator
         self.snapshot = configuration.snapshotPath.map(CacheSnapshot.init(path:))
         let fetcher = InstrumentedFetcher(inner: fetcher ?? URLSessionUpstreamFetcher(
-            baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout), metrics: metrics)
+            baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout,
+            maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
         let policy = CachingForwarder.Policy(
             cacheTTL: configuration.cacheTTL, maxStale: configuration.maxStaleSeconds,
             negativeTTL: configuration.negativeTTL, retryAfterCap: configuration.retryAfterCap)

@@ -27,6 +27,9 @@ public enum UpstreamError: Error, Sendable, Equatable {
     case timedOut
     /// Could not connect, or the connection broke.
     case unreachable
+    /// The body grew past the proxy's cap (`AMODB_MAX_UPSTREAM_BYTES`, after decoding);
+    /// the transfer was cancelled and the answer is unusable.
+    case tooLarge
 }
 
 /// The one call the proxy makes to amodb. Behind a protocol so the cache logic can be

@@ -1,0 +1,191 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// An HTTP server on 127.0.0.1, port 0, that answers every request the same hostile way
+/// amodb (or something in front of it) might: a body dripped a byte at a time, a huge
+/// body, a gzip bomb, the key in disguise. Raw sockets, so the bytes on the wire are
+/// exactly the test's; the proxy's real `URLSessionUpstreamFetcher` talks to it.
+///
+/// Blocking sockets with a thread per connection: fine for a handful of test calls.
+public final class MisbehavingUpstream: ScopedServer {
+    /// What it does with every request.
+    public enum Behaviour: Sendable {
+        /// Sends `status`, the extra header fields and the body at once, then closes.
+        case respond(status: Int = 200, headers: [(String, String)] = [], body: [UInt8])
+        /// Sends a 200 head promising `declaredLength` bytes, then `prefix`, then one
+        /// space every `interval` seconds until the length is reached.
+        case drip(prefix: [UInt8], interval: Double, declaredLength: Int)
+        /// Sends a 200 with a body of `length` bytes (a JSON array of zeros), as fast as
+        /// the client reads, for bodies too large to build in memory first.
+        case stream(length: Int)
+    }
+
+    private struct State {
+        var requests: [String] = []
+        var bytesSent = 0
+        var stopped = false
+        var connections: Set<Int32> = []
+    }
+
+    private let behaviour: Behaviour
+    private let listener: Int32
+    private let state = Mutex(State())
+    private let threads = DispatchGroup()
+    /// The bound port.
+    public let port: Int
+
+    /// Listens on a port the kernel picks and serves until `shutdown()`.
+    public init(_ behaviour: Behaviour) throws {
+        self.behaviour = behaviour
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawHTTPError.connect(errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            let code = errno
+            close(fd)
+            throw RawHTTPError.connect(code)
+        }
+        var actual = sockaddr_in()
+        var actualLength = length
+        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
+        listener = fd
+        port = Int(UInt16(bigEndian: actual.sin_port))
+        spawn { [self] in acceptLoop() }
+    }
+
+    /// The API root to give the proxy: `http://127.0.0.1:<port>/3`.
+    public var baseURL: String { "http://127.0.0.1:\(port)/3" }
+
+    /// The request heads received, in order.
+    public var requests: [String] { state.withLock { $0.requests } }
+
+    /// Body bytes written to clients so far (the head not counted).
+    public var bytesSent: Int { state.withLock { $0.bytesSent } }
+
+    /// Stops accepting, cuts open connections and waits for every thread to end.
+    public func shutdown() async {
+        let open = state.withLock { state -> Set<Int32> in
+            state.stopped = true
+            return state.connections
+        }
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        for fd in open { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        let threads = threads
+        await withCheckedContinuation { continuation in
+            threads.notify(queue: .global()) { continuation.resume() }
+        }
+        close(listener)
+    }
+
+    private var stopped: Bool { state.withLock { $0.stopped } }
+
+    private func spawn(_ work: @escaping @Sendable () -> Void) {
+        threads.enter()
+        let threads = threads
+        Thread {
+            work()
+            threads.leave()
+        }.start()
+    }
+
+    private func acceptLoop() {
+        while !stopped {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
+            let admitted = state.withLock { state -> Bool in
+                guard !state.stopped else { return false }
+                state.connections.insert(fd)
+                return true
+            }
+            guard admitted else {
+                close(fd)
+                return
+            }
+            spawn { [self] in
+                serve(fd)
+                state.withLock { _ = $0.connections.remove(fd) }
+                close(fd)
+            }
+        }
+    }
+
+    /// Reads one request head, then misbehaves.
+    private func serve(_ fd: Int32) {
+        var head: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !head.ends(with: Array("\r\n\r\n".utf8)) {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            head.append(contentsOf: chunk[..<count])
+        }
+        state.withLock { $0.requests.append(String(decoding: head, as: UTF8.self)) }
+        switch behaviour {
+        case .respond(let status, let headers, let body):
+            let fields = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
+            guard send(fd, "HTTP/1.1 \(status) Misbehaving\r\nContent-Length: \(body.count)\r\n\(fields)Connection: close\r\n\r\n") else { return }
+            _ = send(fd, body, counted: true)
+        case .drip(let prefix, let interval, let declaredLength):
+            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(declaredLength)\r\nConnection: close\r\n\r\n"),
+                  send(fd, prefix, counted: true)
+            else { return }
+            for _ in prefix.count..<declaredLength {
+                guard pause(interval), send(fd, [0x20], counted: true) else { return }
+            }
+        case .stream(let length):
+            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n") else { return }
+            let opening = Array("[".utf8), closing = Array("0]".utf8)
+            guard send(fd, opening, counted: true) else { return }
+            var remaining = length - opening.count - closing.count
+            let block = [UInt8](repeating: 0, count: 65536).enumerated().map { $0.offset % 2 == 0 ? UInt8(ascii: "0") : UInt8(ascii: ",") }
+            while remaining > 0 {
+                let count = min(block.count, remaining)
+                guard send(fd, Array(block[..<count]), counted: true) else { return }
+                remaining -= count
+            }
+            _ = send(fd, closing, counted: true)
+        }
+    }
+
+    /// Waits `seconds` in short steps, so `shutdown()` is not kept waiting; false once stopped.
+    private func pause(_ seconds: Double) -> Bool {
+        let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < end {
+            if stopped { return false }
+            usleep(20_000)
+        }
+        return !stopped
+    }
+
+    private func send(_ fd: Int32, _ text: String) -> Bool {
+        send(fd, Array(text.utf8), counted: false)
+    }
+
+    /// Sends all of `bytes`; false when the client has gone (the proxy cut the call).
+    private func send(_ fd: Int32, _ bytes: [UInt8], counted: Bool) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            offset += sent
+            if counted { state.withLock { $0.bytesSent += sent } }
+        }
+        return true
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
+}

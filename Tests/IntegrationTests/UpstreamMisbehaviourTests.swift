@@ -1,0 +1,168 @@
+import AmodbModels
+import AmodbProxy
+import AmodbTestSupport
+import Dispatch
+import Foundation
+import Testing
+
+private let movie550 = try! AmodbRequest(route: .movie(id: 550))
+private let mebibyte = 1024 * 1024
+
+private func fetcher(_ upstream: MisbehavingUpstream, timeout: Double = 10, maxBytes: Int = mebibyte) -> URLSessionUpstreamFetcher {
+    URLSessionUpstreamFetcher(baseURL: upstream.baseURL, key: Secret(ProxyHarness.key), timeout: timeout, maxBytes: maxBytes)
+}
+
+/// Why the call failed, or `nil` if it did not.
+private func error(of outcome: Result<UpstreamResponse, UpstreamError>) -> UpstreamError? {
+    if case .failure(let error) = outcome { return error }
+    return nil
+}
+
+/// Seconds since `start`.
+private func seconds(since start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+/// The real fetcher against an upstream that misbehaves on the wire.
+@Suite(.timeLimit(.minutes(1)))
+struct UpstreamFetcherMisbehaviourTests {
+    @Test func asksAmodbForGzipOnly() async throws {
+        try await withServer(try MisbehavingUpstream(.respond(body: Array(ScriptedUpstream.movieDetails.utf8)))) { (upstream: MisbehavingUpstream) async throws in
+            _ = await fetcher(upstream).fetch(movie550)
+            let fields = upstream.requests.first?.lowercased().split(separator: "\r\n").filter { $0.hasPrefix("accept-encoding:") }
+            #expect(fields == ["accept-encoding: gzip"])
+        }
+    }
+
+    @Test func inflatesAGzipAnswerWithinTheCap() async throws {
+        let body = Array(ScriptedUpstream.movieDetails.utf8)
+        let upstream = try MisbehavingUpstream(.respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(body)))
+        try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
+            let outcome = await fetcher(upstream).fetch(movie550)
+            #expect(try outcome.get().body == body)
+        }
+    }
+
+    @Test func cutsOffAGzipBombOnceItsInflatedSizePassesTheCap() async throws {
+        let bomb = Gzip.zeros(16 * mebibyte)
+        #expect(bomb.count < 128 * 1024, "a small gzip")
+        try await withServer(try MisbehavingUpstream(.respond(headers: [("Content-Encoding", "gzip")], body: bomb))) { (upstream: MisbehavingUpstream) async throws in
+            let outcome = await fetcher(upstream, maxBytes: mebibyte).fetch(movie550)
+            #expect(error(of: outcome) == .tooLarge)
+        }
+    }
+
+    @Test(arguments: [(mebibyte, true), (mebibyte + 1, false)])
+    func acceptsABodyUpToTheCapAndNotOneByteMore(_ length: Int, _ accepted: Bool) async throws {
+        try await withServer(try MisbehavingUpstream(.stream(length: length))) { (upstream: MisbehavingUpstream) async throws in
+            let outcome = await fetcher(upstream, maxBytes: mebibyte).fetch(movie550)
+            if accepted {
+                #expect(try outcome.get().body.count == length)
+            } else {
+                #expect(error(of: outcome) == .tooLarge)
+            }
+        }
+    }
+
+    @Test func cancelsAnEndlessBodyAsItArrives() async throws {
+        let length = 8 * 1024 * mebibyte
+        try await withServer(try MisbehavingUpstream(.stream(length: length))) { (upstream: MisbehavingUpstream) async throws in
+            let outcome = await fetcher(upstream, maxBytes: mebibyte).fetch(movie550)
+            #expect(error(of: outcome) == .tooLarge)
+            #expect(upstream.bytesSent < length, "the transfer was cancelled, not read to its end")
+        }
+    }
+
+    @Test func givesUpOnABodyDrippedByteByByteAtTheDeadline() async throws {
+        // 40 bytes at one every 0.25 s would take 10 s; each byte resets an idle timer.
+        let upstream = try MisbehavingUpstream(.drip(prefix: Array(#"{"id":550,"#.utf8), interval: 0.25, declaredLength: 50))
+        try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
+            let start = DispatchTime.now()
+            let outcome = await fetcher(upstream, timeout: 1.5).fetch(movie550)
+            let elapsed = seconds(since: start)
+            #expect(error(of: outcome) == .timedOut)
+            #expect(elapsed >= 1.4 && elapsed < 4, "\(elapsed) s")
+        }
+    }
+}
+
+/// A proxy in front of the same upstreams: what the apps see.
+@Suite(.timeLimit(.minutes(1)))
+struct ProxyUpstreamMisbehaviourTests {
+    private func proxy(_ upstream: MisbehavingUpstream, adjust: (inout ProxyConfiguration) -> Void = { _ in }) throws -> ProxyHarness {
+        var configuration = ProxyHarness.configuration(upstreamURL: upstream.baseURL)
+        configuration.maxUpstreamBytes = mebibyte
+        adjust(&configuration)
+        return try ProxyHarness(configuration: configuration)
+    }
+
+    @Test func aDrippingUpstreamGets504AtTheTimeoutAndLaterClientsWaitNoLonger() async throws {
+        let upstream = try MisbehavingUpstream(.drip(prefix: Array(#"{"id":550,"#.utf8), interval: 0.25, declaredLength: 50))
+        try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
+            try await withServer(try proxy(upstream) { $0.upstreamTimeout = 2 }) { (harness: ProxyHarness) async throws in
+                let start = DispatchTime.now()
+                async let first = harness.get("/3/movie/550")
+                #expect(await eventually { upstream.requests.count == 1 && upstream.bytesSent > 12 })
+                let joined = seconds(since: start)
+                let second = try await harness.get("/3/movie/550")
+                let secondDone = seconds(since: start)
+                let firstResponse = try await first
+                let firstDone = seconds(since: start)
+                #expect(firstResponse.status == 504)
+                #expect(second.status == 504)
+                #expect(second.text.contains("status_message"))
+                #expect(second.header("Cache-Status")?.contains("collapsed") == true)
+                #expect(joined >= 0.5, "the second client joined while bytes were dripping")
+                #expect(firstDone < 4, "joined at \(joined) s, answered at \(secondDone) s, first at \(firstDone) s")
+                #expect(secondDone <= firstDone + 0.5, "joined at \(joined) s, answered at \(secondDone) s, first at \(firstDone) s")
+                #expect(upstream.requests.count == 1)
+            }
+        }
+    }
+
+    @Test(arguments: ["bomb", "huge"])
+    func anOversizedBodyIs502AndNotStored(_ kind: String) async throws {
+        let behaviour: MisbehavingUpstream.Behaviour = kind == "bomb"
+            ? .respond(headers: [("Content-Encoding", "gzip")], body: Gzip.zeros(16 * mebibyte))
+            : .stream(length: 100 * mebibyte)
+        try await withServer(try MisbehavingUpstream(behaviour)) { (upstream: MisbehavingUpstream) async throws in
+            try await withServer(try proxy(upstream)) { (harness: ProxyHarness) async throws in
+                let response = try await harness.get("/3/movie/550")
+                #expect(response.status == 502)
+                #expect(response.text.contains("larger than the proxy accepts"))
+                #expect(harness.proxy.cache.usage.entries == 0)
+                #expect(harness.proxy.cache.usage.bytes == 0)
+                let metrics = try PrometheusSamples(try await harness.get("/metrics").text)
+                #expect(try metrics.value("amodb_proxy_upstream_requests_total", ["status": "too_large"]) == 1)
+            }
+        }
+    }
+
+    @Test func aBodyWithTheKeyInJSONEscapesIs502AndNotStored() async throws {
+        let escaped = ProxyHarness.key.unicodeScalars.map { "\\u" + String(format: "%04x", $0.value) }.joined()
+        let body = #"{"id":550,"title":"Fight Club","overview":"\#(escaped)"}"#
+        try await withServer(try MisbehavingUpstream(.respond(body: Array(body.utf8)))) { (upstream: MisbehavingUpstream) async throws in
+            try await withServer(try proxy(upstream)) { (harness: ProxyHarness) async throws in
+                let response = try await harness.get("/3/movie/550")
+                #expect(response.status == 502)
+                #expect(!response.text.contains(escaped))
+                #expect(!response.text.contains(ProxyHarness.key))
+                #expect(harness.proxy.cache.usage.entries == 0)
+            }
+        }
+    }
+
+    @Test func aGzipAnswerIsServedDecodedAndStored() async throws {
+        let body = ScriptedUpstream.movieDetails
+        let upstream = try MisbehavingUpstream(.respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(Array(body.utf8))))
+        try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
+            try await withServer(try proxy(upstream)) { (harness: ProxyHarness) async throws in
+                let response = try await harness.get("/3/movie/550")
+                #expect(response.status == 200)
+                #expect(response.text == body)
+                #expect(response.header("Content-Encoding") == nil)
+                #expect(try await harness.get("/3/movie/550").header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
+            }
+        }
+    }
+}
