@@ -3,7 +3,8 @@ import Foundation
 
 /// The cache on disk, so a redeploy spends no budget: written atomically (a temporary
 /// file, then `rename(2)`), read back with the entries' true ages. A file that is not
-/// ours, damaged, or holds an answer that fails validation is refused, never a crash.
+/// ours or is damaged is refused; an entry that is out of bounds or fails validation
+/// is dropped; never a crash (the file is read at every start: a crash would loop).
 struct CacheSnapshot {
     /// What identifies our files.
     static let format = "amodb-proxy-cache-snapshot"
@@ -14,6 +15,27 @@ struct CacheSnapshot {
         var version: Int
         var writtenAt: Double
         var entries: [Entry]
+    }
+
+    /// A file as read back: each entry on its own, so one that cannot be read (a number
+    /// out of `Double`'s range, a missing field) is dropped without losing the rest.
+    private struct ReadFile: Decodable {
+        var format: String
+        var version: Int
+        var entries: [ReadEntry]
+    }
+
+    private enum ReadEntry: Decodable {
+        case entry(Entry)
+        case unreadable
+
+        init(from decoder: any Decoder) throws {
+            do {
+                self = .entry(try Entry(from: decoder))
+            } catch {
+                self = .unreadable
+            }
+        }
     }
 
     private struct Entry: Codable {
@@ -60,35 +82,93 @@ struct CacheSnapshot {
         return file.entries.count
     }
 
-    /// The entries still worth having: younger than `maxStale`, under a canonical key of a
-    /// forwarded route, and (for 200s) passing `validator`. Returns nothing if the file is absent.
-    func load(now: Double, maxStale: Double, validator: AnswerValidator) throws(LoadError) -> [(key: String, entry: CachedResponse)] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
+    /// What a loaded entry must respect: what the current settings could have written.
+    struct Bounds: Sendable {
+        /// The oldest an entry of 200 may be, in seconds (`AMODB_MAX_STALE`).
+        var maxStale: Double
+        /// The longest lifetime of a stored 200, in seconds (`AMODB_CACHE_TTL`).
+        var cacheTTL: Double
+        /// The longest lifetime of a remembered 404, in seconds (`AMODB_NEGATIVE_TTL`).
+        var negativeTTL: Double
+        /// How far in the future an entry may have been stored, in seconds: clocks of
+        /// two hosts (or one before and after an NTP step) disagree a little.
+        var clockSkew: Double = 60
+    }
+
+    /// What a load kept, and what it dropped and why.
+    struct Loaded {
+        var entries: [(key: String, entry: CachedResponse)] = []
+        var dropped: [(key: String, problem: String)] = []
+    }
+
+    /// Reads the file; returns nothing if it is absent. No entry is trusted: each is kept
+    /// only under a canonical key of a forwarded route, with a status the proxy stores
+    /// (200, or 404), finite times within `bounds`, and a body that passes `validator`
+    /// for that very key, as a fresh answer must (so `/movie/5` cannot serve movie 550).
+    func load(now: Double, bounds: Bounds, validator: AnswerValidator) throws(LoadError) -> Loaded {
+        guard FileManager.default.fileExists(atPath: path) else { return Loaded() }
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable("permission denied") }
-        let file: File
+        let file: ReadFile
         do {
-            file = try JSONDecoder().decode(File.self, from: data)
+            file = try JSONDecoder().decode(ReadFile.self, from: data)
         } catch {
             throw (try? JSONDecoder().decode(Header.self, from: data)).map { $0.format == Self.format ? LoadError.damaged : .foreign } ?? .damaged
         }
         guard file.format == Self.format, file.version == Self.version else { throw .foreign }
-        return file.entries.compactMap { entry in
-            guard now - entry.storedAt < maxStale, entry.status == 200 || entry.status == 404,
-                  let route = Self.route(ofKey: entry.key)
-            else { return nil }
-            let body = [UInt8](entry.body)
-            if entry.status == 200, validator.problem(with: body, for: route) != nil { return nil }
-            return (entry.key, CachedResponse(status: entry.status, body: body, storedAt: entry.storedAt, lifetime: entry.lifetime))
+        var loaded = Loaded()
+        for case .unreadable in file.entries {
+            loaded.dropped.append(("", "unreadable"))
         }
+        for case .entry(let entry) in file.entries {
+            if let problem = Self.problem(with: entry, now: now, bounds: bounds, validator: validator) {
+                loaded.dropped.append((entry.key, problem))
+            } else {
+                loaded.entries.append((entry.key, CachedResponse(
+                    status: entry.status, body: [UInt8](entry.body), storedAt: entry.storedAt, lifetime: entry.lifetime)))
+            }
+        }
+        return loaded
+    }
+
+    /// Why `entry` must not be loaded, or `nil`. Checked before any arithmetic that could
+    /// trap: a lifetime of `1e300` or an age of `-inf` never reaches an `Int`.
+    private static func problem(with entry: Entry, now: Double, bounds: Bounds, validator: AnswerValidator) -> String? {
+        guard let request = request(ofKey: entry.key) else { return "not a cache key the proxy makes" }
+        let longest: Double
+        switch entry.status {
+        case 200: longest = bounds.cacheTTL
+        case 404: longest = bounds.negativeTTL
+        default: return "status \(entry.status) is never stored"
+        }
+        guard entry.lifetime.isFinite, entry.lifetime > 0 else { return "lifetime is not a positive number" }
+        guard entry.lifetime <= longest else {
+            return entry.status == 200 ? "lifetime longer than AMODB_CACHE_TTL" : "lifetime longer than AMODB_NEGATIVE_TTL"
+        }
+        let age = now - entry.storedAt
+        guard entry.storedAt.isFinite, age.isFinite, age >= -bounds.clockSkew else { return "stored at an impossible time" }
+        // A stale 404 is never served, a stale 200 only up to max-stale.
+        guard age < (entry.status == 200 ? bounds.maxStale : entry.lifetime) else { return "too old" }
+        let body = [UInt8](entry.body)
+        return entry.status == 200 ? validator.problem(with: body, for: request.route) : validator.problem(withNotFound: body)
     }
 
     private struct Header: Codable {
         var format: String
     }
 
-    /// The route a cache key belongs to, if the key is one the proxy would make.
-    static func route(ofKey key: String) -> Route? {
-        let path = key.split(separator: "?", maxSplits: 1).first.map(String.init) ?? key
-        return Route(path: path)
+    /// The request a cache key stands for, if the key is one the proxy would make: its
+    /// canonical path and query (`/movie/550?append_to_response=credits&language=de-DE`).
+    static func request(ofKey key: String) -> AmodbRequest? {
+        let parts = key.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let route = Route(path: String(parts[0])) else { return nil }
+        var query: [(name: String, value: String)] = []
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&", omittingEmptySubsequences: false) {
+                let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                query.append((String(nameAndValue[0]), nameAndValue.count == 2 ? String(nameAndValue[1]) : ""))
+            }
+        }
+        guard let request = try? AmodbRequest(route: route, query: query), request.pathAndQuery == key else { return nil }
+        return request
     }
 }

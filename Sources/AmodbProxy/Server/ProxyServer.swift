@@ -119,9 +119,17 @@ public final class ProxyServer: Sendable {
     private func loadSnapshot() {
         guard let snapshot else { return }
         do {
-            let entries = try snapshot.load(now: clock.now(), maxStale: configuration.maxStaleSeconds, validator: validator)
-            for (key, entry) in entries { cache.store(entry, for: key) }
-            if !entries.isEmpty { logger.info("cache snapshot loaded", ["entries": String(entries.count), "path": snapshot.path]) }
+            let bounds = CacheSnapshot.Bounds(
+                maxStale: configuration.maxStaleSeconds, cacheTTL: configuration.cacheTTL, negativeTTL: configuration.negativeTTL)
+            let loaded = try snapshot.load(now: clock.now(), bounds: bounds, validator: validator)
+            for (key, problem) in loaded.dropped.prefix(10) {
+                logger.warning("cache snapshot entry dropped", ["key": String(key.prefix(256)), "problem": problem, "path": snapshot.path])
+            }
+            if loaded.dropped.count > 10 {
+                logger.warning("cache snapshot entries dropped", ["more": String(loaded.dropped.count - 10), "path": snapshot.path])
+            }
+            for (key, entry) in loaded.entries { cache.store(entry, for: key) }
+            if !loaded.entries.isEmpty { logger.info("cache snapshot loaded", ["entries": String(loaded.entries.count), "path": snapshot.path]) }
         } catch {
             logger.warning("cache snapshot ignored: \(error)", ["path": snapshot.path])
         }
