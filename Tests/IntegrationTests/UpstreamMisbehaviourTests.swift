@@ -86,6 +86,22 @@ struct UpstreamFetcherMisbehaviourTests {
     }
 }
 
+extension UpstreamFetcherMisbehaviourTests {
+    @Test func aCancelledCallerIsAnsweredAtOnceNotAtTheDeadline() async throws {
+        let upstream = try MisbehavingUpstream(.drip(prefix: Array(#"{"id":550,"#.utf8), interval: 0.25, declaredLength: 50))
+        try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
+            let fetcher = fetcher(upstream, timeout: 30)
+            let call = Task { await fetcher.fetch(movie550) }
+            #expect(await eventually { upstream.bytesSent > 10 })
+            let start = DispatchTime.now()
+            call.cancel()
+            let outcome = await call.value
+            #expect(error(of: outcome) == .unreachable)
+            #expect(seconds(since: start) < 2)
+        }
+    }
+}
+
 /// A proxy in front of the same upstreams: what the apps see.
 @Suite(.timeLimit(.minutes(1)))
 struct ProxyUpstreamMisbehaviourTests {

@@ -69,9 +69,10 @@ public final class URLSessionUpstreamFetcher: UpstreamFetcher {
             await withCheckedContinuation { continuation in
                 transfers.begin(task, maxBytes: maxBytes, deadline: timeout, continuation: continuation)
                 task.resume()
+                if Task.isCancelled { transfers.cancel(task) }
             }
         } onCancel: {
-            task.cancel()
+            transfers.cancel(task)
         }
     }
 }
@@ -86,8 +87,6 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
         let maxBytes: Int
         let deadline: Deadline
         var body: [UInt8] = []
-        /// Why the proxy cut the call short, if it did.
-        var cutShort: UpstreamError?
     }
 
     /// A call's pending deadline. `DispatchWorkItem` is thread-safe (cancelling it from
@@ -107,21 +106,25 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline.item)
     }
 
-    /// Cancels `task` and records why, unless it already ended or was already cut.
+    /// Gives up on `task` because its caller was cancelled (a shutdown).
+    func cancel(_ task: URLSessionTask) {
+        cut(task, because: .unreachable)
+    }
+
+    /// Ends the call now with `reason` (its caller waits no longer for URLSession to wind
+    /// it down), then cancels `task`; whatever URLSession still delivers is ignored.
     private func cut(_ task: URLSessionTask, because reason: UpstreamError) {
-        let cuts = transfers.withLock { transfers -> Bool in
-            guard transfers[task.taskIdentifier] != nil, transfers[task.taskIdentifier]?.cutShort == nil else { return false }
-            transfers[task.taskIdentifier]?.cutShort = reason
-            return true
-        }
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.deadline.item.cancel()
+        transfer.continuation.resume(returning: .failure(reason))
         // From elsewhere: callbacks run on URLSession's work queue (`InlineDelegateQueue`),
         // and this toolchain's `cancel()` waits on that queue with `sync`.
-        if cuts { DispatchQueue.global().async { task.cancel() } }
+        DispatchQueue.global().async { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflows = transfers.withLock { transfers -> Bool in
-            guard let transfer = transfers[dataTask.taskIdentifier], transfer.cutShort == nil else { return false }
+            guard let transfer = transfers[dataTask.taskIdentifier] else { return false }
             if transfer.body.count + data.count > transfer.maxBytes { return true }
             transfers[dataTask.taskIdentifier]?.body.append(contentsOf: data)
             return false
@@ -136,7 +139,6 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private static func outcome(_ transfer: Transfer, response: URLResponse?, error: (any Error)?) -> Result<UpstreamResponse, UpstreamError> {
-        if let reason = transfer.cutShort { return .failure(reason) }
         if let error { return .failure((error as? URLError)?.code == .timedOut ? .timedOut : .unreachable) }
         guard let http = response as? HTTPURLResponse else { return .failure(.unreachable) }
         var headers: [String: String] = [:]
