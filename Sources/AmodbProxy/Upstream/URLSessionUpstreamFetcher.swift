@@ -95,6 +95,12 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
         let item: DispatchWorkItem
     }
 
+    /// Where deadlines fire: never blocked, so a deadline is not held up by anything else.
+    private let deadlines = DispatchQueue(label: "amodb-proxy.upstream-deadlines")
+    /// Where tasks are cancelled: this toolchain's `URLSessionTask.cancel()` waits on
+    /// URLSession's shared work queue, which must not hold up a deadline or a global thread.
+    private let cancels = DispatchQueue(label: "amodb-proxy.upstream-cancels")
+
     /// Calls in progress, by task identifier. Delegate callbacks come on the session's
     /// serial queue; the deadline and `begin` come from elsewhere, hence the lock.
     private let transfers = Mutex<[Int: Transfer]>([:])
@@ -103,7 +109,7 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
     func begin(_ task: URLSessionDataTask, maxBytes: Int, deadline seconds: Double, continuation: Continuation) {
         let deadline = Deadline(item: DispatchWorkItem { [weak self] in self?.cut(task, because: .timedOut) })
         transfers.withLock { $0[task.taskIdentifier] = Transfer(continuation: continuation, maxBytes: maxBytes, deadline: deadline) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline.item)
+        deadlines.asyncAfter(deadline: .now() + seconds, execute: deadline.item)
     }
 
     /// Gives up on `task` because its caller was cancelled (a shutdown).
@@ -117,9 +123,9 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         transfer.deadline.item.cancel()
         transfer.continuation.resume(returning: .failure(reason))
-        // From elsewhere: callbacks run on URLSession's work queue (`InlineDelegateQueue`),
-        // and this toolchain's `cancel()` waits on that queue with `sync`.
-        DispatchQueue.global().async { task.cancel() }
+        // Not here: callbacks run on URLSession's work queue (`InlineDelegateQueue`), and
+        // this toolchain's `cancel()` waits on that queue with `sync`.
+        cancels.async { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
