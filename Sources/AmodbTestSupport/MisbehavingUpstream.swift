@@ -158,8 +158,8 @@ public final class MisbehavingUpstream: ScopedServer {
 
     /// Waits `seconds` in short steps, so `shutdown()` is not kept waiting; false once stopped.
     private func pause(_ seconds: Double) -> Bool {
-        let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        while DispatchTime.now().uptimeNanoseconds < end {
+        let end = DispatchTime.now() + seconds
+        while DispatchTime.now() < end {
             if stopped { return false }
             usleep(20_000)
         }
