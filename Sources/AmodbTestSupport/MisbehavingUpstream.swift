@@ -54,7 +54,12 @@ public final class MisbehavingUpstream: ScopedServer {
         }
         var actual = sockaddr_in()
         var actualLength = length
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
+        let named = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
+        guard named == 0 else {
+            let code = errno
+            close(fd)
+            throw RawHTTPError.connect(code)
+        }
         listener = fd
         port = Int(UInt16(bigEndian: actual.sin_port))
         spawn { [self] in acceptLoop() }

@@ -97,7 +97,9 @@ struct CacheSnapshot {
 
     /// What a load kept, and what it dropped and why.
     struct Loaded {
+        /// The entries to store, by cache key.
         var entries: [(key: String, entry: CachedResponse)] = []
+        /// The entries refused, by cache key (empty when the entry could not be read), and why.
         var dropped: [(key: String, problem: String)] = []
     }
 

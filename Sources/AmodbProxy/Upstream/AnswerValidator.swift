@@ -20,6 +20,7 @@ struct AnswerValidator: Sendable {
     /// The top-level members the checks read.
     private static let watched: Set<String> = ["id", "results", "success", "status_code"]
 
+    /// A validator that keeps `key` out of what is stored and reports schema drift to `schema`.
     init(key: Secret, schema: SchemaMismatchReporter? = nil) {
         self.key = key
         self.schema = schema

@@ -14,7 +14,9 @@ struct JSONScanner {
     /// A top-level member the caller asked about: its kind, and for a string its decoded
     /// text, for a number its literal text.
     struct Member: Sendable, Equatable {
+        /// What the value is.
         var kind: Kind
+        /// A string's decoded text or a number's literal text; `nil` for other kinds.
         var text: String?
     }
 

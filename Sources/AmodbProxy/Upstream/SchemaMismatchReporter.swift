@@ -17,6 +17,7 @@ final class SchemaMismatchReporter: Sendable {
     /// When each route (by template) last had a warning, in seconds since 1970.
     private let lastWarning = Mutex<[String: Double]>([:])
 
+    /// Counts into `metrics`; warns through `logger`, reading the hour from `clock`.
     init(logger: ProxyLogger, clock: any ProxyClock, metrics: ProxyMetrics) {
         self.logger = logger
         self.clock = clock
@@ -42,7 +43,9 @@ final class SchemaMismatchReporter: Sendable {
     /// Where and how a body fails to decode: a coding path such as
     /// `results[3].vote_average`, and the kind of failure (never the value found).
     struct Mismatch: Sendable, Equatable {
+        /// The coding path that failed; empty for the whole body.
         var field: String
+        /// `wrong type`, `missing`, `null or missing value` or `unreadable value`.
         var problem: String
     }
 
