@@ -18,14 +18,16 @@ public final class MisbehavingUpstream: ScopedServer {
         /// Sends a 200 head promising `declaredLength` bytes, then `prefix`, then one
         /// space every `interval` seconds until the length is reached.
         case drip(prefix: [UInt8], interval: Double, declaredLength: Int)
-        /// Sends a 200 with a body of `length` bytes (a JSON array of zeros), as fast as
-        /// the client reads, for bodies too large to build in memory first.
+        /// Sends a 200 with a body of `length` bytes (a JSON array of zeros), 64 KiB a
+        /// millisecond at most (about 64 MB/s, so a test does not eat the machine), for
+        /// bodies too large to build in memory first.
         case stream(length: Int)
     }
 
     private struct State {
         var requests: [String] = []
         var bytesSent = 0
+        var abandoned = 0
         var stopped = false
         var connections: Set<Int32> = []
     }
@@ -74,6 +76,9 @@ public final class MisbehavingUpstream: ScopedServer {
     /// Body bytes written to clients so far (the head not counted).
     public var bytesSent: Int { state.withLock { $0.bytesSent } }
 
+    /// Connections the client closed before the whole answer was sent (a cancelled transfer).
+    public var abandoned: Int { state.withLock { $0.abandoned } }
+
     /// Stops accepting, cuts open connections and waits for every thread to end.
     public func shutdown() async {
         let open = state.withLock { state -> Set<Int32> in
@@ -117,56 +122,57 @@ public final class MisbehavingUpstream: ScopedServer {
                 return
             }
             spawn { [self] in
-                serve(fd)
+                if !serve(fd), !stopped { state.withLock { $0.abandoned += 1 } }
                 state.withLock { _ = $0.connections.remove(fd) }
                 close(fd)
             }
         }
     }
 
-    /// Reads one request head, then misbehaves.
-    private func serve(_ fd: Int32) {
+    /// Reads one request head, then misbehaves; false if the client left before the end.
+    private func serve(_ fd: Int32) -> Bool {
         var head: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !head.ends(with: Array("\r\n\r\n".utf8)) {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return }
+            guard count > 0 else { return false }
             head.append(contentsOf: chunk[..<count])
         }
         state.withLock { $0.requests.append(String(decoding: head, as: UTF8.self)) }
         switch behaviour {
         case .respond(let status, let headers, let body):
             let fields = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
-            guard send(fd, "HTTP/1.1 \(status) Misbehaving\r\nContent-Length: \(body.count)\r\n\(fields)Connection: close\r\n\r\n") else { return }
-            _ = send(fd, body, counted: true)
+            return send(fd, "HTTP/1.1 \(status) Misbehaving\r\nContent-Length: \(body.count)\r\n\(fields)Connection: close\r\n\r\n")
+                && send(fd, body, counted: true)
         case .drip(let prefix, let interval, let declaredLength):
             guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(declaredLength)\r\nConnection: close\r\n\r\n"),
                   send(fd, prefix, counted: true)
-            else { return }
+            else { return false }
             for _ in prefix.count..<declaredLength {
-                guard pause(interval), send(fd, [0x20], counted: true) else { return }
+                guard pause(interval), send(fd, [0x20], counted: true) else { return false }
             }
+            return true
         case .stream(let length):
-            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n") else { return }
+            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n") else { return false }
             let opening = Array("[".utf8), closing = Array("0]".utf8)
-            guard send(fd, opening, counted: true) else { return }
+            guard send(fd, opening, counted: true) else { return false }
             var remaining = length - opening.count - closing.count
             let block = [UInt8](repeating: 0, count: 65536).enumerated().map { $0.offset % 2 == 0 ? UInt8(ascii: "0") : UInt8(ascii: ",") }
             while remaining > 0 {
                 let count = min(block.count, remaining)
-                guard send(fd, Array(block[..<count]), counted: true) else { return }
+                guard pause(0.001), send(fd, Array(block[..<count]), counted: true) else { return false }
                 remaining -= count
             }
-            _ = send(fd, closing, counted: true)
+            return send(fd, closing, counted: true)
         }
     }
 
     /// Waits `seconds` in short steps, so `shutdown()` is not kept waiting; false once stopped.
     private func pause(_ seconds: Double) -> Bool {
         let end = DispatchTime.now() + seconds
-        while DispatchTime.now() < end {
+        while case let now = DispatchTime.now(), now < end {
             if stopped { return false }
-            usleep(20_000)
+            usleep(UInt32(min(20_000, (end.uptimeNanoseconds - now.uptimeNanoseconds) / 1000 + 1)))
         }
         return !stopped
     }
