@@ -150,6 +150,22 @@ struct CacheSnapshotTests {
         }
     }
 
+    @Test func manyDroppedEntriesAreLoggedTenByNameThenCounted() async throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = ManualClock()
+        let page = Data(ScriptedUpstream.moviePage.utf8).base64EncodedString()
+        let entries = (1...13).map { #"{"key":"/movie/\#($0)","status":200,"storedAt":\#(clock.now()),"lifetime":1800,"body":"\#(page)"}"# }
+        try (#"{"format":"amodb-proxy-cache-snapshot","version":1,"writtenAt":0,"entries":["# + entries.joined(separator: ",") + "]}")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let logs = LogCapture()
+        try await withServer(try proxy(ScriptedUpstream(), clock: clock, snapshot: path, logs: logs)) { proxy in
+            #expect(proxy.proxy.cache.usage.entries == 0)
+            #expect(logs.all.filter { $0.contains("cache snapshot entry dropped") }.count == 10)
+            #expect(logs.all.filter { $0.contains("cache snapshot entries dropped") && $0.contains(#""more":"3""#) }.count == 1)
+        }
+    }
+
     @Test func aRemembered404WithinTheSettingsIsKeptAndServedWithItsRemainingLifetime() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
