@@ -194,6 +194,16 @@ extension RawHTTPConnection {
         close()
     }
 
+    /// Our side's port: how the server under test tells this connection from others.
+    public var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fdForExtensions, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// Shrinks our receive buffer, so a client that does not read stalls the server sooner.
     public func setReceiveBuffer(bytes: Int32) {
         var size = bytes

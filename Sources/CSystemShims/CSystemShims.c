@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -19,4 +20,8 @@ int amodb_usable_cpus(void) {
 
 int amodb_contains(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
     return needle_length > 0 && memmem(haystack, haystack_length, needle, needle_length) != NULL;
+}
+
+void amodb_malloc_trim(void) {
+    malloc_trim(0);
 }

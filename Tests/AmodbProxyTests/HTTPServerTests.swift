@@ -1,10 +1,14 @@
-import AmodbProxy
+@testable import AmodbProxy
 import AmodbTestSupport
 import Dispatch
+import Synchronization
 import Testing
 
-/// Answers `/slow/<ms>` after that many milliseconds and everything else at once with the path.
-private struct EchoResponder: HTTPResponder {
+/// Answers `/slow/<ms>` after that many milliseconds, `/big/<n>` with an n-byte body,
+/// `/gate` only when the test opens the gate, and everything else at once with the path.
+private final class EchoResponder: HTTPResponder {
+    private let gated = Mutex<[@Sendable (HTTPResponse) -> Void]>([])
+
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
         let body = Array("\(request.method) \(request.path)".utf8)
         if request.path.hasPrefix("/slow/"), let ms = Int(request.path.dropFirst(6)) {
@@ -13,7 +17,55 @@ private struct EchoResponder: HTTPResponder {
             }
             return nil
         }
+        if request.path.hasPrefix("/big/"), let size = Int(request.path.dropFirst(5)) {
+            return HTTPResponse(status: 200, body: Array(repeating: UInt8(ascii: "b"), count: size))
+        }
+        if request.path == "/gate" {
+            gated.withLock { $0.append(deliver) }
+            return nil
+        }
         return HTTPResponse(status: 200, body: body)
+    }
+
+    /// Requests waiting at the gate.
+    var waiting: Int { gated.withLock { $0.count } }
+
+    /// Answers every request waiting at the gate.
+    func openGate() {
+        let waiting = gated.withLock { gated in
+            defer { gated = [] }
+            return gated
+        }
+        waiting.forEach { $0(HTTPResponse(status: 200, body: Array("gate".utf8))) }
+    }
+}
+
+/// An `HTTPServer` over `EchoResponder` on port 0, for `withServer`, which awaits its shutdown.
+private struct EchoServer: ScopedServer {
+    let server: HTTPServer
+    let responder = EchoResponder()
+    let port: Int
+
+    init(limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts()) throws {
+        server = HTTPServer(configuration: .init(limits: limits, timeouts: timeouts), responder: responder)
+        port = try server.start()
+    }
+
+    func shutdown() async {
+        responder.openGate()
+        await server.shutdown(gracePeriod: 0.1)
+    }
+
+    /// Waits until the server has accepted `connection` and read `count` bytes from it.
+    func waitUntilRead(_ count: Int, from connection: RawHTTPConnection) -> Bool {
+        let port = connection.localPort
+        return eventuallyBlocking { (server.bytesReceived(fromPeerPort: port) ?? 0) >= count }
+    }
+
+    /// Waits until the server has read `count` bytes from `connection`, or no longer has it open.
+    func waitUntilReadOrClosed(_ count: Int, from connection: RawHTTPConnection) -> Bool {
+        let port = connection.localPort
+        return eventuallyBlocking { (server.bytesReceived(fromPeerPort: port) ?? .max) >= count }
     }
 }
 
@@ -21,12 +73,12 @@ private struct EchoResponder: HTTPResponder {
 struct HTTPServerTests {
     private func withServer(
         limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(),
-        _ body: (Int) throws -> Void
+        _ body: @escaping @Sendable (Int) throws -> Void
     ) async throws {
-        let server = HTTPServer(configuration: .init(limits: limits, timeouts: timeouts), responder: EchoResponder())
-        let port = try server.start()
-        defer { Task { await server.shutdown(gracePeriod: 0.1) } }
-        try body(port)
+        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { server in
+            let port = server.port
+            try await offloaded { try body(port) }
+        }
     }
 
     @Test func answersAGetAndKeepsTheConnectionOpen() async throws {
@@ -120,29 +172,151 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func shedsConnectionsOverTheCapAndRecovers() async throws {
+    @Test func shedsConnectionsOverTheCapWhenNoneIsSlowOrIdleAndRecovers() async throws {
         var limits = HTTPLimits()
         limits.maxConnections = 3
-        let server = HTTPServer(configuration: .init(limits: limits), responder: EchoResponder())
-        let port = try server.start()
-        defer { Task { await server.shutdown(gracePeriod: 0.1) } }
+        try await AmodbTestSupport.withServer(try EchoServer(limits: limits)) { setup in
+            // Three connections busy with a request that waits at the gate: none may be closed for a newcomer.
+            let held = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
+            for connection in held { try connection.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n") }
+            #expect(await eventually { setup.responder.waiting == 3 })
+            let shed = try await offloaded {
+                let extra = try RawHTTPConnection(port: setup.port)
+                return (try extra.readResponse(), extra.waitForClose())
+            }
+            #expect(shed.0?.status == 503)
+            #expect(shed.0?.header("Retry-After") == "1")
+            #expect(shed.0?.text.contains("status_message") == true)
+            #expect(shed.1)
+            #expect(setup.server.probe.evictions == 0)
 
-        let held = try (0..<3).map { _ in try RawHTTPConnection(port: port) }
-        for connection in held {
-            try connection.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try connection.readResponse()?.status == 200)
+            setup.responder.openGate()
+            for connection in held { #expect(try connection.readResponse()?.text == "gate") }
+            // The slot a closed connection frees is taken by the next one.
+            held[0].close()
+            held[1].close()
+            held[2].close()
+            #expect(await eventually { setup.server.connectionCount == 0 })
+            let next = try await offloaded {
+                let next = try RawHTTPConnection(port: setup.port)
+                try next.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try next.readResponse()?.text
+            }
+            #expect(next == "GET /again")
         }
-        let extra = try RawHTTPConnection(port: port)
-        let shed = try #require(try extra.readResponse())
-        #expect(shed.status == 503)
-        #expect(shed.header("Retry-After") == "1")
-        #expect(shed.text.contains("status_message"))
-        #expect(extra.waitForClose())
+    }
 
-        held[0].close()
-        try await Task.sleep(for: .milliseconds(200))
-        let next = try RawHTTPConnection(port: port)
-        try next.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try next.readResponse()?.text == "GET /again")
+    @Test func closesTheSlowestHeadToMakeRoomWhenFull() async throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 3
+        var timeouts = HTTPTimeouts()
+        timeouts.slowPeerSeconds = 0   // a head still arriving counts as slow at once
+        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+            try await offloaded {
+                // Oldest first: each partial head is known read before the next is sent.
+                let slow = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
+                for connection in slow {
+                    try connection.send("GET /x HTTP/1.1\r\nHo")
+                    #expect(setup.waitUntilRead(19, from: connection))
+                }
+                let newcomer = try RawHTTPConnection(port: setup.port)
+                try newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try newcomer.readResponse()?.text == "GET /new")
+                #expect(slow[0].waitForClose(), "the oldest slow head made room")
+                #expect(setup.server.bytesReceived(fromPeerPort: slow[1].localPort) != nil, "the others keep their slots")
+                #expect(setup.server.bytesReceived(fromPeerPort: slow[2].localPort) != nil)
+                #expect(setup.server.probe.evictions == 1)
+            }
+        }
+    }
+
+    @Test func headsStillWithinTheSlowThresholdKeepTheirSlots() async throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 2
+        var timeouts = HTTPTimeouts()
+        timeouts.slowPeerSeconds = 600
+        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+            try await offloaded {
+                let partial = try (0..<2).map { _ in try RawHTTPConnection(port: setup.port) }
+                for connection in partial {
+                    try connection.send("GET /x HTTP/1.1\r\nHo")
+                    #expect(setup.waitUntilRead(19, from: connection))
+                }
+                let extra = try RawHTTPConnection(port: setup.port)
+                #expect(try extra.readResponse()?.status == 503)
+                for connection in partial {
+                    try connection.send("st: x\r\n\r\n")
+                    #expect(try connection.readResponse()?.text == "GET /x")
+                }
+            }
+        }
+    }
+
+    @Test func closesTheLongestIdleKeepAliveConnectionToMakeRoomWhenFull() async throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 3
+        try await AmodbTestSupport.withServer(try EchoServer(limits: limits)) { setup in
+            try await offloaded {
+                let idle = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
+                for connection in idle {
+                    try connection.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
+                    #expect(try connection.readResponse()?.status == 200)
+                }
+                let newcomer = try RawHTTPConnection(port: setup.port)
+                try newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try newcomer.readResponse()?.text == "GET /new")
+                #expect(idle[0].waitForClose(), "the longest idle made room")
+                #expect(setup.server.bytesReceived(fromPeerPort: idle[2].localPort) != nil)
+                try idle[2].send("GET /still HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try idle[2].readResponse()?.text == "GET /still")
+            }
+        }
+    }
+
+    @Test func aBodyThatTricklesGets408WhenItsOwnDeadlinePasses() async throws {
+        var timeouts = HTTPTimeouts()
+        timeouts.requestBodySeconds = 0.3
+        timeouts.idleSeconds = 600
+        try await AmodbTestSupport.withServer(try EchoServer(timeouts: timeouts)) { setup in
+            try await offloaded {
+                let client = try RawHTTPConnection(port: setup.port)
+                let head = "GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n"
+                try client.send(head)
+                #expect(setup.waitUntilRead(head.utf8.count, from: client))
+                // A byte at a time, each once the server has read the one before: reading is
+                // not activity, so this ends in 408 long before the 8 KiB body could.
+                var sent = head.utf8.count
+                while sent < head.utf8.count + 8192 {
+                    guard (try? client.send("b")) != nil else { break }
+                    sent += 1
+                    guard setup.waitUntilReadOrClosed(sent, from: client),
+                          setup.server.bytesReceived(fromPeerPort: client.localPort) != nil
+                    else { break }
+                }
+                let response = try #require(try client.readResponse())
+                #expect(response.status == 408)
+                #expect(response.text.contains("status_message"))
+                #expect(client.waitForClose())
+                #expect(sent < head.utf8.count + 8192, "the deadline ended the trickle")
+            }
+        }
+    }
+
+    @Test func keepsUnsentOutputWithinItsBoundWhenTheClientDoesNotRead() async throws {
+        try await AmodbTestSupport.withServer(try EchoServer()) { setup in
+            let count = 16, size = 100_000
+            let bodies = try await offloaded {
+                let client = try RawHTTPConnection(port: setup.port, timeout: 10)
+                let requests = String(repeating: "GET /big/\(size) HTTP/1.1\r\nHost: x\r\n\r\n", count: count)
+                try client.send(requests)
+                // Every request read and answered while the client reads nothing yet.
+                #expect(setup.waitUntilRead(requests.utf8.count, from: client))
+                #expect(eventuallyBlocking { setup.server.probe.peakUnsentBytes > 0 })
+                return try (0..<count).map { _ in try client.readResponse()?.body.count }
+            }
+            #expect(bodies == Array(repeating: size, count: count), "every answer arrives, in full")
+            #expect(setup.server.probe.peakUnsentBytes <= Connection.maxUnsentBytes,
+                    "at most 256 KiB unsent, saw \(setup.server.probe.peakUnsentBytes)")
+        }
     }
 }

@@ -31,6 +31,13 @@ public struct HTTPLimits: Sendable, Equatable {
 public struct HTTPTimeouts: Sendable, Equatable {
     /// A request head must be complete this long after its first byte arrived (slowloris); then 408.
     public var requestHeadSeconds: Double = 10
+    /// A request body must be complete this long after its head arrived (a body trickled a
+    /// byte at a time); then 408 and close. Body bytes are not activity for `idleSeconds`.
+    public var requestBodySeconds: Double = 10
+    /// A head or body still arriving after this long is slow: when the server is at its
+    /// connection cap, such connections (then idle keep-alive ones) are closed, oldest
+    /// first, to make room for a newcomer instead of refusing it.
+    public var slowPeerSeconds: Double = 1
     /// An idle keep-alive connection is closed after this long.
     public var idleSeconds: Double = 60
     /// A client that stops reading our response is dropped after this long.

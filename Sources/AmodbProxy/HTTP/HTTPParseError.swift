@@ -1,7 +1,7 @@
 /// A request the server refuses before routing. The connection is answered with
 /// `status` and closed: after a framing error nothing later on it can be trusted.
 public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The HTTP status to answer with (400, 413, 414, 417, 431, 501, 505).
+    /// The HTTP status to answer with (400, 408, 413, 414, 417, 431, 501, 505).
     public let status: Int
     /// What was wrong, for the `status_message` of the error body.
     public let message: String
@@ -26,7 +26,13 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     static let http2Preface = HTTPParseError(505, "HTTP/2 is not supported here; use HTTP/1.1.")
     static let missingHost = HTTPParseError(400, "HTTP/1.1 requests need exactly one Host header.")
     static let conflictingFraming = HTTPParseError(400, "Content-Length and Transfer-Encoding together are not accepted.")
-    static let transferEncoding = HTTPParseError(501, "Transfer-Encoding is not supported on requests.")
+    static let transferEncoding = HTTPParseError(501, "Only the chunked transfer coding is supported on requests.")
+    static let invalidTransferEncoding = HTTPParseError(400, "Transfer-Encoding must list chunked once, last.")
+    static let transferEncodingOnHTTP10 = HTTPParseError(400, "Transfer-Encoding is not accepted on HTTP/1.0 requests.")
+    static let malformedChunk = HTTPParseError(400, "Malformed chunked body.")
+    static let trailersTooLarge = HTTPParseError(431, "The request trailer fields are too large.")
+    static let headTimedOut = HTTPParseError(408, "The request head did not arrive in time.")
+    static let bodyTimedOut = HTTPParseError(408, "The request body did not arrive in time.")
     static let invalidContentLength = HTTPParseError(400, "Invalid Content-Length.")
     static let bodyTooLarge = HTTPParseError(413, "The request body is too large.")
     static let unsupportedExpectation = HTTPParseError(417, "Only Expect: 100-continue is supported.")

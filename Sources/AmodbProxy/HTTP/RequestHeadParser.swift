@@ -1,9 +1,17 @@
+/// How the body after a request head is delimited (RFC 9112 §6.3).
+enum BodyFraming: Sendable, Equatable {
+    /// `Content-Length` bytes (0: no body).
+    case length(Int)
+    /// The chunked transfer coding, read by `ChunkedBodyParser`.
+    case chunked
+}
+
 /// A request head read off the wire, with what the connection needs for framing.
 struct ParsedHead: Sendable {
     /// The request as the responder sees it (`peerAddress` is set by the connection).
     var request: HTTPRequest
-    /// Body bytes that follow the head (read and discarded: GET and HEAD carry no meaning in one).
-    var bodyLength: Int
+    /// The body that follows the head (read and discarded: GET and HEAD carry no meaning in one).
+    var body: BodyFraming
     /// Whether the connection stays open after the response (RFC 9112 §9.3).
     var keepAlive: Bool
     /// `Expect: 100-continue` with a body: send `100 Continue` before reading it.
@@ -132,7 +140,7 @@ struct RequestHeadParser: Sendable {
         let request = HTTPRequest(
             method: String(decoding: method, as: UTF8.self), target: targetText, path: path,
             query: query, version: version)
-        return ParsedHead(request: request, bodyLength: 0, keepAlive: true, expectsContinue: false)
+        return ParsedHead(request: request, body: .length(0), keepAlive: true, expectsContinue: false)
     }
 
     /// `field-name ":" OWS field-value OWS CRLF`, strictly (RFC 9112 §5, RFC 9110 §5.5).
@@ -167,9 +175,12 @@ struct RequestHeadParser: Sendable {
         let transferEncodings = headers.values("Transfer-Encoding")
         let lengths = headers.values("Content-Length")
         if !transferEncodings.isEmpty {
-            throw lengths.isEmpty ? .transferEncoding : .conflictingFraming
-        }
-        if !lengths.isEmpty {
+            // Both framings at once is the classic smuggling vector (RFC 9112 §6.3 ¶3), and an
+            // HTTP/1.0 message with Transfer-Encoding has faulty framing (§6.1): refuse and close.
+            guard lengths.isEmpty else { throw .conflictingFraming }
+            guard head.request.version == .http1_1 else { throw .transferEncodingOnHTTP10 }
+            head.body = try Self.transferFraming(transferEncodings)
+        } else if !lengths.isEmpty {
             // Repeated or listed values are accepted only when all are the same number (RFC 9110 §8.6).
             var length: Int?
             for field in lengths {
@@ -182,17 +193,37 @@ struct RequestHeadParser: Sendable {
                     length = value
                 }
             }
-            head.bodyLength = length ?? 0
-            if head.bodyLength > limits.maxBodyBytes { throw .bodyTooLarge }
+            head.body = .length(length ?? 0)
+            if (length ?? 0) > limits.maxBodyBytes { throw .bodyTooLarge }
         }
         if let expectation = headers["Expect"] {
             guard expectation.caseInsensitiveEquals("100-continue") else { throw .unsupportedExpectation }
-            head.expectsContinue = head.bodyLength > 0
+            head.expectsContinue = head.body != .length(0)
         }
         switch head.request.version {
         case .http1_1: head.keepAlive = !headers.containsToken("close", in: "Connection")
         case .http1_0: head.keepAlive = headers.containsToken("keep-alive", in: "Connection")
         }
+    }
+}
+
+extension RequestHeadParser {
+    /// The framing `Transfer-Encoding` fields give (RFC 9112 §6.1): only exactly `chunked` is
+    /// read. `chunked` repeated, not last, or beside an empty or malformed element makes the
+    /// body's end ambiguous (400, close); other codings are not implemented (501, close).
+    static func transferFraming(_ fields: [String]) throws(HTTPParseError) -> BodyFraming {
+        var codings: [Substring] = []
+        for field in fields {
+            for item in field.split(separator: ",", omittingEmptySubsequences: false) {
+                let coding = item.trimmingSpaces()
+                guard !coding.isEmpty, coding.utf8.allSatisfy(isTokenByte) else { throw .invalidTransferEncoding }
+                codings.append(coding)
+            }
+        }
+        let chunked = codings.indices.filter { codings[$0].caseInsensitiveEquals("chunked") }
+        if chunked.count > 1 || (chunked.count == 1 && chunked[0] != codings.count - 1) { throw .invalidTransferEncoding }
+        guard codings.count == 1, chunked.count == 1 else { throw .transferEncoding }
+        return .chunked
     }
 }
 

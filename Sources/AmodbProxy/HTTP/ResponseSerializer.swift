@@ -1,14 +1,24 @@
 import Foundation
 import Synchronization
 
+/// A response as bytes for the wire: its head, serialized, and its body, which is a
+/// slice of the response's own array (a cached body is referenced, never copied).
+struct SerializedResponse {
+    /// Status line, fields, framing and the blank line.
+    var head: [UInt8]
+    /// The body bytes to send after the head (empty for HEAD, 1xx, 204 and 304).
+    var body: ArraySlice<UInt8>
+
+    /// Head and body together.
+    var count: Int { head.count + body.count }
+}
+
 /// Writes a response head and body as HTTP/1.1 bytes (RFC 9112 §4, §6).
 enum ResponseSerializer {
-    /// Appends the status line, fields, framing and (unless `isHead`) the body to `output`.
-    /// Returns how many body bytes were appended.
-    @discardableResult
-    static func write(
-        _ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion, into output: inout [UInt8]
-    ) -> Int {
+    /// The status line, fields and framing as bytes, and (unless `isHead`) the body to follow.
+    static func serialize(_ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion) -> SerializedResponse {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         output.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))\r\n".utf8)
         for (name, value) in response.headers
         where !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection") {
@@ -28,10 +38,9 @@ enum ResponseSerializer {
             output.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         output.append(contentsOf: "\r\n".utf8)
-        guard hasBody, !isHead else { return 0 }
+        guard hasBody, !isHead else { return SerializedResponse(head: output, body: []) }
         let length = min(response.truncatedBodyLength ?? response.body.count, response.body.count)
-        output.append(contentsOf: response.body[..<length])
-        return length
+        return SerializedResponse(head: output, body: response.body[..<length])
     }
 }
 

@@ -1,11 +1,14 @@
 import Dispatch
 import Glibc
+import Synchronization
 
 /// What a connection needs from its server.
 protocol ConnectionOwner: AnyObject, Sendable {
     var responder: any HTTPResponder { get }
     var limits: HTTPLimits { get }
     var timeouts: HTTPTimeouts { get }
+    /// Where connections report what tests and operators observe.
+    var probe: ServerProbe { get }
     /// Called once, on the connection's queue, after its fd was closed.
     func connectionDidClose(_ connection: Connection)
 }
@@ -40,11 +43,13 @@ final class Connection: @unchecked Sendable {
 
     let fd: Int32
     let peer: String
+    /// The peer's port: with `peer`, what identifies this connection to a test.
+    let peerPort: Int
     let queue: DispatchQueue
     private let owner: any ConnectionOwner
     private let limits: HTTPLimits
     private let timeouts: HTTPTimeouts
-    private var parser: RequestHeadParser
+    private var decoder: RequestDecoder
     private var phase = Phase.open
 
     private var readSource: (any DispatchSourceRead)?
@@ -56,28 +61,42 @@ final class Connection: @unchecked Sendable {
 
     private var inbound: [UInt8] = []
     private var readIndex = 0
-    private var bodyBytesToDiscard = 0
     private var slots: [Slot] = []
     private var nextSequence = 0
-    private var outbound: [UInt8] = []
-    private var writeIndex = 0
+    private var outbound = OutboundQueue()
     private var dropAfterWrite = false
 
+    /// When the head being read began to arrive (slowloris deadline).
     private var headStartedAt: DispatchTime?
+    /// When the body being read began (its head arrived): a deadline of its own.
+    private var bodyStartedAt: DispatchTime?
+    /// When the last answer was sent (or the connection opened): only that is activity.
     private var idleSince = DispatchTime.now()
     private var writeBlockedSince: DispatchTime?
     private var armedDeadline: DispatchTime?
 
-    init(fd: Int32, peer: String, owner: any ConnectionOwner, queue: DispatchQueue) {
+    /// How this connection may give up its slot to a newcomer, for other threads to read:
+    /// 0 while busy, else `since << 2 | kind` (see `Reclaimable`).
+    private let reclaimable = Atomic<UInt64>(0)
+    /// Set while the server has chosen this connection to close for a newcomer.
+    private let evictionClaimed = Atomic<Bool>(false)
+    /// Bytes read off the socket so far (package-visible, so tests wait on it instead of sleeping).
+    private let received = Atomic<Int>(0)
+
+    init(fd: Int32, peer: String, peerPort: Int, owner: any ConnectionOwner, queue: DispatchQueue) {
         self.fd = fd
         self.peer = peer
+        self.peerPort = peerPort
         self.owner = owner
         self.limits = owner.limits
         self.timeouts = owner.timeouts
-        self.parser = RequestHeadParser(limits: owner.limits)
+        self.decoder = RequestDecoder(limits: owner.limits)
         self.queue = queue
         self.timer = DispatchSource.makeTimerSource(queue: queue)
     }
+
+    /// Bytes this connection has read from its peer.
+    var bytesReceived: Int { received.load(ordering: .relaxed) }
 
     /// Starts reading; call once, right after accepting, before anyone else can reach the
     /// connection (its state is set up here, then belongs to `queue`: resuming a source
@@ -91,6 +110,7 @@ final class Connection: @unchecked Sendable {
         timer.setCancelHandler { [self] in sourceCancelled() }
         liveSources = 2
         armTimer()
+        publishReclaimable()
         timer.resume()
         source.resume()
     }
@@ -105,7 +125,9 @@ final class Connection: @unchecked Sendable {
             }
             phase = .draining
             headStartedAt = nil
+            bodyStartedAt = nil
             finishIfDone()
+            publishReclaimable()
         }
     }
 
@@ -118,6 +140,7 @@ final class Connection: @unchecked Sendable {
 
     private func readable() {
         dispatchPrecondition(condition: .onQueue(queue))
+        defer { publishReclaimable() }
         if case .lingering = phase {
             drainAndDrop()
             return
@@ -150,46 +173,47 @@ final class Connection: @unchecked Sendable {
             pauseReading()
             phase = .draining
             headStartedAt = nil
-        case .done:
-            break
+            bodyStartedAt = nil
+        case .done(let count):
+            received.add(count, ordering: .relaxed)
         }
         processInbound()
         flush()
     }
 
-    /// Parses every complete request in the buffer and hands each to the responder.
+    /// Decodes every complete request in the buffer and hands each to the responder. Bodies
+    /// are read (and dropped) before their request is answered; reading bodies never counts
+    /// as activity, and each body has its own deadline.
     private func processInbound() {
         while case .open = phase {
-            let available = inbound.count - readIndex
-            if bodyBytesToDiscard > 0 {
-                let skipped = min(bodyBytesToDiscard, available)
-                readIndex += skipped
-                bodyBytesToDiscard -= skipped
-                if bodyBytesToDiscard > 0 { break }
-                continue
-            }
-            guard available > 0 else {
-                headStartedAt = nil
+            guard inbound.count > readIndex else {
+                if decoder.phase == .head { headStartedAt = nil }
                 break
             }
             // Backpressure: no more requests while answers wait to be sent or read.
-            if slots.count >= limits.maxPipelinedRequests || isWriteBacklogged {
+            if decoder.phase == .head, slots.count >= limits.maxPipelinedRequests || isWriteBacklogged {
                 pauseReading()
                 break
             }
             do {
-                switch try parser.parse(inbound, from: readIndex) {
+                let (event, consumed) = try decoder.decode(inbound, from: readIndex)
+                readIndex += consumed
+                switch event {
                 case .needMore:
-                    if headStartedAt == nil { headStartedAt = .now() }
-                    compactInbound()
-                    return
-                case .complete(let head, let consumed):
-                    readIndex += consumed
-                    headStartedAt = nil
-                    bodyBytesToDiscard = head.bodyLength
-                    if head.expectsContinue, slots.isEmpty, outbound.isEmpty {
-                        outbound.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                    if decoder.phase == .head, headStartedAt == nil { headStartedAt = .now() }
+                    if consumed == 0 {
+                        compactInbound()
+                        return
                     }
+                case .bodyFollows(let head):
+                    headStartedAt = nil
+                    bodyStartedAt = .now()
+                    if head.expectsContinue, slots.isEmpty, outbound.isEmpty {
+                        outbound.append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                    }
+                case .request(let head):
+                    headStartedAt = nil
+                    bodyStartedAt = nil
                     dispatch(head)
                     if !head.keepAlive { phase = .draining }
                 }
@@ -212,7 +236,8 @@ final class Connection: @unchecked Sendable {
         if let immediate { setResponse(immediate, for: sequence) }
     }
 
-    /// Answers a request the parser refused, and stops reading: nothing after a framing error can be trusted.
+    /// Answers a request the decoder refused (or that came too slowly), and stops reading:
+    /// nothing after a framing error can be trusted.
     private func reject(_ error: HTTPParseError) {
         let sequence = nextSequence
         nextSequence += 1
@@ -223,6 +248,7 @@ final class Connection: @unchecked Sendable {
         setResponse(response, for: sequence)
         phase = .draining
         headStartedAt = nil
+        bodyStartedAt = nil
     }
 
     private func compactInbound() {
@@ -253,6 +279,7 @@ final class Connection: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         setResponse(response, for: sequence)
         flush()
+        publishReclaimable()
     }
 
     private func setResponse(_ response: HTTPResponse, for sequence: Int) {
@@ -260,22 +287,36 @@ final class Connection: @unchecked Sendable {
         slots[index].response = response
     }
 
-    /// Serializes every answered request at the front of the order, then writes.
+    /// Unsent output per connection at most (the README's promise): answers beyond it wait
+    /// in their slots, where a cached body is only referenced, until the client reads.
+    /// A single answer larger than this is queued alone.
+    static let maxUnsentBytes = 256 * 1024
+
+    /// Serializes answered requests at the front of the order while the output stays within
+    /// `maxUnsentBytes`, then writes.
     private func flush() {
         guard !isClosed else { return }
         while true {
             var answered = 0
             var closing = false
+            var full = false
             while answered < slots.count, let response = slots[answered].response {
                 let slot = slots[answered]
-                answered += 1
                 // While draining, the last response says `Connection: close`: nothing follows it.
                 closing = response.closesConnection || !slot.keepAlive || response.truncatedBodyLength != nil
-                    || (isDraining && answered == slots.count)
-                ResponseSerializer.write(response, isHead: slot.isHead, closing: closing, version: slot.version, into: &outbound)
+                    || (isDraining && answered + 1 == slots.count)
+                let serialized = ResponseSerializer.serialize(response, isHead: slot.isHead, closing: closing, version: slot.version)
+                guard outbound.isEmpty || outbound.unsentBytes + serialized.count <= Self.maxUnsentBytes else {
+                    closing = false
+                    full = true
+                    break
+                }
+                outbound.append(serialized)
+                answered += 1
                 if response.truncatedBodyLength != nil { dropAfterWrite = true }
                 if closing { break }
             }
+            owner.probe.noteUnsent(outbound.unsentBytes)
             if closing {
                 slots.removeAll()
                 if case .open = phase { phase = .draining }
@@ -283,7 +324,7 @@ final class Connection: @unchecked Sendable {
             }
             slots.removeFirst(answered)
             // Requests held back by the pipelining limit can be parsed now.
-            guard answered > 0, case .open = phase, readIndex < inbound.count,
+            guard answered > 0, !full, case .open = phase, readIndex < inbound.count,
                   slots.count < limits.maxPipelinedRequests, !isWriteBacklogged
             else { break }
             let before = nextSequence
@@ -294,12 +335,10 @@ final class Connection: @unchecked Sendable {
         write()
     }
 
-    /// Answers serialized but not yet taken by the kernel: past this, no more requests
-    /// are read, so a client that pipelines without reading cannot grow our memory.
-    private static let outboundHighWater = 256 * 1024
-
+    /// Whether output is waiting on the client: then no more requests are read, so a client
+    /// that pipelines without reading cannot grow our memory.
     private var isWriteBacklogged: Bool {
-        writeBlockedSince != nil || outbound.count - writeIndex > Self.outboundHighWater
+        writeBlockedSince != nil || outbound.unsentBytes >= Self.maxUnsentBytes
     }
 
     private func resumeReadingIfAllowed() {
@@ -320,20 +359,18 @@ final class Connection: @unchecked Sendable {
     }
 
     private func write() {
-        while writeIndex < outbound.count {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !isClosed else { return }
+        let hadOutput = !outbound.isEmpty
+        while !outbound.isEmpty {
             let outcome: IOOutcome<Int>
             do {
-                outcome = try outbound.withUnsafeBytes { (bytes) throws(SyscallError) -> IOOutcome<Int> in
-                    try Syscalls.send(fd, UnsafeRawBufferPointer(rebasing: bytes[writeIndex...]))
-                }
+                outcome = try outbound.send(to: fd)
             } catch {
                 close()   // EPIPE / ECONNRESET: the peer left
                 return
             }
-            switch outcome {
-            case .done(let count):
-                writeIndex += count
-            case .wouldBlock:
+            if case .wouldBlock = outcome {
                 if writeBlockedSince == nil { writeBlockedSince = .now() }
                 pauseReading()
                 waitUntilWritable()
@@ -341,12 +378,14 @@ final class Connection: @unchecked Sendable {
                 return
             }
         }
-        outbound.removeAll(keepingCapacity: outbound.capacity <= 256 * 1024)
-        writeIndex = 0
         writeBlockedSince = nil
         if !writeSuspended, let writeSource {
             writeSource.suspend()
             writeSuspended = true
+        }
+        if !slots.isEmpty, slots[0].response != nil {
+            flush()   // answers held back by the output bound can go now
+            return
         }
         if case .open = phase, readIndex < inbound.count {
             // Requests held back while the client was not reading can go on now.
@@ -357,8 +396,10 @@ final class Connection: @unchecked Sendable {
                 return
             }
         }
+        if hadOutput, slots.isEmpty { idleSince = .now() }
         resumeReadingIfAllowed()
         finishIfDone()
+        publishReclaimable()
     }
 
     private func waitUntilWritable() {
@@ -388,11 +429,9 @@ final class Connection: @unchecked Sendable {
             // the kernel does not answer them with a reset that could destroy our response.
             Syscalls.shutdownWrite(fd)
             phase = .lingering(until: .now() + .milliseconds(2000))
-            bodyBytesToDiscard = 0
             resumeReading()
             armTimer()
         case .open where slots.isEmpty:
-            idleSince = .now()
             armTimer()
         default:
             break
@@ -414,17 +453,24 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Deadlines
 
-    /// The moment something must happen, and what.
+    /// Whether nothing is in progress: no answer owed or unsent, no request partly read.
+    private var isIdle: Bool {
+        slots.isEmpty && outbound.isEmpty && headStartedAt == nil && bodyStartedAt == nil
+    }
+
+    /// The earliest moment something must happen.
     private func nextDeadline() -> DispatchTime? {
         switch phase {
         case .closed: return nil
         case .lingering(let until): return until
         case .open, .draining: break
         }
-        if let writeBlockedSince { return writeBlockedSince + timeouts.writeSeconds }
-        if let headStartedAt { return headStartedAt + timeouts.requestHeadSeconds }
-        if slots.isEmpty, case .open = phase { return idleSince + timeouts.idleSeconds }
-        return nil   // waiting on the responder, which has deadlines of its own
+        var deadlines: [DispatchTime] = []
+        if let writeBlockedSince { deadlines.append(writeBlockedSince + timeouts.writeSeconds) }
+        if let headStartedAt { deadlines.append(headStartedAt + timeouts.requestHeadSeconds) }
+        if let bodyStartedAt { deadlines.append(bodyStartedAt + timeouts.requestBodySeconds) }
+        if case .open = phase, isIdle { deadlines.append(idleSince + timeouts.idleSeconds) }
+        return deadlines.min()   // none: waiting on the responder, which has deadlines of its own
     }
 
     /// Arms the timer if the next deadline is earlier than the one armed. A later one is
@@ -438,24 +484,92 @@ final class Connection: @unchecked Sendable {
 
     private func timerFired() {
         dispatchPrecondition(condition: .onQueue(queue))
+        defer { publishReclaimable() }
         armedDeadline = nil
-        guard let deadline = nextDeadline() else { return }
-        guard deadline <= .now() else {
-            armTimer()
+        let now = DispatchTime.now()
+        if case .lingering(let until) = phase {
+            if until <= now { close() } else { armTimer() }
             return
         }
-        if case .lingering = phase {
-            close()
-        } else if writeBlockedSince != nil {
+        if let writeBlockedSince, writeBlockedSince + timeouts.writeSeconds <= now {
             close()   // the client stopped reading
-        } else if headStartedAt != nil {
+        } else if let headStartedAt, headStartedAt + timeouts.requestHeadSeconds <= now {
             // Slowloris: the head did not arrive in time (RFC 9110 §15.5.9).
-            reject(HTTPParseError(408, "The request head did not arrive in time."))
+            reject(.headTimedOut)
             flush()
-        } else {
+        } else if let bodyStartedAt, bodyStartedAt + timeouts.requestBodySeconds <= now {
+            // A trickled body: reading it is not activity, so it has a deadline of its own.
+            reject(.bodyTimedOut)
+            flush()
+        } else if case .open = phase, isIdle, idleSince + timeouts.idleSeconds <= now {
             close()   // idle keep-alive
         }
         armTimer()
+    }
+
+    // MARK: Making room
+
+    /// How a connection may give up its slot when the server is full, slowest first.
+    enum Reclaimable: UInt64, Comparable {
+        /// Closing anyway (lingering after its last answer).
+        case closing = 1
+        /// A head or body still arriving.
+        case slow = 2
+        /// An idle keep-alive connection.
+        case idle = 3
+
+        static func < (lhs: Reclaimable, rhs: Reclaimable) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Publishes, for the accepting thread, whether and since when this connection could
+    /// be closed to make room. Busy connections (an answer owed or unsent) never are.
+    private func publishReclaimable() {
+        var value: UInt64 = 0
+        if let (kind, since) = reclaimKind() {
+            // Lingering ones count as closing since forever: they go first.
+            value = (kind == .closing ? 0 : since.uptimeNanoseconds << 2) | kind.rawValue
+        }
+        reclaimable.store(value, ordering: .relaxed)
+    }
+
+    private func reclaimKind() -> (Reclaimable, DispatchTime)? {
+        switch phase {
+        case .closed, .draining: return nil
+        case .lingering: return (.closing, .now())
+        case .open: break
+        }
+        guard slots.isEmpty, outbound.isEmpty else { return nil }
+        if let started = headStartedAt ?? bodyStartedAt { return (.slow, started) }
+        return (.idle, idleSince)
+    }
+
+    /// Whether this connection may be closed for a newcomer now, and since when (uptime
+    /// nanoseconds): slow ones only once slow for `slowAfter` nanoseconds. Any thread.
+    func reclaimability(now: UInt64, slowAfter: UInt64) -> (kind: Reclaimable, since: UInt64)? {
+        let value = reclaimable.load(ordering: .relaxed)
+        guard value != 0, let kind = Reclaimable(rawValue: value & 3) else { return nil }
+        let since = value >> 2
+        if kind == .slow, now < since + slowAfter { return nil }
+        return (kind, since)
+    }
+
+    /// Claims this connection for eviction, once: false if another newcomer already has.
+    func claimForEviction() -> Bool {
+        evictionClaimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    }
+
+    /// Closes this connection to make room, if it is still idle, slow or closing once its
+    /// queue gets to it. A slow peer is reset, freeing its buffers at once (nginx's
+    /// `reset_timedout_connection`); an idle keep-alive one gets an orderly close, which
+    /// clients expect of keep-alive connections and retry on.
+    func evict() {
+        queue.async { [self] in
+            defer { evictionClaimed.store(false, ordering: .relaxed) }
+            guard !isClosed, let (kind, _) = reclaimKind() else { return }
+            owner.probe.noteEviction()
+            if kind == .slow { Syscalls.resetOnClose(fd) }
+            close()
+        }
     }
 
     // MARK: Closing
@@ -468,6 +582,8 @@ final class Connection: @unchecked Sendable {
         phase = .closed
         slots.removeAll()
         outbound.removeAll()
+        inbound = []
+        reclaimable.store(0, ordering: .relaxed)
         readSource?.cancel()
         if readSuspended { readSource?.resume(); readSuspended = false }
         writeSource?.cancel()

@@ -59,6 +59,11 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     private let acceptQueue = DispatchQueue(label: "amodb-proxy.accept")
     private let loops = EventLoops()
     private let openConnections = Atomic<Int>(0)
+    /// Connections closed since the allocator was last trimmed (see `noteClosed`).
+    private let closesSinceTrim = Atomic<Int>(0)
+    private let trimScheduled = Atomic<Bool>(false)
+    /// What the connections did, for tests and operators.
+    package let probe = ServerProbe()
 
     public init(configuration: Configuration, responder: any HTTPResponder) {
         self.configuration = configuration
@@ -104,11 +109,13 @@ public final class HTTPServer: ConnectionOwner, Sendable {
 
     private func acceptConnections() {
         dispatchPrecondition(condition: .onQueue(acceptQueue))
+        // Connections that could make room, found once per batch and only when full.
+        var reclaimable: ArraySlice<Connection>?
         // A bounded batch per wake-up, so one flood cannot starve the queue.
         for _ in 0..<256 {
             let listener = state.withLock { $0.shuttingDown ? -1 : $0.listener }
             guard listener >= 0 else { return }
-            let accepted: (fd: Int32, peer: String)
+            let accepted: (fd: Int32, peer: String, port: Int)
             do {
                 switch try Syscalls.accept(listener) {
                 case .wouldBlock: return
@@ -119,14 +126,24 @@ public final class HTTPServer: ConnectionOwner, Sendable {
                 return
             }
             if openConnections.load(ordering: .relaxed) >= limits.maxConnections {
-                shed(accepted.fd)
-                continue
+                // Full: close the slowest connection for this one, or refuse it if none is slow.
+                if reclaimable == nil { reclaimable = reclaimableConnections()[...] }
+                var victim: Connection?
+                while victim == nil, let next = reclaimable?.popFirst() {
+                    if next.claimForEviction() { victim = next }
+                }
+                guard let victim else {
+                    shed(accepted.fd)
+                    continue
+                }
+                victim.evict()
             }
             // Made and registered under the lock `shutdown` takes, so no connection slips in
             // after shutdown has collected the ones to close.
             let connection = state.withLock { state -> Connection? in
                 guard !state.shuttingDown else { return nil }
-                let connection = Connection(fd: accepted.fd, peer: accepted.peer, owner: self, queue: loops.assign())
+                let connection = Connection(
+                    fd: accepted.fd, peer: accepted.peer, peerPort: accepted.port, owner: self, queue: loops.assign())
                 state.connections[ObjectIdentifier(connection)] = connection
                 openConnections.add(1, ordering: .relaxed)
                 connection.start()
@@ -137,6 +154,24 @@ public final class HTTPServer: ConnectionOwner, Sendable {
                 return
             }
         }
+    }
+
+    /// The connections that may be closed to make room, slowest first: lingering ones, then
+    /// heads or bodies arriving for longer than `slowPeerSeconds` (oldest first), then idle
+    /// keep-alive ones (longest idle first). Each is claimed when used, so no two newcomers take the same.
+    /// Busy connections (an answer owed or unsent) are never chosen.
+    private func reclaimableConnections() -> [Connection] {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let slowAfter = UInt64(max(0, timeouts.slowPeerSeconds) * 1_000_000_000)
+        let candidates = state.withLock { state in
+            state.connections.values.compactMap { connection in
+                connection.reclaimability(now: now, slowAfter: slowAfter).map { (connection, $0.kind, $0.since) }
+            }
+        }
+        return candidates
+            .sorted { ($0.1, $0.2) < ($1.1, $1.2) }
+            .prefix(256)
+            .map(\.0)
     }
 
     /// Out of descriptors (`EMFILE`): stop accepting for a moment instead of spinning on a
@@ -163,8 +198,8 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     private func shed(_ fd: Int32) {
         var response = HTTPResponse.error(503, "The server is at its connection limit; try again shortly.")
         response.headers.set("Retry-After", "1")
-        var bytes: [UInt8] = []
-        ResponseSerializer.write(response, isHead: false, closing: true, version: .http1_1, into: &bytes)
+        let serialized = ResponseSerializer.serialize(response, isHead: false, closing: true, version: .http1_1)
+        let bytes = serialized.head + serialized.body
         _ = try? bytes.withUnsafeBytes { (raw) throws(SyscallError) in try Syscalls.send(fd, raw) }
         // Half-close, then drop what the client already sent: closing with unread bytes
         // would make the kernel answer with a reset that can destroy the 503 (RFC 9112 §9.6).
@@ -177,6 +212,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
 
     func connectionDidClose(_ connection: Connection) {
         openConnections.subtract(1, ordering: .relaxed)
+        noteClosed()
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock {
 state in
             state.connections[ObjectIdentifier(connection)] = nil
@@ -185,6 +221,27 @@ state in
             return state.closed
         }
         waiters.forEach { $0.resume() }
+    }
+
+    /// Many connections closing leave glibc holding their freed buffers (it trims only the
+    /// top of the main heap, and each event-loop thread has an arena of its own): after a
+    /// wave of closes, hand the free memory back once things settle, at most once a second.
+    private func noteClosed() {
+        guard closesSinceTrim.add(1, ordering: .relaxed).newValue >= 256,
+              trimScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) { [self] in
+            closesSinceTrim.store(0, ordering: .relaxed)
+            Syscalls.trimAllocator()
+            trimScheduled.store(false, ordering: .relaxed)
+        }
+    }
+
+    /// Bytes read so far on the open connection from this peer port, or nil when there is
+    /// none (never opened, or closed): lets a test wait until the server has read what it
+    /// sent, instead of sleeping and hoping.
+    package func bytesReceived(fromPeerPort port: Int) -> Int? {
+        state.withLock { state in state.connections.values.first { $0.peerPort == port } }?.bytesReceived
     }
 
     /// Stops accepting, lets requests in flight finish for up to `gracePeriod` seconds,

@@ -101,6 +101,12 @@ public final class ProxyServer: Sendable {
     /// Open client connections now.
     public var connectionCount: Int { server.connectionCount }
 
+    /// What the HTTP server's connections did (peak unsent output, evictions), for tests.
+    package var serverProbe: ServerProbe { server.probe }
+
+    /// Bytes the server has read from the open connection at this peer port (nil: none open).
+    package func bytesReceived(fromPeerPort port: Int) -> Int? { server.bytesReceived(fromPeerPort: port) }
+
     /// Stops accepting, lets requests in flight finish within the grace period, then
     /// writes the snapshot (if configured).
     public func shutdown() async {

@@ -46,10 +46,10 @@ enum Syscalls {
         return SocketAddress(storage).port
     }
 
-    /// `accept4(2)` with `SOCK_NONBLOCK | SOCK_CLOEXEC`: the new fd and the peer's address.
+    /// `accept4(2)` with `SOCK_NONBLOCK | SOCK_CLOEXEC`: the new fd and the peer's address and port.
     /// `ECONNABORTED` (the peer left before we accepted) is retried like `EINTR`.
     @inline(never)
-    static func accept(_ fd: Int32) throws(SyscallError) -> IOOutcome<(fd: Int32, peer: String)> {
+    static func accept(_ fd: Int32) throws(SyscallError) -> IOOutcome<(fd: Int32, peer: String, port: Int)> {
         while true {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -58,7 +58,10 @@ enum Syscalls {
                     amodb_accept4(fd, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
                 }
             }
-            if client >= 0 { return .done((client, SocketAddress(storage).host)) }
+            if client >= 0 {
+                let address = SocketAddress(storage)
+                return .done((client, address.host, address.port))
+            }
             let code = errno
             switch code {
             case EINTR, ECONNABORTED: continue
@@ -96,6 +99,40 @@ enum Syscalls {
             default: throw SyscallError("send", code)
             }
         }
+    }
+
+    /// `sendmsg(2)` of several buffers at once (gather), with `MSG_NOSIGNAL`: a response
+    /// head and the body it references go out in one call, without copying them together.
+    @inline(never)
+    static func sendmsg(_ fd: Int32, _ buffers: UnsafeMutableBufferPointer<iovec>) throws(SyscallError) -> IOOutcome<Int> {
+        var message = msghdr()
+        message.msg_iov = buffers.baseAddress
+        message.msg_iovlen = buffers.count
+        while true {
+            let count = Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+            if count >= 0 { return .done(count) }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: throw SyscallError("sendmsg", code)
+            }
+        }
+    }
+
+    /// `setsockopt(2)` of `SO_LINGER` on with a zero timeout: the next `close` sends a reset
+    /// and frees the socket's buffers at once, instead of an orderly end (nginx's
+    /// `reset_timedout_connection`, for peers that are dropped, not answered).
+    @inline(never)
+    static func resetOnClose(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = Glibc.setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
+    /// `malloc_trim(3)`: hands the allocator's free memory back to the system, after many
+    /// connections closed at once (glibc keeps freed heap pages otherwise).
+    static func trimAllocator() {
+        amodb_malloc_trim()
     }
 
     /// `shutdown(2)` of our sending side: the peer reads end of stream after what was sent.

@@ -14,4 +14,8 @@ int amodb_usable_cpus(void);
 /// Whether `needle` occurs in `haystack`: memmem(3), also _GNU_SOURCE.
 int amodb_contains(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
 
+/// malloc_trim(3) with no padding: glibc's extension, declared in <malloc.h>, which
+/// Glibc's Swift module leaves out.
+void amodb_malloc_trim(void);
+
 #endif

@@ -1,0 +1,93 @@
+import Glibc
+
+/// The bytes a connection has yet to send, as a queue of pieces: each response's head and
+/// a slice of its body array. A cached body is referenced, not copied, however many
+/// pipelined answers carry it; pieces go out together through one `sendmsg(2)`.
+///
+/// Confined to its connection's queue, like the connection's other state.
+struct OutboundQueue {
+    /// Most pieces handed to one `sendmsg` (well under `IOV_MAX`, 1024 on Linux).
+    static let maxPiecesPerSend = 64
+
+    private var pieces: [ArraySlice<UInt8>] = []
+    /// Index of the first piece not completely sent.
+    private var first = 0
+    /// Bytes queued and not yet taken by the kernel.
+    private(set) var unsentBytes = 0
+
+    /// Whether everything queued has been sent.
+    var isEmpty: Bool { unsentBytes == 0 }
+
+    /// Queues a head or any other bytes of our own.
+    mutating func append(_ bytes: [UInt8]) {
+        append(bytes[...])
+    }
+
+    /// Queues a slice, sharing its array's storage.
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        pieces.append(bytes)
+        unsentBytes += bytes.count
+    }
+
+    /// Queues a serialized response: its head, then its body by reference.
+    mutating func append(_ response: SerializedResponse) {
+        append(response.head)
+        append(response.body)
+    }
+
+    /// Drops everything queued (the connection is closing).
+    mutating func removeAll() {
+        pieces = []
+        first = 0
+        unsentBytes = 0
+    }
+
+    /// Sends as much as the kernel takes in one `sendmsg`; returns how many bytes it took.
+    mutating func send(to fd: Int32) throws(SyscallError) -> IOOutcome<Int> {
+        let count = min(pieces.count - first, Self.maxPiecesPerSend)
+        guard count > 0 else { return .done(0) }
+        let result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
+            gather(from: first, to: first + count, into: vectors) { () -> Result<IOOutcome<Int>, SyscallError> in
+                Result { () throws(SyscallError) in try Syscalls.sendmsg(fd, vectors) }
+            }
+        }
+        let outcome = try result.get()
+        if case .done(let sent) = outcome { dropSent(sent) }
+        return outcome
+    }
+
+    /// Fills `vectors` with the pieces `index..<end`, each pinned while `body` runs.
+    private func gather<R>(
+        from index: Int, to end: Int, into vectors: UnsafeMutableBufferPointer<iovec>, _ body: () -> R
+    ) -> R {
+        guard index < end else { return body() }
+        return pieces[index].withUnsafeBytes { bytes in
+            vectors[index - first] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+            return gather(from: index + 1, to: end, into: vectors, body)
+        }
+    }
+
+    private mutating func dropSent(_ sent: Int) {
+        unsentBytes -= sent
+        var left = sent
+        while left > 0 {
+            let piece = pieces[first]
+            if piece.count <= left {
+                left -= piece.count
+                pieces[first] = []   // lets go of the body array now
+                first += 1
+            } else {
+                pieces[first] = piece.dropFirst(left)
+                left = 0
+            }
+        }
+        if first == pieces.count {
+            pieces.removeAll(keepingCapacity: pieces.capacity <= 64)
+            first = 0
+        } else if first >= 64 {
+            pieces.removeFirst(first)
+            first = 0
+        }
+    }
+}
