@@ -1,9 +1,10 @@
-// libFuzzer target for `RequestHeadParser` (and `RequestTarget`, which it calls).
+// libFuzzer target for `RequestDecoder`: `RequestHeadParser` (and `RequestTarget`, which
+// it calls) and the bodies after each head, by length or chunked (`ChunkedBodyParser`).
 // Not a SwiftPM target: `run.sh` compiles this file together with the parser's own
 // sources, so `internal` declarations are visible without `@testable`.
 //
-// Every input is read the way `Connection` reads a socket: parse from the read
-// index, skip `bodyLength` bytes after each head, parse the next pipelined head.
+// Every input is read the way `Connection` reads a socket: decode from the read index
+// until the decoder needs more, each head with its body, then the next pipelined one.
 // That is done once with the whole input and once fed in chunks (sizes drawn from
 // the input's first bytes, with the buffer compacted now and then); both must see
 // the same heads and end the same way. Each outcome is checked against the
@@ -31,7 +32,7 @@ private struct HeadSummary: Equatable, CustomStringConvertible {
     let query: [String]
     let version: HTTPVersion
     let headers: HTTPHeaders
-    let bodyLength: Int
+    let body: BodyFraming
     let keepAlive: Bool
     let expectsContinue: Bool
     let consumed: Int
@@ -43,7 +44,7 @@ private struct HeadSummary: Equatable, CustomStringConvertible {
         query = head.request.query.map { "\($0.name)=\($0.value)" }
         version = head.request.version
         headers = head.request.headers
-        bodyLength = head.bodyLength
+        body = head.body
         keepAlive = head.keepAlive
         expectsContinue = head.expectsContinue
         self.consumed = consumed
@@ -51,7 +52,7 @@ private struct HeadSummary: Equatable, CustomStringConvertible {
 
     var description: String {
         "\(method) \(target) -> path \(path.debugDescription) query \(query) \(version.text) "
-            + "headers \(headers.fields.map { "\($0.name): \($0.value)" }) body \(bodyLength) "
+            + "headers \(headers.fields.map { "\($0.name): \($0.value)" }) body \(body) "
             + "keepAlive \(keepAlive) continue \(expectsContinue) consumed \(consumed)"
     }
 }
@@ -62,7 +63,7 @@ private enum Ending: Equatable {
     case allConsumed
     /// The parser wants more bytes; this many are buffered from the head's start.
     case needMore(buffered: Int)
-    /// A body was announced and not all of it arrived.
+    /// A body was announced and not all of it arrived (or a chunked body has not ended).
     case inBody
     /// The parser refused a head.
     case error(status: Int)
@@ -135,15 +136,25 @@ private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits
     }
     check(request.headers.fields.count <= limits.maxHeaderCount, "\(request.headers.fields.count) header fields over the limit", input)
 
-    // Framing (RFC 9112 §6): never Transfer-Encoding, Content-Length agrees with bodyLength.
-    check(request.headers.values("Transfer-Encoding").isEmpty, "a request with Transfer-Encoding was accepted", input)
-    check(head.bodyLength >= 0 && head.bodyLength <= limits.maxBodyBytes, "bodyLength \(head.bodyLength) outside 0...\(limits.maxBodyBytes)", input)
-    if request.headers.values("Content-Length").isEmpty {
-        check(head.bodyLength == 0, "bodyLength \(head.bodyLength) without Content-Length", input)
-    } else {
-        for field in request.headers.values("Content-Length") {
+    // Framing (RFC 9112 §6): Transfer-Encoding only as exactly `chunked`, never beside
+    // Content-Length; Content-Length agrees with the body length.
+    let transferEncodings = request.headers.values("Transfer-Encoding")
+    let lengths = request.headers.values("Content-Length")
+    switch head.body {
+    case .chunked:
+        check(request.version == .http1_1, "a chunked HTTP/1.0 request was accepted", input)
+        check(lengths.isEmpty, "chunked was accepted beside Content-Length", input)
+        check(transferEncodings.count == 1 && transferEncodings[0].caseInsensitiveEquals("chunked"),
+              "Transfer-Encoding \(transferEncodings) was accepted as chunked", input)
+    case .length(let length):
+        check(transferEncodings.isEmpty, "Transfer-Encoding \(transferEncodings) was accepted without chunked framing", input)
+        check(length >= 0 && length <= limits.maxBodyBytes, "body length \(length) outside 0...\(limits.maxBodyBytes)", input)
+        if lengths.isEmpty {
+            check(length == 0, "body length \(length) without Content-Length", input)
+        }
+        for field in lengths {
             for item in field.split(separator: ",", omittingEmptySubsequences: false) {
-                check(Int(item.trimmingSpaces()) == head.bodyLength, "Content-Length \(field.debugDescription) disagrees with bodyLength \(head.bodyLength)", input)
+                check(Int(item.trimmingSpaces()) == length, "Content-Length \(field.debugDescription) disagrees with body length \(length)", input)
             }
         }
     }
@@ -151,29 +162,45 @@ private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits
         check(request.headers.values("Host").count == 1, "an HTTP/1.1 request without exactly one Host was accepted", input)
     }
     if head.expectsContinue {
-        check(head.bodyLength > 0, "expectsContinue without a body", input)
+        check(head.body != .length(0), "expectsContinue without a body", input)
     }
     if let expect = request.headers["Expect"] {
         check(expect.caseInsensitiveEquals("100-continue"), "Expect \(expect.debugDescription) was accepted", input)
     }
 }
 
-/// Calls the parser and checks the outcome; `nil` means it threw.
-private func parseChecked(
-    _ parser: inout RequestHeadParser, _ buffer: [UInt8], from start: Int, limits: HTTPLimits, input: [UInt8]
-) -> Result<RequestHeadParser.Outcome, HTTPParseError> {
+/// Calls the decoder and checks the outcome.
+private func decodeChecked(
+    _ decoder: inout RequestDecoder, _ buffer: [UInt8], from start: Int, limits: HTTPLimits, input: [UInt8]
+) -> Result<(event: RequestDecoder.Event, consumed: Int), HTTPParseError> {
     let available = buffer.count - start
+    let phase = decoder.phase
     do {
-        let outcome = try parser.parse(buffer, from: start)
-        switch outcome {
+        let (event, consumed) = try decoder.decode(buffer, from: start)
+        check(consumed >= 0 && consumed <= available, "consumed \(consumed) of \(available) bytes available", input)
+        switch event {
         case .needMore:
-            // `Connection` stops reading once `readBufferBytes` are buffered: asking for more then would stall it.
-            check(available < limits.readBufferBytes,
-                  "needMore with \(available) bytes buffered (read buffer \(limits.readBufferBytes), line \(limits.maxRequestLineBytes), header \(limits.maxHeaderBytes))", input)
-        case .complete(let head, let consumed):
+            if phase == .head {
+                // `Connection` stops reading once `readBufferBytes` are buffered: asking for more then would stall it.
+                check(available < limits.readBufferBytes,
+                      "needMore with \(available) bytes buffered (read buffer \(limits.readBufferBytes), line \(limits.maxRequestLineBytes), header \(limits.maxHeaderBytes))", input)
+                check(consumed == 0, "a head that needs more used \(consumed) bytes", input)
+            } else {
+                // In a body every byte given is used: nothing is held back for later.
+                check(consumed == available, "a body that needs more used \(consumed) of \(available) bytes", input)
+            }
+        case .bodyFollows(let head):
+            check(phase == .head && decoder.phase == .body, "bodyFollows outside a head", input)
+            check(head.body != .length(0), "bodyFollows for a head without a body", input)
             checkHead(head, consumed: consumed, available: available, limits: limits, input: input)
+        case .request(let head):
+            check(decoder.phase == .head, "a complete request left the decoder in a body", input)
+            if phase == .head {
+                check(head.body == .length(0), "a head with a body completed without its body", input)
+                checkHead(head, consumed: consumed, available: available, limits: limits, input: input)
+            }
         }
-        return .success(outcome)
+        return .success((event, consumed))
     } catch {
         check(knownStatuses.contains(error.status), "unexpected status \(error.status)", input)
         return .failure(error)
@@ -181,43 +208,41 @@ private func parseChecked(
 }
 
 /// One connection reading `input`, delivered in pieces of the given sizes (`nil`: all at once).
-/// Mirrors `Connection.processInbound`: body bytes are skipped, the buffer is compacted
-/// after `compactAfter` used bytes, and parsing stops at the first error.
+/// Mirrors `Connection.processInbound`: decode until more is needed, compact the buffer
+/// after `compactAfter` used bytes, stop at the first error.
 private func run(_ input: [UInt8], chunks: [Int]?, compactAfter: Int, limits: HTTPLimits) -> Transcript {
-    var parser = RequestHeadParser(limits: limits)
+    var decoder = RequestDecoder(limits: limits)
     var transcript = Transcript()
     var buffer: [UInt8] = []
     var readIndex = 0
-    var bodyToSkip = 0
     var delivered = 0
     var pieces = (chunks ?? [input.count])[...]
+    var pendingHead: HeadSummary?
 
     while delivered < input.count {
         let size = max(1, min(pieces.popFirst() ?? input.count, input.count - delivered))
         buffer.append(contentsOf: input[delivered..<(delivered + size)])
         delivered += size
 
-        while true {
-            let available = buffer.count - readIndex
-            if bodyToSkip > 0 {
-                let skipped = min(bodyToSkip, available)
-                readIndex += skipped
-                bodyToSkip -= skipped
-                if bodyToSkip > 0 { break }
-                continue
-            }
-            if available == 0 { break }
-            switch parseChecked(&parser, buffer, from: readIndex, limits: limits, input: input) {
+        while readIndex < buffer.count {
+            switch decodeChecked(&decoder, buffer, from: readIndex, limits: limits, input: input) {
             case .failure(let error):
                 transcript.ending = .error(status: error.status)
                 return transcript
-            case .success(.needMore):
-                break
-            case .success(.complete(let head, let consumed)):
-                transcript.heads.append(HeadSummary(head, consumed: consumed))
+            case .success(let (event, consumed)):
                 readIndex += consumed
-                bodyToSkip = head.bodyLength
-                continue
+                switch event {
+                case .needMore:
+                    if consumed == 0 { break }
+                    continue
+                case .bodyFollows(let head):
+                    pendingHead = HeadSummary(head, consumed: consumed)
+                    continue
+                case .request(let head):
+                    transcript.heads.append(pendingHead ?? HeadSummary(head, consumed: consumed))
+                    pendingHead = nil
+                    continue
+                }
             }
             break
         }
@@ -227,16 +252,18 @@ private func run(_ input: [UInt8], chunks: [Int]?, compactAfter: Int, limits: HT
         }
     }
 
-    if bodyToSkip > 0 {
+    if decoder.phase == .body {
         transcript.ending = .inBody
     } else if buffer.count > readIndex {
         transcript.ending = .needMore(buffered: buffer.count - readIndex)
     } else {
-        // Nothing left: a fresh parse of nothing must simply wait.
-        if case .success(.complete) = parseChecked(&parser, buffer, from: readIndex, limits: limits, input: input) {
-            fail("an empty buffer parsed as a complete head", input)
+        // Nothing left: a fresh decode of nothing must simply wait.
+        if case .success(let (event, _)) = decodeChecked(&decoder, buffer, from: readIndex, limits: limits, input: input),
+           case .needMore = event {
+            transcript.ending = .allConsumed
+        } else {
+            fail("an empty buffer decoded as something", input)
         }
-        transcript.ending = .allConsumed
     }
     return transcript
 }

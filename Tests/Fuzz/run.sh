@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the request-parser fuzz target with libFuzzer + AddressSanitizer and runs it.
+# Builds the request-decoder fuzz target (heads, and bodies by length or chunked) with libFuzzer + AddressSanitizer and runs it.
 #
 #   Tests/Fuzz/run.sh [seconds]      # default 60
 #
@@ -28,7 +28,9 @@ swiftc="${SWIFTC:-$(command -v swiftc || true)}"
 # The parser and the few files it needs; none of them imports Foundation or AmodbModels.
 sources=(
     "$fuzz_dir/RequestParserFuzzer.swift"
+    "$http/RequestDecoder.swift"
     "$http/RequestHeadParser.swift"
+    "$http/ChunkedBodyParser.swift"
     "$http/RequestTarget.swift"
     "$http/HTTPLimits.swift"
     "$http/HTTPParseError.swift"

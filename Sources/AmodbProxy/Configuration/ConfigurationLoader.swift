@@ -177,6 +177,9 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_HEAD_TIMEOUT", flag: "--head-timeout", help: "seconds for a whole request head, else 408 [10]", show: { config in format(config.timeouts.requestHeadSeconds) }) { config, value throws(ConfigurationError) in
             config.timeouts.requestHeadSeconds = try seconds(value, "AMODB_HEAD_TIMEOUT", minimum: 0.1)
         },
+        Setting(variable: "AMODB_BODY_TIMEOUT", flag: "--body-timeout", help: "seconds for a whole request body after its head, else 408 [10]", show: { config in format(config.timeouts.requestBodySeconds) }) { config, value throws(ConfigurationError) in
+            config.timeouts.requestBodySeconds = try seconds(value, "AMODB_BODY_TIMEOUT", minimum: 0.1)
+        },
         Setting(variable: "AMODB_IDLE_TIMEOUT", flag: "--idle-timeout", help: "seconds an idle keep-alive connection stays open [60]", show: { config in format(config.timeouts.idleSeconds) }) { config, value throws(ConfigurationError) in
             config.timeouts.idleSeconds = try seconds(value, "AMODB_IDLE_TIMEOUT", minimum: 0.1)
         },
