@@ -160,14 +160,26 @@ private let shared: SandboxedProxy = {
     }
 }()
 
-/// Sends `chunks` with a short pause between them, so the server reads them separately;
-/// returns the first response and whether the connection was then closed.
+/// Whether the shared proxy has read `count` bytes from the connection at `port`, or closed it.
+private func readOrClosed(_ count: Int, port: Int) -> Bool {
+    (shared.harness.proxy.bytesReceived(fromPeerPort: port) ?? .max) >= count
+}
+
+/// Sends `chunks` one after another, each only once the server has read the one before, so
+/// the server really sees the pieces separately; returns the first response and whether
+/// the connection was then closed.
 private func play(_ chunks: [[UInt8]], isHead: Bool, expectKept: Bool, port: Int) async throws -> (RawHTTPResponse?, closed: Bool, healthy: Bool) {
     try await offloaded {
         let connection = try RawHTTPConnection(port: port, timeout: 5)
+        let local = connection.localPort
+        #expect(eventuallyBlocking { shared.harness.proxy.bytesReceived(fromPeerPort: local) != nil }, "accepted")
+        var sent = 0
         for (index, chunk) in chunks.enumerated() {
-            if index > 0 { usleep(2_000) }
+            if index > 0 {
+                #expect(eventuallyBlocking { readOrClosed(sent, port: local) }, "the server read piece \(index)")
+            }
             try? connection.send(chunk)   // the server may close early on an error: fine
+            sent += chunk.count
         }
         let response = try connection.readResponse(forHead: isHead)
         if expectKept {
@@ -214,14 +226,20 @@ struct HostileInputTests {
     @Test func aSlowlorisHeadGets408AndIsClosed() async throws {
         let port = shared.harness.port
         let (response, closed) = try await offloaded {
-            let connection = try RawHTTPConnection(port: port, timeout: 5)
-            try connection.send("GET /3/movie/550 HTTP/1.1\r\n")
-            for _ in 0..<4 {   // trickling does not extend the deadline
-                usleep(600_000)
-                try? connection.send("X")
+            let connection = try RawHTTPConnection(port: port, timeout: 10)
+            let local = connection.localPort
+            var sent = 0
+            // A byte at a time, each once the server has read the one before: trickling
+            // does not extend the head's deadline, so this ends in 408 (not 431 or forever).
+            for text in ["GET /3/movie/550 HTTP/1.1\r\nX-Slow: "] + Array(repeating: "x", count: 8000) {
+                guard (try? connection.send(text)) != nil else { break }
+                sent += text.utf8.count
+                guard eventuallyBlocking(within: 10, { readOrClosed(sent, port: local) }),
+                      shared.harness.proxy.bytesReceived(fromPeerPort: local) != nil
+                else { break }
             }
             let response = try connection.readResponse()
-            return (response, connection.waitForClose(seconds: 2))
+            return (response, connection.waitForClose(seconds: 5))
         }
         #expect(response?.status == 408)
         #expect(closed)
@@ -241,25 +259,31 @@ struct HostileInputTests {
         #expect(response.status == 200)
     }
 
-    @Test func aClientThatNeverReadsIsDroppedAfterTheWriteTimeout() async throws {
-        let setup = try SandboxedProxy { $0.timeouts.writeSeconds = 0.5 }
-        defer { Task { await setup.shutdown() } }
-        let port = setup.harness.port
-        // Pipeline far more ~10 KB answers than the kernel's socket buffers hold, and never read.
-        _ = try await setup.harness.get("/3/trending/movie/week")
-        let drained = try await offloaded {
-            let connection = try RawHTTPConnection(port: port, timeout: 2)
-            connection.setReceiveBuffer(bytes: 4096)
-            let request = Array("GET /3/trending/movie/week HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
-            for _ in 0..<100 { try? connection.send(Array(repeating: request, count: 20).flatMap { $0 }) }
-            sleep(2)
-            return connection.drainUntilClosed(seconds: 10)
+    @Test func aClientThatNeverReadsIsDroppedAfterTheWriteTimeoutWithAtMost256KiBUnsent() async throws {
+        // 64 requests read ahead, as a greedy client pipelines: without the bound on unsent
+        // output, all their answers would be queued at once.
+        try await withServer(try SandboxedProxy { $0.timeouts.writeSeconds = 0.5; $0.limits.maxPipelinedRequests = 64 }) { setup in
+            let port = setup.harness.port
+            let proxy = setup.harness.proxy
+            // Pipeline far more ~10 KB answers than the kernel's socket buffers hold, and never read.
+            _ = try await setup.harness.get("/3/trending/movie/week")
+            let drained = try await offloaded {
+                let connection = try RawHTTPConnection(port: port, timeout: 2)
+                connection.setReceiveBuffer(bytes: 4096)
+                let local = connection.localPort
+                let request = Array("GET /3/trending/movie/week HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+                for _ in 0..<100 { try? connection.send(Array(repeating: request, count: 20).flatMap { $0 }) }
+                // The server gives up on us once our answers have been stuck for the write timeout.
+                #expect(eventuallyBlocking(within: 10) { proxy.bytesReceived(fromPeerPort: local) == nil }, "dropped")
+                return connection.drainUntilClosed(seconds: 10)
+            }
+            #expect(drained.closed)
+            // Backpressure, as the README promises: the server stopped reading requests while
+            // its answers were not taken, and never held more than 256 KiB unsent.
+            #expect(proxy.serverProbe.peakUnsentBytes > 0)
+            #expect(proxy.serverProbe.peakUnsentBytes <= 256 * 1024, "peak unsent \(proxy.serverProbe.peakUnsentBytes) bytes")
+            #expect(try await setup.harness.get("/healthz").status == 200)
         }
-        #expect(drained.closed)
-        // Backpressure: the server stopped reading requests while its answers were stuck,
-        // so far fewer than the 2,000 answers asked for were ever produced.
-        #expect(drained.bytes < 1000 * 9000, "received \(drained.bytes) bytes")
-        #expect(try await setup.harness.get("/healthz").status == 200)
     }
 
     @Test func pipelinedRequestsBeyondTheLimitWaitTheirTurn() async throws {

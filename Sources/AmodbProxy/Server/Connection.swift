@@ -444,7 +444,9 @@ final class Connection: @unchecked Sendable {
                 (buffer) throws(SyscallError) -> IOOutcome<Int> in try Syscalls.read(fd, into: buffer)
             }
             switch outcome {
-            case .done(let count) where count > 0: continue
+            case .done(let count) where count > 0:
+                received.add(count, ordering: .relaxed)
+                continue
             case .wouldBlock: return
             default: close(); return   // end of stream or error: the peer is done
             }
