@@ -252,6 +252,28 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func newConnectionsGetTheSlowThresholdToSendTheirFirstHead() async throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 2
+        var timeouts = HTTPTimeouts()
+        timeouts.slowPeerSeconds = 600
+        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+            try await offloaded {
+                let fresh = try (0..<2).map { _ in try RawHTTPConnection(port: setup.port) }
+                for connection in fresh {
+                    let port = connection.localPort
+                    #expect(eventuallyBlocking { setup.server.bytesReceived(fromPeerPort: port) != nil }, "accepted")
+                }
+                let extra = try RawHTTPConnection(port: setup.port)
+                #expect(try extra.readResponse()?.status == 503)
+                for connection in fresh {
+                    try connection.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+                    #expect(try connection.readResponse()?.text == "GET /first")
+                }
+            }
+        }
+    }
+
     @Test func closesTheLongestIdleKeepAliveConnectionToMakeRoomWhenFull() async throws {
         var limits = HTTPLimits()
         limits.maxConnections = 3
@@ -274,31 +296,34 @@ struct HTTPServerTests {
     }
 
     @Test func aBodyThatTricklesGets408WhenItsOwnDeadlinePasses() async throws {
+        var limits = HTTPLimits()
+        limits.maxBodyBytes = 1_000_000
         var timeouts = HTTPTimeouts()
         timeouts.requestBodySeconds = 0.3
         timeouts.idleSeconds = 600
-        try await AmodbTestSupport.withServer(try EchoServer(timeouts: timeouts)) { setup in
-            try await offloaded {
+        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+            let response = try await offloaded {
                 let client = try RawHTTPConnection(port: setup.port)
-                let head = "GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n"
+                let head = "GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"
                 try client.send(head)
                 #expect(setup.waitUntilRead(head.utf8.count, from: client))
-                // A byte at a time, each once the server has read the one before: reading is
-                // not activity, so this ends in 408 long before the 8 KiB body could.
+                // A byte at a time, each once the server has read the one before, until the server
+                // stops reading or closes: reading is not activity, so the body's own deadline
+                // ends this long before a megabyte could arrive. (The client gives up after 10 s
+                // whatever happens, so a server without the deadline fails here instead of hanging.)
                 var sent = head.utf8.count
-                while sent < head.utf8.count + 8192 {
-                    guard (try? client.send("b")) != nil else { break }
+                let givingUp = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < givingUp, (try? client.send("b")) != nil {
                     sent += 1
                     guard setup.waitUntilReadOrClosed(sent, from: client),
                           setup.server.bytesReceived(fromPeerPort: client.localPort) != nil
                     else { break }
                 }
-                let response = try #require(try client.readResponse())
-                #expect(response.status == 408)
-                #expect(response.text.contains("status_message"))
-                #expect(client.waitForClose())
-                #expect(sent < head.utf8.count + 8192, "the deadline ended the trickle")
+                return (try client.readResponse(), client.waitForClose())
             }
+            #expect(response.0?.status == 408)
+            #expect(response.0?.text.contains("status_message") == true)
+            #expect(response.1, "closed after the 408")
         }
     }
 

@@ -38,6 +38,7 @@ struct ChunkedBodyParser: Sendable {
         case done
     }
 
+    /// The body and header limits the chunks and trailers are held to.
     let limits: HTTPLimits
     private var state = State.size(digits: 0)
     /// The size of the chunk being announced.

@@ -34,7 +34,8 @@ public struct HTTPTimeouts: Sendable, Equatable {
     /// A request body must be complete this long after its head arrived (a body trickled a
     /// byte at a time); then 408 and close. Body bytes are not activity for `idleSeconds`.
     public var requestBodySeconds: Double = 10
-    /// A head or body still arriving after this long is slow: when the server is at its
+    /// A head or body still arriving after this long (or a new connection that has not sent
+    /// its first head) is slow: when the server is at its
     /// connection cap, such connections (then idle keep-alive ones) are closed, oldest
     /// first, to make room for a newcomer instead of refusing it.
     public var slowPeerSeconds: Double = 1

@@ -520,6 +520,7 @@ final class Connection: @unchecked Sendable {
         /// An idle keep-alive connection.
         case idle = 3
 
+        /// Closing first, idle last.
         static func < (lhs: Reclaimable, rhs: Reclaimable) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -542,6 +543,8 @@ final class Connection: @unchecked Sendable {
         }
         guard slots.isEmpty, outbound.isEmpty else { return nil }
         if let started = headStartedAt ?? bodyStartedAt { return (.slow, started) }
+        // A new connection gets the same grace to send its first head as a slow one.
+        if nextSequence == 0 { return (.slow, idleSince) }
         return (.idle, idleSince)
     }
 

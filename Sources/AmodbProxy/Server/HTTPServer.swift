@@ -157,7 +157,8 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     }
 
     /// The connections that may be closed to make room, slowest first: lingering ones, then
-    /// heads or bodies arriving for longer than `slowPeerSeconds` (oldest first), then idle
+    /// heads or bodies arriving (or new connections silent) for longer than `slowPeerSeconds`
+    /// (oldest first), then idle
     /// keep-alive ones (longest idle first). Each is claimed when used, so no two newcomers take the same.
     /// Busy connections (an answer owed or unsent) are never chosen.
     private func reclaimableConnections() -> [Connection] {
