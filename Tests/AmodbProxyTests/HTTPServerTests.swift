@@ -283,6 +283,8 @@ struct HTTPServerTests {
                 for connection in idle {
                     try connection.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
                     #expect(try connection.readResponse()?.status == 200)
+                    let port = connection.localPort
+                    #expect(eventuallyBlocking { setup.server.reclaimableKind(ofPeerPort: port) == .idle })
                 }
                 let newcomer = try RawHTTPConnection(port: setup.port)
                 try newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -66,17 +66,11 @@ final class Connection: @unchecked Sendable {
     private var outbound = OutboundQueue()
     private var dropAfterWrite = false
 
-    /// When the head being read began to arrive (slowloris deadline).
-    private var headStartedAt: DispatchTime?
-    /// When the body being read began (its head arrived): a deadline of its own.
-    private var bodyStartedAt: DispatchTime?
-    /// When the last answer was sent (or the connection opened): only that is activity.
-    private var idleSince = DispatchTime.now()
-    private var writeBlockedSince: DispatchTime?
+    private var deadlines: ConnectionDeadlines
     private var armedDeadline: DispatchTime?
 
     /// How this connection may give up its slot to a newcomer, for other threads to read:
-    /// 0 while busy, else `since << 2 | kind` (see `Reclaimable`).
+    /// 0 while busy, else `since << 2 | kind` (see `ConnectionDeadlines.Reclaimable`).
     private let reclaimable = Atomic<UInt64>(0)
     /// Set while the server has chosen this connection to close for a newcomer.
     private let evictionClaimed = Atomic<Bool>(false)
@@ -91,6 +85,7 @@ final class Connection: @unchecked Sendable {
         self.limits = owner.limits
         self.timeouts = owner.timeouts
         self.decoder = RequestDecoder(limits: owner.limits)
+        self.deadlines = ConnectionDeadlines(timeouts: owner.timeouts, openedAt: .now())
         self.queue = queue
         self.timer = DispatchSource.makeTimerSource(queue: queue)
     }
@@ -124,8 +119,7 @@ final class Connection: @unchecked Sendable {
                 return
             }
             phase = .draining
-            headStartedAt = nil
-            bodyStartedAt = nil
+            deadlines.stopReading()
             finishIfDone()
             publishReclaimable()
         }
@@ -140,7 +134,12 @@ final class Connection: @unchecked Sendable {
 
     private func readable() {
         dispatchPrecondition(condition: .onQueue(queue))
-        defer { publishReclaimable() }
+        var count = 0
+        defer {
+            // Published before the count, so whoever sees the bytes read sees their effect.
+            publishReclaimable()
+            received.add(count, ordering: .relaxed)
+        }
         if case .lingering = phase {
             drainAndDrop()
             return
@@ -172,10 +171,9 @@ final class Connection: @unchecked Sendable {
             // The peer finished sending. Answer what it asked, then close.
             pauseReading()
             phase = .draining
-            headStartedAt = nil
-            bodyStartedAt = nil
-        case .done(let count):
-            received.add(count, ordering: .relaxed)
+            deadlines.stopReading()
+        case .done(let read):
+            count = read
         }
         processInbound()
         flush()
@@ -187,7 +185,7 @@ final class Connection: @unchecked Sendable {
     private func processInbound() {
         while case .open = phase {
             guard inbound.count > readIndex else {
-                if decoder.phase == .head { headStartedAt = nil }
+                if decoder.phase == .head { deadlines.noHeadPending() }
                 break
             }
             // Backpressure: no more requests while answers wait to be sent or read.
@@ -200,20 +198,18 @@ final class Connection: @unchecked Sendable {
                 readIndex += consumed
                 switch event {
                 case .needMore:
-                    if decoder.phase == .head, headStartedAt == nil { headStartedAt = .now() }
+                    if decoder.phase == .head { deadlines.headArriving(at: .now()) }
                     if consumed == 0 {
                         compactInbound()
                         return
                     }
                 case .bodyFollows(let head):
-                    headStartedAt = nil
-                    bodyStartedAt = .now()
+                    deadlines.bodyArriving(at: .now())
                     if head.expectsContinue, slots.isEmpty, outbound.isEmpty {
                         outbound.append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
                     }
                 case .request(let head):
-                    headStartedAt = nil
-                    bodyStartedAt = nil
+                    deadlines.requestRead()
                     dispatch(head)
                     if !head.keepAlive { phase = .draining }
                 }
@@ -247,8 +243,7 @@ final class Connection: @unchecked Sendable {
         owner.responder.didRefuse(status: error.status, peerAddress: peer)
         setResponse(response, for: sequence)
         phase = .draining
-        headStartedAt = nil
-        bodyStartedAt = nil
+        deadlines.stopReading()
     }
 
     private func compactInbound() {
@@ -338,7 +333,7 @@ final class Connection: @unchecked Sendable {
     /// Whether output is waiting on the client: then no more requests are read, so a client
     /// that pipelines without reading cannot grow our memory.
     private var isWriteBacklogged: Bool {
-        writeBlockedSince != nil || outbound.unsentBytes >= Self.maxUnsentBytes
+        deadlines.writeBlockedSince != nil || outbound.unsentBytes >= Self.maxUnsentBytes
     }
 
     private func resumeReadingIfAllowed() {
@@ -371,14 +366,14 @@ final class Connection: @unchecked Sendable {
                 return
             }
             if case .wouldBlock = outcome {
-                if writeBlockedSince == nil { writeBlockedSince = .now() }
+                deadlines.writeBlocked(at: .now())
                 pauseReading()
                 waitUntilWritable()
                 armTimer()
                 return
             }
         }
-        writeBlockedSince = nil
+        deadlines.writeDrained(at: .now(), answered: hadOutput && slots.isEmpty)
         if !writeSuspended, let writeSource {
             writeSource.suspend()
             writeSuspended = true
@@ -396,7 +391,6 @@ final class Connection: @unchecked Sendable {
                 return
             }
         }
-        if hadOutput, slots.isEmpty { idleSince = .now() }
         resumeReadingIfAllowed()
         finishIfDone()
         publishReclaimable()
@@ -455,9 +449,11 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Deadlines
 
-    /// Whether nothing is in progress: no answer owed or unsent, no request partly read.
-    private var isIdle: Bool {
-        slots.isEmpty && outbound.isEmpty && headStartedAt == nil && bodyStartedAt == nil
+    /// Whether the connection is open with no answer owed or unsent: only then does the
+    /// idle timeout run, and only then may it be closed for a newcomer.
+    private var isQuiet: Bool {
+        guard case .open = phase else { return false }
+        return slots.isEmpty && outbound.isEmpty
     }
 
     /// The earliest moment something must happen.
@@ -465,14 +461,8 @@ final class Connection: @unchecked Sendable {
         switch phase {
         case .closed: return nil
         case .lingering(let until): return until
-        case .open, .draining: break
+        case .open, .draining: return deadlines.next(quiet: isQuiet)
         }
-        var deadlines: [DispatchTime] = []
-        if let writeBlockedSince { deadlines.append(writeBlockedSince + timeouts.writeSeconds) }
-        if let headStartedAt { deadlines.append(headStartedAt + timeouts.requestHeadSeconds) }
-        if let bodyStartedAt { deadlines.append(bodyStartedAt + timeouts.requestBodySeconds) }
-        if case .open = phase, isIdle { deadlines.append(idleSince + timeouts.idleSeconds) }
-        return deadlines.min()   // none: waiting on the responder, which has deadlines of its own
     }
 
     /// Arms the timer if the next deadline is earlier than the one armed. A later one is
@@ -493,36 +483,26 @@ final class Connection: @unchecked Sendable {
             if until <= now { close() } else { armTimer() }
             return
         }
-        if let writeBlockedSince, writeBlockedSince + timeouts.writeSeconds <= now {
+        switch deadlines.expired(at: now, quiet: isQuiet) {
+        case .write:
             close()   // the client stopped reading
-        } else if let headStartedAt, headStartedAt + timeouts.requestHeadSeconds <= now {
+        case .head:
             // Slowloris: the head did not arrive in time (RFC 9110 §15.5.9).
             reject(.headTimedOut)
             flush()
-        } else if let bodyStartedAt, bodyStartedAt + timeouts.requestBodySeconds <= now {
+        case .body:
             // A trickled body: reading it is not activity, so it has a deadline of its own.
             reject(.bodyTimedOut)
             flush()
-        } else if case .open = phase, isIdle, idleSince + timeouts.idleSeconds <= now {
+        case .idle:
             close()   // idle keep-alive
+        case nil:
+            break
         }
         armTimer()
     }
 
     // MARK: Making room
-
-    /// How a connection may give up its slot when the server is full, slowest first.
-    enum Reclaimable: UInt64, Comparable {
-        /// Closing anyway (lingering after its last answer).
-        case closing = 1
-        /// A head or body still arriving.
-        case slow = 2
-        /// An idle keep-alive connection.
-        case idle = 3
-
-        /// Closing first, idle last.
-        static func < (lhs: Reclaimable, rhs: Reclaimable) -> Bool { lhs.rawValue < rhs.rawValue }
-    }
 
     /// Publishes, for the accepting thread, whether and since when this connection could
     /// be closed to make room. Busy connections (an answer owed or unsent) never are.
@@ -535,24 +515,22 @@ final class Connection: @unchecked Sendable {
         reclaimable.store(value, ordering: .relaxed)
     }
 
-    private func reclaimKind() -> (Reclaimable, DispatchTime)? {
-        switch phase {
-        case .closed, .draining: return nil
-        case .lingering: return (.closing, .now())
-        case .open: break
-        }
-        guard slots.isEmpty, outbound.isEmpty else { return nil }
-        if let started = headStartedAt ?? bodyStartedAt { return (.slow, started) }
-        // A new connection gets the same grace to send its first head as a slow one.
-        if nextSequence == 0 { return (.slow, idleSince) }
-        return (.idle, idleSince)
+    private func reclaimKind() -> (ConnectionDeadlines.Reclaimable, DispatchTime)? {
+        if case .lingering = phase { return (.closing, .now()) }
+        return deadlines.reclaimable(quiet: isQuiet)
+    }
+
+    /// How this connection ranks for closing when the server is full, as last published
+    /// (nil: busy). Any thread.
+    var reclaimableKind: ConnectionDeadlines.Reclaimable? {
+        ConnectionDeadlines.Reclaimable(rawValue: reclaimable.load(ordering: .relaxed) & 3)
     }
 
     /// Whether this connection may be closed for a newcomer now, and since when (uptime
     /// nanoseconds): slow ones only once slow for `slowAfter` nanoseconds. Any thread.
-    func reclaimability(now: UInt64, slowAfter: UInt64) -> (kind: Reclaimable, since: UInt64)? {
+    func reclaimability(now: UInt64, slowAfter: UInt64) -> (kind: ConnectionDeadlines.Reclaimable, since: UInt64)? {
         let value = reclaimable.load(ordering: .relaxed)
-        guard value != 0, let kind = Reclaimable(rawValue: value & 3) else { return nil }
+        guard value != 0, let kind = ConnectionDeadlines.Reclaimable(rawValue: value & 3) else { return nil }
         let since = value >> 2
         if kind == .slow, now < since + slowAfter { return nil }
         return (kind, since)

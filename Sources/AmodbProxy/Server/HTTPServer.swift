@@ -245,6 +245,13 @@ state in
         state.withLock { state in state.connections.values.first { $0.peerPort == port } }?.bytesReceived
     }
 
+    /// How the open connection at this peer port ranks for closing when the server is full,
+    /// as it last published (nil: busy, or none open): lets a test wait until the server has
+    /// taken in what it did, instead of sleeping.
+    func reclaimableKind(ofPeerPort port: Int) -> ConnectionDeadlines.Reclaimable? {
+        state.withLock { state in state.connections.values.first { $0.peerPort == port } }?.reclaimableKind
+    }
+
     /// Stops accepting, lets requests in flight finish for up to `gracePeriod` seconds,
     /// closes idle connections at once and the rest when the period ends.
     public func shutdown(gracePeriod: Double = 5) async {
