@@ -96,12 +96,16 @@ struct ConnectionDeadlines: Sendable {
     /// The earliest deadline; `quiet` says the connection is open with no answer owed or
     /// unsent (only then does the idle timeout run). Nil: waiting on the responder.
     func next(quiet: Bool) -> DispatchTime? {
-        var deadlines: [DispatchTime] = []
-        if let writeBlockedSince { deadlines.append(writeBlockedSince + timeouts.writeSeconds) }
-        if let headStartedAt { deadlines.append(headStartedAt + timeouts.requestHeadSeconds) }
-        if let bodyStartedAt { deadlines.append(bodyStartedAt + timeouts.requestBodySeconds) }
-        if quiet, !isReadingRequest { deadlines.append(idleSince + timeouts.idleSeconds) }
-        return deadlines.min()
+        // No array: this runs after every answer, and must not allocate.
+        var earliest: DispatchTime?
+        func consider(_ deadline: DispatchTime) {
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        if let writeBlockedSince { consider(writeBlockedSince + timeouts.writeSeconds) }
+        if let headStartedAt { consider(headStartedAt + timeouts.requestHeadSeconds) }
+        if let bodyStartedAt { consider(bodyStartedAt + timeouts.requestBodySeconds) }
+        if quiet, !isReadingRequest { consider(idleSince + timeouts.idleSeconds) }
+        return earliest
     }
 
     /// The deadline that has passed at `now`, if any, the most pressing first.
