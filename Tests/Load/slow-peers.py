@@ -12,7 +12,9 @@ port of its choosing (PORT=0, read back from its "amodb-proxy listening" log lin
       makes 200 sequential requests to a cached path: its latency; every slowloris
       peer answered 408 / closed by HEAD_TIMEOUT however it trickles
   s3  5,000 concurrent keep-alive connections, 2 requests each
-  s4  AMODB_MAX_CONNECTIONS=100: the 101st connection gets 503 + close; room again after 50 leave
+  s4  AMODB_MAX_CONNECTIONS=100, all busy (a request held by the slow stand-in upstream): the
+      101st connection gets 503 + close; once answered and idle, room again after 50 leave,
+      and at the cap a newcomer takes the longest-idle connection's place
   s5  RLIMIT_NOFILE 128 (soft and hard) and 200 connections: no busy loop while out of
       descriptors (EMFILE), served again once they are gone
   s6  SIGTERM with idle connections and a request in flight (held by a slow stand-in
@@ -709,18 +711,29 @@ async def try_served(port, timeout=3.0):
 
 async def scenario_cap(binary, workdir):
     cap = PLAN["cap"]
-    say(f"# s4: AMODB_MAX_CONNECTIONS={cap}")
-    server = Server("s4-cap", binary, workdir, args=["--sandbox"], env={"AMODB_MAX_CONNECTIONS": str(cap)})
+    say(f"# s4: AMODB_MAX_CONNECTIONS={cap}, every connection busy with a request held upstream")
+    # Idle and slow connections make room for newcomers; only busy ones make the server refuse.
+    upstream = SlowUpstream(STATE["movie_body"])
+    server = Server("s4-cap", binary, workdir, env={
+        "AMODB_MAX_CONNECTIONS": str(cap), "AMODB_KEY": "slow-peers-test-key",
+        "AMODB_UPSTREAM_URL": f"http://{LOOPBACK}:{upstream.port}/3"})
     writers = []
+    loop = asyncio.get_running_loop()
     try:
         port = server.start()
         held = []
         for _ in range(cap):
-            status, reader, writer = await try_served(port)
-            if status == 200:
-                held.append((reader, writer))
-                writers.append(writer)
-        check(len(held) == cap, f"s4: {cap} connections open and answered", f"{len(held)}/{cap}", server)
+            try:
+                reader, writer = await connect(port)
+            except (OSError, asyncio.TimeoutError):
+                continue
+            writer.write(request_bytes(MOVIE_PATH))
+            await writer.drain()
+            held.append((reader, writer))
+            writers.append(writer)
+        waiting = await loop.run_in_executor(None, upstream.got_request.wait, 10)
+        check(len(held) == cap and waiting, f"s4: {cap} connections open, each waiting on one held upstream call",
+              f"{len(held)}/{cap}, upstream saw {upstream.paths}", server)
 
         # The 101st, silent: 503 with a JSON error body, then the close.
         started = now()
@@ -749,6 +762,17 @@ async def scenario_cap(binary, workdir):
             say(f"# note (not counted): {resets} of 20 shed connections ended in a reset (RST) after the 503, not a "
                 f"clean close (FIN): the server closes them with the request unread (RFC 9112 section 9.6)")
 
+        # The upstream answers: every held connection gets its answer and is then idle.
+        upstream.release.set()
+        answered = 0
+        for reader, _ in held:
+            try:
+                status, _, _ = await read_response(reader, timeout=10)
+                answered += status == upstream.status
+            except (OSError, ValueError, asyncio.TimeoutError, asyncio.IncompleteReadError):
+                pass
+        check(answered == cap, f"s4: the {cap} held requests answered once the upstream is", f"{answered}/{cap}", server)
+
         # 50 leave: room again for exactly 50.
         for _, writer in held[:cap // 2]:
             close_writer(writer)
@@ -769,9 +793,16 @@ async def scenario_cap(binary, workdir):
         check(served == cap // 2, f"s4: after {cap // 2} close, new connections are served again",
               f"{served}/{cap // 2} served, first after {first * 1000 if first is not None else float('nan'):.0f} ms, "
               f"all after {(now() - started) * 1000:.0f} ms", server)
-        status, _, _ = await try_served(port)
-        check(status != 200, f"s4: back at {cap}, the next one is refused again (the count is exact)",
-              f"got {status}", server)
+        # Back at the cap, every connection idle: a newcomer is served in the place of the
+        # longest-idle one (among those left from the first 100), which is closed.
+        status, _, writer = await try_served(port)
+        if writer:
+            writers.append(writer)
+        ended = await asyncio.gather(*(wait_eof(reader, 2) for reader, _ in held))
+        closed = sum(1 for seconds in ended if seconds is not None)
+        check(status == 200 and closed == 1,
+              f"s4: back at {cap}, all idle: a newcomer is served and one of the longest-idle connections closed",
+              f"newcomer got {status}; of the {len(held)} idle since the upstream answered, {closed} closed", server)
         check(server.alive(), "s4: server still running", f"pid {server.pid}", server)
     except StartupError as error:
         check(False, "s4: server starts", str(error))
@@ -779,6 +810,7 @@ async def scenario_cap(binary, workdir):
         for writer in writers:
             close_writer(writer)
         server.stop()
+        upstream.close()
 
 
 # ---------------------------------------------------------------------------------------
