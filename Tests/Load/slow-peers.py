@@ -20,6 +20,9 @@ port of its choosing (PORT=0, read back from its "amodb-proxy listening" log lin
   s6  SIGTERM with idle connections and a request in flight (held by a slow stand-in
       upstream in this script): idle ones closed, the request answered, exit 0 within
       the grace period; then a request held past the grace period: cut, exit 0 on time
+  s7  2,000 clients each pipelining 64 GETs of the ~10 KB cached page and reading nothing:
+      the resident size grows by under 64 KiB per client (unsent output bounded, bodies
+      referenced, not copied), and is back near its baseline (+16 MB) once they close
 
 Python standard library only, loopback only. Every loop is bounded in count and time,
 the whole run by a watchdog; each server started here is killed on the way out.
@@ -59,12 +62,12 @@ HEAD_SLACK = 3.0            # a slowloris peer must be cut by HEAD_TIMEOUT + thi
 SLOWEST_ANSWER_MS = 5000.0  # s2: a normal client's request answered within this, or it was not served
 RECOVERY_S = 5.0            # s5: served again within this once descriptors are free
 SHUTDOWN_SLACK = 3.0        # s6: idle connections closed, and exit, within this (past the grace period)
-SCENARIOS = ("s1", "s2", "s3", "s4", "s5", "s6")
+SCENARIOS = ("s1", "s2", "s3", "s4", "s5", "s6", "s7")
 RUN_LIMIT = int(os.environ.get("SLOW_PEERS_RUN_LIMIT", "300"))   # watchdog for the whole run, seconds
 CACHED_PATH = "/3/trending/movie/week"
 MOVIE_PATH = "/3/movie/550"
 
-PLAN = {"slowloris": 1000, "idle": 1000, "normal": 200, "burst": 5000, "cap": 100, "emfile_conns": 200}
+PLAN = {"slowloris": 1000, "idle": 1000, "normal": 200, "burst": 5000, "cap": 100, "emfile_conns": 200, "nonreaders": 2000}
 EMFILE_NOFILE = 128
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -1112,7 +1115,7 @@ def raise_fd_limit(scale_down, only):
     needed = max(PLAN["burst"], PLAN["slowloris"] + PLAN["idle"]) + 2000
     say(f"# RLIMIT_NOFILE: soft {soft}, hard {hard}; needed for the full run: about {needed} "
         f"(the server, started from here, gets the same limit)")
-    if only and not only & {"s2", "s3"}:
+    if only and not only & {"s2", "s3", "s7"}:
         return None   # the other scenarios need a few hundred descriptors at most
     if soft < needed and not scale_down:
         return (f"the descriptor limit {soft} (hard {hard}) is below the {needed} the planned connections need; "
@@ -1123,6 +1126,7 @@ def raise_fd_limit(scale_down, only):
         PLAN["burst"] = max(100, int(PLAN["burst"] * factor))
         PLAN["slowloris"] = max(50, int(PLAN["slowloris"] * factor))
         PLAN["idle"] = max(50, int(PLAN["idle"] * factor))
+        PLAN["nonreaders"] = max(100, int(PLAN["nonreaders"] * factor))
         say(f"# WARNING: SCALED DOWN: the descriptor limit {soft} is below {needed}; running with "
             f"{PLAN['slowloris']} slowloris + {PLAN['idle']} idle peers and {PLAN['burst']} concurrent connections. "
             f"Raise the hard limit (ulimit -Hn) for the full run.")
@@ -1163,6 +1167,97 @@ async def run_all(binary, workdir, only):
         await scenario_emfile(binary, workdir)
     if wanted("s6"):
         await scenario_shutdown(binary, workdir)
+    if wanted("s7"):
+        await scenario_nonreaders(binary, workdir)
+
+
+# ---------------------------------------------------------------------------------------
+# s7: clients that pipeline and never read
+
+def resident_mb(pid):
+    """VmRSS of a process in MB, or -1."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return -1.0
+
+
+def settle(pid, seconds):
+    """Polls the resident size until it stops moving (or `seconds` pass): (peak, last) in MB."""
+    peak = last = resident_mb(pid)
+    steady = 0
+    deadline = now() + seconds
+    while now() < deadline and steady < 4:
+        time.sleep(0.25)
+        value = resident_mb(pid)
+        steady = steady + 1 if abs(value - last) < 0.5 else 0
+        peak, last = max(peak, value), value
+    return peak, last
+
+
+def open_nonreaders(port, count, requests):
+    """`count` connections, each sending `requests` pipelined GETs with a tiny receive buffer."""
+    sockets = []
+    payload = request_bytes(CACHED_PATH) * requests
+    for _ in range(count):
+        try:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(5)
+            sock.connect((LOOPBACK, port))
+            sock.setblocking(False)
+            try:
+                sock.send(payload)
+            except BlockingIOError:
+                pass
+            sockets.append(sock)
+        except OSError:
+            break
+    return sockets
+
+
+async def scenario_nonreaders(binary, workdir):
+    count, requests = PLAN["nonreaders"], 64
+    say(f"# s7: {count} clients x {requests} pipelined GETs of {CACHED_PATH}, reading nothing")
+    server = Server("s7-nonreaders", binary, workdir, args=["--sandbox"], env={
+        "AMODB_MAX_PIPELINED": str(requests), "AMODB_ACCESS_LOG": "off"})
+    loop = asyncio.get_running_loop()
+    sockets = []
+    try:
+        port = server.start()
+        status, body = get_until_ok(port, CACHED_PATH)
+        baseline = settle(server.pid, 3)[1]
+        sockets = await loop.run_in_executor(None, open_nonreaders, port, count, requests)
+        peak, _ = await loop.run_in_executor(None, settle, server.pid, 20)
+        per_client = (peak - baseline) * 1024 / max(1, len(sockets))
+        # Unsent output is bounded (256 KiB) and queued answers reference the cached body: a
+        # few KiB per client. Copies of each answer would cost ~140 KiB per client even so.
+        check(len(sockets) == count and per_client < 64,
+              f"s7: {count} non-reading clients cost under 64 KiB each (answers reference the cached body)",
+              f"{len(sockets)} open, baseline {baseline:.1f} MB, peak {peak:.1f} MB: {per_client:.0f} KiB per client "
+              f"({len(body)}-byte answer, {requests} asked for by each)", server)
+        for sock in sockets:
+            sock.close()
+        sockets = []
+        closed_at = now()
+        after = baseline + 1000
+        while now() < closed_at + 10 and after > baseline + 16:
+            await asyncio.sleep(0.25)
+            after = resident_mb(server.pid)
+        check(after <= baseline + 16, "s7: the resident size returns near its baseline (+16 MB) once they close",
+              f"{after:.1f} MB {now() - closed_at:.1f} s after the close, baseline {baseline:.1f} MB, peak {peak:.1f} MB",
+              server)
+        check(server.alive(), "s7: server still running", f"pid {server.pid}", server)
+    except StartupError as error:
+        check(False, "s7: server starts", str(error))
+    finally:
+        for sock in sockets:
+            sock.close()
+        server.stop()
 
 
 def main():
