@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "AmodbClient", targets: ["AmodbClient"]),
         .library(name: "AmodbProxy", targets: ["AmodbProxy"]),
         .library(name: "AmodbSandbox", targets: ["AmodbSandbox"]),
+        .library(name: "AmodbRedis", targets: ["AmodbRedis"]),
         .executable(name: "amodb-proxy", targets: ["amodb-proxy"]),
     ],
     targets: [
@@ -22,6 +23,9 @@ let package = Package(
         .target(name: "CSystemShims"),
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
         .target(name: "AmodbSandbox", dependencies: ["AmodbModels", "AmodbProxy"]),
+        // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
+        // that share one cache and one budget (issue 13); knows nothing of the proxy.
+        .target(name: "AmodbRedis", dependencies: ["CSystemShims"]),
         // main only: load configuration, start, wait for signals.
         .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox"]),
         // Helpers shared by the test targets (raw socket client, servers on port 0).
@@ -30,6 +34,7 @@ let package = Package(
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbSandbox", "AmodbTestSupport"]),
+        .testTarget(name: "AmodbRedisTests", dependencies: ["AmodbRedis"]),
         .testTarget(
             name: "IntegrationTests",
             // The executable too: the flag tests run the built binary, as an operator would.

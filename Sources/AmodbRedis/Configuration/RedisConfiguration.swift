@@ -1,0 +1,35 @@
+/// Everything a `RedisClient` needs, every default in one place.
+public struct RedisConfiguration: Sendable, CustomStringConvertible {
+    /// Where to connect and how to log in.
+    public var endpoint: RedisEndpoint
+    /// Longest wait for TCP connect plus `AUTH`/`SELECT`. Short: Redis sits on the same private network.
+    public var connectTimeout: Duration = .milliseconds(250)
+    /// Longest wait for one command's reply. Tens of milliseconds: it is on a client's
+    /// request path, and a slow Redis must cost less than calling amodb would.
+    public var commandTimeout: Duration = .milliseconds(50)
+    /// First wait before reconnecting after a failure; doubles after each failed attempt.
+    public var reconnectBackoff: Duration = .milliseconds(50)
+    /// Longest wait between reconnection attempts.
+    public var maxReconnectBackoff: Duration = .seconds(2)
+    /// Connections in the pool, used round robin (one per event loop is plenty: each pipelines).
+    public var connectionCount = 2
+    /// Commands waiting for a reply on one connection before new ones fail at once.
+    public var maxPendingCommands = 10_000
+    /// Limits on what the server may send.
+    public var limits = RESPLimits()
+
+    /// A configuration for `endpoint` with the defaults above.
+    public init(endpoint: RedisEndpoint) {
+        self.endpoint = endpoint
+    }
+
+    /// A configuration parsed from `redis://[[user]:password@]host[:port][/db]`.
+    public init(url: String) throws(RedisURLError) {
+        self.init(endpoint: try RedisEndpoint(url: url))
+    }
+
+    /// The endpoint (password redacted) and timeouts.
+    public var description: String {
+        "\(endpoint) connect \(connectTimeout) command \(commandTimeout) connections \(connectionCount)"
+    }
+}
