@@ -26,6 +26,8 @@ let package = Package(
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
         // that share one cache and one budget (issue 13); knows nothing of the proxy.
         .target(name: "AmodbRedis", dependencies: ["CSystemShims"]),
+        // Starts and stops a real redis-server on a free port, for the tests that need one.
+        .target(name: "AmodbRedisTestSupport", dependencies: ["AmodbRedis"]),
         // main only: load configuration, start, wait for signals.
         .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox"]),
         // Helpers shared by the test targets (raw socket client, servers on port 0).
@@ -34,7 +36,7 @@ let package = Package(
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbSandbox", "AmodbTestSupport"]),
-        .testTarget(name: "AmodbRedisTests", dependencies: ["AmodbRedis"]),
+        .testTarget(name: "AmodbRedisTests", dependencies: ["AmodbRedis", "AmodbRedisTestSupport"]),
         .testTarget(
             name: "IntegrationTests",
             // The executable too: the flag tests run the built binary, as an operator would.

@@ -1,0 +1,472 @@
+import Dispatch
+
+/// Where a command's reply (or its failure) goes. Called once, on the connection's queue.
+typealias RedisCompletion = @Sendable (Result<RedisValue, RedisError>) -> Void
+
+/// One Redis connection: connects (resolve, non-blocking TCP connect, `AUTH`, `SELECT`,
+/// `PING`), pipelines commands (written as they come, replies matched in order), times out
+/// a connect or a command, and after a failure reconnects with exponential back-off.
+///
+/// While it backs off, commands fail at once with `.unavailable`: on a client's request
+/// path a Redis that is down must cost nothing, not a timeout per request. A command that
+/// times out after being written closes the connection: the replies behind it are stuck in
+/// the same stream, and a reply that arrives late must never be taken for another's.
+///
+/// `@unchecked Sendable`: every mutable property is touched only on `queue` (entry points
+/// hop there with `queue.async`; handlers run there and assert it).
+final class RedisConnection: @unchecked Sendable {
+    /// A command written (or about to be), waiting for its reply.
+    private struct InFlight {
+        enum Purpose {
+            case caller(RedisCompletion)
+            /// `AUTH`, `SELECT`, `PING` or a re-`SUBSCRIBE` sent by the connection itself.
+            case handshake
+        }
+        let purpose: Purpose
+        let deadline: DispatchTime
+    }
+
+    /// A command that arrived before the connection was ready.
+    private struct Waiting {
+        let bytes: [UInt8]
+        let completion: RedisCompletion
+        let deadline: DispatchTime
+    }
+
+    private enum State {
+        /// No connection, nothing wrong: the next command connects.
+        case idle
+        /// Resolving the host or waiting for TCP connect; the connect timeout ends at `deadline`.
+        case connecting(deadline: DispatchTime)
+        /// Connected; `AUTH`/`SELECT`/`PING` replies pending.
+        case handshaking(deadline: DispatchTime)
+        /// Commands are written as they come.
+        case ready
+        /// After a failure: commands fail at once until `until`, then it reconnects by itself.
+        case backingOff(until: DispatchTime)
+        case shutDown
+    }
+
+    /// The serial queue all of this connection's state belongs to.
+    let queue: DispatchQueue
+    private let configuration: RedisConfiguration
+    private let onReadyChange: @Sendable (Bool) -> Void
+    private var state = State.idle
+    private var socket: RedisSocket?
+    /// Counts connection attempts, so a resolver answer for an abandoned attempt is ignored.
+    private var attempt = 0
+    /// Addresses of the host not tried yet in this attempt.
+    private var untriedAddresses: ArraySlice<RedisSocketAddress> = []
+    private var parser: RESPParser
+    private var outbound: [UInt8] = []
+    private var writeIndex = 0
+    private var flushScheduled = false
+    private var inFlight: [InFlight] = []
+    private var inFlightHead = 0
+    private var waiting: [Waiting] = []
+    private var consecutiveFailures = 0
+    private var lastFailure = "not connected yet"
+    private let timer: any DispatchSourceTimer
+    private var armedDeadline: DispatchTime?
+
+    /// A connection that connects on its first command. `onReadyChange` hears when it
+    /// becomes ready and when a ready connection fails (for an "up" gauge), on `queue`.
+    init(configuration: RedisConfiguration, queue: DispatchQueue, onReadyChange: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        self.configuration = configuration
+        self.queue = queue
+        self.onReadyChange = onReadyChange
+        self.parser = RESPParser(limits: configuration.limits)
+        self.timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.timerFired() }
+        timer.resume()
+    }
+
+    // MARK: Entry points
+
+    /// Sends `bytes` (one encoded command) and calls `completion` with its reply.
+    func enqueue(_ bytes: [UInt8], timeout: Duration?, completion: @escaping RedisCompletion) {
+        queue.async { [self] in
+            submit(bytes, deadline: DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval, completion: completion)
+        }
+    }
+
+    /// Sends several encoded commands back to back in one write and calls `completion` once
+    /// with every reply (or failure), in order.
+    func enqueue(batch: [[UInt8]], timeout: Duration?, completion: @escaping @Sendable ([Result<RedisValue, RedisError>]) -> Void) {
+        queue.async { [self] in
+            guard !batch.isEmpty else { return completion([]) }
+            let deadline = DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval
+            let collector = BatchCollector(count: batch.count, completion: completion)
+            for (index, bytes) in batch.enumerated() {
+                submit(bytes, deadline: deadline) { collector.record($0, at: index) }
+            }
+        }
+    }
+
+    /// Starts connecting now rather than on the first command (a replica warming up).
+    func connect() {
+        queue.async { [self] in
+            if case .idle = state { startConnecting() }
+        }
+    }
+
+    /// Ends a back-off early: another connection to the same server just got through, so
+    /// this one need not wait out its timer (up to `maxReconnectBackoff`) before serving again.
+    func retryNow() {
+        queue.async { [self] in
+            if case .backingOff = state { startConnecting() }
+        }
+    }
+
+    /// Fails everything pending with `.shutDown`, closes the socket, stops reconnecting.
+    func shutdown(completion: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            if case .shutDown = state { return completion() }
+            let wasReady = isReady
+            state = .shutDown
+            failPending(.shutDown)
+            socket?.close()
+            socket = nil
+            timer.cancel()
+            if wasReady { onReadyChange(false) }
+            completion()
+        }
+    }
+
+    // MARK: Commands
+
+    private var isReady: Bool {
+        if case .ready = state { true } else { false }
+    }
+
+    private var inFlightCount: Int { inFlight.count - inFlightHead }
+
+    private func submit(_ bytes: [UInt8], deadline: DispatchTime, completion: @escaping RedisCompletion) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        switch state {
+        case .shutDown:
+            completion(.failure(.shutDown))
+        case .backingOff:
+            completion(.failure(.unavailable(lastFailure)))
+        case .idle, .connecting, .handshaking:
+            guard waiting.count < configuration.maxPendingCommands else { return completion(.failure(.overloaded)) }
+            waiting.append(Waiting(bytes: bytes, completion: completion, deadline: deadline))
+            arm(deadline)
+            if case .idle = state { startConnecting() }
+        case .ready:
+            guard inFlightCount < configuration.maxPendingCommands else { return completion(.failure(.overloaded)) }
+            write(bytes, InFlight(purpose: .caller(completion), deadline: deadline))
+        }
+    }
+
+    /// Queues `bytes` for the socket; the flush runs once per burst of commands, so a
+    /// pipeline goes out in as few `send` calls as the socket allows.
+    private func write(_ bytes: [UInt8], _ entry: InFlight) {
+        inFlight.append(entry)
+        outbound.append(contentsOf: bytes)
+        arm(entry.deadline)
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        queue.async { [self] in
+            flushScheduled = false
+            flush()
+        }
+    }
+
+    private func flush() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let socket, writeIndex < outbound.count else { return }
+        while writeIndex < outbound.count {
+            let outcome: RedisIO<Int>
+            do {
+                outcome = try outbound.withUnsafeBytes { (all) throws(RedisSocketError) -> RedisIO<Int> in
+                    try RedisSyscalls.send(socket.fd, UnsafeRawBufferPointer(rebasing: all[writeIndex...]))
+                }
+            } catch {
+                return fail(.connectionClosed)
+            }
+            switch outcome {
+            case .done(let count): writeIndex += count
+            case .wouldBlock: return socket.watchWritable(true)
+            }
+        }
+        outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
+        writeIndex = 0
+        socket.watchWritable(false)
+    }
+
+    // MARK: Connecting
+
+    private func startConnecting() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        attempt += 1
+        let current = attempt
+        let deadline = DispatchTime.now() + configuration.connectTimeout.dispatchInterval
+        state = .connecting(deadline: deadline)
+        arm(deadline)
+        let endpoint = configuration.endpoint
+        RedisResolver.resolve(host: endpoint.host, port: endpoint.port, queue: queue) { [weak self] result in
+            self?.resolved(result, attempt: current)
+        }
+    }
+
+    private func resolved(_ result: Result<[RedisSocketAddress], RedisSocketError>, attempt current: Int) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard current == attempt, case .connecting = state else { return }
+        switch result {
+        case .failure(let error):
+            fail(.unavailable(error.description))
+        case .success(let addresses):
+            guard !addresses.isEmpty else { return fail(.unavailable("no address for \(configuration.endpoint.host)")) }
+            untriedAddresses = addresses[...]
+            connectNextAddress()
+        }
+    }
+
+    /// Connects to the next address the name resolved to (`localhost` may give `::1` first
+    /// while Redis listens on 127.0.0.1 only); fails once none is left.
+    private func connectNextAddress(after failure: RedisSocketError? = nil) {
+        socket?.close()
+        socket = nil
+        guard let address = untriedAddresses.popFirst() else {
+            return fail(.unavailable(failure?.description ?? "no address for \(configuration.endpoint.host)"))
+        }
+        do {
+            let fd = try RedisSyscalls.socket(domain: address.family)
+            let socket = RedisSocket(
+                fd: fd, queue: queue,
+                onReadable: { [weak self] in self?.readable() },
+                onWritable: { [weak self] in self?.writable() }
+            )
+            self.socket = socket
+            try RedisSyscalls.setNoDelay(fd)
+            switch try RedisSyscalls.connect(fd, address) {
+            case .done: startHandshake()
+            case .wouldBlock: socket.watchWritable(true)
+            }
+        } catch {
+            connectNextAddress(after: error)
+        }
+    }
+
+    private func writable() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard case .connecting = state else { return flush() }
+        guard let socket else { return }
+        socket.watchWritable(false)
+        do {
+            let code = try RedisSyscalls.pendingError(socket.fd)
+            guard code == 0 else { return connectNextAddress(after: RedisSocketError("connect", code)) }
+            startHandshake()
+        } catch {
+            connectNextAddress(after: error)
+        }
+    }
+
+    /// `AUTH` and `SELECT` as the URL asks, then `PING`: a server that accepts TCP but does
+    /// not answer (stopped, overloaded) is found out here, within the connect timeout.
+    private func startHandshake() {
+        guard case .connecting(let deadline) = state, let socket else { return }
+        state = .handshaking(deadline: deadline)
+        parser = RESPParser(limits: configuration.limits)
+        socket.startReading()
+        let endpoint = configuration.endpoint
+        var commands: [[RedisValue]] = []
+        if let password = endpoint.password {
+            if let username = endpoint.username {
+                commands.append(["AUTH", .bulk(username), .bulk(password.revealed)])
+            } else {
+                commands.append(["AUTH", .bulk(password.revealed)])
+            }
+        }
+        if endpoint.database != 0 { commands.append(["SELECT", .integer(Int64(endpoint.database))]) }
+        commands.append(["PING"])
+        for command in commands {
+            write(RESPEncoder.command(command), InFlight(purpose: .handshake, deadline: deadline))
+        }
+    }
+
+    private func becomeReady() {
+        state = .ready
+        consecutiveFailures = 0
+        onReadyChange(true)
+        let queued = waiting
+        waiting = []
+        let now = DispatchTime.now()
+        for entry in queued {
+            if entry.deadline <= now {
+                entry.completion(.failure(.timedOut(.command)))
+            } else {
+                write(entry.bytes, InFlight(purpose: .caller(entry.completion), deadline: entry.deadline))
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    private func readable() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let socket else { return }
+        let outcome: RedisIO<Int>
+        do {
+            outcome = try withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) {
+                (buffer) throws(RedisSocketError) -> RedisIO<Int> in
+                let outcome = try RedisSyscalls.read(socket.fd, into: buffer)
+                if case .done(let count) = outcome, count > 0 {
+                    parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                }
+                return outcome
+            }
+        } catch {
+            return fail(.connectionClosed)
+        }
+        switch outcome {
+        case .wouldBlock: return
+        case .done(0): return fail(.connectionClosed)
+        case .done: break
+        }
+        while self.socket === socket {
+            let value: RedisValue
+            do {
+                guard let next = try parser.next() else { return }
+                value = next
+            } catch {
+                return fail(.protocolViolation(error))
+            }
+            deliver(value)
+        }
+    }
+
+    private func deliver(_ value: RedisValue) {
+        guard inFlightHead < inFlight.count else { return fail(.unexpectedReply("a reply no command asked for")) }
+        let entry = inFlight[inFlightHead]
+        inFlightHead += 1
+        if inFlightHead == inFlight.count {
+            inFlight.removeAll(keepingCapacity: true)
+            inFlightHead = 0
+        } else if inFlightHead > 1024, inFlightHead * 2 > inFlight.count {
+            inFlight.removeFirst(inFlightHead)
+            inFlightHead = 0
+        }
+        switch entry.purpose {
+        case .handshake:
+            if case .error(let message) = value { return fail(.server(RedisServerError(message))) }
+            let handshakeLeft = inFlight[inFlightHead...].contains { if case .handshake = $0.purpose { true } else { false } }
+            if !handshakeLeft, case .handshaking = state { becomeReady() }
+        case .caller(let completion):
+            if case .error(let message) = value {
+                completion(.failure(.server(RedisServerError(message))))
+            } else {
+                completion(.success(value))
+            }
+        }
+    }
+
+    // MARK: Failing and deadlines
+
+    /// Closes the connection, fails everything pending with `error`, and schedules the next attempt.
+    private func fail(_ error: RedisError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !isShutDown else { return }
+        let wasReady = isReady
+        socket?.close()
+        socket = nil
+        consecutiveFailures += 1
+        if case .unavailable(let reason) = error { lastFailure = reason } else { lastFailure = error.description }
+        failPending(error)
+        if wasReady { onReadyChange(false) }
+        // A session that was up and broke (Redis restarted, an idle cut) is retried at once;
+        // after that, each failed attempt doubles the wait.
+        if consecutiveFailures == 1 {
+            startConnecting()
+        } else {
+            let exponent = min(consecutiveFailures - 2, 16)
+            let backoff = min(configuration.reconnectBackoff * (1 << exponent), configuration.maxReconnectBackoff)
+            let until = DispatchTime.now() + backoff.dispatchInterval
+            state = .backingOff(until: until)
+            arm(until)
+        }
+    }
+
+    private var isShutDown: Bool {
+        if case .shutDown = state { true } else { false }
+    }
+
+    private func failPending(_ error: RedisError) {
+        let entries = inFlight[inFlightHead...]
+        inFlight = []
+        inFlightHead = 0
+        outbound = []
+        writeIndex = 0
+        let queued = waiting
+        waiting = []
+        for entry in entries {
+            if case .caller(let completion) = entry.purpose { completion(.failure(error)) }
+        }
+        for entry in queued { entry.completion(.failure(error)) }
+    }
+
+    /// Makes sure the timer fires by `deadline`.
+    private func arm(_ deadline: DispatchTime) {
+        if let armedDeadline, armedDeadline <= deadline { return }
+        armedDeadline = deadline
+        timer.schedule(deadline: deadline, leeway: .milliseconds(1))
+    }
+
+    private func timerFired() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        armedDeadline = nil
+        let now = DispatchTime.now()
+        switch state {
+        case .connecting(let deadline), .handshaking(let deadline):
+            if deadline <= now { return fail(.timedOut(.connect)) }
+            arm(deadline)
+        case .backingOff(let until):
+            if until <= now { return startConnecting() }
+            arm(until)
+        case .idle, .ready, .shutDown:
+            break
+        }
+        if inFlight[inFlightHead...].contains(where: { $0.deadline <= now }) {
+            return fail(.timedOut(.command))
+        }
+        var kept: [Waiting] = []
+        for entry in waiting {
+            if entry.deadline <= now { entry.completion(.failure(.timedOut(.command))) } else { kept.append(entry) }
+        }
+        waiting = kept
+        let next = (inFlight[inFlightHead...].map(\.deadline) + waiting.map(\.deadline)).min()
+        if let next { arm(next) }
+    }
+}
+
+/// Gathers a batch's replies; every call happens on the connection's queue.
+///
+/// `@unchecked Sendable`: only touched from completions, which all run on one serial queue.
+private final class BatchCollector: @unchecked Sendable {
+    private var results: [Result<RedisValue, RedisError>?]
+    private var remaining: Int
+    private let completion: @Sendable ([Result<RedisValue, RedisError>]) -> Void
+
+    init(count: Int, completion: @escaping @Sendable ([Result<RedisValue, RedisError>]) -> Void) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+        self.completion = completion
+    }
+
+    func record(_ result: Result<RedisValue, RedisError>, at index: Int) {
+        results[index] = result
+        remaining -= 1
+        if remaining == 0 { completion(results.compactMap { $0 }) }
+    }
+}
+
+extension Duration {
+    /// This duration for Dispatch, in nanoseconds (negative becomes zero).
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return .never }
+        return .nanoseconds(Int(max(0, nanoseconds.partialValue + attoseconds / 1_000_000_000)))
+    }
+}

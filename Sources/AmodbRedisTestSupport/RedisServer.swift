@@ -1,0 +1,202 @@
+public import AmodbRedis
+import Foundation
+import Synchronization
+
+/// A real `redis-server` for tests: started on a free port in a temporary directory, with
+/// no persistence (`--save '' --appendonly no`), stopped, paused, restarted on the same port.
+///
+/// Redis needs an explicit port (it cannot report one the kernel chose), so `start` picks
+/// one, and if the bind fails (another process has it) tries another.
+public final class RedisServer: Sendable {
+    /// Why a server could not be started.
+    public struct StartError: Error, CustomStringConvertible {
+        /// What went wrong, with the end of the server's log.
+        public let description: String
+    }
+
+    /// Where `redis-server` is, if installed.
+    public static let executable: String? = ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether the tests that need a server can run here.
+    public static var isInstalled: Bool { executable != nil }
+
+    /// The message a suite shows when it is skipped for want of the binary.
+    public static let notInstalledMessage = "redis-server is not installed (apt-get install redis-server); Redis tests skipped"
+
+    /// The port it listens on (127.0.0.1).
+    public let port: Int
+    /// The `requirepass` password, if any.
+    public let password: String?
+    private let directory: URL
+    private let arguments: [String]
+    private let running: Mutex<RunningProcess?>
+
+    private init(port: Int, password: String?, directory: URL, arguments: [String], process: RunningProcess) {
+        self.port = port
+        self.password = password
+        self.directory = directory
+        self.arguments = arguments
+        self.running = Mutex(process)
+    }
+
+    /// Starts a server; `password` sets `--requirepass`, `arguments` adds more settings.
+    public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("amodb-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var settings = arguments
+        if let password { settings += ["--requirepass", password] }
+        var lastError: (any Error)?
+        for _ in 0..<20 {
+            let port = Int.random(in: 20_000..<32_000)   // below Linux's ephemeral range (32768–60999)
+            do {
+                let process = try await RunningProcess.launch(port: port, directory: directory, settings: settings)
+                return RedisServer(port: port, password: password, directory: directory, arguments: settings, process: process)
+            } catch let error as StartError where error.description.contains("Address already in use") {
+                lastError = error
+            }
+        }
+        throw lastError ?? StartError(description: "no free port found")
+    }
+
+    /// An endpoint for this server, logged in with its password if it has one.
+    public var endpoint: RedisEndpoint {
+        RedisEndpoint(host: "127.0.0.1", port: port, password: password.map(RedisPassword.init))
+    }
+
+    /// A client configuration for this server, with generous timeouts for loaded test machines.
+    public func configuration(commandTimeout: Duration = .seconds(2)) -> RedisConfiguration {
+        var configuration = RedisConfiguration(endpoint: endpoint)
+        configuration.commandTimeout = commandTimeout
+        configuration.connectTimeout = .seconds(2)
+        return configuration
+    }
+
+    /// Stops the server (SIGKILL) and waits for it to exit.
+    public func stop() async {
+        let process = running.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        await process?.terminate()
+    }
+
+    /// Starts the server again on the same port, empty (nothing is persisted).
+    public func restart() async throws {
+        await stop()
+        let process = try await RunningProcess.launch(port: port, directory: directory, settings: arguments)
+        running.withLock { $0 = process }
+    }
+
+    /// Freezes the server (SIGSTOP): the kernel still accepts connections, nothing answers.
+    public func pause() {
+        running.withLock { $0?.signal(SIGSTOP) }
+    }
+
+    /// Thaws a paused server (SIGCONT).
+    public func resume() {
+        running.withLock { $0?.signal(SIGCONT) }
+    }
+
+    /// Stops the server and removes its directory.
+    public func shutdown() async {
+        resume()
+        await stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Runs `body` with a fresh server and stops it afterwards, whether `body` returns or throws.
+@discardableResult
+public func withRedisServer<Result>(
+    password: String? = nil, arguments: [String] = [], _ body: (RedisServer) async throws -> Result
+) async throws -> Result {
+    let server = try await RedisServer.start(password: password, arguments: arguments)
+    let result: Result
+    do {
+        result = try await body(server)
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+    return result
+}
+
+/// Runs `body` with a client for `server` and shuts the client down afterwards.
+@discardableResult
+public func withRedisClient<Result>(
+    _ configuration: RedisConfiguration, _ body: (RedisClient) async throws -> Result
+) async throws -> Result {
+    let client = RedisClient(configuration: configuration)
+    let result: Result
+    do {
+        result = try await body(client)
+    } catch {
+        await client.shutdown()
+        throw error
+    }
+    await client.shutdown()
+    return result
+}
+
+/// One `redis-server` process and its log.
+///
+/// `@unchecked Sendable`: `Process` is only started, signalled and polled, which it allows
+/// from any thread; the log is behind a `Mutex`.
+private final class RunningProcess: @unchecked Sendable {
+    private let process: Process
+    private let pipe: Pipe
+    private let log = Mutex("")
+
+    private init(process: Process, pipe: Pipe) {
+        self.process = process
+        self.pipe = pipe
+    }
+
+    /// Starts a server on `port` and returns once it accepts connections; throws with its log if it exits.
+    static func launch(port: Int, directory: URL, settings: [String]) async throws -> RunningProcess {
+        guard let executable = RedisServer.executable else { throw RedisServer.StartError(description: RedisServer.notInstalledMessage) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--dir", directory.path, "--daemonize", "no", "--logfile", "",
+        ] + settings
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let running = RunningProcess(process: process, pipe: pipe)
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            running.log.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if running.log.withLock({ $0.contains("Ready to accept connections") }) { return running }
+            if !process.isRunning {
+                pipe.fileHandleForReading.readabilityHandler = nil
+                let text = running.log.withLock { $0 }
+                throw RedisServer.StartError(description: "redis-server exited: \(text.suffix(400))")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await running.terminate()
+        throw RedisServer.StartError(description: "redis-server did not get ready within 10 s")
+    }
+
+    func signal(_ number: Int32) {
+        if process.isRunning { kill(process.processIdentifier, number) }
+    }
+
+    /// SIGKILL (nothing is persisted, so nothing is lost), then waits for the exit.
+    func terminate() async {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGCONT)
+            kill(process.processIdentifier, SIGKILL)   // the test runner may leave SIGTERM blocked in children
+        }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+        pipe.fileHandleForReading.readabilityHandler = nil
+    }
+}
