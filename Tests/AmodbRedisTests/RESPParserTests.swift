@@ -107,6 +107,9 @@ struct RESPParserTests {
         let four = String(repeating: "*1\r\n", count: 4) + ":1\r\n"
         #expect(parseAll(Array(three.utf8), chunk: chunk, limits: limits) == .success([.array([.array([.array([1])])])]))
         #expect(parseAll(Array(four.utf8), chunk: chunk, limits: limits) == .failure(.tooDeep))
+        // Found by the fuzzer: an empty array one level too deep is too deep as well.
+        #expect(parseAll(Array("*1\r\n*1\r\n*0\r\n".utf8), chunk: chunk, limits: limits) == .success([.array([.array([.array([])])])]))
+        #expect(parseAll(Array("*1\r\n*1\r\n*1\r\n*0\r\n".utf8), chunk: chunk, limits: limits) == .failure(.tooDeep))
     }
 
     @Test(arguments: [nil, 1] as [Int?])

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds the request-decoder fuzz target (heads, and bodies by length or chunked) with libFuzzer + AddressSanitizer and runs it.
 #
-#   Tests/Fuzz/run.sh [seconds]      # default 60
+#   Tests/Fuzz/run.sh [seconds]                   # default 60
+#   FUZZ_TARGET=resp Tests/Fuzz/run.sh [seconds]  # the Redis reply parser instead
 #
 # Works from any directory. Build output, the working corpus (seeded from
 # Tests/Fuzz/corpus, which is never written to) and crash artifacts go to
 # .build/fuzz/ (override with FUZZ_WORK_DIR). Exits non-zero on any crash,
 # failed check, timeout, out-of-memory, over-limit allocation or leak.
-# Environment: SWIFTC (compiler), FUZZ_WORK_DIR, FUZZ_EXTRA_FLAGS (more libFuzzer flags).
+# Environment: SWIFTC (compiler), FUZZ_WORK_DIR, FUZZ_EXTRA_FLAGS (more libFuzzer flags),
+# FUZZ_TARGET (`request-parser`, the default, or `resp`).
 set -euo pipefail
 
 seconds="${1:-60}"
@@ -38,8 +40,33 @@ sources=(
     "$http/HTTPRequest.swift"
 )
 
+name=request-parser
+module=RequestParserFuzz
+seeds="$fuzz_dir/corpus"
+dict="$fuzz_dir/http.dict"
+if [[ "${FUZZ_TARGET:-request-parser}" == resp ]]; then
+    # The RESP2 reply parser of AmodbRedis, with its own seeds, dictionary and working directory.
+    resp="$repo/Sources/AmodbRedis/RESP"
+    sources=(
+        "$fuzz_dir/RESPParserFuzzer.swift"
+        "$resp/RESPParser.swift"
+        "$resp/RESPLimits.swift"
+        "$resp/RESPParseError.swift"
+        "$resp/RESPEncoder.swift"
+        "$resp/RedisValue.swift"
+    )
+    name=resp-parser
+    module=RESPParserFuzz
+    seeds="$fuzz_dir/resp-corpus"
+    dict="$fuzz_dir/resp.dict"
+    work="$work/resp"
+elif [[ "${FUZZ_TARGET:-request-parser}" != request-parser ]]; then
+    echo "run.sh: FUZZ_TARGET must be request-parser or resp" >&2
+    exit 2
+fi
+
 mkdir -p "$work/corpus" "$work/artifacts"
-binary="$work/request-parser-fuzzer"
+binary="$work/$name-fuzzer"
 
 linker=()
 # lld links ASan objects without gold's flood of "Cannot export local symbol" warnings.
@@ -48,19 +75,19 @@ if [[ -x "$(dirname "$swiftc")/ld.lld" ]]; then linker=(-use-ld=lld); fi
 echo "==> building $binary"
 "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -g \
     -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-    -module-name RequestParserFuzz ${linker[@]+"${linker[@]}"} \
+    -module-name "$module" ${linker[@]+"${linker[@]}"} \
     "${sources[@]}" -o "$binary"
 
 # The repository's seeds are copied, never written: libFuzzer adds what it finds to the working copy.
-cp "$fuzz_dir"/corpus/* "$work/corpus/"
-echo "==> corpus: $(find "$fuzz_dir/corpus" -type f | wc -l) seeds, $(find "$work/corpus" -type f | wc -l) in $work/corpus"
+cp "$seeds"/* "$work/corpus/"
+echo "==> corpus: $(find "$seeds" -type f | wc -l) seeds, $(find "$work/corpus" -type f | wc -l) in $work/corpus"
 
 log="$work/fuzz.log"
 echo "==> fuzzing for ${seconds}s (log: $log)"
 set +e
 # shellcheck disable=SC2086
 SWIFT_BACKTRACE=enable=no "$binary" "$work/corpus" \
-    -dict="$fuzz_dir/http.dict" \
+    -dict="$dict" \
     -max_total_time="$seconds" \
     -max_len=16384 \
     -rss_limit_mb=2048 \

@@ -139,11 +139,12 @@ public struct RESPParser: Sendable {
             }
             guard count >= 0 else { throw .invalidNumber }
             guard count <= limits.maxArrayCount else { throw .arrayTooLong(Int(clamping: count)) }
+            // An empty array nests as deep as a full one.
+            guard stack.count < limits.maxDepth else { throw .tooDeep }
             if count == 0 {
                 try consume(to: afterLine)
                 return .value(.array([]))
             }
-            guard stack.count < limits.maxDepth else { throw .tooDeep }
             try consume(to: afterLine)
             var elements: [RedisValue] = []
             elements.reserveCapacity(min(Int(count), 1024))
