@@ -1,0 +1,94 @@
+import AmodbRedis
+import AmodbRedisTestSupport
+import Testing
+
+/// The fleet budget's Lua script against a real redis-server, with `now` pinned.
+@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+struct SharedBudgetTests {
+    @Test
+    func keepsAQuarterOfTheWindowForRefreshes() async throws {
+        try await withBudget(limit: 8) { budget in
+            var decisions: [SharedBudget.Decision] = []
+            for index in 0..<7 { decisions.append(try await budget.acquire(.miss, now: 1_000, callID: "m\(index)")) }
+            #expect(decisions == Array(repeating: .granted, count: 6) + [.denied(retryAfterMilliseconds: 60_000)])
+            let first = try await budget.acquire(.refresh, now: 1_000, callID: "r1")
+            let second = try await budget.acquire(.refresh, now: 1_000, callID: "r2")
+            let third = try await budget.acquire(.refresh, now: 1_000, callID: "r3")
+            #expect([first, second, third] == [.granted, .granted, .denied(retryAfterMilliseconds: 60_000)])
+            let used = try await budget.used(now: 1_000)
+            #expect(used == 8)
+        }
+    }
+
+    @Test
+    func slidesTheWindowCallByCall() async throws {
+        try await withBudget(limit: 4) { budget in
+            for (index, now) in [0, 10_000, 20_000, 30_000].enumerated() {
+                let decision = try await budget.acquire(.refresh, now: Int64(now), callID: "c\(index)")
+                #expect(decision == .granted)
+            }
+            // Full until the call made at 0 leaves the window at 60 000.
+            let full = try await budget.acquire(.refresh, now: 45_000, callID: "c4")
+            #expect(full == .denied(retryAfterMilliseconds: 15_000))
+            let oneFree = try await budget.acquire(.refresh, now: 60_000, callID: "c5")
+            #expect(oneFree == .granted)
+            let fullAgain = try await budget.acquire(.refresh, now: 60_001, callID: "c6")
+            #expect(fullAgain == .denied(retryAfterMilliseconds: 9_999))
+            let used = try await budget.used(now: 60_001)
+            #expect(used == 4)
+        }
+    }
+
+    @Test
+    func aCloseFromA429HoldsEveryReplicaUntilRetryAfter() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { first in
+                try await withRedisClient(server.configuration()) { second in
+                    let replicaA = SharedBudget(client: first, prefix: "amodb-proxy:", limit: 40)
+                    let replicaB = SharedBudget(client: second, prefix: "amodb-proxy:", limit: 40)
+                    try await replicaA.close(forMilliseconds: 5_000, now: 1_000)
+                    try await replicaA.close(forMilliseconds: 1_000, now: 2_000)   // earlier: changes nothing
+                    let held = try await replicaB.acquire(.refresh, now: 2_000, callID: "b1")
+                    #expect(held == .denied(retryAfterMilliseconds: 4_000))
+                    let reopened = try await replicaB.acquire(.refresh, now: 6_000, callID: "b2")
+                    #expect(reopened == .granted)
+                }
+            }
+        }
+    }
+
+    @Test
+    func twoReplicasTogetherNeverPassTheLimit() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { first in
+                try await withRedisClient(server.configuration()) { second in
+                    let budgets = [
+                        SharedBudget(client: first, prefix: "p:", limit: 10),
+                        SharedBudget(client: second, prefix: "p:", limit: 10),
+                    ]
+                    let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                        for index in 0..<40 {
+                            group.addTask {
+                                try await budgets[index % 2].acquire(.refresh, now: 5_000, callID: "r\(index % 2)-\(index)") == .granted
+                            }
+                        }
+                        return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                    }
+                    #expect(granted == 10)
+                    // Another prefix is another deployment with a budget of its own.
+                    let other = try await SharedBudget(client: first, prefix: "q:", limit: 10).acquire(.miss, now: 5_000, callID: "x")
+                    #expect(other == .granted)
+                }
+            }
+        }
+    }
+}
+
+/// Runs `body` with a budget of `limit` on a fresh server.
+private func withBudget(limit: Int, _ body: (SharedBudget) async throws -> Void) async throws {
+    try await withRedisServer { server in
+        try await withRedisClient(server.configuration()) { client in
+            try await body(SharedBudget(client: client, prefix: "amodb-proxy:", limit: limit))
+        }
+    }
+}
