@@ -1,5 +1,6 @@
 import AmodbRedis
 import AmodbRedisTestSupport
+import AmodbTestSupport
 import Testing
 
 /// The client against a real `redis-server`, one fresh server per test.
@@ -303,24 +304,4 @@ struct RedisClientTests {
             }
         }
     }
-}
-
-/// Retries `body` until it stops throwing (Redis coming back after a restart), for up to `seconds`.
-func eventuallySucceeds(within seconds: Int = 10, _ body: () async throws -> Void) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if (try? await body()) != nil { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return false
-}
-
-/// Waits until `condition` holds, for up to `seconds`.
-func eventually(within seconds: Int = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }

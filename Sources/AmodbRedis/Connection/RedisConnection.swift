@@ -51,6 +51,10 @@ final class RedisConnection: @unchecked Sendable {
     let queue: DispatchQueue
     private let configuration: RedisConfiguration
     private let onReadyChange: @Sendable (Bool) -> Void
+    /// Receives `message` pushes when this is a subscriber connection (`nil`: a command connection).
+    private let onMessage: (@Sendable (RedisMessage) -> Void)?
+    /// Channels to subscribe to again after every reconnection.
+    private var channels: Set<String> = []
     private var state = State.idle
     private var socket: RedisSocket?
     /// Counts connection attempts, so a resolver answer for an abandoned attempt is ignored.
@@ -71,10 +75,16 @@ final class RedisConnection: @unchecked Sendable {
 
     /// A connection that connects on its first command. `onReadyChange` hears when it
     /// becomes ready and when a ready connection fails (for an "up" gauge), on `queue`.
-    init(configuration: RedisConfiguration, queue: DispatchQueue, onReadyChange: @escaping @Sendable (Bool) -> Void = { _ in }) {
+    /// `onMessage` makes it a subscriber connection (see `RedisSubscriber`).
+    init(
+        configuration: RedisConfiguration, queue: DispatchQueue,
+        onReadyChange: @escaping @Sendable (Bool) -> Void = { _ in },
+        onMessage: (@Sendable (RedisMessage) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.queue = queue
         self.onReadyChange = onReadyChange
+        self.onMessage = onMessage
         self.parser = RESPParser(limits: configuration.limits)
         self.timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in self?.timerFired() }
@@ -107,6 +117,17 @@ final class RedisConnection: @unchecked Sendable {
     func connect() {
         queue.async { [self] in
             if case .idle = state { startConnecting() }
+        }
+    }
+
+    /// Subscribes to `channel` now and after every reconnection; `completion` gets the
+    /// acknowledgement. One channel per `SUBSCRIBE`, so each acknowledgement matches one command.
+    func subscribe(_ channel: String, timeout: Duration?, completion: @escaping RedisCompletion) {
+        queue.async { [self] in
+            channels.insert(channel)
+            submit(RESPEncoder.command(["SUBSCRIBE", .bulk(channel)]),
+                   deadline: DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval,
+                   completion: completion)
         }
     }
 
@@ -281,6 +302,9 @@ final class RedisConnection: @unchecked Sendable {
         }
         if endpoint.database != 0 { commands.append(["SELECT", .integer(Int64(endpoint.database))]) }
         commands.append(["PING"])
+        // A subscriber's channels were lost with the old session (and what was published meanwhile:
+        // whoever waits on an announcement must also poll).
+        for channel in channels.sorted() { commands.append(["SUBSCRIBE", .bulk(channel)]) }
         for command in commands {
             write(RESPEncoder.command(command), InFlight(purpose: .handshake, deadline: deadline))
         }
@@ -338,6 +362,11 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     private func deliver(_ value: RedisValue) {
+        // A subscriber's pushes arrive between replies, not in answer to a command.
+        if let onMessage, case .array(let items) = value, items.count == 3, items[0].bytes == Array("message".utf8),
+           let channel = items[1].string, let payload = items[2].bytes {
+            return onMessage(RedisMessage(channel: channel, payload: payload))
+        }
         guard inFlightHead < inFlight.count else { return fail(.unexpectedReply("a reply no command asked for")) }
         let entry = inFlight[inFlightHead]
         inFlightHead += 1
