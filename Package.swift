@@ -27,7 +27,7 @@ let package = Package(
         // that share one cache and one budget (issue 13); knows nothing of the proxy.
         .target(name: "AmodbRedis", dependencies: ["CSystemShims"]),
         // Starts and stops a real redis-server on a free port, for the tests that need one.
-        .target(name: "AmodbRedisTestSupport", dependencies: ["AmodbRedis"]),
+        .target(name: "AmodbRedisTestSupport", dependencies: ["AmodbRedis", "AmodbTestSupport"]),
         // main only: load configuration, start, wait for signals.
         .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox"]),
         // Helpers shared by the test targets (raw socket client, servers on port 0).

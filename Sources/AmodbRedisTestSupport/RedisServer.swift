@@ -1,4 +1,5 @@
 public import AmodbRedis
+public import AmodbTestSupport
 import Foundation
 import Synchronization
 
@@ -106,38 +107,23 @@ public final class RedisServer: Sendable {
     }
 }
 
+extension RedisServer: ScopedServer {}
+extension RedisClient: ScopedServer {}
+
 /// Runs `body` with a fresh server and stops it afterwards, whether `body` returns or throws.
 @discardableResult
 public func withRedisServer<Result>(
     password: String? = nil, arguments: [String] = [], _ body: (RedisServer) async throws -> Result
 ) async throws -> Result {
-    let server = try await RedisServer.start(password: password, arguments: arguments)
-    let result: Result
-    do {
-        result = try await body(server)
-    } catch {
-        await server.shutdown()
-        throw error
-    }
-    await server.shutdown()
-    return result
+    try await withServer(try await RedisServer.start(password: password, arguments: arguments), body)
 }
 
-/// Runs `body` with a client for `server` and shuts the client down afterwards.
+/// Runs `body` with a client for `configuration` and shuts the client down afterwards.
 @discardableResult
 public func withRedisClient<Result>(
     _ configuration: RedisConfiguration, _ body: (RedisClient) async throws -> Result
 ) async throws -> Result {
-    let client = RedisClient(configuration: configuration)
-    let result: Result
-    do {
-        result = try await body(client)
-    } catch {
-        await client.shutdown()
-        throw error
-    }
-    await client.shutdown()
-    return result
+    try await withServer(RedisClient(configuration: configuration), body)
 }
 
 /// One `redis-server` process and its log.
