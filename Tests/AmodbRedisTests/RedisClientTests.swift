@@ -165,6 +165,25 @@ struct RedisClientTests {
         }
     }
 
+    @Test(arguments: [true, false])
+    func refusesCommandsPastThePendingLimitAtOnce(connectedFirst: Bool) async throws {
+        try await withRedisServer { server in
+            var configuration = server.configuration()
+            configuration.connectionCount = 1
+            configuration.maxPendingCommands = 2
+            try await withRedisClient(configuration) { client in
+                if connectedFirst { try await client.ping() }
+                // One batch is submitted in one go, before any reply can be read: the third finds
+                // two commands waiting (for their replies, or for the session) and is refused.
+                let replies = await client.pipeline([["SET", "a", "1"], ["SET", "b", "2"], ["SET", "c", "3"]])
+                #expect(replies.map { try? $0.get() } == [.simpleString("OK"), .simpleString("OK"), nil])
+                #expect(throws: RedisError.overloaded) { try replies[2].get() }
+                let third = try await client.get("c")
+                #expect(third == nil)
+            }
+        }
+    }
+
     @Test
     func timesOutAgainstAStoppedServerInsteadOfWaiting() async throws {
         try await withRedisServer { server in
