@@ -1,3 +1,4 @@
+import AmodbProxy
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
@@ -259,6 +260,24 @@ struct RedisClientTests {
                 return reason.contains("connect")
             }
             #expect(ContinuousClock.now - started < .seconds(1))
+        }
+    }
+
+    @Test
+    func closesOnBytesThatAreNotRESP() async throws {
+        // An HTTP server where Redis should be (the proxy itself): our PING never ends an HTTP
+        // head, so after 100 ms it answers "HTTP/1.1 408 …", which is no RESP reply.
+        var proxyConfiguration = ProxyHarness.configuration()
+        proxyConfiguration.timeouts.requestHeadSeconds = 0.1
+        try await withServer(try ProxyHarness(configuration: proxyConfiguration)) { proxy in
+            let port = proxy.port
+            var configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: port))
+            configuration.commandTimeout = .seconds(5)
+            configuration.connectTimeout = .seconds(5)
+            try await withRedisClient(configuration) { client in
+                await #expect(throws: RedisError.protocolViolation(.unknownType(UInt8(ascii: "H")))) { try await client.ping() }
+                #expect(!client.isConnected)
+            }
         }
     }
 
