@@ -172,6 +172,7 @@ private final class RunningProcess: @unchecked Sendable {
         throw RedisServer.StartError(description: "redis-server did not get ready within 10 s")
     }
 
+    /// Sends signal `number` to the server if it still runs.
     func signal(_ number: Int32) {
         if process.isRunning { kill(process.processIdentifier, number) }
     }

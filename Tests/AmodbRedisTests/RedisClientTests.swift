@@ -204,6 +204,17 @@ struct RedisClientTests {
     }
 
     @Test
+    func connectsAheadOfTheFirstCommandWhenAsked() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { client in
+                #expect(!client.isConnected)
+                client.connect()
+                #expect(await eventually { client.isConnected })
+            }
+        }
+    }
+
+    @Test
     func reconnectsAfterTheServerRestarts() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { client in

@@ -4,6 +4,7 @@ public struct RedisURLError: Error, Sendable, Equatable, CustomStringConvertible
     /// What is wrong, without the setting's name (e.g. `port "x" is not a number`).
     public let reason: String
 
+    /// A refusal for `reason` (which must not quote the password).
     init(_ reason: String) {
         self.reason = reason
     }

@@ -18,6 +18,7 @@ public struct SharedBudget: Sendable {
 
     /// The answer to a request for one call.
     public enum Decision: Sendable, Equatable {
+        /// One call taken from the window: call amodb.
         case granted
         /// No call now; one may be possible after this many milliseconds.
         case denied(retryAfterMilliseconds: Int64)

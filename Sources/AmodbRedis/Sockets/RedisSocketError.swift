@@ -7,6 +7,7 @@ struct RedisSocketError: Error, Sendable, CustomStringConvertible {
     /// `errno` as read right after the call (or the `getaddrinfo` code for name lookups).
     let code: Int32
 
+    /// The failure of `call` with `code`.
     init(_ call: String, _ code: Int32) {
         self.call = call
         self.code = code

@@ -2,7 +2,9 @@ import Glibc
 
 /// Outcome of a non-blocking call: progress, or wait for readiness.
 enum RedisIO<Value> {
+    /// The call made progress: its result.
     case done(Value)
+    /// The socket is not ready; wait for its Dispatch source.
     case wouldBlock
 }
 
