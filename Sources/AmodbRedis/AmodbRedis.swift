@@ -18,9 +18,9 @@
 //   replica makes one call to amodb.
 //
 // - Budget: `SharedBudget`, one Lua script over `<prefix>budget:calls` (a sorted set of the
-//   window's calls, scored by time) and `<prefix>budget:closed` (a 429's Retry-After, for
-//   every replica). The sliding 60 s window and the refresh reserve are the in-memory
-//   `UpstreamBudget`'s rules; amodb's rate-limit headers would go in a hash beside them.
+//   window's calls, scored by time), `<prefix>budget:closed` (a 429's Retry-After, for every
+//   replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said). The sliding
+//   60 s window and the refresh reserve are the in-memory `UpstreamBudget`'s rules.
 //
 // - Heartbeats, `<prefix>replica:<id>`: `SET … PX 3 × interval` every interval; the number
 //   of live replicas (`SCAN` of that pattern, cached) gives each its fair share of

@@ -58,6 +58,33 @@ struct SharedBudgetTests {
     }
 
     @Test
+    func amodbsOwnHeadersSeenByOneReplicaBindTheOthers() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { first in
+                try await withRedisClient(server.configuration()) { second in
+                    // A stricter limit than configured (40): amodb says 4.
+                    let stricterA = SharedBudget(client: first, prefix: "p:", limit: 40)
+                    let stricterB = SharedBudget(client: second, prefix: "p:", limit: 40)
+                    try await stricterA.observe(limit: 4, remaining: nil, resetAt: nil, now: 0)
+                    var decisions: [SharedBudget.Decision] = []
+                    for index in 0..<5 { decisions.append(try await stricterB.acquire(.refresh, now: 0, callID: "b\(index)")) }
+                    #expect(decisions == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)])
+
+                    // Fewer calls remaining than the window would allow, until amodb's reset time.
+                    let remainingA = SharedBudget(client: first, prefix: "q:", limit: 40)
+                    let remainingB = SharedBudget(client: second, prefix: "q:", limit: 40)
+                    try await remainingA.observe(limit: nil, remaining: 2, resetAt: 10_000, now: 0)
+                    decisions = []
+                    for index in 0..<3 { decisions.append(try await remainingB.acquire(.refresh, now: 1_000, callID: "r\(index)")) }
+                    #expect(decisions == [.granted, .granted, .denied(retryAfterMilliseconds: 9_000)])
+                    let afterReset = try await remainingB.acquire(.refresh, now: 10_000, callID: "r3")
+                    #expect(afterReset == .granted)
+                }
+            }
+        }
+    }
+
+    @Test
     func twoReplicasTogetherNeverPassTheLimit() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { first in

@@ -1,7 +1,8 @@
 /// amodb's per-key budget kept in Redis, so every replica spends from one window: the
 /// sliding 60 s window of `AMODB_RATE_LIMIT` with the refresh reserve (the last quarter of
 /// a window's calls only for refreshes), and a 429 closing the window for every replica
-/// until its `Retry-After`. The same rules as the proxy's in-memory `UpstreamBudget`,
+/// until its `Retry-After`, and amodb's own rate-limit headers, once one replica has read
+/// them, binding every replica. The same rules as the proxy's in-memory `UpstreamBudget`,
 /// decided atomically by one Lua script.
 ///
 /// Time is the caller's (`now` in milliseconds), passed to the script rather than read
@@ -28,6 +29,8 @@ public struct SharedBudget: Sendable {
     public let callsKey: String
     /// The time (ms) until which amodb's 429 keeps the window closed.
     public let closedKey: String
+    /// A hash of what amodb's headers said: `limit`, `remaining`, `reset_at` (ms).
+    public let upstreamKey: String
     /// Calls per window at most (`AMODB_RATE_LIMIT`).
     public let limit: Int
     /// The window, in milliseconds.
@@ -39,6 +42,7 @@ public struct SharedBudget: Sendable {
         self.client = client
         self.callsKey = prefix + "budget:calls"
         self.closedKey = prefix + "budget:closed"
+        self.upstreamKey = prefix + "budget:upstream"
         self.limit = max(1, limit)
         self.windowMilliseconds = windowMilliseconds
     }
@@ -47,7 +51,7 @@ public struct SharedBudget: Sendable {
     /// `callID` must be unique per call (replica id and a counter): it is the member stored.
     public func acquire(_ priority: Priority, now: Int64, callID: String) async throws(RedisError) -> Decision {
         let reply = try await client.run(
-            Self.script, keys: [callsKey, closedKey],
+            Self.script, keys: [callsKey, closedKey, upstreamKey],
             arguments: ["acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(priority.rawValue), .bulk(callID)]
         )
         guard case .array(let fields) = reply, fields.count == 2, let granted = fields[0].integer, let wait = fields[1].integer else {
@@ -60,8 +64,21 @@ public struct SharedBudget: Sendable {
     /// (a later close than the one in force wins; an earlier one changes nothing).
     public func close(forMilliseconds milliseconds: Int64, now: Int64) async throws(RedisError) {
         _ = try await client.run(
-            Self.script, keys: [callsKey, closedKey],
+            Self.script, keys: [callsKey, closedKey, upstreamKey],
             arguments: ["close", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(milliseconds)]
+        )
+    }
+
+    /// What amodb's rate-limit headers said (parsed by the proxy, as `UpstreamBudget.observe`
+    /// does): its `limit` per window, and how many calls `remaining` until `resetAt` (Unix ms;
+    /// a window from `now` when absent). A stricter limit or a lower remaining count then
+    /// binds every replica. `nil` leaves what is stored.
+    public func observe(limit upstreamLimit: Int?, remaining: Int?, resetAt: Int64?, now: Int64) async throws(RedisError) {
+        func optional(_ value: Int64?) -> RedisValue { value.map(RedisValue.integer) ?? .bulk("") }
+        _ = try await client.run(
+            Self.script, keys: [callsKey, closedKey, upstreamKey],
+            arguments: ["observe", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
+                        optional(upstreamLimit.map(Int64.init)), optional(remaining.map(Int64.init)), optional(resetAt)]
         )
     }
 
@@ -73,9 +90,10 @@ public struct SharedBudget: Sendable {
     }
 
     /// The whole decision in one script, so no two replicas can both take the last call.
-    /// KEYS: calls, closed-until. ARGV: operation, now, limit, window, then for `acquire`
-    /// the priority and the call's id, for `close` the milliseconds to stay closed.
-    /// Replies `{1, 0}` (granted) or `{0, wait}` for `acquire`, `{0, 0}` for `close`.
+    /// KEYS: calls, closed-until, upstream hash. ARGV: operation, now, limit, window, then for
+    /// `acquire` the priority and the call's id, for `close` the milliseconds to stay closed,
+    /// for `observe` amodb's limit, remaining and reset time ('' when absent).
+    /// Replies `{1, 0}` (granted) or `{0, wait}` for `acquire`, `{0, 0}` otherwise.
     public static let script = RedisScript("""
         local now = tonumber(ARGV[2])
         local limit = tonumber(ARGV[3])
@@ -88,22 +106,50 @@ public struct SharedBudget: Sendable {
           end
           return {0, 0}
         end
+        if ARGV[1] == 'observe' then
+          local upstreamLimit = tonumber(ARGV[5])
+          local remaining = tonumber(ARGV[6])
+          if upstreamLimit and upstreamLimit >= 1 then
+            redis.call('HSET', KEYS[3], 'limit', upstreamLimit)
+          end
+          if remaining and remaining >= 0 then
+            redis.call('HSET', KEYS[3], 'remaining', remaining, 'reset_at', tonumber(ARGV[7]) or (now + window))
+          end
+          redis.call('PEXPIRE', KEYS[3], 10 * window)
+          return {0, 0}
+        end
         if now < closed then
           return {0, closed - now}
         end
         redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
         local used = redis.call('ZCARD', KEYS[1])
+        local upstream = redis.call('HMGET', KEYS[3], 'limit', 'remaining', 'reset_at')
+        local effective = math.min(limit, tonumber(upstream[1]) or limit)
         local needed = 1
-        if ARGV[5] == 'miss' and limit >= 4 then
-          needed = math.floor(limit / 4) + 1
+        if ARGV[5] == 'miss' and effective >= 4 then
+          needed = math.floor(effective / 4) + 1
         end
-        if limit - used >= needed then
+        local available = effective - used
+        local remaining = tonumber(upstream[2])
+        local resetAt = tonumber(upstream[3]) or 0
+        local upstreamBound = false
+        if remaining and now < resetAt and remaining < available then
+          available = remaining
+          upstreamBound = true
+        end
+        if available >= needed then
           redis.call('ZADD', KEYS[1], now, ARGV[6])
           redis.call('PEXPIRE', KEYS[1], window)
+          if remaining then
+            redis.call('HINCRBY', KEYS[3], 'remaining', -1)
+          end
           return {1, 0}
         end
+        if upstreamBound then
+          return {0, math.max(1000, resetAt - now)}
+        end
         -- The call whose leaving frees enough room is this far from the oldest.
-        local index = math.max(0, math.min(used - 1, used - limit + needed - 1))
+        local index = math.max(0, math.min(used - 1, used - effective + needed - 1))
         local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
         local frees = now + window
         if entry[2] then
