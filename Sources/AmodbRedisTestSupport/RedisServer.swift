@@ -67,10 +67,7 @@ public final class RedisServer: Sendable {
 
     /// A client configuration for this server, with generous timeouts for loaded test machines.
     public func configuration(commandTimeout: Duration = .seconds(2)) -> RedisConfiguration {
-        var configuration = RedisConfiguration(endpoint: endpoint)
-        configuration.commandTimeout = commandTimeout
-        configuration.connectTimeout = .seconds(2)
-        return configuration
+        RedisConfiguration(endpoint: endpoint).withTestTimeouts(command: commandTimeout)
     }
 
     /// Stops the server (SIGKILL) and waits for it to exit.
@@ -104,6 +101,17 @@ public final class RedisServer: Sendable {
         resume()
         await stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension RedisConfiguration {
+    /// This configuration with timeouts a loaded test machine keeps to: 2 s to connect, and
+    /// `command` per command (the defaults, tens of milliseconds, are for a production request path).
+    public func withTestTimeouts(command: Duration = .seconds(2)) -> RedisConfiguration {
+        var configuration = self
+        configuration.commandTimeout = command
+        configuration.connectTimeout = .seconds(2)
+        return configuration
     }
 }
 
