@@ -16,8 +16,10 @@ struct CORSPolicy: Sendable {
     }
 
     /// Adds the headers an actual (non-preflight) answer carries.
+    /// A preflight answer passes through here too (it is an answer on an API route): it
+    /// already varies on `Origin`, and a second `Vary` would be noise to every cache.
     func decorate(_ response: inout HTTPResponse, origin: String?) {
-        if !allowsAnyOrigin { response.headers.add("Vary", "Origin") }
+        varyOnOrigin(&response.headers)
         guard let allowed = allowedOrigin(origin) else { return }
         response.headers.set("Access-Control-Allow-Origin", allowed)
         response.headers.set("Access-Control-Expose-Headers", "Age, Cache-Status, ETag, Retry-After")
@@ -27,7 +29,7 @@ struct CORSPolicy: Sendable {
     func preflight(origin: String?) -> HTTPResponse {
         guard let allowed = allowedOrigin(origin) else {
             var refused = HTTPResponse.error(403, "This origin may not call the proxy.")
-            if !allowsAnyOrigin { refused.headers.add("Vary", "Origin") }
+            varyOnOrigin(&refused.headers)
             return refused
         }
         var headers = HTTPHeaders()
@@ -35,8 +37,14 @@ struct CORSPolicy: Sendable {
         headers.add("Access-Control-Allow-Methods", "GET, HEAD")
         headers.add("Access-Control-Allow-Headers", "Authorization, If-None-Match")
         headers.add("Access-Control-Max-Age", "600")
-        if !allowsAnyOrigin { headers.add("Vary", "Origin") }
+        varyOnOrigin(&headers)
         headers.add("Cache-Control", "no-store")
         return HTTPResponse(status: 204, headers: headers)
+    }
+
+    /// With a list of origins the answer depends on `Origin` (RFC 9110 §12.5.5); said once.
+    private func varyOnOrigin(_ headers: inout HTTPHeaders) {
+        guard !allowsAnyOrigin, !headers.containsToken("Origin", in: "Vary") else { return }
+        headers.add("Vary", "Origin")
     }
 }
