@@ -71,13 +71,113 @@ struct ConfigurationLoaderTests {
         (["--bogus"], "unknown option"),
         (["--port"], "needs a value"),
         (["--read-buffer-bytes", "4096"], "AMODB_READ_BUFFER_BYTES"),
+        (["--log-format", "xml\nsecond line"], "AMODB_LOG_FORMAT"),
     ])
     func badValuesAreOneLineErrorsNamingTheSetting(_ arguments: [String], _ named: String) {
         #expect {
             _ = try ConfigurationLoader.load(arguments: arguments, environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
         } throws: { error in
-            (error as? ConfigurationError)?.description.contains(named) == true
+            let error = error as? ConfigurationError
+            return error?.description.contains(named) == true && error?.description.contains("\n") == false
+                && (error?.setting == named || named.hasPrefix("unknown") || named.hasPrefix("needs"))
         }
+    }
+
+    @Test(arguments: [
+        ("AMODB_CACHE_TTL", "1e19"), ("AMODB_UPSTREAM_TIMEOUT", "1e300"), ("AMODB_MAX_STALE", "1e19"),
+        ("AMODB_NEGATIVE_TTL", "1e12"), ("AMODB_SNAPSHOT_INTERVAL", "1e300"), ("AMODB_RETRY_AFTER_MAX", "inf"),
+        ("AMODB_SHUTDOWN_GRACE", "1e19"), ("AMODB_HEAD_TIMEOUT", "nan"), ("AMODB_IDLE_TIMEOUT", "1e19"),
+        ("AMODB_WRITE_TIMEOUT", "-1"), ("AMODB_CACHE_MAX_BYTES", "9223372036854775807"), ("AMODB_CACHE_MAX_BYTES", "1e19"),
+        ("PORT", "99999999999999999999"), ("AMODB_RATE_LIMIT", "0"), ("AMODB_CLIENT_RATE_LIMIT", "1e19"),
+        ("AMODB_MAX_CONNECTIONS", "0"), ("AMODB_MAX_PIPELINED", "100000"),
+    ])
+    func numbersOutOfRangeAreRefusedNamingTheSetting(_ variable: String, _ value: String) {
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", variable: value])
+        } throws: { error in
+            let error = error as? ConfigurationError
+            return error?.setting == variable && error?.description.hasPrefix(variable) == true && error?.description.contains("\n") == false
+        }
+    }
+
+    @Test func everyNumericSettingHasAnUpperBound() throws {
+        let defaults = ProxyConfiguration()
+        let numeric = ConfigurationLoader.settings.filter { Double($0.show(defaults)) != nil && $0.variable != "AMODB_KEY" }
+        #expect(numeric.count >= 20)
+        for setting in numeric {
+            #expect(throws: ConfigurationError.self, "\(setting.variable)=1e300") {
+                _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", setting.variable: "1e300"])
+            }
+            #expect(throws: ConfigurationError.self, "\(setting.variable)=99999999999999999999") {
+                _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", setting.variable: "99999999999999999999"])
+            }
+        }
+    }
+
+    @Test(arguments: ["\u{FEFF}key-with-bom", "  key-in-spaces\t\r\n", "\u{FEFF}\n key-after-bom-and-newline \n\n"])
+    func aKeyFileLosesItsByteOrderMarkAndSurroundingWhiteSpace(_ contents: String) throws {
+        let file = try temporaryFile(contents)
+        let configuration = try serve([], ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
+        #expect(configuration.apiKey.revealed.hasPrefix("key-"))
+        #expect(configuration.apiKey.revealed.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 })
+    }
+
+    @Test(arguments: [
+        ("sk-live\r\nX-Injected: 1", "carriage return"), ("sk-live\nsecond", "line feed"), ("sk-live\0tail", "NUL"),
+        ("sk-live\u{1B}[31m", "U+1B"), ("sk-live\u{7F}del", "U+7F"), ("sk-live\u{85}next", "U+85"),
+    ])
+    func aKeyWithAControlCharacterIsRefusedWithoutShowingIt(_ key: String, _ said: String) throws {
+        let file = try temporaryFile(key)
+        for environment in [["AMODB_KEY_FILE": file], ["AMODB_KEY": key]] {
+            #expect {
+                _ = try ConfigurationLoader.load(arguments: [], environment: environment.merging(["AMODB_CONFIG": "/dev/null"]) { $1 })
+            } throws: { error in
+                let error = error as? ConfigurationError
+                return error?.description.contains(said) == true && error?.description.contains("sk-live") == false
+                    && error?.setting == environment.keys.first
+            }
+        }
+    }
+
+    @Test func anEmptyKeyFileIsAnError() throws {
+        let file = try temporaryFile("\u{FEFF} \n")
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
+        } throws: { error in
+            (error as? ConfigurationError)?.setting == "AMODB_KEY_FILE"
+        }
+    }
+
+    @Test(arguments: [
+        (["--port", "sk-file-5678"], ["AMODB_KEY_FILE": "KEYFILE"]),                   // env file, bad flag
+        (["--key-file", "KEYFILE"], ["PORT": "sk-file-5678"]),                          // flag file, bad env (read first)
+        (["--key-file=KEYFILE", "--cache-ttl", "x sk-file-5678"], [:]),
+    ])
+    func aKeyFromTheKeyFilePastedIntoAnotherSettingIsRedacted(_ arguments: [String], _ environment: [String: String]) throws {
+        let file = try temporaryFile("sk-file-5678\n")
+        let arguments = arguments.map { $0.replacingOccurrences(of: "KEYFILE", with: file) }
+        let environment = environment.mapValues { $0.replacingOccurrences(of: "KEYFILE", with: file) }.merging(["AMODB_CONFIG": "/dev/null"]) { $1 }
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: arguments, environment: environment)
+        } throws: { error in
+            let text = (error as? ConfigurationError)?.description ?? ""
+            return !text.contains("sk-file-5678") && text.contains("<redacted>")
+        }
+    }
+
+    @Test func theHelpShowsEachDefaultFromTheConfigurationNotFromItsOwnText() {
+        let defaults = ProxyConfiguration()
+        for setting in ConfigurationLoader.settings {
+            #expect(!setting.help.contains("["), "\(setting.variable)'s help restates a default")
+            let value = setting.show(defaults)
+            if !value.isEmpty { #expect(ConfigurationLoader.usage.contains("\(setting.help) [\(value)]")) }
+        }
+        #expect(ConfigurationLoader.usage.contains("AMODB_CACHE_TTL         seconds a stored answer is fresh [1800]"))
+    }
+
+    @Test func aSettingsFileWithAByteOrderMarkReads() throws {
+        let file = try temporaryFile("\u{FEFF}PORT=7001\nAMODB_KEY=k\n")
+        #expect(try serve(["--config", file], [:]).port == 7001)
     }
 
     @Test func anExplicitConfigFileMustExist() {

@@ -17,10 +17,15 @@ public enum Command: Sendable {
 
 /// A configuration that cannot be used, said in one line.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The setting at fault, by its environment name (`AMODB_CACHE_TTL`); `nil` when the
+    /// problem is no one setting's (an unknown flag, a missing key).
+    public let setting: String?
+    /// What is wrong, naming the setting, on one line; a secret in it is redacted.
     public let description: String
 
-    init(_ description: String) {
+    init(_ description: String, setting: String? = nil) {
         self.description = description
+        self.setting = setting
     }
 }
 
@@ -43,71 +48,72 @@ public enum ConfigurationLoader {
     }
 
     static let settings: [Setting] = [
-        Setting(variable: "AMODB_KEY", flag: "", help: "amodb API key (prefer AMODB_KEY_FILE in containers)", show: { config in config.apiKey.isEmpty ? "" : "<redacted>" }) { config, value in
-            config.apiKey = Secret(value)
+        Setting(variable: "AMODB_KEY", flag: "", help: "amodb API key (prefer AMODB_KEY_FILE in containers)", show: { config in config.apiKey.isEmpty ? "" : "<redacted>" }) { config, value throws(ConfigurationError) in
+            config.apiKey = try apiKey(value, "AMODB_KEY")
         },
         Setting(variable: "AMODB_KEY_FILE", flag: "--key-file", help: "file holding the amodb API key", show: { config in "" }) { config, value throws(ConfigurationError) in
             guard let data = readFile(value) else {
-                throw ConfigurationError("cannot read AMODB_KEY_FILE \(value)")
+                throw ConfigurationError("cannot read AMODB_KEY_FILE \(shown(value))")
             }
-            config.apiKey = Secret(String(decoding: data, as: UTF8.self))
+            config.apiKey = try apiKey(String(decoding: data, as: UTF8.self), "AMODB_KEY_FILE")
+            if config.apiKey.isEmpty { throw ConfigurationError("AMODB_KEY_FILE \(shown(value)) holds no key") }
         },
-        Setting(variable: "AMODB_UPSTREAM_URL", flag: "--upstream-url", help: "amodb API root [https://api.amodb.dev/3]", show: { config in config.upstreamURL }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_UPSTREAM_URL", flag: "--upstream-url", help: "amodb API root", show: { config in config.upstreamURL }) { config, value throws(ConfigurationError) in
             guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host != nil, url.query == nil
-            else { throw ConfigurationError("AMODB_UPSTREAM_URL must be an http(s) URL such as https://api.amodb.dev/3, not \(value)") }
+            else { throw ConfigurationError("AMODB_UPSTREAM_URL must be an http(s) URL such as https://api.amodb.dev/3, not \(shown(value))") }
             config.upstreamURL = value.hasSuffix("/") ? String(value.dropLast()) : value
         },
-        Setting(variable: "HOST", flag: "--host", help: "address to listen on [0.0.0.0]", show: { config in config.host }) { config, value in
+        Setting(variable: "HOST", flag: "--host", help: "address to listen on", show: { config in config.host }) { config, value in
             config.host = value
         },
-        Setting(variable: "PORT", flag: "--port", help: "port to listen on [8080]", show: { config in String(config.port) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "PORT", flag: "--port", help: "port to listen on", show: { config in String(config.port) }) { config, value throws(ConfigurationError) in
             config.port = try integer(value, "PORT", 0...65535)
         },
-        Setting(variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored answer is fresh [1800]", show: { config in format(config.cacheTTL) }) { config, value throws(ConfigurationError) in
-            config.cacheTTL = try seconds(value, "AMODB_CACHE_TTL", minimum: 1)
+        Setting(variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored answer is fresh", show: { config in format(config.cacheTTL) }) { config, value throws(ConfigurationError) in
+            config.cacheTTL = try seconds(value, "AMODB_CACHE_TTL", 1...year)
         },
-        Setting(variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds [67108864]", show: { config in String(config.cacheMaxBytes) }) { config, value throws(ConfigurationError) in
-            config.cacheMaxBytes = try integer(value, "AMODB_CACHE_MAX_BYTES", 1024...Int.max)
+        Setting(variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds", show: { config in String(config.cacheMaxBytes) }) { config, value throws(ConfigurationError) in
+            config.cacheMaxBytes = try integer(value, "AMODB_CACHE_MAX_BYTES", 1024...(1 << 40))
         },
-        Setting(variable: "AMODB_MAX_STALE", flag: "--max-stale", help: "seconds a stale answer may still be served [86400]", show: { config in format(config.maxStaleSeconds) }) { config, value throws(ConfigurationError) in
-            config.maxStaleSeconds = try seconds(value, "AMODB_MAX_STALE", minimum: 0)
+        Setting(variable: "AMODB_MAX_STALE", flag: "--max-stale", help: "seconds a stale answer may still be served", show: { config in format(config.maxStaleSeconds) }) { config, value throws(ConfigurationError) in
+            config.maxStaleSeconds = try seconds(value, "AMODB_MAX_STALE", 0...year)
         },
-        Setting(variable: "AMODB_NEGATIVE_TTL", flag: "--negative-ttl", help: "seconds amodb's 404 for a path is remembered [300]", show: { config in format(config.negativeTTL) }) { config, value throws(ConfigurationError) in
-            config.negativeTTL = try seconds(value, "AMODB_NEGATIVE_TTL", minimum: 0)
+        Setting(variable: "AMODB_NEGATIVE_TTL", flag: "--negative-ttl", help: "seconds amodb's 404 for a path is remembered", show: { config in format(config.negativeTTL) }) { config, value throws(ConfigurationError) in
+            config.negativeTTL = try seconds(value, "AMODB_NEGATIVE_TTL", 0...day)
         },
-        Setting(variable: "AMODB_RATE_LIMIT", flag: "--rate-limit", help: "calls to amodb per minute at most (plan: 20, 40, 120) [40]", show: { config in String(config.rateLimit) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_RATE_LIMIT", flag: "--rate-limit", help: "calls to amodb per minute at most (plan: 20, 40, 120)", show: { config in String(config.rateLimit) }) { config, value throws(ConfigurationError) in
             config.rateLimit = try integer(value, "AMODB_RATE_LIMIT", 1...100_000)
         },
-        Setting(variable: "AMODB_LANGUAGES", flag: "--languages", help: "amodb's translated languages; others share en-US [14 base languages]", show: { config in config.languages.joined(separator: ",") }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_LANGUAGES", flag: "--languages", help: "amodb's translated languages; others share en-US", show: { config in config.languages.joined(separator: ",") }) { config, value throws(ConfigurationError) in
             var languages: [String] = []
             for tag in value.split(separator: ",") {
                 do {
                     languages.append(try AmodbRequest.normalizedLanguage(String(tag.trimmingSpacesAndNewlines())))
                 } catch {
-                    throw ConfigurationError("AMODB_LANGUAGES must be a comma-separated list of tags such as en-US,de-DE, not \(value)")
+                    throw ConfigurationError("AMODB_LANGUAGES must be a comma-separated list of tags such as en-US,de-DE, not \(shown(value))")
                 }
             }
             guard !languages.isEmpty else { throw ConfigurationError("AMODB_LANGUAGES must name at least one language") }
             config.languages = languages
         },
-        Setting(variable: "AMODB_CACHE_SNAPSHOT", flag: "--cache-snapshot", help: "file the cache is saved to and loaded from [off]", show: { config in config.snapshotPath ?? "" }) { config, value in
+        Setting(variable: "AMODB_CACHE_SNAPSHOT", flag: "--cache-snapshot", help: "file the cache is saved to and loaded from; empty: off", show: { config in config.snapshotPath ?? "" }) { config, value in
             config.snapshotPath = value.isEmpty ? nil : value
         },
-        Setting(variable: "AMODB_SNAPSHOT_INTERVAL", flag: "--snapshot-interval", help: "seconds between cache snapshots [300]", show: { config in format(config.snapshotIntervalSeconds) }) { config, value throws(ConfigurationError) in
-            config.snapshotIntervalSeconds = try seconds(value, "AMODB_SNAPSHOT_INTERVAL", minimum: 1)
+        Setting(variable: "AMODB_SNAPSHOT_INTERVAL", flag: "--snapshot-interval", help: "seconds between cache snapshots", show: { config in format(config.snapshotIntervalSeconds) }) { config, value throws(ConfigurationError) in
+            config.snapshotIntervalSeconds = try seconds(value, "AMODB_SNAPSHOT_INTERVAL", 1...day)
         },
-        Setting(variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb [10]", show: { config in format(config.upstreamTimeout) }) { config, value throws(ConfigurationError) in
-            config.upstreamTimeout = try seconds(value, "AMODB_UPSTREAM_TIMEOUT", minimum: 0.1)
+        Setting(variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb", show: { config in format(config.upstreamTimeout) }) { config, value throws(ConfigurationError) in
+            config.upstreamTimeout = try seconds(value, "AMODB_UPSTREAM_TIMEOUT", 0.1...hour)
         },
-        Setting(variable: "AMODB_MAX_UPSTREAM_BYTES", flag: "--max-upstream-bytes", help: "largest amodb body in bytes, after decoding [2097152]", show: { config in String(config.maxUpstreamBytes) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_MAX_UPSTREAM_BYTES", flag: "--max-upstream-bytes", help: "largest amodb body in bytes, after decoding", show: { config in String(config.maxUpstreamBytes) }) { config, value throws(ConfigurationError) in
             config.maxUpstreamBytes = try integer(value, "AMODB_MAX_UPSTREAM_BYTES", 1024...1_073_741_824)
         },
-        Setting(variable: "AMODB_RETRY_AFTER_MAX", flag: "--retry-after-max", help: "longest amodb Retry-After waited out, seconds [30]", show: { config in format(config.retryAfterCap) }) { config, value throws(ConfigurationError) in
-            config.retryAfterCap = try seconds(value, "AMODB_RETRY_AFTER_MAX", minimum: 0)
+        Setting(variable: "AMODB_RETRY_AFTER_MAX", flag: "--retry-after-max", help: "longest amodb Retry-After waited out, seconds", show: { config in format(config.retryAfterCap) }) { config, value throws(ConfigurationError) in
+            config.retryAfterCap = try seconds(value, "AMODB_RETRY_AFTER_MAX", 0...hour)
         },
-        Setting(variable: "AMODB_SHUTDOWN_GRACE", flag: "--shutdown-grace", help: "seconds in-flight requests get on SIGTERM [10]", show: { config in format(config.shutdownGraceSeconds) }) { config, value throws(ConfigurationError) in
-            config.shutdownGraceSeconds = try seconds(value, "AMODB_SHUTDOWN_GRACE", minimum: 0)
+        Setting(variable: "AMODB_SHUTDOWN_GRACE", flag: "--shutdown-grace", help: "seconds in-flight requests get on SIGTERM", show: { config in format(config.shutdownGraceSeconds) }) { config, value throws(ConfigurationError) in
+            config.shutdownGraceSeconds = try seconds(value, "AMODB_SHUTDOWN_GRACE", 0...hour)
         },
         Setting(variable: "AMODB_PROXY_TOKENS", flag: "", help: "client tokens (comma-separated) required as Bearer; none: open", show: { config in config.clientTokens.isEmpty ? "" : "<\(config.clientTokens.count) redacted>" }) { config, value in
             config.clientTokens = value.split(separator: ",").map { Secret(String($0)) }.filter { !$0.isEmpty }
@@ -115,13 +121,13 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_PROXY_TOKENS_FILE", flag: "--tokens-file", help: "file of client tokens, one per line, re-read on change", show: { config in config.clientTokensFile ?? "" }) { config, value in
             config.clientTokensFile = value.isEmpty ? nil : value
         },
-        Setting(variable: "AMODB_CLIENT_RATE_LIMIT", flag: "--client-rate-limit", help: "requests a minute per client; 0: off [600]", show: { config in String(config.clientRateLimit) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_CLIENT_RATE_LIMIT", flag: "--client-rate-limit", help: "requests a minute per client; 0: off", show: { config in String(config.clientRateLimit) }) { config, value throws(ConfigurationError) in
             config.clientRateLimit = try integer(value, "AMODB_CLIENT_RATE_LIMIT", 0...10_000_000)
         },
-        Setting(variable: "AMODB_CLIENT_BURST", flag: "--client-burst", help: "requests a client may make at once [120]", show: { config in String(config.clientBurst) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_CLIENT_BURST", flag: "--client-burst", help: "requests a client may make at once", show: { config in String(config.clientBurst) }) { config, value throws(ConfigurationError) in
             config.clientBurst = try integer(value, "AMODB_CLIENT_BURST", 1...10_000_000)
         },
-        Setting(variable: "AMODB_RATE_LIMIT_EXEMPT", flag: "--rate-limit-exempt", help: "client addresses (IPs/CIDRs) not limited per address [127.0.0.0/8,::1]", show: { config in config.rateLimitExempt.joined(separator: ",") }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_RATE_LIMIT_EXEMPT", flag: "--rate-limit-exempt", help: "client addresses (IPs/CIDRs) not limited per address", show: { config in config.rateLimitExempt.joined(separator: ",") }) { config, value throws(ConfigurationError) in
             config.rateLimitExempt = try networks(value, "AMODB_RATE_LIMIT_EXEMPT")
         },
         Setting(variable: "AMODB_TRUSTED_PROXIES", flag: "--trusted-proxies", help: "peers (IPs/CIDRs) whose X-Forwarded-For is believed", show: { config in config.trustedProxies.joined(separator: ",") }) { config, value throws(ConfigurationError) in
@@ -130,83 +136,97 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_CORS_ORIGINS", flag: "--cors-origins", help: "origins web apps may call from (comma-separated, or *)", show: { config in config.corsOrigins.joined(separator: ",") }) { config, value throws(ConfigurationError) in
             let origins = value.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
             for origin in origins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.hasSuffix("/") {
-                throw ConfigurationError("AMODB_CORS_ORIGINS must list origins such as https://app.example.com (no path), or *, not \(origin)")
+                throw ConfigurationError("AMODB_CORS_ORIGINS must list origins such as https://app.example.com (no path), or *, not \(shown(origin))")
             }
             config.corsOrigins = origins
         },
-        Setting(variable: "AMODB_ACCESS_LOG", flag: "--access-log", help: "one line per request on stdout: on or off [on]", show: { config in config.accessLog ? "on" : "off" }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_ACCESS_LOG", flag: "--access-log", help: "one line per request on stdout: on or off", show: { config in config.accessLog ? "on" : "off" }) { config, value throws(ConfigurationError) in
             switch value.lowercased() {
             case "on", "true", "1", "yes": config.accessLog = true
             case "off", "false", "0", "no": config.accessLog = false
-            default: throw ConfigurationError("AMODB_ACCESS_LOG must be on or off, not \(value)")
+            default: throw ConfigurationError("AMODB_ACCESS_LOG must be on or off, not \(shown(value))")
             }
         },
-        Setting(variable: "AMODB_LOG_FORMAT", flag: "--log-format", help: "json or text [json]", show: { config in config.logFormat.rawValue }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_LOG_FORMAT", flag: "--log-format", help: "json or text", show: { config in config.logFormat.rawValue }) { config, value throws(ConfigurationError) in
             guard let format = LogFormat(rawValue: value.lowercased()) else {
-                throw ConfigurationError("AMODB_LOG_FORMAT must be json or text, not \(value)")
+                throw ConfigurationError("AMODB_LOG_FORMAT must be json or text, not \(shown(value))")
             }
             config.logFormat = format
         },
-        Setting(variable: "AMODB_LOG_LEVEL", flag: "--log-level", help: "debug, info, warning or error [info]", show: { config in config.logLevel.name }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_LOG_LEVEL", flag: "--log-level", help: "debug, info, warning or error", show: { config in config.logLevel.name }) { config, value throws(ConfigurationError) in
             guard let level = ProxyLogger.Level(name: value) else {
-                throw ConfigurationError("AMODB_LOG_LEVEL must be debug, info, warning or error, not \(value)")
+                throw ConfigurationError("AMODB_LOG_LEVEL must be debug, info, warning or error, not \(shown(value))")
             }
             config.logLevel = level
         },
-        Setting(variable: "AMODB_MAX_CONNECTIONS", flag: "--max-connections", help: "open client connections at most [10000]", show: { config in String(config.limits.maxConnections) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_MAX_CONNECTIONS", flag: "--max-connections", help: "open client connections at most", show: { config in String(config.limits.maxConnections) }) { config, value throws(ConfigurationError) in
             config.limits.maxConnections = try integer(value, "AMODB_MAX_CONNECTIONS", 1...1_000_000)
         },
-        Setting(variable: "AMODB_MAX_REQUEST_LINE", flag: "--max-request-line", help: "longest request line in bytes, else 414 [8192]", show: { config in String(config.limits.maxRequestLineBytes) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_MAX_REQUEST_LINE", flag: "--max-request-line", help: "longest request line in bytes, else 414", show: { config in String(config.limits.maxRequestLineBytes) }) { config, value throws(ConfigurationError) in
             config.limits.maxRequestLineBytes = try integer(value, "AMODB_MAX_REQUEST_LINE", 64...1_048_576)
         },
-        Setting(variable: "AMODB_MAX_HEADER_BYTES", flag: "--max-header-bytes", help: "largest header block in bytes, else 431 [16384]", show: { config in String(config.limits.maxHeaderBytes) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_MAX_HEADER_BYTES", flag: "--max-header-bytes", help: "largest header block in bytes, else 431", show: { config in String(config.limits.maxHeaderBytes) }) { config, value throws(ConfigurationError) in
             config.limits.maxHeaderBytes = try integer(value, "AMODB_MAX_HEADER_BYTES", 256...1_048_576)
         },
-        Setting(variable: "AMODB_MAX_HEADER_COUNT", flag: "--max-header-count", help: "most header fields, else 431 [100]", show: { config in String(config.limits.maxHeaderCount) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_MAX_HEADER_COUNT", flag: "--max-header-count", help: "most header fields, else 431", show: { config in String(config.limits.maxHeaderCount) }) { config, value throws(ConfigurationError) in
             config.limits.maxHeaderCount = try integer(value, "AMODB_MAX_HEADER_COUNT", 1...10_000)
         },
-        Setting(variable: "AMODB_MAX_BODY_BYTES", flag: "--max-body-bytes", help: "largest (discarded) GET body in bytes, else 413 [8192]", show: { config in String(config.limits.maxBodyBytes) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_MAX_BODY_BYTES", flag: "--max-body-bytes", help: "largest (discarded) GET body in bytes, else 413", show: { config in String(config.limits.maxBodyBytes) }) { config, value throws(ConfigurationError) in
             config.limits.maxBodyBytes = try integer(value, "AMODB_MAX_BODY_BYTES", 0...1_048_576)
         },
-        Setting(variable: "AMODB_READ_BUFFER_BYTES", flag: "--read-buffer-bytes", help: "unparsed input held per connection at most [32768]", show: { config in String(config.limits.maxReadBufferBytes) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_READ_BUFFER_BYTES", flag: "--read-buffer-bytes", help: "unparsed input held per connection at most", show: { config in String(config.limits.maxReadBufferBytes) }) { config, value throws(ConfigurationError) in
             config.limits.maxReadBufferBytes = try integer(value, "AMODB_READ_BUFFER_BYTES", 1024...16_777_216)
         },
-        Setting(variable: "AMODB_MAX_PIPELINED", flag: "--max-pipelined", help: "requests read ahead per connection [16]", show: { config in String(config.limits.maxPipelinedRequests) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_MAX_PIPELINED", flag: "--max-pipelined", help: "requests read ahead per connection", show: { config in String(config.limits.maxPipelinedRequests) }) { config, value throws(ConfigurationError) in
             config.limits.maxPipelinedRequests = try integer(value, "AMODB_MAX_PIPELINED", 1...1024)
         },
-        Setting(variable: "AMODB_HEAD_TIMEOUT", flag: "--head-timeout", help: "seconds for a whole request head, else 408 [10]", show: { config in format(config.timeouts.requestHeadSeconds) }) { config, value throws(ConfigurationError) in
-            config.timeouts.requestHeadSeconds = try seconds(value, "AMODB_HEAD_TIMEOUT", minimum: 0.1)
+        Setting(variable: "AMODB_HEAD_TIMEOUT", flag: "--head-timeout", help: "seconds for a whole request head, else 408", show: { config in format(config.timeouts.requestHeadSeconds) }) { config, value throws(ConfigurationError) in
+            config.timeouts.requestHeadSeconds = try seconds(value, "AMODB_HEAD_TIMEOUT", 0.1...hour)
         },
-        Setting(variable: "AMODB_BODY_TIMEOUT", flag: "--body-timeout", help: "seconds for a whole request body after its head, else 408 [10]", show: { config in format(config.timeouts.requestBodySeconds) }) { config, value throws(ConfigurationError) in
-            config.timeouts.requestBodySeconds = try seconds(value, "AMODB_BODY_TIMEOUT", minimum: 0.1)
+        Setting(variable: "AMODB_BODY_TIMEOUT", flag: "--body-timeout", help: "seconds for a whole request body after its head, else 408", show: { config in format(config.timeouts.requestBodySeconds) }) { config, value throws(ConfigurationError) in
+            config.timeouts.requestBodySeconds = try seconds(value, "AMODB_BODY_TIMEOUT", 0.1...hour)
         },
-        Setting(variable: "AMODB_IDLE_TIMEOUT", flag: "--idle-timeout", help: "seconds an idle keep-alive connection stays open [60]", show: { config in format(config.timeouts.idleSeconds) }) { config, value throws(ConfigurationError) in
-            config.timeouts.idleSeconds = try seconds(value, "AMODB_IDLE_TIMEOUT", minimum: 0.1)
+        Setting(variable: "AMODB_IDLE_TIMEOUT", flag: "--idle-timeout", help: "seconds an idle keep-alive connection stays open", show: { config in format(config.timeouts.idleSeconds) }) { config, value throws(ConfigurationError) in
+            config.timeouts.idleSeconds = try seconds(value, "AMODB_IDLE_TIMEOUT", 0.1...day)
         },
-        Setting(variable: "AMODB_WRITE_TIMEOUT", flag: "--write-timeout", help: "seconds a client may stall our response [30]", show: { config in format(config.timeouts.writeSeconds) }) { config, value throws(ConfigurationError) in
-            config.timeouts.writeSeconds = try seconds(value, "AMODB_WRITE_TIMEOUT", minimum: 0.1)
+        Setting(variable: "AMODB_WRITE_TIMEOUT", flag: "--write-timeout", help: "seconds a client may stall our response", show: { config in format(config.timeouts.writeSeconds) }) { config, value throws(ConfigurationError) in
+            config.timeouts.writeSeconds = try seconds(value, "AMODB_WRITE_TIMEOUT", 0.1...hour)
         },
     ]
 
     /// Parses `arguments` (without the program name) over `environment`.
     /// A bad value is quoted in the error to help; should the value be a secret (the key
-    /// pasted into the wrong setting), it is redacted first.
+    /// pasted into the wrong setting, from `AMODB_KEY` or from the key file), it is
+    /// redacted first.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+        var configuration = ProxyConfiguration()
         do {
-            return try parse(arguments: arguments, environment: environment)
+            return try parse(arguments: arguments, environment: environment, into: &configuration)
         } catch {
-            let secrets = [environment["AMODB_KEY"]] + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? [])
+            var secrets = [configuration.apiKey] + configuration.clientTokens
+            secrets += ([environment["AMODB_KEY"]] + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? []))
+                .compactMap { $0 }.map(Secret.init)
+            // A key file named anywhere may not have been read when the error struck.
+            secrets += keyFilePaths(arguments: arguments, environment: environment)
+                .compactMap { readFile($0) }.map { Secret(String(decoding: $0, as: UTF8.self).trimmingByteOrderMark()) }
             // Too short to be a real key or token, a value would only garble the message.
-            let logger = ProxyLogger(secrets: secrets.compactMap { $0 }.filter { $0.count >= 6 }.map(Secret.init), sink: { _ in })
-            throw ConfigurationError(logger.scrubbed(error.description))
+            let logger = ProxyLogger(secrets: secrets.filter { $0.revealed.count >= 6 }, sink: { _ in })
+            throw ConfigurationError(logger.scrubbed(error.description), setting: error.setting)
         }
     }
 
-    private static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+    /// What the command line asks for besides settings.
+    private enum Mode {
+        case serve, healthcheck, checkConfig
+    }
+
+    private static func parse(
+        arguments: [String], environment: [String: String], into configuration: inout ProxyConfiguration
+    ) throws(ConfigurationError) -> Command {
         var flags: [(Setting, String)] = []
         var configPath = environment["AMODB_CONFIG"]
         var sandbox = environment["AMODB_SANDBOX"].map { $0 == "1" || $0.lowercased() == "true" } ?? false
-        var mode = "serve"
+        var mode = Mode.serve
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -218,52 +238,101 @@ public enum ConfigurationLoader {
             }
             func value() throws(ConfigurationError) -> String {
                 if let inlineValue { return inlineValue }
-                guard index < arguments.count else { throw ConfigurationError("\(name) needs a value") }
+                guard index < arguments.count else { throw ConfigurationError("\(shown(name)) needs a value") }
                 index += 1
                 return arguments[index - 1]
             }
             switch name {
             case "-h", "--help": return .help
             case "--version": return .version
-            case "--healthcheck": mode = "healthcheck"
-            case "--check-config": mode = "check-config"
+            case "--healthcheck": mode = .healthcheck
+            case "--check-config": mode = .checkConfig
             case "--sandbox": sandbox = true
             case "--config": configPath = try value()
             default:
                 guard let setting = settings.first(where: { !$0.flag.isEmpty && $0.flag == name }) else {
-                    throw ConfigurationError("unknown option \(argument); see --help")
+                    throw ConfigurationError("unknown option \(shown(argument)); see --help")
                 }
                 flags.append((setting, try value()))
             }
         }
 
-        var configuration = ProxyConfiguration()
         configuration.sandbox = sandbox
         let explicitFile = configPath != nil
         let path = configPath ?? defaultConfigPath
         if let data = readFile(path) {
-            for (variable, value) in try parseFile(String(decoding: data, as: UTF8.self), path: path) {
-                try apply(variable, value, to: &configuration)
+            for (variable, value) in try parseFile(String(decoding: data, as: UTF8.self).trimmingByteOrderMark(), path: path) {
+                guard let setting = settings.first(where: { $0.variable == variable }) else {
+                    throw ConfigurationError("unknown setting \(shown(variable)) in the configuration file")
+                }
+                try apply(setting, value, to: &configuration)
             }
         } else if explicitFile {
-            throw ConfigurationError("cannot read the configuration file \(path)")
+            throw ConfigurationError("cannot read the configuration file \(shown(path))", setting: "AMODB_CONFIG")
         }
         for setting in settings {
-            if let value = environment[setting.variable] { try setting.apply(&configuration, value) }
+            if let value = environment[setting.variable] { try apply(setting, value, to: &configuration) }
         }
         for (setting, value) in flags {
-            try setting.apply(&configuration, value)
+            try apply(setting, value, to: &configuration)
         }
         if configuration.limits.maxReadBufferBytes < configuration.limits.minimumReadBufferBytes {
             throw ConfigurationError(
-                "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)")
+                "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)",
+                setting: "AMODB_READ_BUFFER_BYTES")
         }
-        if mode == "healthcheck" { return .healthcheck(configuration) }
-        if mode == "check-config" { return .checkConfig(configuration) }
-        if configuration.apiKey.isEmpty && !configuration.sandbox && mode != "check-config" {
-            throw ConfigurationError("no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox")
+        switch mode {
+        case .healthcheck: return .healthcheck(configuration)
+        case .checkConfig: return .checkConfig(configuration)
+        case .serve:
+            if configuration.apiKey.isEmpty && !configuration.sandbox {
+                throw ConfigurationError(
+                    "no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox", setting: "AMODB_KEY")
+            }
+            return .serve(configuration)
         }
-        return .serve(configuration)
+    }
+
+    /// Applies one setting; whatever its parser throws names that setting.
+    private static func apply(_ setting: Setting, _ value: String, to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
+        do {
+            try setting.apply(&configuration, value)
+        } catch {
+            throw ConfigurationError(error.description, setting: error.setting ?? setting.variable)
+        }
+    }
+
+    /// Every key file the settings name (environment, flags, the settings file), for redaction.
+    private static func keyFilePaths(arguments: [String], environment: [String: String]) -> [String] {
+        var paths = [environment["AMODB_KEY_FILE"]].compactMap { $0 }
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--key-file", index + 1 < arguments.count { paths.append(arguments[index + 1]) }
+            if argument.hasPrefix("--key-file=") { paths.append(String(argument.dropFirst("--key-file=".count))) }
+        }
+        let file = arguments.firstIndex(of: "--config").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+            ?? environment["AMODB_CONFIG"] ?? defaultConfigPath
+        if let data = readFile(file), let pairs = try? parseFile(String(decoding: data, as: UTF8.self), path: file) {
+            paths += pairs.filter { $0.0 == "AMODB_KEY_FILE" }.map(\.1)
+        }
+        return paths
+    }
+
+    /// The amodb key from a setting or a file: without a byte order mark and surrounding
+    /// white space; refused with a control character inside (a CR, LF or NUL would make
+    /// the `Authorization` field unsendable, and the proxy would call amodb without one).
+    /// The error never shows the key.
+    static func apiKey(_ text: String, _ name: String) throws(ConfigurationError) -> Secret {
+        let key = text.trimmingByteOrderMark().trimmingSpacesAndNewlines()
+        if let bad = key.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let what = switch bad.value {
+            case 0x0D: "a carriage return (CR)"
+            case 0x0A: "a line feed (LF)"
+            case 0x00: "a NUL byte"
+            default: "a control character (U+\(String(bad.value, radix: 16, uppercase: true)))"
+            }
+            throw ConfigurationError("\(name) holds a key with \(what) inside it; a key is one line of printable characters (the key is not shown)")
+        }
+        return Secret(String(key))
     }
 
     /// A whole file's bytes, or `nil` if it cannot be read (also works for `/dev/null` and pipes).
@@ -273,13 +342,6 @@ public enum ConfigurationLoader {
         return try? handle.readToEnd() ?? Data()
     }
 
-    private static func apply(_ variable: String, _ value: String, to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
-        guard let setting = settings.first(where: { $0.variable == variable }) else {
-            throw ConfigurationError("unknown setting \(variable) in the configuration file")
-        }
-        try setting.apply(&configuration, value)
-    }
-
     /// `NAME=value` lines; `#` starts a comment line; quotes around the value are dropped.
     static func parseFile(_ text: String, path: String) throws(ConfigurationError) -> [(String, String)] {
         var pairs: [(String, String)] = []
@@ -287,7 +349,7 @@ public enum ConfigurationLoader {
             let line = rawLine.trimmingSpacesAndNewlines()
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigurationError("\(path):\(number + 1): expected NAME=value")
+                throw ConfigurationError("\(shown(path)):\(number + 1): expected NAME=value", setting: "AMODB_CONFIG")
             }
             let name = String(line[..<equals].trimmingSpacesAndNewlines())
             var value = line[line.index(after: equals)...].trimmingSpacesAndNewlines()
@@ -302,23 +364,38 @@ public enum ConfigurationLoader {
     private static func networks(_ text: String, _ name: String) throws(ConfigurationError) -> [String] {
         let networks = text.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
         for network in networks where TrustedProxies.Network(network) == nil {
-            throw ConfigurationError("\(name) must list IP addresses or CIDR ranges such as 10.0.0.0/8, not \(network)")
+            throw ConfigurationError("\(name) must list IP addresses or CIDR ranges such as 10.0.0.0/8, not \(shown(network))")
         }
         return networks
     }
 
     private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         guard let value = Int(text.trimmingSpacesAndNewlines()), range.contains(value) else {
-            throw ConfigurationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
+            throw ConfigurationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(shown(text))")
         }
         return value
     }
 
-    private static func seconds(_ text: String, _ name: String, minimum: Double) throws(ConfigurationError) -> Double {
-        guard let value = Double(text.trimmingSpacesAndNewlines()), value.isFinite, value >= minimum else {
-            throw ConfigurationError("\(name) must be a number of seconds, at least \(minimum), not \(text)")
+    /// An hour, a day and a year in seconds: the upper ends of the duration settings. A
+    /// duration beyond its range is a typo, and some would overflow where they are used
+    /// (`1e19` seconds is no `Int`, `1e300` no deadline FoundationNetworking can hold).
+    private static let hour: Double = 3600, day: Double = 86_400, year: Double = 365 * 86_400
+
+    private static func seconds(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+        guard let value = Double(text.trimmingSpacesAndNewlines()), value.isFinite, range.contains(value) else {
+            throw ConfigurationError("\(name) must be a number of seconds from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(shown(text))")
         }
         return value
+    }
+
+    /// A value as quoted in an error: on one line (control characters escaped) and at most
+    /// 80 characters, so a bad value cannot garble or flood the message.
+    static func shown(_ value: String) -> String {
+        var text = ""
+        for scalar in value.unicodeScalars.prefix(80) {
+            text += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return value.unicodeScalars.count > 80 ? text + "…" : text
     }
 
     /// The effective configuration as `NAME=value` lines (a valid settings file), with
@@ -354,9 +431,13 @@ public enum ConfigurationLoader {
         Settings (flag / environment variable; flags win over the environment, which wins over the file):
 
         """
+        let defaults = ProxyConfiguration()
         for setting in settings {
             let flag = setting.flag.isEmpty ? "(environment only)" : setting.flag + " VALUE"
-            text += "  " + flag.padding(toLength: 24, withPad: " ", startingAt: 0) + setting.variable.padding(toLength: 24, withPad: " ", startingAt: 0) + setting.help + "\n"
+            // The default as the configuration holds it, never restated here.
+            let value = setting.show(defaults)
+            text += "  " + flag.padding(toLength: 24, withPad: " ", startingAt: 0) + setting.variable.padding(toLength: 24, withPad: " ", startingAt: 0)
+                + setting.help + (value.isEmpty ? "" : " [\(value)]") + "\n"
         }
         return text
     }

@@ -34,3 +34,11 @@ extension StringProtocol {
         return s[start..<end]
     }
 }
+
+extension String {
+    /// Without a leading UTF-8 byte order mark (U+FEFF), which editors on Windows write
+    /// at the start of a file and which is not white space.
+    func trimmingByteOrderMark() -> String {
+        unicodeScalars.first == "\u{FEFF}" ? String(unicodeScalars.dropFirst()) : self
+    }
+}
