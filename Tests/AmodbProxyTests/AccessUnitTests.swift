@@ -51,6 +51,7 @@ struct ClientTokensTests {
     }
 }
 
+@Suite(.timeLimit(.minutes(1)))
 struct ClientRateLimiterTests {
     @Test func allowsABurstThenTheRate() {
         let limiter = ClientRateLimiter(perMinute: 60, burst: 3)
@@ -61,6 +62,38 @@ struct ClientRateLimiterTests {
         #expect(wait != nil && abs(wait! - 1) < 0.001)
         #expect(limiter.take("b", now: 0) == nil, "another client has its own bucket")
         #expect(limiter.take("a", now: 1.01) == nil, "one token back after a second at 60/min")
+    }
+
+    @Test(arguments: [(600, 120, 0.0), (600, 120, 0.001), (1, 10_000_000, 0.0)])
+    func aFloodOfDistinctClientsStaysWithinTheCap(_ perMinute: Int, _ burst: Int, _ step: Double) {
+        let limiter = ClientRateLimiter(perMinute: perMinute, burst: burst)
+        var now = 0.0
+        var highest = 0
+        for index in 0..<2_000_000 {
+            _ = limiter.take("address:\(index)", now: now)   // spoofed X-Forwarded-For addresses, each new
+            now += step
+            if index % 10_000 == 0 {
+                highest = max(highest, limiter.bucketCount)
+                if highest > limiter.capacity { break }
+            }
+        }
+        highest = max(highest, limiter.bucketCount)
+        #expect(highest <= limiter.capacity)
+        #expect(highest > limiter.capacity / 2, "the cap is used, not a table cleared at every turn")
+    }
+
+    @Test func aClientWhoseBucketWasSweptGetsNoFreshBurst() {
+        let limiter = ClientRateLimiter(perMinute: 1, burst: 5, capacity: 1024)
+        for _ in 0..<5 { #expect(limiter.take("address:greedy", now: 0) == nil) }
+        #expect(limiter.take("address:greedy", now: 0) != nil)
+        // A flood of new keys, each owing less than the greedy client, sweeps the table many times.
+        for index in 0..<100_000 {
+            for _ in 0..<(index % 3 == 0 ? 3 : 1) { _ = limiter.take("address:flood-\(index)", now: 1) }
+        }
+        #expect(limiter.bucketCount <= 1024)
+        let wait = limiter.take("address:greedy", now: 2)
+        #expect(wait != nil && wait! > 50, "still owes what it owed before the sweep")
+        for index in 0..<100 { #expect(limiter.take("address:newcomer-\(index)", now: 2) == nil, "a newcomer starts with a full burst") }
     }
 }
 
