@@ -1,42 +1,137 @@
 import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
 /// Writes log lines to a file descriptor (stdout, stderr) in batches: a line is a copy
-/// into a buffer under a short lock, and the buffer goes out with one `write(2)` when it
-/// is large or every 100 ms, so logging costs no system call per request.
+/// into a buffer under a short lock, and a thread of the writer's own takes the buffer
+/// out with one `write(2)` when it is large or every 100 ms, so logging costs no system
+/// call per request.
+///
+/// Whoever reads the descriptor may stop (a full pipe, a blocked logging driver). The
+/// writing thread then blocks in `write(2)`, and only it: it is not a Dispatch worker,
+/// and an event loop only ever appends. What waits is bounded by `maxBytes`; beyond
+/// it lines are dropped and counted (`amodb_proxy_log_lines_dropped_total`), and a
+/// note says so on standard error at most once a minute.
 public final class LineWriter: Sendable {
+    private struct State {
+        /// Lines waiting for the writing thread.
+        var pending: [UInt8] = []
+        /// Bytes the writing thread took and has not finished writing.
+        var inFlight = 0
+        /// Lines dropped since the last note, and in all.
+        var droppedSinceNote = 0
+        var droppedTotal = 0
+        /// When the last note was written (monotonic nanoseconds), if ever.
+        var lastNote: UInt64?
+    }
+
     private let fd: Int32
-    private let buffer = Mutex<[UInt8]>([])
-    private let queue = DispatchQueue(label: "amodb-proxy.log-writer")
+    private let name: String
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    /// Most bytes waiting (pending and being written) before lines are dropped.
+    let maxBytes: Int
+    /// Where drop notes go; `nil`: this writer's own buffer, past the bound.
+    private let noteSink: (@Sendable (String) -> Void)?
     private static let flushBytes = 64 * 1024
+    private static let noteInterval: UInt64 = 60 * 1_000_000_000
 
     /// Standard output (the access log).
-    public static let standardOutput = LineWriter(fd: 1)
+    public static let standardOutput = LineWriter(fd: 1, name: "standard output", noteSink: { LineWriter.standardError.writeNote($0) })
     /// Standard error (events and errors).
-    public static let standardError = LineWriter(fd: 2)
+    public static let standardError = LineWriter(fd: 2, name: "standard error")
 
-    private init(fd: Int32) {
+    /// A writer to `fd` (which it never closes), holding at most `maxBytes` (4 MiB) unwritten.
+    init(fd: Int32, name: String, maxBytes: Int = 4 * 1024 * 1024, noteSink: (@Sendable (String) -> Void)? = nil) {
         self.fd = fd
-        scheduleFlush()
+        self.name = name
+        self.maxBytes = maxBytes
+        self.noteSink = noteSink
+        let thread = Thread { [self] in run() }
+        thread.name = "amodb-proxy.log-writer"
+        thread.start()
     }
 
-    /// Queues one line (a newline is added).
+    /// Queues one line (a newline is added), or drops it when too much is waiting.
+    /// Never blocks beyond a short lock.
     public func write(_ line: String) {
-        let full = buffer.withLock { buffer -> Bool in
-            buffer.append(contentsOf: line.utf8)
-            buffer.append(UInt8(ascii: "\n"))
-            return buffer.count >= Self.flushBytes
+        let size = line.utf8.count + 1
+        let (wakeWriter, note) = state.withLock { state -> (Bool, String?) in
+            guard state.pending.count + state.inFlight + size <= maxBytes else {
+                state.droppedSinceNote += 1
+                state.droppedTotal += 1
+                let now = DispatchTime.now().uptimeNanoseconds
+                if let last = state.lastNote, now - last < Self.noteInterval { return (false, nil) }
+                state.lastNote = now
+                defer { state.droppedSinceNote = 0 }
+                return (false, noteLine(dropped: state.droppedSinceNote))
+            }
+            state.pending.append(contentsOf: line.utf8)
+            state.pending.append(UInt8(ascii: "\n"))
+            return (state.pending.count >= Self.flushBytes, nil)
         }
-        if full { queue.async { self.flush() } }
+        if wakeWriter { wake.signal() }
+        if let note {
+            if let noteSink { noteSink(note) } else { writeNote(note) }
+        }
     }
 
-    /// Writes out what is queued now (also at exit).
-    public func flush() {
-        let bytes = buffer.withLock { buffer -> [UInt8] in
-            defer { buffer.removeAll(keepingCapacity: true) }
-            return buffer
+    /// Lines dropped so far because too much was waiting.
+    public var droppedLines: Int {
+        state.withLock { $0.droppedTotal }
+    }
+
+    /// Bytes waiting now, pending or being written.
+    var waitingBytes: Int {
+        state.withLock { $0.pending.count + $0.inFlight }
+    }
+
+    /// Writes out what is queued, waiting at most `seconds` (at exit: a stalled reader
+    /// must not keep the process from exiting).
+    public func flush(within seconds: Double = 2) {
+        let deadline = DispatchTime.now() + seconds
+        wake.signal()
+        while waitingBytes > 0, DispatchTime.now() < deadline {
+            wake.signal()
+            usleep(2000)
         }
+    }
+
+    /// A note past the bound: one line a minute at most, so it cannot grow the buffer much.
+    private func writeNote(_ line: String) {
+        state.withLock { state in
+            state.pending.append(contentsOf: line.utf8)
+            state.pending.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    private func noteLine(dropped: Int) -> String {
+        LogFormat.json.line([
+            ("time", .string(LogTime.now)), ("level", .string("warning")),
+            ("message", .string("log lines dropped: \(name) is not being read fast enough")),
+            ("dropped", .integer(dropped)), ("limit_bytes", .integer(maxBytes)),
+        ])
+    }
+
+    /// The writing thread: takes what is pending, writes it (blocking, on this thread
+    /// only), and sleeps until woken or 100 ms pass.
+    private func run() {
+        var outgoing: [UInt8] = []
+        while true {
+            _ = wake.wait(timeout: .now() + .milliseconds(100))
+            state.withLock { state in
+                swap(&state.pending, &outgoing)
+                state.inFlight = outgoing.count
+            }
+            guard !outgoing.isEmpty else { continue }
+            writeAll(outgoing)
+            outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.flushBytes * 2)
+            state.withLock { $0.inFlight = 0 }
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -45,13 +140,6 @@ public final class LineWriter: Sendable {
                 return   // stdout closed or full disk: logging must never take the server down
             }
             offset += written
-        }
-    }
-
-    private func scheduleFlush() {
-        queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
-            flush()
-            scheduleFlush()
         }
     }
 }

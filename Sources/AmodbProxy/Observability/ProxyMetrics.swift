@@ -123,6 +123,10 @@ public final class ProxyMetrics: Sendable {
         out.histogram("amodb_proxy_upstream_request_duration_seconds", "Duration of calls to amodb.", [([], upstreamDuration)])
         out.counter("amodb_proxy_schema_mismatch_total", "Stored amodb answers that do not decode as the shared models, by route.",
                     [RouteLabel.trending, .movie].enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
+        out.counter("amodb_proxy_log_lines_dropped_total", "Log lines dropped because their output was not being read, by stream.", [
+            ([("stream", "stdout")], Double(LineWriter.standardOutput.droppedLines)),
+            ([("stream", "stderr")], Double(LineWriter.standardError.droppedLines)),
+        ])
         guard let sources = sources.withLock({ $0 }) else { return out.text }
         let usage = sources.cache.usage
         out.gauge("amodb_proxy_cache_entries", "Entries in the cache.", [([], Double(usage.entries))])
