@@ -119,9 +119,11 @@ final class ProxyResponder: HTTPResponder {
         return forwarder.respond(to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"], deliver: deliver)
     }
 
-    func didRefuse(status: Int, peerAddress: String) {
+    func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
         metrics.recordRequest(route: .invalid, status: status, cache: .none, seconds: 0)
-        accessLog?.record(method: "-", route: "invalid", status: status, cache: "none", seconds: 0, bytes: 0, client: peerAddress)
+        accessLog?.record(
+            method: "-", route: "invalid", path: LoggedPath.of(requestHead: head), status: status, cache: "none", seconds: 0, bytes: 0,
+            client: peerAddress)
     }
 
     private func record(_ request: HTTPRequest, _ response: HTTPResponse, route: ProxyMetrics.RouteLabel, client: String, started: UInt64) {
@@ -129,7 +131,8 @@ final class ProxyResponder: HTTPResponder {
         let cache = ProxyMetrics.CacheLabel(cacheStatus: response.headers["Cache-Status"])
         metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: seconds)
         accessLog?.record(
-            method: request.method, route: route.text, status: response.status, cache: cache.text, seconds: seconds,
+            method: request.method, route: route.text, path: route == .unmatched ? LoggedPath.of(target: request.target) : nil,
+            status: response.status, cache: cache.text, seconds: seconds,
             bytes: request.method == "HEAD" ? 0 : response.body.count, client: client)
     }
 

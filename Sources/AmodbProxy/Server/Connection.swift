@@ -240,7 +240,7 @@ final class Connection: @unchecked Sendable {
         slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1))
         var response = HTTPResponse.error(error.status, error.message)
         response.closesConnection = true
-        owner.responder.didRefuse(status: error.status, peerAddress: peer)
+        owner.responder.didRefuse(status: error.status, peerAddress: peer, head: inbound[readIndex...])
         setResponse(response, for: sequence)
         phase = .draining
         deadlines.stopReading()

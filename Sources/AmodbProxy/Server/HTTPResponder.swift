@@ -7,10 +7,11 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse?
 
     /// Told when the server itself answered a request it refused before it could be
-    /// routed (malformed, over a limit, too slow): for logs and metrics.
-    func didRefuse(status: Int, peerAddress: String)
+    /// routed (malformed, over a limit, too slow): for logs and metrics. `head` is the
+    /// refused request's bytes as far as they were read, from its first byte.
+    func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>)
 }
 
 extension HTTPResponder {
-    public func didRefuse(status: Int, peerAddress: String) {}
+    public func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {}
 }
