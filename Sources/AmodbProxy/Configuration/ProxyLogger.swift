@@ -1,7 +1,16 @@
-import Foundation
+import Dispatch
+import Synchronization
+
 /// Events and errors, one line each (JSON or text) on standard error. Every line passes
 /// a scrubber that replaces the secrets it was given (the amodb key, client tokens) with
 /// `<redacted>`: the last line of defence should any code ever interpolate one.
+///
+/// Repeats are summarised: once a line of a kind (its level and message) is written,
+/// more of that kind within `repeatWindow` seconds are counted, not written, and one
+/// line with their count (`repeated`) follows when the window ends. A flood (every
+/// denied miss warning while the budget is spent) costs two lines per window.
+/// Copies of a logger share their level, which can change while running (`SIGHUP`),
+/// and their repeat windows.
 public struct ProxyLogger: Sendable {
     /// How much to say.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
@@ -21,25 +30,48 @@ public struct ProxyLogger: Sendable {
     /// Where lines go; tests capture them.
     public typealias Sink = @Sendable (String) -> Void
 
-    public let minimumLevel: Level
     public let format: LogFormat
     private let secrets: [Secret]
     private let sink: Sink
+    private let shared: Shared
 
-    /// A logger that never lets `secrets` through.
+    /// The least severe level written; every copy of this logger follows a change.
+    public var minimumLevel: Level {
+        Level(rawValue: shared.level.load(ordering: .relaxed)) ?? .info
+    }
+
+    /// A logger that never lets `secrets` through and summarises repeats of a kind
+    /// within `repeatWindow` seconds (0: writes every line).
     public init(
         minimumLevel: Level = .info, format: LogFormat = .json, secrets: [Secret] = [],
-        sink: @escaping Sink = { LineWriter.standardError.write($0) }
+        repeatWindow: Double = 5, sink: @escaping Sink = { LineWriter.standardError.write($0) }
     ) {
-        self.minimumLevel = minimumLevel
         self.format = format
         self.secrets = secrets.filter { !$0.isEmpty }
         self.sink = sink
+        self.shared = Shared(level: minimumLevel, repeatWindow: repeatWindow)
+    }
+
+    /// Kinds whose repeat window is open now.
+    var openRepeatWindows: Int { shared.openWindows }
+
+    /// Changes the level for every copy of this logger (a reload).
+    public func setMinimumLevel(_ level: Level) {
+        shared.level.store(level.rawValue, ordering: .relaxed)
     }
 
     /// Logs an event with string fields.
     public func log(_ level: Level, _ message: String, _ fields: [String: String] = [:]) {
         guard level >= minimumLevel else { return }
+        if level > .debug, !shared.admit(kind: RepeatKind(level: level, message: message), summary: { [self] count, seconds in
+            write(level, message, ["repeated": String(count), "window_seconds": LogValue.number(seconds).plain])
+        }) {
+            return
+        }
+        write(level, message, fields)
+    }
+
+    private func write(_ level: Level, _ message: String, _ fields: [String: String]) {
         var ordered: [(String, LogValue)] = [("time", .string(LogTime.now)), ("level", .string(level.name)), ("message", .string(message))]
         for name in fields.keys.sorted() { ordered.append((name, .string(fields[name]!))) }
         sink(scrubbed(format.line(ordered)))
@@ -58,4 +90,51 @@ public struct ProxyLogger: Sendable {
     public func info(_ message: String, _ fields: [String: String] = [:]) { log(.info, message, fields) }
     public func warning(_ message: String, _ fields: [String: String] = [:]) { log(.warning, message, fields) }
     public func error(_ message: String, _ fields: [String: String] = [:]) { log(.error, message, fields) }
+}
+
+/// What makes two log lines repeats of each other: level and message, not fields.
+private struct RepeatKind: Hashable {
+    let level: ProxyLogger.Level
+    let message: String
+}
+
+/// The state copies of a logger share: the level and the open repeat windows.
+private final class Shared: Sendable {
+    let level: Atomic<Int>
+    private let repeatWindow: Double
+    /// Lines suppressed per kind in its open window.
+    private let windows = Mutex<[RepeatKind: Int]>([:])
+    /// Kinds tracked at once at most; past it lines of new kinds are written unsummarised.
+    private static let maxKinds = 1024
+    private static let timers = DispatchQueue(label: "amodb-proxy.log-repeats")
+
+    init(level: ProxyLogger.Level, repeatWindow: Double) {
+        self.level = Atomic(level.rawValue)
+        self.repeatWindow = repeatWindow
+    }
+
+    var openWindows: Int { windows.withLock { $0.count } }
+
+    /// Whether a line of `kind` goes out now. The first of a window does, and closes the
+    /// window after `repeatWindow` seconds by calling `summary` if any were held back.
+    func admit(kind: RepeatKind, summary: @escaping @Sendable (Int, Double) -> Void) -> Bool {
+        guard repeatWindow > 0 else { return true }
+        let opened = windows.withLock { windows -> Bool? in
+            if let suppressed = windows[kind] {
+                windows[kind] = suppressed + 1
+                return false
+            }
+            guard windows.count < Self.maxKinds else { return nil }
+            windows[kind] = 0
+            return true
+        }
+        guard let opened else { return true }
+        guard opened else { return false }
+        let window = repeatWindow
+        Self.timers.asyncAfter(deadline: .now() + window) { [self] in
+            let suppressed = windows.withLock { $0.removeValue(forKey: kind) } ?? 0
+            if suppressed > 0 { summary(suppressed, window) }
+        }
+        return true
+    }
 }
