@@ -10,10 +10,10 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
     exit(code)
 }
 
+let arguments = Array(CommandLine.arguments.dropFirst())
 let command: Command
 do {
-    command = try ConfigurationLoader.load(
-        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    command = try ConfigurationLoader.load(arguments: arguments, environment: ProcessInfo.processInfo.environment)
 } catch {
     fail(error.description, code: 2)
 }
@@ -72,7 +72,7 @@ do {
 }
 logger.info("amodb-proxy listening", [
     "address": "http://\(configuration.host):\(port)", "upstream": configuration.upstreamURL,
-    "cache_ttl": String(Int(configuration.cacheTTL)),
+    "cache_ttl": configuration.cacheTTL == configuration.cacheTTL.rounded() ? String(Int(configuration.cacheTTL)) : String(configuration.cacheTTL),
 ])
 if configuration.sandbox {
     LineWriter.standardOutput.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
@@ -99,4 +99,26 @@ for signalNumber in [SIGTERM, SIGINT] {
     source.resume()
     signalSources.append(source)
 }
+// SIGHUP (its default action would kill the process, with no drain and no snapshot):
+// reload what can change while running, the log level (from the settings file; the
+// environment and flags still win) and the client tokens file, and say so. Every other
+// setting, the key included, takes effect at the next start.
+signal(SIGHUP, SIG_IGN)
+let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+hangup.setEventHandler {
+    do {
+        guard case .serve(let reloaded) = try ConfigurationLoader.load(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        else { return }
+        proxy.tokens.reloadIfChanged()
+        logger.info("SIGHUP: reloaded the log level and the client tokens file; other settings change at a restart", [
+            "log_level": reloaded.logLevel.name, "previous_log_level": logger.minimumLevel.name,
+            "client_tokens": String(proxy.tokens.count),
+        ])
+        logger.setMinimumLevel(reloaded.logLevel)
+    } catch {
+        logger.error("SIGHUP: the configuration does not load now; nothing changed", ["problem": "\(error)"])
+    }
+}
+hangup.resume()
+signalSources.append(hangup)
 dispatchMain()

@@ -62,7 +62,7 @@ public final class ClientTokens: Sendable {
     }
 
     /// Reads the tokens file again if its size or modification time changed.
-    func reloadIfChanged() {
+    public func reloadIfChanged() {
         guard let file else { return }
         let attributes = try? FileManager.default.attributesOfItem(atPath: file)
         let stamp = attributes.map { "\(($0[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)-\(($0[.size] as? Int) ?? 0)" }

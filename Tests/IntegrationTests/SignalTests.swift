@@ -1,0 +1,107 @@
+import AmodbTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The built `amodb-proxy` binary, as an operator runs it: in sandbox mode on port 0,
+/// its port read from its own "listening" log line.
+@Suite(.timeLimit(.minutes(1)))
+struct SignalTests {
+    /// A running `amodb-proxy` whose standard error the test reads.
+    private final class RunningProxy: Sendable {
+        let process: Process
+        private let errorLines = Mutex<[String]>([])
+        private let partial = Mutex<[UInt8]>([])
+
+        init(arguments: [String], environment: [String: String]) throws {
+            process = Process()
+            process.executableURL = try Self.binary()
+            process.arguments = arguments
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            let stderr = Pipe()
+            process.standardError = stderr
+            stderr.fileHandleForReading.readabilityHandler = { [self] handle in
+                let data = handle.availableData
+                let complete = partial.withLock { partial -> [String] in
+                    partial += data
+                    var lines: [String] = []
+                    while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+                        lines.append(String(decoding: partial[..<newline], as: UTF8.self))
+                        partial.removeSubrange(...newline)
+                    }
+                    return lines
+                }
+                errorLines.withLock { $0 += complete }
+            }
+            try process.run()
+        }
+
+        /// `.build/<triple>/debug/amodb-proxy`, beside the test bundle that `swift test` built with it.
+        private static func binary() throws -> URL {
+            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            if directory.lastPathComponent == "MacOS" { directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+            let binary = directory.appendingPathComponent("amodb-proxy")
+            guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: binary.path + " (run swift build)"])
+            }
+            return binary
+        }
+
+        /// The JSON event lines so far.
+        var events: [[String: String]] {
+            errorLines.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+        }
+
+        /// The port in the "amodb-proxy listening" line, once it is written.
+        var port: Int? {
+            events.first { $0["message"] == "amodb-proxy listening" }?["address"]
+                .flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+        }
+
+        func stop() {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func sighupReloadsTheLogLevelAndTheTokensAndTheProxyKeepsServing() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let settings = directory.appendingPathComponent("amodb-proxy.conf").path
+        let tokens = directory.appendingPathComponent("tokens").path
+        try "AMODB_LOG_LEVEL=info\n".write(toFile: settings, atomically: true, encoding: .utf8)
+        try "first-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+
+        let proxy = try RunningProxy(
+            arguments: ["--sandbox", "--config", settings, "--tokens-file", tokens],
+            environment: ["HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off"])
+        defer { proxy.stop() }
+        #expect(await eventually(within: 20) { proxy.port != nil })
+        let port = try #require(proxy.port)
+
+        try "AMODB_LOG_LEVEL=debug\n".write(toFile: settings, atomically: true, encoding: .utf8)
+        try "first-token\nsecond-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        kill(proxy.process.processIdentifier, SIGHUP)
+
+        #expect(await eventually(within: 10) { proxy.events.contains { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true } })
+        let reload = try #require(proxy.events.first { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true })
+        #expect(reload["log_level"] == "debug")
+        #expect(reload["previous_log_level"] == "info")
+        #expect(reload["client_tokens"] == "2")
+        #expect(proxy.process.isRunning)
+
+        let health = try await offloaded {
+            let connection = try RawHTTPConnection(port: port, timeout: 10)
+            defer { connection.close() }
+            try connection.send("GET /3/trending/movie/week HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer second-token\r\n\r\n")
+            return try connection.readResponse()?.status
+        }
+        #expect(health == 200, "still serving, with the token added before the signal")
+
+        proxy.process.terminate()
+        #expect(await eventually(within: 20) { !proxy.process.isRunning })
+        #expect(proxy.process.terminationReason == .exit && proxy.process.terminationStatus == 0)
+    }
+}
