@@ -14,15 +14,15 @@ final class CachingForwarder: Sendable {
     /// Lifetimes, retries and back-off.
     struct Policy: Sendable {
         /// Freshness lifetime of stored answers, in seconds.
-        var cacheTTL: Double = 1800
+        var cacheTTL = ProxyConfiguration.defaults.cacheTTL
         /// Oldest age at which a stored answer may still be served stale, in seconds.
-        var maxStale: Double = 86400
+        var maxStale = ProxyConfiguration.defaults.maxStaleSeconds
         /// Lifetime of a remembered 404, in seconds (0: not remembered).
-        var negativeTTL: Double = 300
+        var negativeTTL = ProxyConfiguration.defaults.negativeTTL
         /// Retries after amodb's 429, at most.
         var maxRateLimitRetries = 2
         /// The longest `Retry-After` the proxy waits out, in seconds; a longer one is passed on.
-        var retryAfterCap: Double = 30
+        var retryAfterCap = ProxyConfiguration.defaults.retryAfterCap
         /// After a failed refresh, the stale copy is served without new attempts this long, in seconds.
         var refreshBackoff: Double = 10
     }

@@ -32,7 +32,7 @@ public final class MemoryResponseCache: ResponseCache {
     private let bytesPerShard: Int
 
     /// A cache holding at most about `maxBytes` of bodies.
-    public init(maxBytes: Int = 64 * 1024 * 1024, shardCount: Int = 16) {
+    public init(maxBytes: Int = ProxyConfiguration.defaults.cacheMaxBytes, shardCount: Int = 16) {
         shards = (0..<shardCount).map { _ in LockedShard() }
         bytesPerShard = max(1, maxBytes / shardCount)
     }

@@ -431,7 +431,7 @@ public enum ConfigurationLoader {
         Settings (flag / environment variable; flags win over the environment, which wins over the file):
 
         """
-        let defaults = ProxyConfiguration()
+        let defaults = ProxyConfiguration.defaults
         for setting in settings {
             let flag = setting.flag.isEmpty ? "(environment only)" : setting.flag + " VALUE"
             // The default as the configuration holds it, never restated here.

@@ -63,4 +63,8 @@ public struct ProxyConfiguration: Sendable {
     public var sandbox = false
 
     public init() {}
+
+    /// Every default, for code that needs one default without a configuration at hand:
+    /// the values above are written nowhere else.
+    public static let defaults = ProxyConfiguration()
 }
