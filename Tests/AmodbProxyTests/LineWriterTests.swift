@@ -66,7 +66,7 @@ struct LineWriterTests {
     @Test func theMetricsCountDroppedLinesPerStream() throws {
         let samples = try PrometheusSamples(ProxyMetrics().render())
         #expect(samples.types["amodb_proxy_log_lines_dropped_total"] == "counter")
-        #expect(samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stdout"]) == Double(LineWriter.standardOutput.droppedLines))
-        #expect(samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stderr"]) == Double(LineWriter.standardError.droppedLines))
+        #expect(try samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stdout"]) == Double(LineWriter.standardOutput.droppedLines))
+        #expect(try samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stderr"]) == Double(LineWriter.standardError.droppedLines))
     }
 }
