@@ -152,10 +152,12 @@ struct ConfigurationLoaderTests {
         (["--port", "sk-file-5678"], ["AMODB_KEY_FILE": "KEYFILE"]),                   // env file, bad flag
         (["--key-file", "KEYFILE"], ["PORT": "sk-file-5678"]),                          // flag file, bad env (read first)
         (["--key-file=KEYFILE", "--cache-ttl", "x sk-file-5678"], [:]),
+        (["--config=SETTINGS"], [:]),                                                   // bad line before the key-file line
     ])
     func aKeyFromTheKeyFilePastedIntoAnotherSettingIsRedacted(_ arguments: [String], _ environment: [String: String]) throws {
         let file = try temporaryFile("sk-file-5678\n")
-        let arguments = arguments.map { $0.replacingOccurrences(of: "KEYFILE", with: file) }
+        let settings = try temporaryFile("PORT=sk-file-5678\nAMODB_KEY_FILE=\(file)\n")
+        let arguments = arguments.map { $0.replacingOccurrences(of: "KEYFILE", with: file).replacingOccurrences(of: "SETTINGS", with: settings) }
         let environment = environment.mapValues { $0.replacingOccurrences(of: "KEYFILE", with: file) }.merging(["AMODB_CONFIG": "/dev/null"]) { $1 }
         #expect {
             _ = try ConfigurationLoader.load(arguments: arguments, environment: environment)

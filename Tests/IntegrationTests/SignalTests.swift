@@ -14,10 +14,7 @@ struct SignalTests {
         private let partial = Mutex<[UInt8]>([])
 
         init(arguments: [String], environment: [String: String]) throws {
-            process = Process()
-            process.executableURL = try Self.binary()
-            process.arguments = arguments
-            process.environment = environment
+            process = try ProxyBinary().makeProcess(arguments, environment: environment)
             process.standardOutput = FileHandle.nullDevice
             let stderr = Pipe()
             process.standardError = stderr
@@ -35,17 +32,6 @@ struct SignalTests {
                 errorLines.withLock { $0 += complete }
             }
             try process.run()
-        }
-
-        /// `.build/<triple>/debug/amodb-proxy`, beside the test bundle that `swift test` built with it.
-        private static func binary() throws -> URL {
-            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            if directory.lastPathComponent == "MacOS" { directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
-            let binary = directory.appendingPathComponent("amodb-proxy")
-            guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: binary.path + " (run swift build)"])
-            }
-            return binary
         }
 
         /// The JSON event lines so far.

@@ -310,6 +310,7 @@ public enum ConfigurationLoader {
             if argument.hasPrefix("--key-file=") { paths.append(String(argument.dropFirst("--key-file=".count))) }
         }
         let file = arguments.firstIndex(of: "--config").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+            ?? arguments.first { $0.hasPrefix("--config=") }.map { String($0.dropFirst("--config=".count)) }
             ?? environment["AMODB_CONFIG"] ?? defaultConfigPath
         if let data = readFile(file), let pairs = try? parseFile(String(decoding: data, as: UTF8.self), path: file) {
             paths += pairs.filter { $0.0 == "AMODB_KEY_FILE" }.map(\.1)
