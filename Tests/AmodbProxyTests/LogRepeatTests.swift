@@ -11,18 +11,18 @@ struct LogRepeatTests {
 
     @Test func repeatsOfAWarningBecomeOneLineWithACountWhenTheWindowEnds() async throws {
         let capture = LogCapture()
-        let logger = ProxyLogger(repeatWindow: 0.3, sink: capture.sink)
+        let logger = ProxyLogger(repeatWindow: 0.3, repeatBurst: 3, sink: capture.sink)
         for index in 0..<1000 {
             logger.warning("upstream budget spent; not calling amodb", ["path": "/movie/\(index)", "retry_after": "12"])
         }
-        #expect(capture.all.count == 1, "the first goes out at once, the rest wait for the window to end")
-        #expect(await eventually { capture.all.count == 2 })
+        #expect(capture.all.count == 3, "the first few go out at once, the rest wait for the window to end")
+        #expect(await eventually { capture.all.count == 4 })
         let lines = try objects(capture)
-        #expect(lines[0]["path"] == "/movie/0")
-        #expect(lines[1]["message"] == "upstream budget spent; not calling amodb")
-        #expect(lines[1]["level"] == "warning")
-        #expect(lines[1]["repeated"] == "999")
-        #expect(lines[1]["window_seconds"] == "0.3")
+        #expect(lines.prefix(3).map { $0["path"] } == ["/movie/0", "/movie/1", "/movie/2"])
+        #expect(lines[3]["message"] == "upstream budget spent; not calling amodb")
+        #expect(lines[3]["level"] == "warning")
+        #expect(lines[3]["repeated"] == "997")
+        #expect(lines[3]["window_seconds"] == "0.3")
 
         // The window closed: the next one is written at once again.
         logger.warning("upstream budget spent; not calling amodb", ["path": "/movie/1000"])
@@ -31,7 +31,7 @@ struct LogRepeatTests {
 
     @Test func aKindIsItsLevelAndMessageAndALoneLineGetsNoSummary() async throws {
         let capture = LogCapture()
-        let logger = ProxyLogger(minimumLevel: .debug, repeatWindow: 0.2, sink: capture.sink)
+        let logger = ProxyLogger(minimumLevel: .debug, repeatWindow: 0.2, repeatBurst: 1, sink: capture.sink)
         logger.warning("amodb failed", ["upstream_status": "500"])
         logger.error("amodb failed", ["upstream_status": "500"])
         logger.warning("amodb is unreachable")
@@ -52,7 +52,7 @@ struct LogRepeatTests {
         #expect(copy.minimumLevel == .debug)
     }
 
-    @Test func aSpentBudgetWritesOneWarningNotOnePerDeniedMiss() async throws {
+    @Test func aSpentBudgetWritesAFewWarningsNotOnePerDeniedMiss() async throws {
         var configuration = ProxyHarness.configuration()
         configuration.rateLimit = 4
         let capture = LogCapture()
@@ -62,7 +62,8 @@ struct LogRepeatTests {
             var denied = 0
             for page in 1...60 where try await harness.get("/3/trending/movie/week?page=\(page)").status == 503 { denied += 1 }
             #expect(denied > 50)
-            #expect(capture.all.filter { $0.contains("upstream budget spent") }.count == 1)
+            // Ten a window (the default burst), then silence until the window ends: two windows at most on a slow machine.
+            #expect((10...20).contains(capture.all.filter { $0.contains("upstream budget spent") }.count))
         }
     }
 }

@@ -5,10 +5,12 @@ import Synchronization
 /// a scrubber that replaces the secrets it was given (the amodb key, client tokens) with
 /// `<redacted>`: the last line of defence should any code ever interpolate one.
 ///
-/// Repeats are summarised: once a line of a kind (its level and message) is written,
-/// more of that kind within `repeatWindow` seconds are counted, not written, and one
-/// line with their count (`repeated`) follows when the window ends. A flood (every
-/// denied miss warning while the budget is spent) costs two lines per window.
+/// Repeats are summarised: the first `repeatBurst` lines of a kind (its level and
+/// message) in `repeatWindow` seconds are written, more of that kind in the window are
+/// counted, not written, and one line with their count (`repeated`) follows when the
+/// window ends. A flood (a warning for every miss the spent budget denies) costs at
+/// most eleven lines per window; a few lines of a kind, each about something else (a
+/// route, a snapshot entry), all go out.
 /// Copies of a logger share their level, which can change while running (`SIGHUP`),
 /// and their repeat windows.
 public struct ProxyLogger: Sendable {
@@ -40,16 +42,16 @@ public struct ProxyLogger: Sendable {
         Level(rawValue: shared.level.load(ordering: .relaxed)) ?? .info
     }
 
-    /// A logger that never lets `secrets` through and summarises repeats of a kind
-    /// within `repeatWindow` seconds (0: writes every line).
+    /// A logger that never lets `secrets` through and summarises more than `repeatBurst`
+    /// lines of a kind within `repeatWindow` seconds (a window of 0: writes every line).
     public init(
         minimumLevel: Level = .info, format: LogFormat = .json, secrets: [Secret] = [],
-        repeatWindow: Double = 5, sink: @escaping Sink = { LineWriter.standardError.write($0) }
+        repeatWindow: Double = 5, repeatBurst: Int = 10, sink: @escaping Sink = { LineWriter.standardError.write($0) }
     ) {
         self.format = format
         self.secrets = secrets.filter { !$0.isEmpty }
         self.sink = sink
-        self.shared = Shared(level: minimumLevel, repeatWindow: repeatWindow)
+        self.shared = Shared(level: minimumLevel, repeatWindow: repeatWindow, repeatBurst: repeatBurst)
     }
 
     /// Kinds whose repeat window is open now.
@@ -100,39 +102,53 @@ private struct RepeatKind: Hashable {
 
 /// The state copies of a logger share: the level and the open repeat windows.
 private final class Shared: Sendable {
+    /// A kind's open window: lines written and lines held back.
+    private struct Window {
+        var written = 1
+        var suppressed = 0
+    }
+
     let level: Atomic<Int>
     private let repeatWindow: Double
-    /// Lines suppressed per kind in its open window.
-    private let windows = Mutex<[RepeatKind: Int]>([:])
+    private let repeatBurst: Int
+    private let windows = Mutex<[RepeatKind: Window]>([:])
     /// Kinds tracked at once at most; past it lines of new kinds are written unsummarised.
     private static let maxKinds = 1024
     private static let timers = DispatchQueue(label: "amodb-proxy.log-repeats")
 
-    init(level: ProxyLogger.Level, repeatWindow: Double) {
+    init(level: ProxyLogger.Level, repeatWindow: Double, repeatBurst: Int) {
         self.level = Atomic(level.rawValue)
         self.repeatWindow = repeatWindow
+        self.repeatBurst = max(1, repeatBurst)
     }
 
     var openWindows: Int { windows.withLock { $0.count } }
 
-    /// Whether a line of `kind` goes out now. The first of a window does, and closes the
-    /// window after `repeatWindow` seconds by calling `summary` if any were held back.
+    /// Whether a line of `kind` goes out now. The first of a kind opens a window, which
+    /// closes after `repeatWindow` seconds by calling `summary` if lines were held back.
     func admit(kind: RepeatKind, summary: @escaping @Sendable (Int, Double) -> Void) -> Bool {
         guard repeatWindow > 0 else { return true }
+        let burst = repeatBurst
         let opened = windows.withLock { windows -> Bool? in
-            if let suppressed = windows[kind] {
-                windows[kind] = suppressed + 1
+            if var window = windows[kind] {
+                defer { windows[kind] = window }
+                guard window.written < burst else {
+                    window.suppressed += 1
+                    return nil
+                }
+                window.written += 1
                 return false
             }
-            guard windows.count < Self.maxKinds else { return nil }
-            windows[kind] = 0
+            guard windows.count < Self.maxKinds else { return false }
+            windows[kind] = Window()
             return true
         }
-        guard let opened else { return true }
-        guard opened else { return false }
+        // nil: held back; false: written in an open window (or untracked); true: a new window.
+        guard let opened else { return false }
+        guard opened else { return true }
         let window = repeatWindow
         Self.timers.asyncAfter(deadline: .now() + window) { [self] in
-            let suppressed = windows.withLock { $0.removeValue(forKey: kind) } ?? 0
+            let suppressed = windows.withLock { $0.removeValue(forKey: kind) }?.suppressed ?? 0
             if suppressed > 0 { summary(suppressed, window) }
         }
         return true
