@@ -67,14 +67,14 @@ struct ClientRateLimiterTests {
 
     /// The floods run on a thread of their own: seconds of CPU on the concurrency pool
     /// would starve the suites that serve sockets meanwhile.
-    @Test(arguments: [(600, 120, 0.0, 2_000_000), (600, 120, 0.001, 500_000), (1, 10_000_000, 0.0, 500_000)])
+    @Test(arguments: [(600, 120, 0.0, 2_000_000), (600, 120, 0.001, 100_000), (1, 10_000_000, 0.0, 100_000)])
     func aFloodOfDistinctClientsStaysWithinTheCap(_ perMinute: Int, _ burst: Int, _ step: Double, _ clients: Int) async throws {
         let limiter = ClientRateLimiter(perMinute: perMinute, burst: burst)
         let highest = try await offloaded {
             var now = 0.0
             var highest = 0
             for index in 0..<clients {
-                _ = limiter.take("address:\(index)", now: now)   // spoofed X-Forwarded-For addresses, each new
+                _ = limiter.take(String(index), now: now)   // spoofed X-Forwarded-For addresses, each new
                 now += step
                 if index % 10_000 == 0 {
                     highest = max(highest, limiter.bucketCount)
