@@ -1,4 +1,5 @@
 @testable import AmodbClient
+import AmodbModels
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ struct RetryAfterTests {
 
     @Test("Delay-seconds and HTTP-dates are read; anything else is nil", arguments: [
         ("5", Duration?.some(.seconds(5))), ("0", .seconds(0)), (" 7 ", .seconds(7)), ("120", .seconds(120)),
-        ("99999999999999999999999", .seconds(Int(Int32.max))),
+        ("99999999999999999999999", .seconds(86_400)), ("1e300", nil), ("inf", nil), ("nan", nil), ("172800", .seconds(86_400)),
         ("Sun, 01 Jun 2025 12:01:30 GMT", .seconds(90)),      // IMF-fixdate
         ("Sunday, 01-Jun-25 12:00:10 GMT", .seconds(10)),     // RFC 850
         ("Sun Jun  1 12:00:45 2025", .seconds(45)),           // asctime
