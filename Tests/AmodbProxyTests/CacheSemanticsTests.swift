@@ -7,6 +7,12 @@ private func upstream(_ status: Int, _ body: String = "", headers: [String: Stri
     .response(UpstreamResponse(status: status, headers: headers, body: Array(body.utf8)))
 }
 
+/// The size of one of the forwarder's tables, as `/metrics` reports it; `nil` when the series is missing.
+func tableEntries(_ proxy: ProxyHarness, _ table: String) -> Double? {
+    guard let samples = try? PrometheusSamples(proxy.proxy.metrics.render()) else { return nil }
+    return samples.samples.first { $0.name == "amodb_proxy_forwarder_table_entries" && $0.labels["table"] == table }?.value
+}
+
 private func harness(
     _ fetcher: ScriptedUpstream, clock: ManualClock, adjust: (inout ProxyConfiguration) -> Void = { _ in }
 ) throws -> ProxyHarness {
@@ -21,42 +27,42 @@ struct StaleWhileRevalidateTests {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock)
-        defer { Task { await proxy.shutdown() } }
+        try await withServer(proxy) { _ in
+            _ = try await proxy.get("/3/trending/movie/week")
+            clock.advance(by: 1801)
+            fetcher.hold()   // amodb does not answer the refresh until every stale answer is in
+            let stale = try await withThrowingTaskGroup(of: RawHTTPResponse.self) { group in
+                for _ in 0..<20 { group.addTask { try await proxy.get("/3/trending/movie/week") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(await eventually { fetcher.heldCount == 1 }, "the refresh is in flight, and nobody waited for it")
+            fetcher.release()
+            #expect(stale.allSatisfy { $0.status == 200 && $0.text == ScriptedUpstream.moviePage })
+            #expect(stale.allSatisfy { $0.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1" })
+            #expect(stale.allSatisfy { $0.header("Age") == "1801" && $0.header("Cache-Control") == "public, max-age=0" })
 
-        _ = try await proxy.get("/3/trending/movie/week")
-        clock.advance(by: 1801)
-        fetcher.setDelay(milliseconds: 1500)   // amodb is slow: nobody may wait for it
-        let started = ContinuousClock.now
-        let stale = try await withThrowingTaskGroup(of: RawHTTPResponse.self) { group in
-            for _ in 0..<20 { group.addTask { try await proxy.get("/3/trending/movie/week") } }
-            return try await group.reduce(into: []) { $0.append($1) }
+            #expect(await eventually { proxy.proxy.statistics.value(.upstreamCall) == 2 })
+            #expect(await eventually { (try? proxy.proxy.cache.entry(for: "/trending/movie/week")?.isFresh(at: clock.now())) == true })
+            let refreshed = try await proxy.get("/3/trending/movie/week")
+            #expect(refreshed.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
+            #expect(refreshed.header("Age") == "0")
+            #expect(fetcher.calls.count == 2, "one refresh for twenty stale answers")
+            #expect(proxy.proxy.statistics.value(.staleWhileRevalidate) == 20)
         }
-        #expect(ContinuousClock.now - started < .milliseconds(1000))
-        #expect(stale.allSatisfy { $0.status == 200 && $0.text == ScriptedUpstream.moviePage })
-        #expect(stale.allSatisfy { $0.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1" })
-        #expect(stale.allSatisfy { $0.header("Age") == "1801" && $0.header("Cache-Control") == "public, max-age=0" })
-
-        #expect(await eventually { proxy.proxy.statistics.value(.upstreamCall) == 2 })
-        #expect(await eventually { (try? proxy.proxy.cache.entry(for: "/trending/movie/week")?.isFresh(at: clock.now())) == true })
-        let refreshed = try await proxy.get("/3/trending/movie/week")
-        #expect(refreshed.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
-        #expect(refreshed.header("Age") == "0")
-        #expect(fetcher.calls.count == 2, "one refresh for twenty stale answers")
-        #expect(proxy.proxy.statistics.value(.staleWhileRevalidate) == 20)
     }
 
     @Test func anEntryOlderThanMaxStaleIsAMiss() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock) { $0.maxStaleSeconds = 3600 }
-        defer { Task { await proxy.shutdown() } }
-
-        _ = try await proxy.get("/3/trending/movie/week")
-        clock.advance(by: 3601)
-        fetcher.setFallback(upstream(500))
-        let response = try await proxy.get("/3/trending/movie/week")
-        #expect(response.status == 502)
-        #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; fwd-status=500")
+        try await withServer(proxy) { _ in
+            _ = try await proxy.get("/3/trending/movie/week")
+            clock.advance(by: 3601)
+            fetcher.setFallback(upstream(500))
+            let response = try await proxy.get("/3/trending/movie/week")
+            #expect(response.status == 502)
+            #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; fwd-status=500")
+        }
     }
 
     struct FailureMode: Sendable, CustomTestStringConvertible {
@@ -82,23 +88,24 @@ struct StaleWhileRevalidateTests {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock)
-        defer { Task { await proxy.shutdown() } }
+        try await withServer(proxy) { _ in
+            _ = try await proxy.get("/3/trending/movie/week")
+            fetcher.setFallback(mode.answer)
+            clock.advance(by: 1801)
+            #expect(try await proxy.get("/3/trending/movie/week").status == 200)
+            let callsAfterRefresh = mode.name == "429" ? 4 : 2   // a 429 is retried twice
+            #expect(await eventually { fetcher.calls.count == callsAfterRefresh })
+            #expect(await eventually { proxy.proxy.statistics.value(.upstreamCall) == callsAfterRefresh })
+            // The refresh has ended once its back-off is remembered.
+            #expect(await eventually { tableEntries(proxy, "backoff") == 1 })
 
-        _ = try await proxy.get("/3/trending/movie/week")
-        fetcher.setFallback(mode.answer)
-        clock.advance(by: 1801)
-        #expect(try await proxy.get("/3/trending/movie/week").status == 200)
-        let callsAfterRefresh = mode.name == "429" ? 4 : 2   // a 429 is retried twice
-        #expect(await eventually { fetcher.calls.count == callsAfterRefresh })
-        #expect(await eventually { proxy.proxy.statistics.value(.upstreamCall) == callsAfterRefresh })
-        try await Task.sleep(for: .milliseconds(50))
-
-        let response = try await proxy.get("/3/trending/movie/week")
-        #expect(response.status == 200)
-        #expect(response.text == ScriptedUpstream.moviePage)
-        #expect(response.header("Cache-Status") == mode.cacheStatus)
-        #expect(proxy.proxy.statistics.value(.staleIfError) == 1)
-        #expect(fetcher.calls.count == callsAfterRefresh, "no new attempt during the back-off")
+            let response = try await proxy.get("/3/trending/movie/week")
+            #expect(response.status == 200)
+            #expect(response.text == ScriptedUpstream.moviePage)
+            #expect(response.header("Cache-Status") == mode.cacheStatus)
+            #expect(proxy.proxy.statistics.value(.staleIfError) == 1)
+            #expect(fetcher.calls.count == callsAfterRefresh, "no new attempt during the back-off")
+        }
     }
 }
 
@@ -108,22 +115,22 @@ struct NegativeCachingTests {
         let fetcher = ScriptedUpstream(fallback: upstream(404, #"{"status_code":34,"status_message":"nope"}"#))
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock)
-        defer { Task { await proxy.shutdown() } }
+        try await withServer(proxy) { _ in
+            let first = try await proxy.get("/3/movie/9999999")
+            #expect(first.status == 404)
+            #expect(first.header("Cache-Status") == "amodb-proxy; fwd=miss; fwd-status=404; stored")
+            clock.advance(by: 200)
+            let second = try await proxy.get("/3/movie/9999999")
+            #expect(second.status == 404)
+            #expect(second.header("Cache-Status") == "amodb-proxy; hit; ttl=100")
+            #expect(second.header("Cache-Control") == "public, max-age=100")
+            #expect(second.text.contains("status_message"))
+            #expect(fetcher.calls.count == 1)
 
-        let first = try await proxy.get("/3/movie/9999999")
-        #expect(first.status == 404)
-        #expect(first.header("Cache-Status") == "amodb-proxy; fwd=miss; fwd-status=404; stored")
-        clock.advance(by: 200)
-        let second = try await proxy.get("/3/movie/9999999")
-        #expect(second.status == 404)
-        #expect(second.header("Cache-Status") == "amodb-proxy; hit; ttl=100")
-        #expect(second.header("Cache-Control") == "public, max-age=100")
-        #expect(second.text.contains("status_message"))
-        #expect(fetcher.calls.count == 1)
-
-        clock.advance(by: 101)
-        #expect(try await proxy.get("/3/movie/9999999").status == 404)
-        #expect(fetcher.calls.count == 2, "a 404 is not served stale")
+            clock.advance(by: 101)
+            #expect(try await proxy.get("/3/movie/9999999").status == 404)
+            #expect(fetcher.calls.count == 2, "a 404 is not served stale")
+        }
     }
 }
 
@@ -133,44 +140,44 @@ struct UpstreamBudgetTests {
         let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8 }
-        defer { Task { await proxy.shutdown() } }
-
-        var statuses: [Int] = []
-        for id in 1...20 {
-            let response = try await proxy.get("/3/movie/\(id)")
-            statuses.append(response.status)
-            if response.status == 503 {
-                #expect(response.header("Retry-After") == "60")
-                #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
+        try await withServer(proxy) { _ in
+            var statuses: [Int] = []
+            for id in 1...20 {
+                let response = try await proxy.get("/3/movie/\(id)")
+                statuses.append(response.status)
+                if response.status == 503 {
+                    #expect(response.header("Retry-After") == "60")
+                    #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
+                }
             }
-        }
-        // A quarter of the window (2 of 8) is kept for refreshes of entries in use.
-        #expect(fetcher.calls.count == 6)
-        #expect(statuses.filter { $0 == 200 }.count == 6)
-        #expect(statuses.filter { $0 == 503 }.count == 14)
+            // A quarter of the window (2 of 8) is kept for refreshes of entries in use.
+            #expect(fetcher.calls.count == 6)
+            #expect(statuses.filter { $0 == 200 }.count == 6)
+            #expect(statuses.filter { $0 == 503 }.count == 14)
 
-        clock.advance(by: 61)
-        #expect(try await proxy.get("/3/movie/100").status == 200)
-        #expect(fetcher.calls.count == 7)
+            clock.advance(by: 61)
+            #expect(try await proxy.get("/3/movie/100").status == 200)
+            #expect(fetcher.calls.count == 7)
+        }
     }
 
     @Test func refreshesOfEntriesInUseMayUseTheReserve() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.cacheTTL = 10 }
-        defer { Task { await proxy.shutdown() } }
-
-        for id in 1...10 { _ = try await proxy.get("/3/movie/\(id)") }
-        #expect(fetcher.calls.count == 6)
-        clock.advance(by: 11)   // entries stale, the window not over
-        _ = try await proxy.get("/3/movie/1")
-        _ = try await proxy.get("/3/movie/2")
-        #expect(await eventually { fetcher.calls.count == 8 })
-        let third = try await proxy.get("/3/movie/3")   // the window is now spent: stale, no call
-        #expect(third.status == 200)
-        #expect(third.header("Cache-Status")?.hasSuffix("detail=budget-exhausted") == true)
-        #expect(proxy.proxy.statistics.value(.staleForBudget) == 1)
-        #expect(fetcher.calls.count == 8)
+        try await withServer(proxy) { _ in
+            for id in 1...10 { _ = try await proxy.get("/3/movie/\(id)") }
+            #expect(fetcher.calls.count == 6)
+            clock.advance(by: 11)   // entries stale, the window not over
+            _ = try await proxy.get("/3/movie/1")
+            _ = try await proxy.get("/3/movie/2")
+            #expect(await eventually { fetcher.calls.count == 8 })
+            let third = try await proxy.get("/3/movie/3")   // the window is now spent: stale, no call
+            #expect(third.status == 200)
+            #expect(third.header("Cache-Status")?.hasSuffix("detail=budget-exhausted") == true)
+            #expect(proxy.proxy.statistics.value(.staleForBudget) == 1)
+            #expect(fetcher.calls.count == 8)
+        }
     }
 
     @Test func adoptsAmodbsStricterLimitHeaders() async throws {
@@ -179,43 +186,45 @@ struct UpstreamBudgetTests {
         ]))
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 40 }
-        defer { Task { await proxy.shutdown() } }
-
-        #expect(try await proxy.get("/3/movie/1").status == 200)
-        let refused = try await proxy.get("/3/movie/2")
-        #expect(refused.status == 503)
-        #expect(refused.header("Retry-After") == "30")
-        #expect(fetcher.calls.count == 1)
+        try await withServer(proxy) { _ in
+            #expect(try await proxy.get("/3/movie/1").status == 200)
+            let refused = try await proxy.get("/3/movie/2")
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "30")
+            #expect(fetcher.calls.count == 1)
+        }
     }
 
     @Test func a429SpendsTheWindowForEveryone() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(429, headers: ["retry-after": "45"]))
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock)
-        defer { Task { await proxy.shutdown() } }
-
-        let first = try await proxy.get("/3/movie/1")
-        #expect(first.status == 503)
-        #expect(first.header("Retry-After") == "45")
-        let second = try await proxy.get("/3/movie/2")
-        #expect(second.status == 503)
-        #expect(second.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
-        #expect(fetcher.calls.count == 1, "no call while amodb said to wait")
+        try await withServer(proxy) { _ in
+            let first = try await proxy.get("/3/movie/1")
+            #expect(first.status == 503)
+            #expect(first.header("Retry-After") == "45")
+            let second = try await proxy.get("/3/movie/2")
+            #expect(second.status == 503)
+            #expect(second.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
+            #expect(fetcher.calls.count == 1, "no call while amodb said to wait")
+        }
     }
 
     @Test func waitersOnAFailedFetchShareOneAnswer() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(500))
-        fetcher.setDelay(milliseconds: 300)
+        fetcher.hold()   // the one call stays in flight until all thirty have joined it
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock)
-        defer { Task { await proxy.shutdown() } }
-
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<30 { group.addTask { try await proxy.get("/3/trending/tv/week").status } }
-            return try await group.reduce(into: []) { $0.append($1) }
+        try await withServer(proxy) { _ in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<30 { group.addTask { try await proxy.get("/3/trending/tv/week").status } }
+                #expect(await eventually { fetcher.heldCount == 1 && proxy.proxy.statistics.value(.collapsed) == 29 })
+                fetcher.release()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 502, count: 30))
+            #expect(fetcher.calls.count == 1)
         }
-        #expect(statuses == Array(repeating: 502, count: 30))
-        #expect(fetcher.calls.count == 1)
     }
 }
 
@@ -239,43 +248,78 @@ struct CacheKeyTests {
         let (targets, expected) = Self.groups[index]
         let fetcher = ScriptedUpstream(fallback: upstream(200, expected.hasPrefix("/movie") ? ScriptedUpstream.movieDetails : ScriptedUpstream.moviePage))
         let proxy = try harness(fetcher, clock: ManualClock())
-        defer { Task { await proxy.shutdown() } }
-
-        for target in targets { #expect(try await proxy.get(target).status == 200, "\(target)") }
-        if index == 3 {
-            #expect(fetcher.calls == [expected, "/movie/13?append_to_response=credits,ratings&language=pt-BR"])
-        } else {
-            #expect(fetcher.calls == [expected])
+        try await withServer(proxy) { _ async throws in
+            for target in targets { #expect(try await proxy.get(target).status == 200, "\(target)") }
+            if index == 3 {
+                #expect(fetcher.calls == [expected, "/movie/13?append_to_response=credits,ratings&language=pt-BR"])
+            } else {
+                #expect(fetcher.calls == [expected])
+            }
         }
     }
 }
 
 @Suite
 struct MemoryResponseCacheTests {
-    private func entry(_ size: Int) -> CachedResponse {
-        CachedResponse(body: Array(repeating: UInt8(ascii: "a"), count: size), storedAt: 0, lifetime: 60)
+    private func entry(_ size: Int, status: Int = 200) -> CachedResponse {
+        CachedResponse(status: status, body: Array(repeating: UInt8(ascii: "a"), count: size), storedAt: 0, lifetime: 60)
     }
 
+    /// What one entry of `size` body bytes under a one-character key costs.
+    private func cost(_ size: Int) -> Int { size + 1 + MemoryResponseCache.entryOverhead }
+
     @Test func evictsTheLeastRecentlyUsedBeyondTheByteBudget() {
-        let cache = MemoryResponseCache(maxBytes: 3000, shardCount: 1)
-        cache.store(entry(1000), for: "a")
-        cache.store(entry(1000), for: "b")
-        cache.store(entry(1000), for: "c")
-        _ = cache.entry(for: "a")   // a is now more recent than b
-        cache.store(entry(1000), for: "d")
-        #expect(cache.entry(for: "b") == nil)
-        #expect(cache.entry(for: "a") != nil)
-        #expect(cache.entry(for: "c") != nil)
-        #expect(cache.entry(for: "d") != nil)
-        #expect(cache.usage.entries == 3)
-        #expect(cache.usage.bytes == 3000)
+        // 32 entries of 98 body bytes under 3-byte keys fill the budget exactly.
+        let each = 98 + 3 + MemoryResponseCache.entryOverhead
+        let cache = MemoryResponseCache(maxBytes: 32 * each, shardCount: 1)
+        let keys = (0..<33).map { "k" + ($0 < 10 ? "0" : "") + String($0) }
+        for key in keys.prefix(32) { #expect(cache.store(entry(98), for: key)) }
+        #expect(cache.usage.bytes == 32 * each)
+        _ = cache.entry(for: "k00")   // k00 is now more recent than k01
+        #expect(cache.store(entry(98), for: "k32"))
+        #expect(cache.entry(for: "k01") == nil)
+        #expect(cache.entry(for: "k00") != nil)
+        #expect(cache.entry(for: "k32") != nil)
+        #expect(cache.usage.entries == 32)
+        #expect(cache.usage.bytes == 32 * each)
     }
 
     @Test func replacingAnEntryCountsItsBytesOnce() {
-        let cache = MemoryResponseCache(maxBytes: 10_000, shardCount: 4)
+        let cache = MemoryResponseCache(maxBytes: 1_000_000, shardCount: 4)
         cache.store(entry(500), for: "a")
         cache.store(entry(700), for: "a")
         #expect(cache.usage.entries == 1)
-        #expect(cache.usage.bytes == 700)
+        #expect(cache.usage.bytes == cost(700))
+    }
+
+    @Test func countsEachEntrysKeyAndOverheadAgainstTheBudget() {
+        // Remembered 404s are small: their count, not their bodies, is what fills memory.
+        let maxBytes = 64 * 1024
+        let cache = MemoryResponseCache(maxBytes: maxBytes, shardCount: 4)
+        for id in 0..<10_000 { cache.store(entry(60, status: 404), for: "/movie/\(1_000_000 + id)") }
+        let usage = cache.usage
+        #expect(usage.bytes <= maxBytes)
+        #expect(usage.entries * (60 + "/movie/1000000".utf8.count + MemoryResponseCache.entryOverhead) == usage.bytes)
+        #expect(usage.entries * MemoryResponseCache.entryOverhead <= maxBytes)
+    }
+
+    @Test(arguments: [64 * 1024, 1024 * 1024, 64 * 1024 * 1024])
+    func refusesAnEntryLargerThanAThirtySecondOfTheBudget(maxBytes: Int) {
+        let cache = MemoryResponseCache(maxBytes: maxBytes)
+        let largest = maxBytes / MemoryResponseCache.maxEntryFraction
+        #expect(!cache.store(entry(largest), for: "big"), "with its key and overhead it is over the bound")
+        #expect(cache.entry(for: "big") == nil)
+        #expect(cache.usage.entries == 0)
+        #expect(cache.store(entry(largest - 1 - MemoryResponseCache.entryOverhead), for: "x"))
+    }
+
+    @Test func neverHoldsMoreThanItsBudgetWhateverTheSizes() {
+        let maxBytes = 256 * 1024
+        let cache = MemoryResponseCache(maxBytes: maxBytes, shardCount: 16)
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<2000 {
+            cache.store(entry(Int.random(in: 0...(maxBytes / 16), using: &generator)), for: "/movie/\(index)")
+            #expect(cache.usage.bytes <= maxBytes)
+        }
     }
 }

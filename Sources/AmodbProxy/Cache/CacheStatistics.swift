@@ -23,14 +23,18 @@ public final class CacheStatistics: Sendable {
         case refresh
         /// Calls the budget refused (a 503 or a stale answer followed).
         case budgetDenial = "budget_denial"
-        /// Calls made to amodb, retries included.
+        /// Calls made to amodb, retries and key probes included.
         case upstreamCall = "upstream_call"
+        /// Calls made to see whether amodb accepts a refused key again.
+        case keyProbe = "key_probe"
+        /// Misses refused because the client had used its share of the calls.
+        case clientShareDenial = "client_share_denial"
     }
 
     private let hit = Atomic<Int>(0), negativeHit = Atomic<Int>(0), miss = Atomic<Int>(0)
     private let collapsed = Atomic<Int>(0), staleWhileRevalidate = Atomic<Int>(0), staleIfError = Atomic<Int>(0)
     private let staleForBudget = Atomic<Int>(0), refresh = Atomic<Int>(0), budgetDenial = Atomic<Int>(0)
-    private let upstreamCall = Atomic<Int>(0)
+    private let upstreamCall = Atomic<Int>(0), keyProbe = Atomic<Int>(0), clientShareDenial = Atomic<Int>(0)
 
     public init() {}
 
@@ -56,6 +60,8 @@ public final class CacheStatistics: Sendable {
         case .refresh: body(refresh)
         case .budgetDenial: body(budgetDenial)
         case .upstreamCall: body(upstreamCall)
+        case .keyProbe: body(keyProbe)
+        case .clientShareDenial: body(clientShareDenial)
         }
     }
 }

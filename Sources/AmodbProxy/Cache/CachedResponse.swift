@@ -1,3 +1,5 @@
+import AmodbModels
+
 /// One stored amodb answer: its status (200, or 404 kept as a negative entry), the body
 /// exactly as amodb sent it, when it was stored and for how long it is fresh.
 public struct CachedResponse: Sendable, Equatable {
@@ -12,6 +14,7 @@ public struct CachedResponse: Sendable, Equatable {
     /// A strong `ETag` (RFC 9110 §8.8.3), derived from the body.
     public let etag: String
 
+    /// An entry stored `storedAt` (seconds since 1970), fresh for `lifetime` seconds.
     public init(status: Int = 200, body: [UInt8], storedAt: Double, lifetime: Double) {
         self.status = status
         self.body = body
@@ -21,15 +24,19 @@ public struct CachedResponse: Sendable, Equatable {
     }
 
     /// Whole seconds since it was stored (the `Age` field, RFC 9111 §5.1).
+    /// Checked: `storedAt` may come from a snapshot on disk, so no value can trap.
     public func age(at now: Double) -> Int {
-        max(0, Int(now - storedAt))
+        (now - storedAt).checkedInt(.towardZero, clampedTo: Self.secondsRange) ?? 0
     }
 
     /// Whole seconds of freshness left (`max-age` for clients), negative once stale
     /// (as RFC 9211's `ttl`). `Age` plus this is always the lifetime.
     public func remainingLifetime(at now: Double) -> Int {
-        Int(lifetime) - age(at: now)
+        (lifetime.checkedInt(.towardZero, clampedTo: Self.secondsRange) ?? 0) - age(at: now)
     }
+
+    /// Ages and lifetimes are read within about 68 years, so their difference never overflows.
+    static let secondsRange = 0...Int(Int32.max)
 
     /// Fresh: younger than its lifetime.
     public func isFresh(at now: Double) -> Bool {

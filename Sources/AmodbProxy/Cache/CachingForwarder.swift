@@ -1,5 +1,4 @@
 import AmodbModels
-import Foundation
 import Synchronization
 
 /// Answers forwarded routes so that amodb's budget is never wasted and clients never
@@ -7,11 +6,15 @@ import Synchronization
 /// - fresh entry: answered at once (`hit`);
 /// - stale entry younger than max-stale: answered at once while one background refresh
 ///   runs (stale-while-revalidate), or while amodb keeps failing (stale-if-error);
-/// - nothing usable: one upstream call however many clients ask (the others wait and
-///   share its answer); amodb's 404 is kept briefly (negative caching).
-/// Every call to amodb goes through the `UpstreamBudget`.
+/// - nothing usable: one upstream call however many clients ask (`FetchCoalescer`), within
+///   the client's share and the `CallBudget`; amodb's 404 is kept briefly (negative caching).
+///
+/// Its parts: the coalescer and its leases, the answer table (`UpstreamAnswerTable`), the
+/// back-off table (`RefreshBackoff`), the tracked tasks (`BackgroundTasks`), the key probe
+/// (`KeyProbe`) and conditional requests (`ConditionalRequest`). Each answer carries a typed
+/// `CacheOutcome`.
 final class CachingForwarder: Sendable {
-    /// Lifetimes, retries and back-off.
+    /// Lifetimes, retries, back-off and the bounds of the forwarder's tables.
     struct Policy: Sendable {
         /// Freshness lifetime of stored answers, in seconds.
         var cacheTTL = ProxyConfiguration.defaults.cacheTTL
@@ -25,44 +28,42 @@ final class CachingForwarder: Sendable {
         var retryAfterCap = ProxyConfiguration.defaults.retryAfterCap
         /// After a failed refresh, the stale copy is served without new attempts this long, in seconds.
         var refreshBackoff: Double = 10
+        /// Each client's share of the window's calls for misses (0…1; 1: no share limit).
+        var clientShare = ProxyConfiguration.defaults.clientUpstreamShare
+        /// Seconds between probes of a refused key, chosen at random in this range.
+        var keyProbeInterval: ClosedRange<Double> = 30...60
+        /// Paths fetched at once, at most.
+        var maxFetchesInFlight = 1024
+        /// Paths remembered with a failed refresh, at most.
+        var maxBackoffEntries = 10_000
+        /// Clients whose share is tracked, at most.
+        var maxTrackedClients = 10_000
     }
-
-    /// How a fetch ended, shared by every request waiting on it.
-    private enum Fill: Sendable {
-        /// An answer was stored: a 200, or a 404 as a negative entry.
-        case stored(CachedResponse)
-        /// An error for the clients; no new attempt for `backoff` seconds when refreshing.
-        case failed(HTTPResponse, fwdStatus: Int?, backoff: Double)
-    }
-
-    private struct Failure: Sendable {
-        var until: Double
-        var fwdStatus: Int?
-    }
-
-    private typealias Waiter = @Sendable (Fill) -> Void
 
     private let cache: any ResponseCache
     private let fetcher: any UpstreamFetcher
-    private let budget: UpstreamBudget
+    private let budget: any CallBudget
     private let clock: any ProxyClock
     private let logger: ProxyLogger
     private let policy: Policy
     private let validator: AnswerValidator
     let statistics: CacheStatistics
-    /// Waiters per path with a fetch in flight. Touched only on misses and refreshes.
-    private let inFlight = Mutex<[String: [Waiter]]>([:])
-    /// Paths whose last refresh failed, until their back-off ends.
-    private let failures = Mutex<[String: Failure]>([:])
-    /// amodb's last word on the key: 401/402 set it, an answer clears it (`/readyz`).
-    private let keyRejection = Atomic<Bool>(false)
+    private let coalescer: FetchCoalescer
+    private let backoff: RefreshBackoff
+    private let shares: ClientUpstreamShare?
+    private let tasks = BackgroundTasks()
+    private let keyProbe: KeyProbe
+    /// Cleared once shutdown has written (or is about to write) the final snapshot.
+    private let storesOpen = Mutex(true)
 
     /// Whether amodb rejected the key (401) or the plan (402) on its last say.
-    var keyRejected: Bool { keyRejection.load(ordering: .relaxed) }
+    var keyRejected: Bool { keyProbe.keyRejected }
 
+    /// A forwarder storing in `cache`, calling `fetcher` within `budget`.
     init(
-        cache: any ResponseCache, fetcher: any UpstreamFetcher, budget: UpstreamBudget, clock: any ProxyClock,
-        logger: ProxyLogger, policy: Policy, validator: AnswerValidator, statistics: CacheStatistics
+        cache: any ResponseCache, fetcher: any UpstreamFetcher, budget: any CallBudget, clock: any ProxyClock,
+        logger: ProxyLogger, policy: Policy, validator: AnswerValidator, statistics: CacheStatistics,
+        leases: (any FetchLeases)? = nil
     ) {
         self.cache = cache
         self.fetcher = fetcher
@@ -72,233 +73,242 @@ final class CachingForwarder: Sendable {
         self.policy = policy
         self.validator = validator
         self.statistics = statistics
+        self.coalescer = FetchCoalescer(leases: leases ?? MemoryFetchLeases(capacity: policy.maxFetchesInFlight))
+        self.backoff = RefreshBackoff(capacity: policy.maxBackoffEntries)
+        self.shares = policy.clientShare < 1
+            ? ClientUpstreamShare(limit: budget.limit, fraction: policy.clientShare, capacity: policy.maxTrackedClients) : nil
+        self.keyProbe = KeyProbe(tasks: tasks, interval: policy.keyProbeInterval)
     }
 
     /// The answer for `request`: at once from the cache, else `nil` and `deliver` later.
-    func respond(to request: AmodbRequest, ifNoneMatch: String?, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
+    /// `client` names who asks (a token or an address) for its share of the calls; `nil`: no share applies.
+    func respond(
+        to request: AmodbRequest, ifNoneMatch: String?, client: String?, deliver: @escaping @Sendable (HTTPResponse) -> Void
+    ) -> HTTPResponse? {
         let key = request.pathAndQuery
         let now = clock.now()
-        if let entry = cache.entry(for: key) {
-            if entry.isFresh(at: now) {
-                statistics.count(entry.status == 200 ? .hit : .negativeHit)
-                return Self.response(for: entry, at: now, cacheStatus: "amodb-proxy; hit; ttl=\(entry.remainingLifetime(at: now))", ifNoneMatch: ifNoneMatch)
-            }
-            if entry.status == 200, now - entry.storedAt < policy.maxStale {
-                return serveStale(entry, for: request, key: key, now: now, ifNoneMatch: ifNoneMatch)
-            }
+        // The hit path: one lookup in the cache, no lease taken.
+        if let entry = cache.entry(for: key), let answer = stored(entry, for: request, key: key, now: now) {
+            return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
         }
         statistics.count(.miss)
-        let waiter: Waiter = { fill in
-            deliver(Self.response(for: fill, at: self.clock.now(), collapsed: true, ifNoneMatch: ifNoneMatch))
+        let waiter: FetchWaiter = { [clock] result in
+            deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: clock.now(), collapsed: true)))
         }
-        let leads = inFlight.withLock { waiting -> Bool in
-            if waiting[key] != nil {
-                waiting[key]!.append(waiter)
-                return false
-            }
-            waiting[key] = []
-            return true
-        }
-        guard leads else {
+        var shareWait: Double = 1
+        let claim = coalescer.claim(
+            key, cached: { cache.entry(for: key).flatMap { usable($0, now: now) } },
+            mayLead: { mayLead(client, now: now, wait: &shareWait) }, waiter: waiter)
+        switch claim {
+        case .cached(let entry):
+            let answer = stored(entry, for: request, key: key, now: now) ?? entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)))
+            return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
+        case .joined:
             statistics.count(.collapsed)
             return nil
+        case .refused(let detail):
+            return ClientFailure.noCall(detail, retryAfter: detail == .clientShareSpent ? shareWait : 1).response(collapsed: false)
+        case .leads:
+            tasks.run(.awaited) {
+                let fetched = await self.fill(request, priority: .miss, firstCallGranted: false)
+                let result = self.finish(key, with: fetched, refreshing: false)
+                deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: self.clock.now(), collapsed: false)))
+            }
+            return nil
         }
-        Task {
-            let fill = await self.fill(request, key: key, priority: .miss, firstCallGranted: false)
-            deliver(Self.response(for: fill, at: clock.now(), collapsed: false, ifNoneMatch: ifNoneMatch))
-            finish(key, with: fill)
+    }
+
+    /// `entry` if it can answer at `now`: fresh, or a stale 200 within max-stale.
+    private func usable(_ entry: CachedResponse, now: Double) -> CachedResponse? {
+        entry.isFresh(at: now) || (entry.status == 200 && now - entry.storedAt < policy.maxStale) ? entry : nil
+    }
+
+    /// The answer from a stored entry (a hit, or a stale copy), or `nil` when it cannot answer.
+    private func stored(_ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double) -> HTTPResponse? {
+        if entry.isFresh(at: now) {
+            statistics.count(entry.status == 200 ? .hit : .negativeHit)
+            return entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)))
         }
-        return nil
+        guard usable(entry, now: now) != nil else { return nil }
+        return serveStale(entry, for: request, key: key, now: now)
+    }
+
+    /// Refuses a new fetch when `client` has used its share of the window's calls for misses
+    /// (`wait`: the seconds until its share has a call again).
+    private func mayLead(_ client: String?, now: Double, wait: inout Double) -> CacheOutcome.MissDetail? {
+        guard let client, let shares, let seconds = shares.take(client, now: now) else { return nil }
+        statistics.count(.clientShareDenial)
+        wait = seconds
+        return .clientShareSpent
     }
 
     /// A stale answer now, and a background refresh unless one runs, amodb just failed
     /// (stale-if-error) or the budget has no call for it.
-    private func serveStale(_ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, ifNoneMatch: String?) -> HTTPResponse {
+    private func serveStale(_ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double) -> HTTPResponse {
         let ttl = entry.remainingLifetime(at: now)
-        if let failure = failures.withLock({ $0[key] }), now < failure.until {
+        if let failure = backoff.failure(for: key, now: now) {
             statistics.count(.staleIfError)
-            let status = failure.fwdStatus.map { "; fwd-status=\($0)" } ?? ""
-            return Self.response(for: entry, at: now, cacheStatus: "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=stale-if-error", ifNoneMatch: ifNoneMatch)
+            return entry.response(at: now, outcome: .stale(ttl: ttl, reason: .error, fwdStatus: failure.fwdStatus))
         }
-        let starts = inFlight.withLock { waiting -> Bool in
-            if waiting[key] != nil { return false }
-            waiting[key] = []
-            return true
-        }
-        if starts {
+        if case .leads = coalescer.claim(key, cached: { nil }, waiter: nil) {
             if case .denied = budget.acquire(.refresh, now: now) {
-                _ = inFlight.withLock { $0.removeValue(forKey: key) }
+                coalescer.finish(key) { .answer(entry, stored: false) }
                 statistics.count(.budgetDenial)
                 statistics.count(.staleForBudget)
-                return Self.response(for: entry, at: now, cacheStatus: "amodb-proxy; fwd=stale; ttl=\(ttl); detail=budget-exhausted", ifNoneMatch: ifNoneMatch)
+                return entry.response(at: now, outcome: .stale(ttl: ttl, reason: .budget, fwdStatus: nil))
             }
-            statistics.count(.refresh)
-            Task {
-                let fill = await self.fill(request, key: key, priority: .refresh, firstCallGranted: true)
-                finish(key, with: fill)
+            let started = tasks.run(.background) {
+                let fetched = await self.fill(request, priority: .refresh, firstCallGranted: true)
+                self.finish(key, with: fetched, refreshing: true)
+            }
+            if started {
+                statistics.count(.refresh)
+            } else {
+                coalescer.finish(key) { .answer(entry, stored: false) }
             }
         }
         statistics.count(.staleWhileRevalidate)
-        return Self.response(for: entry, at: now, cacheStatus: "amodb-proxy; fwd=stale; ttl=\(ttl)", ifNoneMatch: ifNoneMatch)
+        return entry.response(at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil))
     }
 
-    /// Hands a finished fetch to those who joined it and remembers a failure's back-off.
-    private func finish(_ key: String, with fill: Fill) {
-        switch fill {
-        case .stored:
-            _ = failures.withLock { $0.removeValue(forKey: key) }
-        case .failed(_, let fwdStatus, let backoff):
-            let until = clock.now() + max(backoff, policy.refreshBackoff)
-            failures.withLock { $0[key] = Failure(until: until, fwdStatus: fwdStatus) }
+    /// Stores a fetched answer and ends the lease in one step, hands the result to those who
+    /// joined, and remembers a failed refresh's back-off. Nothing is stored once shutdown
+    /// has closed the cache for its final snapshot.
+    @discardableResult
+    private func finish(_ key: String, with fetched: FetchResult, refreshing: Bool) -> FetchResult {
+        let result = coalescer.finish(key) { () -> FetchResult in
+            guard case .answer(let entry, true) = fetched else { return fetched }
+            let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
+            return .answer(entry, stored: stored)
         }
-        let joined = inFlight.withLock { $0.removeValue(forKey: key) ?? [] }
-        for waiter in joined { waiter(fill) }
+        switch result {
+        case .answer:
+            backoff.clear(key)
+        case .failed(let failure) where refreshing:
+            let now = clock.now()
+            let wait = failure.backoff.isFinite ? min(max(failure.backoff, policy.refreshBackoff), RetryAfter.longest) : policy.refreshBackoff
+            backoff.record(.init(until: now + wait, fwdStatus: failure.fwdStatus), for: key, now: now)
+        case .failed:
+            break   // a miss has no stale copy to serve meanwhile: nothing to remember
+        }
+        return result
     }
 
-    /// Calls amodb within the budget (retrying 429 as it asks) and stores a good answer.
-    private func fill(_ request: AmodbRequest, key: String, priority: UpstreamBudget.Priority, firstCallGranted: Bool) async -> Fill {
+    // MARK: Calling amodb
+
+    /// Calls amodb within the budget (retrying 429 as it asks) and judges the answer.
+    private func fill(_ request: AmodbRequest, priority: CallPriority, firstCallGranted: Bool) async -> FetchResult {
         var retries = 0
         var granted = firstCallGranted
         while true {
             if !granted, case .denied(let retryAfter) = budget.acquire(retries == 0 ? priority : .refresh, now: clock.now()) {
                 statistics.count(.budgetDenial)
-                logger.warning("upstream budget spent; not calling amodb", ["path": request.route.template, "retry_after": String(Int(retryAfter.rounded(.up)))])
-                return .failed(budgetResponse(retryAfter: retryAfter), fwdStatus: nil, backoff: retryAfter)
+                logger.warning("upstream budget spent; not calling amodb",
+                               ["path": request.route.template, "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter))])
+                return .failed(.noCall(.budgetExhausted, retryAfter: retryAfter))
             }
             granted = false
-            statistics.count(.upstreamCall)
-            let outcome = await fetcher.fetch(request)
-            if case .success(let upstream) = outcome {
-                budget.observe(headers: upstream.headers, now: clock.now())
-                if upstream.status == 429 {
-                    let wait = upstream.retryAfterSeconds ?? 1
-                    budget.exhaust(for: wait, now: clock.now())
-                    if retries < policy.maxRateLimitRetries, wait <= policy.retryAfterCap {
-                        retries += 1
-                        logger.warning("amodb rate limit reached; waiting as it asks", ["retry_after": String(Int(wait.rounded(.up))), "path": request.route.template])
-                        try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
-                        continue
-                    }
+            let outcome = await call(request)
+            var retryAfter: Double?
+            if case .success(let upstream) = outcome, upstream.status == 429 {
+                retryAfter = readRetryAfter(upstream)
+                let wait = retryAfter ?? 1
+                budget.exhaust(for: wait, now: clock.now())
+                if retries < policy.maxRateLimitRetries, wait <= policy.retryAfterCap {
+                    retries += 1
+                    logger.warning("amodb rate limit reached; waiting as it asks",
+                                   ["retry_after": String(ClientFailure.retryAfterSeconds(wait)), "path": request.route.template])
+                    // Shutdown wakes the wait: the clients then get the 429's answer at once.
+                    if await tasks.pause(wait) { continue }
                 }
             }
-            return interpret(outcome, for: request, key: key)
+            return interpret(outcome, retryAfter: retryAfter, for: request)
         }
     }
 
-    private func interpret(_ outcome: Result<UpstreamResponse, UpstreamError>, for request: AmodbRequest, key: String) -> Fill {
-        let route = request.route
+    /// One call to amodb: counted, its rate-limit headers adopted, its status told to the key probe.
+    private func call(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
+        statistics.count(.upstreamCall)
+        let outcome = await fetcher.fetch(request)
         if case .success(let upstream) = outcome {
-            if upstream.status == 401 || upstream.status == 402 {
-                keyRejection.store(true, ordering: .relaxed)
-            } else if upstream.status == 200 || upstream.status == 404 {
-                keyRejection.store(false, ordering: .relaxed)
-            }
+            adoptLimits(of: upstream)
+            keyProbe.observe(status: upstream.status) { [weak self] in await self?.probeKey() }
         }
-        switch outcome {
-        case .success(let upstream) where upstream.status == 200:
+        return outcome
+    }
+
+    /// Gives amodb's rate-limit fields to the budget; the ones it ignores are logged (by name).
+    private func adoptLimits(of upstream: UpstreamResponse) {
+        for field in budget.observe(headers: upstream.headers, now: clock.now()) {
+            logger.warning("ignored an unreadable or out-of-range rate-limit field from amodb", ["field": field])
+        }
+    }
+
+    /// amodb's `Retry-After`, read by the one parser; an unreadable one is logged and ignored.
+    private func readRetryAfter(_ upstream: UpstreamResponse) -> Double? {
+        let seconds = upstream.retryAfterSeconds(now: clock.now())
+        if seconds == nil, upstream.headers["retry-after"] != nil {
+            logger.warning("ignored an unreadable Retry-After from amodb", ["field": "retry-after"])
+        }
+        return seconds
+    }
+
+    /// One cheap call to see whether amodb accepts the key again: within the budget's
+    /// reserve, its status (or `nil` when no call was made or none came back).
+    private func probeKey() async -> Int? {
+        guard case .granted = budget.acquire(.refresh, now: clock.now()) else {
+            statistics.count(.budgetDenial)
+            return nil
+        }
+        statistics.count(.keyProbe)
+        guard let request = try? AmodbRequest(route: .trending(.all, .day)) else { return nil }
+        statistics.count(.upstreamCall)
+        guard case .success(let upstream) = await fetcher.fetch(request) else { return nil }
+        adoptLimits(of: upstream)
+        if upstream.status == 200 || upstream.status == 404 { logger.info("amodb accepts the key again") }
+        return upstream.status
+    }
+
+    /// What amodb's answer means for the clients (`UpstreamAnswerTable`), with the body checked.
+    private func interpret(_ outcome: Result<UpstreamResponse, UpstreamError>, retryAfter: Double?, for request: AmodbRequest) -> FetchResult {
+        let route = request.route
+        switch UpstreamAnswerTable.verdict(for: outcome, retryAfter: retryAfter) {
+        case .store:
+            guard case .success(let upstream) = outcome else { return .failed(UpstreamAnswerTable.unusable) }
             if let problem = validator.problem(with: upstream.body, for: route) {
                 logger.error("amodb sent an unusable answer; not stored", ["path": route.template, "problem": problem])
-                return .failed(failure(502, "amodb sent a response the proxy could not read.", fwdStatus: 200), fwdStatus: 200, backoff: 0)
+                return .failed(UpstreamAnswerTable.unusable)
             }
-            let entry = CachedResponse(body: upstream.body, storedAt: clock.now(), lifetime: policy.cacheTTL)
-            cache.store(entry, for: key)
-            return .stored(entry)
-        case .success(let upstream) where upstream.status == 404:
+            return .answer(CachedResponse(body: upstream.body, storedAt: clock.now(), lifetime: policy.cacheTTL), stored: true)
+        case .storeNegative:
             let body = HTTPResponse.error(404, "The resource you requested could not be found.").body
             let entry = CachedResponse(status: 404, body: body, storedAt: clock.now(), lifetime: policy.negativeTTL)
-            if policy.negativeTTL > 0 { cache.store(entry, for: key) }
-            return .stored(entry)
-        case .success(let upstream):
-            return mapUpstreamStatus(upstream, route: route)
-        case .failure(.timedOut):
-            logger.warning("amodb did not answer in time", ["path": route.template])
-            return .failed(failure(504, "amodb did not answer in time.", fwdStatus: nil), fwdStatus: nil, backoff: 0)
-        case .failure(.unreachable):
-            logger.warning("amodb is unreachable", ["path": route.template])
-            return .failed(failure(502, "amodb could not be reached.", fwdStatus: nil), fwdStatus: nil, backoff: 0)
-        case .failure(.tooLarge):
-            logger.error("amodb sent a body larger than AMODB_MAX_UPSTREAM_BYTES; not stored", ["path": route.template])
-            return .failed(failure(502, "amodb sent a response larger than the proxy accepts.", fwdStatus: nil), fwdStatus: nil, backoff: 0)
+            return .answer(entry, stored: policy.negativeTTL > 0)
+        case .fail(let failure, let level, let message):
+            var fields = ["path": route.template]
+            if let status = failure.fwdStatus { fields["upstream_status"] = String(status) }
+            logger.log(level, message, fields)
+            return .failed(failure)
         }
     }
 
-    /// amodb's other answers, as the app should see them (never amodb's body or headers).
-    private func mapUpstreamStatus(_ upstream: UpstreamResponse, route: Route) -> Fill {
-        let status = upstream.status
-        let fields = ["path": route.template, "upstream_status": String(status)]
-        switch status {
-        case 401, 402:
-            // The operator's key is at fault, not the app's request: a gateway error, logged loudly.
-            logger.error(status == 401 ? "amodb rejected the API key (401): check AMODB_KEY" : "amodb says the plan has expired (402): renew it", fields)
-            return .failed(failure(502, "The proxy's amodb credentials were refused; the operator has been told.", fwdStatus: status), fwdStatus: status, backoff: 0)
-        case 429:
-            let retryAfter = upstream.retryAfterSeconds ?? 1
-            logger.warning("amodb rate limit still reached after retries", fields)
-            var headers = HTTPHeaders()
-            headers.set("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
-            return .failed(failure(503, "amodb's rate limit is reached; try again in \(max(1, Int(retryAfter.rounded(.up)))) s.", fwdStatus: 429, headers: headers), fwdStatus: 429, backoff: retryAfter)
-        case 504:
-            logger.warning("amodb answered 504", fields)
-            return .failed(failure(504, "amodb timed out (504).", fwdStatus: 504), fwdStatus: 504, backoff: 0)
-        case 500...599:
-            logger.warning("amodb failed", fields)
-            return .failed(failure(502, "amodb failed with status \(status).", fwdStatus: status), fwdStatus: status, backoff: 0)
-        default:
-            logger.error("amodb answered with an unexpected status", fields)
-            return .failed(failure(502, "amodb answered with unexpected status \(status).", fwdStatus: status), fwdStatus: status, backoff: 0)
-        }
+    // MARK: Shutdown
+
+    /// Begins shutdown: wakes the tasks waiting out a 429 or a probe interval (they give up)
+    /// and starts no new refreshes or probes.
+    func stopBackgroundWork() {
+        tasks.stop()
     }
 
-    private func budgetResponse(retryAfter: Double) -> HTTPResponse {
-        let seconds = max(1, Int(retryAfter.rounded(.up)))
-        var headers = HTTPHeaders()
-        headers.set("Retry-After", String(seconds))
-        headers.set("Cache-Status", "amodb-proxy; fwd=miss; detail=budget-exhausted")
-        return .error(503, "The proxy's amodb budget for this minute is spent; try again in \(seconds) s.", headers: headers)
+    /// Lets the fetches in flight finish for at most `seconds`, then closes the cache to
+    /// stores: after this returns, nothing the forwarder does changes it.
+    func drain(within seconds: Double) async {
+        await tasks.drain(within: seconds)
+        storesOpen.withLock { $0 = false }
     }
 
-    private func failure(_ status: Int, _ message: String, fwdStatus: Int?, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
-        var headers = headers
-        headers.set("Cache-Status", "amodb-proxy; fwd=miss" + (fwdStatus.map { "; fwd-status=\($0)" } ?? ""))
-        return .error(status, message, headers: headers)
-    }
-
-    // MARK: Responses
-
-    private static func response(for fill: Fill, at now: Double, collapsed: Bool, ifNoneMatch: String?) -> HTTPResponse {
-        switch fill {
-        case .stored(let entry):
-            let status = "amodb-proxy; fwd=miss; fwd-status=\(entry.status); stored" + (collapsed ? "; collapsed" : "")
-            return response(for: entry, at: now, cacheStatus: status, ifNoneMatch: ifNoneMatch)
-        case .failed(var response, _, _):
-            if collapsed, let status = response.headers["Cache-Status"] { response.headers.set("Cache-Status", status + "; collapsed") }
-            return response
-        }
-    }
-
-    /// A stored entry as an answer: the body, its age and remaining freshness, its validator.
-    static func response(for entry: CachedResponse, at now: Double, cacheStatus: String, ifNoneMatch: String?) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json;charset=utf-8")
-        headers.add("Cache-Control", "public, max-age=\(max(0, entry.remainingLifetime(at: now)))")
-        headers.add("Age", String(entry.age(at: now)))
-        if entry.status == 200 { headers.add("ETag", entry.etag) }
-        headers.add("Cache-Status", cacheStatus)
-        return applyingConditional(HTTPResponse(status: entry.status, headers: headers, body: entry.body), ifNoneMatch: ifNoneMatch)
-    }
-
-    /// `If-None-Match` (RFC 9110 §13.1.2): a 304 without body when a tag matches.
-    static func applyingConditional(_ response: HTTPResponse, ifNoneMatch: String?) -> HTTPResponse {
-        guard response.status == 200, let ifNoneMatch, let etag = response.headers["ETag"] else { return response }
-        let matches = ifNoneMatch.split(separator: ",").contains {
-            let tag = $0.trimmingSpaces()
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
-        guard matches else { return response }
-        var notModified = response
-        notModified.status = 304
-        notModified.body = []
-        notModified.headers.remove("Content-Type")
-        return notModified
+    /// The sizes of the forwarder's tables, for the metrics.
+    var tableSizes: (inFlight: Int, backoff: Int, clients: Int, tasks: Int) {
+        (coalescer.inFlight, backoff.count, shares?.count ?? 0, tasks.count)
     }
 }

@@ -4,8 +4,12 @@ import Synchronization
 /// `Mutex`, so requests for different paths rarely wait on each other and a hit is
 /// one hash, one short lock and one copy of a reference-counted array.
 ///
-/// Memory is bounded by a byte budget: beyond it, a shard drops its least recently
-/// used entries. Stores are rare (bounded by amodb's rate limit), so eviction scans.
+/// Memory is bounded by a byte budget that counts each entry's body, its key and a fixed
+/// per-entry overhead (`entryOverhead`), so many small entries (remembered 404s for
+/// made-up ids) are held to it as surely as a few large ones. Beyond it, a shard drops
+/// its least recently used entries. An entry larger than `maxEntryFraction` of the budget
+/// (half a shard's share) is never stored, so no entry can hold a shard alone.
+/// Stores are rare (bounded by amodb's rate limit), so eviction scans.
 public final class MemoryResponseCache: ResponseCache {
     private struct Slot {
         var entry: CachedResponse
@@ -28,13 +32,27 @@ public final class MemoryResponseCache: ResponseCache {
         let state = Mutex(Shard())
     }
 
+    /// Bytes counted for each entry besides its body and key: the dictionary slot, the
+    /// array and string headers, the entity tag. An estimate on the high side.
+    public static let entryOverhead = 256
+    /// The largest entry stored, as a fraction of the budget: 1/32 (2 MiB of 64 MiB).
+    public static let maxEntryFraction = 32
+
     private let shards: [LockedShard]
     private let bytesPerShard: Int
+    /// The largest entry (body, key and overhead) stored, in bytes.
+    public let maxEntryBytes: Int
 
-    /// A cache holding at most about `maxBytes` of bodies.
+    /// A cache holding at most about `maxBytes` (bodies, keys and overhead).
     public init(maxBytes: Int = ProxyConfiguration.defaults.cacheMaxBytes, shardCount: Int = 16) {
-        shards = (0..<shardCount).map { _ in LockedShard() }
-        bytesPerShard = max(1, maxBytes / shardCount)
+        shards = (0..<max(1, shardCount)).map { _ in LockedShard() }
+        bytesPerShard = max(1, maxBytes / max(1, shardCount))
+        maxEntryBytes = min(maxBytes / Self.maxEntryFraction, bytesPerShard)
+    }
+
+    /// What an entry costs against the budget.
+    static func cost(of entry: CachedResponse, key: String) -> Int {
+        entry.body.count + key.utf8.count + entryOverhead
     }
 
     private func shard(for key: String) -> LockedShard {
@@ -51,18 +69,23 @@ public final class MemoryResponseCache: ResponseCache {
         }
     }
 
-    public func store(_ entry: CachedResponse, for key: String) {
+    @discardableResult
+    public func store(_ entry: CachedResponse, for key: String) -> Bool {
         let limit = bytesPerShard
+        let cost = Self.cost(of: entry, key: key)
+        guard cost <= maxEntryBytes else { return false }
         shard(for: key).state.withLock { shard in
             let slot = Slot(entry: entry, lastUsed: shard.tick())
-            if let old = shard.slots.updateValue(slot, forKey: key) { shard.bytes -= old.entry.body.count }
-            shard.bytes += entry.body.count
-            while shard.bytes > limit, shard.slots.count > 1,
-                  let victim = shard.slots.min(by: { $0.value.lastUsed < $1.value.lastUsed }), victim.key != key {
+            if let old = shard.slots.updateValue(slot, forKey: key) { shard.bytes -= Self.cost(of: old.entry, key: key) }
+            shard.bytes += cost
+            // The new entry is at most half the shard's share: evicting others always makes room.
+            while shard.bytes > limit,
+                  let victim = shard.slots.lazy.filter({ $0.key != key }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 shard.slots[victim.key] = nil
-                shard.bytes -= victim.value.entry.body.count
+                shard.bytes -= Self.cost(of: victim.value.entry, key: victim.key)
             }
         }
+        return true
     }
 
     public var usage: (entries: Int, bytes: Int) {

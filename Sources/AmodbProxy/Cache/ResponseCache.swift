@@ -1,12 +1,17 @@
 /// Where stored answers live, keyed by the canonical path and query relative to the
 /// API root (`/movie/550?language=de-DE`). Behind a protocol so a shared cache
 /// (Redis, for several replicas) can take the in-memory one's place.
+///
+/// `entry(for:)` is the hit path and stays synchronous: a shared implementation answers
+/// it from a local copy and does its network work in `store` and on misses.
 public protocol ResponseCache: Sendable {
     /// The entry stored under `key`, fresh or not; counts as a use for eviction.
     func entry(for key: String) -> CachedResponse?
-    /// Stores (or replaces) the entry under `key`.
-    func store(_ entry: CachedResponse, for key: String)
-    /// How many entries and body bytes are held.
+    /// Stores (or replaces) the entry under `key`; `false` when the cache refuses it
+    /// (larger than it keeps).
+    @discardableResult
+    func store(_ entry: CachedResponse, for key: String) -> Bool
+    /// How many entries and bytes are held (bodies, keys and each entry's overhead).
     var usage: (entries: Int, bytes: Int) { get }
     /// Every entry, for a snapshot on disk.
     func allEntries() -> [(key: String, entry: CachedResponse)]

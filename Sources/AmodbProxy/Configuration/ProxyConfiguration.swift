@@ -27,6 +27,8 @@ public struct ProxyConfiguration: Sendable {
     public var snapshotPath: String?
     /// How often the snapshot is written, in seconds.
     public var snapshotIntervalSeconds: Double = 300
+    /// Each client's share of the window's amodb calls for misses (a fraction, 0 < share ≤ 1; 1: no share limit).
+    public var clientUpstreamShare = 0.125
     /// How long to wait for amodb, in seconds: a deadline for the whole call, last byte included.
     public var upstreamTimeout: Double = 10
     /// The largest amodb body accepted, in bytes after decoding; a larger one is cut off (502, not stored).

@@ -12,6 +12,9 @@ public struct HTTPResponse: Sendable {
     /// For the stand-in upstream's tests only: send just this many body bytes
     /// (with the full `Content-Length`) and then drop the connection.
     public var truncatedBodyLength: Int?
+    /// How the cache answered, for the proxy's routes: rendered into `Cache-Status` once,
+    /// when the response is finished, and read (never parsed back) by metrics and logs.
+    public var cacheOutcome: CacheOutcome?
 
     public init(
         status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
@@ -22,6 +25,7 @@ public struct HTTPResponse: Sendable {
         self.body = body
         self.closesConnection = closesConnection
         self.truncatedBodyLength = nil
+        self.cacheOutcome = nil
     }
 
     /// A JSON response.

@@ -23,21 +23,19 @@ public final class ProxyMetrics: Sendable {
         }
     }
 
-    /// The `cache` label, from the response's `Cache-Status`.
+    /// The `cache` label, from the response's typed `CacheOutcome`.
     enum CacheLabel: Int, CaseIterable {
         case hit, miss, stale, none
 
         var text: String { ["hit", "miss", "stale", "none"][rawValue] }
 
-        init(cacheStatus: String?) {
-            guard let cacheStatus else {
-                self = .none
-                return
+        init(_ outcome: CacheOutcome?) {
+            switch outcome {
+            case .hit: self = .hit
+            case .stale: self = .stale
+            case .miss: self = .miss
+            case nil: self = .none
             }
-            if cacheStatus.hasPrefix("amodb-proxy; hit") { self = .hit }
-            else if cacheStatus.hasPrefix("amodb-proxy; fwd=stale") { self = .stale }
-            else if cacheStatus.hasPrefix("amodb-proxy; fwd=miss") { self = .miss }
-            else { self = .none }
         }
     }
 
@@ -61,6 +59,8 @@ public final class ProxyMetrics: Sendable {
         let statistics: CacheStatistics
         let clock: any ProxyClock
         let connections: @Sendable () -> Int
+        /// Sizes of the forwarder's tables, by table name.
+        var tables: @Sendable () -> [(table: String, size: Int)] = { [] }
     }
 
     public init() {
@@ -130,7 +130,7 @@ public final class ProxyMetrics: Sendable {
         guard let sources = sources.withLock({ $0 }) else { return out.text }
         let usage = sources.cache.usage
         out.gauge("amodb_proxy_cache_entries", "Entries in the cache.", [([], Double(usage.entries))])
-        out.gauge("amodb_proxy_cache_bytes", "Body bytes in the cache.", [([], Double(usage.bytes))])
+        out.gauge("amodb_proxy_cache_bytes", "Bytes the cache holds: bodies, keys and a fixed overhead per entry.", [([], Double(usage.bytes))])
         let now = sources.clock.now()
         let used = sources.budget.used(now: now)
         out.gauge("amodb_proxy_upstream_budget_limit", "Calls to amodb allowed per sliding 60 s window.", [([], Double(sources.budget.limit))])
@@ -145,6 +145,8 @@ public final class ProxyMetrics: Sendable {
         ])
         out.counter("amodb_proxy_cache_events_total", "What the cache did, by event.",
                     CacheStatistics.Counter.allCases.map { ([("event", $0.rawValue)], Double(statistics.value($0))) })
+        out.gauge("amodb_proxy_forwarder_table_entries", "Entries in the forwarder's bounded tables, by table.",
+                  sources.tables().map { ([("table", $0.table)], Double($0.size)) })
         out.counter("amodb_proxy_upstream_budget_denials_total", "Calls to amodb the budget refused.",
                     [([], Double(statistics.value(.budgetDenial)))])
         return out.text

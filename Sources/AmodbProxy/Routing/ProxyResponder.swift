@@ -47,6 +47,8 @@ final class ProxyResponder: HTTPResponder {
         let origin = request.headers["Origin"]
         let finish: @Sendable (HTTPResponse) -> HTTPResponse = { [self] response in
             var response = response
+            // The typed outcome becomes header text here, once (RFC 9211).
+            if let outcome = response.cacheOutcome { response.headers.set("Cache-Status", outcome.cacheStatus) }
             if route == .trending || route == .movie { access.cors?.decorate(&response, origin: origin) }
             record(request, response, route: route, client: client, started: started)
             return response
@@ -102,7 +104,7 @@ final class ProxyResponder: HTTPResponder {
         let limited = access.tokens.isEnabled || !access.rateLimitExempt.contains(client)
         if limited, let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()
-            let seconds = max(1, Int(wait.rounded(.up)))
+            let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
             headers.set("Retry-After", String(seconds))
             return .error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers)
         }
@@ -116,7 +118,9 @@ final class ProxyResponder: HTTPResponder {
         } catch {
             return .error(400, error.description)
         }
-        return forwarder.respond(to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"], deliver: deliver)
+        // Each client's share of the calls for misses follows the same exemption as its rate.
+        return forwarder.respond(
+            to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"], client: limited ? identity : nil, deliver: deliver)
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
@@ -128,7 +132,7 @@ final class ProxyResponder: HTTPResponder {
 
     private func record(_ request: HTTPRequest, _ response: HTTPResponse, route: ProxyMetrics.RouteLabel, client: String, started: UInt64) {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        let cache = ProxyMetrics.CacheLabel(cacheStatus: response.headers["Cache-Status"])
+        let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
         metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: seconds)
         accessLog?.record(
             method: request.method, route: route.text, path: route == .unmatched ? LoggedPath.of(target: request.target) : nil,

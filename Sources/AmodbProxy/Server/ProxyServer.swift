@@ -17,6 +17,7 @@ public final class ProxyServer: Sendable {
     /// The client tokens in force (re-read from their file when it changes).
     public let tokens: ClientTokens
     private let responder: ProxyResponder
+    private let forwarder: CachingForwarder
     private let server: HTTPServer
     private let logger: ProxyLogger
     private let clock: any ProxyClock
@@ -55,10 +56,12 @@ public final class ProxyServer: Sendable {
             maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
         let policy = CachingForwarder.Policy(
             cacheTTL: configuration.cacheTTL, maxStale: configuration.maxStaleSeconds,
-            negativeTTL: configuration.negativeTTL, retryAfterCap: configuration.retryAfterCap)
+            negativeTTL: configuration.negativeTTL, retryAfterCap: configuration.retryAfterCap,
+            clientShare: configuration.clientUpstreamShare)
         let forwarder = CachingForwarder(
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
             validator: validator, statistics: statistics)
+        self.forwarder = forwarder
         let tokens = ClientTokens(tokens: configuration.clientTokens, file: configuration.clientTokensFile, logger: logger)
         self.tokens = tokens
         let access = ProxyResponder.Access(
@@ -78,7 +81,12 @@ public final class ProxyServer: Sendable {
             configuration: .init(host: configuration.host, port: configuration.port, limits: configuration.limits, timeouts: configuration.timeouts),
             responder: responder)
         let server = server
-        metrics.connect(.init(cache: cache, budget: budget, statistics: statistics, clock: clock, connections: { server.connectionCount }))
+        metrics.connect(.init(cache: cache, budget: budget, statistics: statistics, clock: clock, connections: { server.connectionCount },
+                              tables: { [forwarder] in
+                                  let sizes = forwarder.tableSizes
+                                  return [("in_flight", sizes.inFlight), ("backoff", sizes.backoff), ("client_share", sizes.clients),
+                                          ("tasks", sizes.tasks)]
+                              }))
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
@@ -98,6 +106,9 @@ public final class ProxyServer: Sendable {
         return port
     }
 
+    /// The forwarder's tracked tasks running now (fetches, refreshes, the key probe).
+    package var forwarderTasks: Int { forwarder.tableSizes.tasks }
+
     /// Open client connections now.
     public var connectionCount: Int { server.connectionCount }
 
@@ -107,8 +118,9 @@ public final class ProxyServer: Sendable {
     /// Bytes the server has read from the open connection at this peer port (nil: none open).
     package func bytesReceived(fromPeerPort port: Int) -> Int? { server.bytesReceived(fromPeerPort: port) }
 
-    /// Stops accepting, lets requests in flight finish within the grace period, then
-    /// writes the snapshot (if configured).
+    /// Stops accepting, wakes the forwarder's waits (429 retries, key probes), lets requests
+    /// and fetches in flight finish within the grace period, then writes the snapshot (if
+    /// configured); nothing is stored after it.
     public func shutdown() async {
         let running = timers.withLock { timers in
             defer { timers = [] }
@@ -116,7 +128,12 @@ public final class ProxyServer: Sendable {
         }
         running.forEach { $0.source.cancel() }
         responder.listening.store(false, ordering: .relaxed)
+        let started = ContinuousClock.now
+        forwarder.stopBackgroundWork()
         await server.shutdown(gracePeriod: configuration.shutdownGraceSeconds)
+        let spent = ContinuousClock.now - started
+        let left = configuration.shutdownGraceSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds) / 1e18
+        await forwarder.drain(within: max(0, left))
         writeSnapshot()
     }
 

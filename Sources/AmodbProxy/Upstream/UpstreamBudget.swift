@@ -1,3 +1,4 @@
+import AmodbModels
 import Synchronization
 
 /// Spends amodb's per-key budget: never more than `limit` calls in any sliding 60 s
@@ -7,21 +8,11 @@ import Synchronization
 /// The last quarter of a window's calls is kept for refreshes of entries that clients
 /// are using (and retries they wait on): a flood of cold misses for rarely asked paths
 /// cannot starve them.
-public final class UpstreamBudget: Sendable {
+public final class UpstreamBudget: CallBudget, Sendable {
     /// Who is asking.
-    public enum Priority: Sendable {
-        /// Refreshing an entry in use, or retrying for waiting clients: may use every call.
-        case refresh
-        /// A path with nothing stored: may not use the reserve.
-        case miss
-    }
-
+    public typealias Priority = CallPriority
     /// The answer to a request for one call.
-    public enum Decision: Sendable, Equatable {
-        case granted
-        /// No call now; one may be possible after this many seconds.
-        case denied(retryAfter: Double)
-    }
+    public typealias Decision = CallDecision
 
     private struct State {
         /// When each call in the window was granted, oldest first.
@@ -74,28 +65,76 @@ public final class UpstreamBudget: Sendable {
         limit >= 4 ? limit / 4 : 0
     }
 
+    /// The limits amodb may state that are taken as given; anything outside is ignored.
+    static let limitRange = 1...100_000
+    /// The longest wait a reset may announce, in seconds: a day.
+    static let longestReset: Double = 86_400
+
     /// Reads `X-RateLimit-*` / `RateLimit-*` (lower-cased names) from an amodb answer.
-    /// `Reset` is taken as seconds from now, or as a Unix time when it is that large.
-    public func observe(headers: [String: String], now: Double) {
-        func number(_ names: String...) -> Double? {
-            names.lazy.compactMap { headers[$0].flatMap { Double($0.trimmingSpaces()) } }.first
+    /// Every number must be finite and in range (limits 1–100,000; a reset at most a day
+    /// away); `Reset` is read by its size as seconds from now, a Unix time, or milliseconds
+    /// since 1970. Returns the names of the fields ignored.
+    @discardableResult
+    public func observe(headers: [String: String], now: Double) -> [String] {
+        var ignored: [String] = []
+        func number(_ names: String...) -> (name: String, value: Double)? {
+            for name in names {
+                guard let text = headers[name] else { continue }
+                guard let value = Double(text.trimmingSpaces()), value.isFinite, value >= 0 else {
+                    ignored.append(name)
+                    return nil
+                }
+                return (name, value)
+            }
+            return nil
         }
-        let limitHeader = number("x-ratelimit-limit", "ratelimit-limit")
-        let remaining = number("x-ratelimit-remaining", "ratelimit-remaining")
-        let reset = number("x-ratelimit-reset", "ratelimit-reset")
-        state.withLock { state in
-            if let limitHeader, limitHeader >= 1 { state.upstreamLimit = Int(limitHeader) }
-            if let remaining, remaining >= 0 {
-                state.upstreamRemaining = Int(remaining)
-                let resetAt = reset.map { $0 > 1_000_000_000 ? $0 : now + $0 } ?? now + Self.window
-                state.upstreamResetAt = resetAt
+        var limit: Int?
+        if let (name, value) = number("x-ratelimit-limit", "ratelimit-limit") {
+            if value >= 1, value <= Double(Self.limitRange.upperBound) {
+                limit = value.checkedInt(.down, clampedTo: Self.limitRange)
+            } else {
+                ignored.append(name)
             }
         }
+        // Remaining is at most the limit amodb could state; beyond that it says nothing useful.
+        let remaining = number("x-ratelimit-remaining", "ratelimit-remaining").map {
+            $0.value.checkedInt(.down, clampedTo: 0...Self.limitRange.upperBound)
+        } ?? nil
+        var resetAt: Double?
+        if let (name, value) = number("x-ratelimit-reset", "ratelimit-reset") {
+            resetAt = Self.resetTime(value, now: now)
+            if resetAt == nil { ignored.append(name) }
+        }
+        state.withLock { state in
+            if let limit { state.upstreamLimit = limit }
+            if let remaining {
+                state.upstreamRemaining = remaining
+                state.upstreamResetAt = resetAt ?? now + Self.window
+            }
+        }
+        return ignored
+    }
+
+    /// When a `Reset` of `value` falls, read by its size: below 10⁹ seconds from now, below
+    /// 10¹² a Unix time, below 10¹⁵ milliseconds since 1970; `nil` when that is more than
+    /// a day away (or the value is none of these).
+    static func resetTime(_ value: Double, now: Double) -> Double? {
+        let at: Double
+        switch value {
+        case ..<1e9: at = now + value
+        case ..<1e12: at = value
+        case ..<1e15: at = value / 1000
+        default: return nil
+        }
+        guard at - now <= longestReset else { return nil }
+        return max(now, at)
     }
 
     /// amodb said 429: no calls for `seconds` (its `Retry-After`).
     public func exhaust(for seconds: Double, now: Double) {
-        state.withLock { $0.exhaustedUntil = max($0.exhaustedUntil, now + seconds) }
+        // Finite and at most a day, whoever computed it.
+        let wait = seconds.isFinite ? min(max(0, seconds), Self.longestReset) : Self.longestReset
+        state.withLock { $0.exhaustedUntil = max($0.exhaustedUntil, now + wait) }
     }
 
     /// Calls granted in the current window.

@@ -1,4 +1,5 @@
 public import AmodbModels
+import Foundation
 
 /// What amodb answered: status, the fields the proxy reads, the body.
 public struct UpstreamResponse: Sendable {
@@ -13,11 +14,10 @@ public struct UpstreamResponse: Sendable {
         self.body = body
     }
 
-    /// `Retry-After` in seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP-date), if any.
-    public var retryAfterSeconds: Double? {
-        guard let text = headers["retry-after"]?.trimmingSpaces() else { return nil }
-        if let seconds = Double(text), seconds >= 0 { return seconds }
-        return nil
+    /// `Retry-After` in seconds at `now` (seconds since 1970), read by the one parser the
+    /// client uses too: delay-seconds or an HTTP-date, at most a day; `nil` if missing or unreadable.
+    public func retryAfterSeconds(now: Double) -> Double? {
+        RetryAfter.seconds(headers["retry-after"], now: Date(timeIntervalSince1970: now))
     }
 }
 

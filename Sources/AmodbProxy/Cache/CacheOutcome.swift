@@ -1,0 +1,65 @@
+/// How the cache answered one request: a typed value that rides on the response
+/// (`HTTPResponse.cacheOutcome`) and becomes `Cache-Status` text once, when the response
+/// is finished. Metrics and the access log read this value; nothing parses the header back.
+public enum CacheOutcome: Sendable, Equatable {
+    /// Why a stale copy was served.
+    public enum StaleReason: Sendable, Equatable {
+        /// A background refresh runs, or is about to (stale-while-revalidate).
+        case revalidate
+        /// amodb failed to refresh it lately (stale-if-error).
+        case error
+        /// The budget had no call for the refresh.
+        case budget
+    }
+
+    /// Why a miss was answered without amodb's answer.
+    public enum MissDetail: Sendable, Equatable {
+        /// The upstream budget had no call left.
+        case budgetExhausted
+        /// This client used up its share of the calls for misses.
+        case clientShareSpent
+        /// Too many distinct paths are being fetched at once.
+        case tooManyFetches
+    }
+
+    /// A fresh entry; `ttl` whole seconds of freshness left.
+    case hit(ttl: Int)
+    /// A stale entry; `ttl` is negative (or zero) seconds of freshness left, as RFC 9211 has it.
+    case stale(ttl: Int, reason: StaleReason, fwdStatus: Int?)
+    /// Nothing usable was stored: amodb was asked (`fwdStatus` its status, if it answered),
+    /// the answer `stored` or not, the request `collapsed` into another's fetch.
+    case miss(fwdStatus: Int?, stored: Bool, collapsed: Bool, detail: MissDetail?)
+
+    /// The `Cache-Status` field value (RFC 9211 §2).
+    public var cacheStatus: String {
+        switch self {
+        case .hit(let ttl):
+            return "amodb-proxy; hit; ttl=\(ttl)"
+        case .stale(let ttl, let reason, let fwdStatus):
+            let status = fwdStatus.map { "; fwd-status=\($0)" } ?? ""
+            switch reason {
+            case .revalidate: return "amodb-proxy; fwd=stale\(status); ttl=\(ttl)"
+            case .error: return "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=stale-if-error"
+            case .budget: return "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=budget-exhausted"
+            }
+        case .miss(let fwdStatus, let stored, let collapsed, let detail):
+            var text = "amodb-proxy; fwd=miss"
+            if let fwdStatus { text += "; fwd-status=\(fwdStatus)" }
+            if stored { text += "; stored" }
+            if collapsed { text += "; collapsed" }
+            switch detail {
+            case .budgetExhausted: text += "; detail=budget-exhausted"
+            case .clientShareSpent: text += "; detail=client-share-spent"
+            case .tooManyFetches: text += "; detail=too-many-fetches"
+            case nil: break
+            }
+            return text
+        }
+    }
+
+    /// The same outcome for a request that joined another's fetch.
+    var collapsed: CacheOutcome {
+        guard case .miss(let fwdStatus, let stored, _, let detail) = self else { return self }
+        return .miss(fwdStatus: fwdStatus, stored: stored, collapsed: true, detail: detail)
+    }
+}

@@ -1,0 +1,43 @@
+import AmodbModels
+
+/// An error answer for the clients of one fetch: what amodb (or the budget, or the
+/// transport) did, as the app should see it. Never amodb's body or headers.
+struct ClientFailure: Sendable {
+    /// The client's status.
+    var status: Int
+    /// The `status_message`.
+    var message: String
+    /// amodb's status, when it answered (`fwd-status` in `Cache-Status`).
+    var fwdStatus: Int?
+    /// Seconds to send as `Retry-After`, if any.
+    var retryAfter: Double?
+    /// Why no call was made, when none was.
+    var detail: CacheOutcome.MissDetail?
+    /// After a failed refresh, seconds without new attempts (at least the policy's back-off).
+    var backoff: Double = 0
+
+    /// The 503 for a miss that no call could be made for; `retryAfter` says when one could.
+    static func noCall(_ detail: CacheOutcome.MissDetail, retryAfter: Double) -> ClientFailure {
+        let seconds = Self.retryAfterSeconds(retryAfter)
+        let message = switch detail {
+        case .budgetExhausted: "The proxy's amodb budget for this minute is spent; try again in \(seconds) s."
+        case .clientShareSpent: "This client has used its share of the proxy's amodb calls; try again in \(seconds) s."
+        case .tooManyFetches: "The proxy is fetching too many paths from amodb at once; try again in \(seconds) s."
+        }
+        return ClientFailure(status: 503, message: message, fwdStatus: nil, retryAfter: retryAfter, detail: detail, backoff: retryAfter)
+    }
+
+    /// Whole seconds for `Retry-After`: at least 1, at most a day, whatever the input.
+    static func retryAfterSeconds(_ seconds: Double) -> Int {
+        seconds.checkedInt(.up, clampedTo: 1...Int(RetryAfter.longest)) ?? 1
+    }
+
+    /// The error response; `collapsed` when the request joined another's fetch.
+    func response(collapsed: Bool) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let retryAfter { headers.set("Retry-After", String(Self.retryAfterSeconds(retryAfter))) }
+        var response = HTTPResponse.error(status, message, headers: headers)
+        response.cacheOutcome = .miss(fwdStatus: fwdStatus, stored: false, collapsed: collapsed, detail: detail)
+        return response
+    }
+}

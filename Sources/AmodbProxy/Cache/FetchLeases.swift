@@ -1,0 +1,34 @@
+/// What a request got from `FetchLeases.claim`.
+enum LeaseClaim: Sendable {
+    /// A usable entry was stored after all: answer from it.
+    case cached(CachedResponse)
+    /// A fetch of the path is in flight; the waiter (if any) gets its result.
+    case joined
+    /// This request holds the lease: it must fetch, then `release` it.
+    case leads
+    /// Nobody fetches the path and this request may not start a fetch.
+    case refused(CacheOutcome.MissDetail)
+}
+
+/// The in-flight leases: which paths are being fetched from amodb now, and who waits
+/// for each. Behind a protocol so a shared implementation (Redis, for several replicas)
+/// can take the in-memory one's place; the cache hit path never touches it.
+///
+/// Lookup, join and register are one step (`claim`), and storing the answer and ending
+/// the lease are one step (`release`): a request that arrives just as a fetch completes
+/// either joins it or finds its answer stored, and never starts a second call.
+protocol FetchLeases: Sendable {
+    /// Atomically: a usable stored entry (`cached`, asked under the lease's lock), else
+    /// joining the fetch in flight (adding `waiter`), else taking the lease when `mayLead`
+    /// returns `nil` (it is asked only then, and says why not otherwise).
+    func claim(
+        _ key: String, cached: () -> CachedResponse?, mayLead: () -> CacheOutcome.MissDetail?, waiter: FetchWaiter?
+    ) -> LeaseClaim
+
+    /// Atomically: runs `commit` (storing the answer) and ends the lease; returns what
+    /// `commit` returned and who joined.
+    func release<Result>(_ key: String, commit: () -> Result) -> (Result, [FetchWaiter])
+
+    /// Leases held now.
+    var count: Int { get }
+}

@@ -1,0 +1,20 @@
+/// How a fetch from amodb ended, shared by every request that waited on it.
+enum FetchResult: Sendable {
+    /// amodb's 200, or its 404 as a negative entry; `stored` says whether the cache kept it.
+    case answer(CachedResponse, stored: Bool)
+    /// An error for the clients.
+    case failed(ClientFailure)
+
+    /// The answer for one client at `now`; `collapsed` when it joined another's fetch.
+    func response(at now: Double, collapsed: Bool) -> HTTPResponse {
+        switch self {
+        case .answer(let entry, let stored):
+            return entry.response(at: now, outcome: .miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil))
+        case .failed(let failure):
+            return failure.response(collapsed: collapsed)
+        }
+    }
+}
+
+/// A request waiting on a fetch in flight: called once with its result.
+typealias FetchWaiter = @Sendable (FetchResult) -> Void

@@ -1,0 +1,32 @@
+/// Who asks the budget for a call.
+public enum CallPriority: Sendable {
+    /// Refreshing an entry in use, retrying for waiting clients, probing a refused key:
+    /// may use every call.
+    case refresh
+    /// A path with nothing stored: may not use the reserve.
+    case miss
+}
+
+/// The budget's answer to a request for one call.
+public enum CallDecision: Sendable, Equatable {
+    case granted
+    /// No call now; one may be possible after this many seconds.
+    case denied(retryAfter: Double)
+}
+
+/// amodb's per-key budget of calls. Behind a protocol so a shared implementation (Redis,
+/// for several replicas spending one key) can take the in-memory `UpstreamBudget`'s place.
+/// Asked only on misses and refreshes, never on a cache hit.
+protocol CallBudget: Sendable {
+    /// Calls per 60 s window at most.
+    var limit: Int { get }
+    /// Takes one call from the window, or says how long until one could be had.
+    func acquire(_ priority: CallPriority, now: Double) -> CallDecision
+    /// Adopts amodb's rate-limit headers (lower-cased names); returns the names of those
+    /// it ignored as unreadable or out of range.
+    func observe(headers: [String: String], now: Double) -> [String]
+    /// amodb said 429: no calls for `seconds`.
+    func exhaust(for seconds: Double, now: Double)
+    /// Calls granted in the current window.
+    func used(now: Double) -> Int
+}
