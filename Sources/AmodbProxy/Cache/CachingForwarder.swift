@@ -91,7 +91,6 @@ final class CachingForwarder: Sendable {
         if let entry = cache.entry(for: key), let answer = stored(entry, for: request, key: key, now: now) {
             return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
         }
-        statistics.count(.miss)
         let waiter: FetchWaiter = { [clock] result in
             deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: clock.now(), collapsed: true)))
         }
@@ -101,14 +100,18 @@ final class CachingForwarder: Sendable {
             mayLead: { mayLead(client, now: now, wait: &shareWait) }, waiter: waiter)
         switch claim {
         case .cached(let entry):
+            // Stored between the lookup and the claim: not a miss after all.
             let answer = stored(entry, for: request, key: key, now: now) ?? entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)))
             return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
         case .joined:
+            statistics.count(.miss)
             statistics.count(.collapsed)
             return nil
         case .refused(let detail):
+            statistics.count(.miss)
             return ClientFailure.noCall(detail, retryAfter: detail == .clientShareSpent ? shareWait : 1).response(collapsed: false)
         case .leads:
+            statistics.count(.miss)
             tasks.run(.awaited) {
                 let fetched = await self.fill(request, priority: .miss, firstCallGranted: false)
                 let result = self.finish(key, with: fetched, refreshing: false)
