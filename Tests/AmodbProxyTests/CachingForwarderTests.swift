@@ -513,6 +513,29 @@ struct ClientShareTests {
         }
     }
 
+    @Test(arguments: [("0.25", 0.25), ("1", 1.0), (" 0.5 ", 0.5)])
+    func theShareIsASetting(value: String, share: Double) throws {
+        let environment = ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", "AMODB_CLIENT_SHARE": value]
+        guard case .serve(let loaded) = try ConfigurationLoader.load(arguments: [], environment: environment) else {
+            Issue.record("not a serve command")
+            return
+        }
+        #expect(loaded.clientUpstreamShare == share)
+        guard case .serve(let flagged) = try ConfigurationLoader.load(arguments: ["--client-share", value], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"]) else {
+            Issue.record("not a serve command")
+            return
+        }
+        #expect(flagged.clientUpstreamShare == share)
+    }
+
+    @Test(arguments: ["0", "-0.1", "1.5", "inf", "nan", "1e300", "an eighth"])
+    func aShareOutsideZeroToOneIsRefusedNamingTheSetting(value: String) {
+        let environment = ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", "AMODB_CLIENT_SHARE": value]
+        #expect { _ = try ConfigurationLoader.load(arguments: [], environment: environment) } throws: { error in
+            "\(error)".contains("AMODB_CLIENT_SHARE")
+        }
+    }
+
     @Test func theTableOfClientsIsBounded() {
         let shares = ClientUpstreamShare(limit: 40, fraction: 0.125, capacity: 100)
         for client in 0..<10_000 { _ = shares.take("address:10.0.\(client / 256).\(client % 256)", now: 1000) }

@@ -17,6 +17,10 @@ enum LeaseClaim: Sendable {
 /// Lookup, join and register are one step (`claim`), and storing the answer and ending
 /// the lease are one step (`release`): a request that arrives just as a fetch completes
 /// either joins it or finds its answer stored, and never starts a second call.
+///
+/// Both are synchronous because they run while a request is answered, on an event loop.
+/// A shared implementation keeps this process's waiters here and takes the shared lease
+/// inside the leader's task (which may await), before it calls amodb.
 protocol FetchLeases: Sendable {
     /// Atomically: a usable stored entry (`cached`, asked under the lease's lock), else
     /// joining the fetch in flight (adding `waiter`), else taking the lease when `mayLead`

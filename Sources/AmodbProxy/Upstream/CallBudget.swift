@@ -17,6 +17,10 @@ public enum CallDecision: Sendable, Equatable {
 /// amodb's per-key budget of calls. Behind a protocol so a shared implementation (Redis,
 /// for several replicas spending one key) can take the in-memory `UpstreamBudget`'s place.
 /// Asked only on misses and refreshes, never on a cache hit.
+///
+/// Synchronous on purpose: whether a stale copy is served with `detail=budget-exhausted`
+/// is decided while the request is answered. A shared implementation grants from a
+/// local allowance that it settles with the shared counter in the background.
 protocol CallBudget: Sendable {
     /// Calls per 60 s window at most.
     var limit: Int { get }
