@@ -66,7 +66,7 @@ struct CachingForwarderTests {
 
     @Test func makesOneUpstreamCallForManyConcurrentRequests() async throws {
         let fetcher = ScriptedUpstream()
-        fetcher.setDelay(milliseconds: 300)
+        fetcher.hold()   // the one call stays in flight until all fifty have asked
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
@@ -76,11 +76,14 @@ struct CachingForwarderTests {
                         return (response.status, response.header("Cache-Status"))
                     }
                 }
+                #expect(await eventually { fetcher.heldCount == 1 && harness.proxy.statistics.value(.collapsed) == 49 })
+                fetcher.release()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.count == 50)
             #expect(statuses.allSatisfy { $0.0 == 200 })
-            #expect(statuses.filter { $0.1?.contains("collapsed") == true }.count >= 1)
+            #expect(statuses.filter { $0.1 == "amodb-proxy; fwd=miss; fwd-status=200; stored; collapsed" }.count == 49)
+            #expect(statuses.filter { $0.1 == "amodb-proxy; fwd=miss; fwd-status=200; stored" }.count == 1)
             #expect(fetcher.calls.count == 1)
         }
     }
