@@ -228,7 +228,7 @@ private func forwarder(
     _ fetcher: ScriptedUpstream, cache: any ResponseCache = MemoryResponseCache(), clock: ManualClock = ManualClock(),
     limit: Int = 40, adjust: (inout CachingForwarder.Policy) -> Void = { _ in }
 ) -> CachingForwarder {
-    var policy = CachingForwarder.Policy()
+    var policy = CachingForwarder.Policy(ProxyConfiguration())
     adjust(&policy)
     return CachingForwarder(
         cache: cache, fetcher: fetcher, budget: UpstreamBudget(limit: limit), clock: clock,

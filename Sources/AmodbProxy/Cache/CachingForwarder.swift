@@ -14,22 +14,23 @@ import Synchronization
 /// (`KeyProbe`) and conditional requests (`ConditionalRequest`). Each answer carries a typed
 /// `CacheOutcome`.
 final class CachingForwarder: Sendable {
-    /// Lifetimes, retries, back-off and the bounds of the forwarder's tables.
+    /// Lifetimes, retries, back-off and the bounds of the forwarder's tables. What an
+    /// operator can set comes from `ProxyConfiguration`, where its default is written.
     struct Policy: Sendable {
         /// Freshness lifetime of stored answers, in seconds.
-        var cacheTTL = ProxyConfiguration.defaults.cacheTTL
+        var cacheTTL: Double
         /// Oldest age at which a stored answer may still be served stale, in seconds.
-        var maxStale = ProxyConfiguration.defaults.maxStaleSeconds
+        var maxStale: Double
         /// Lifetime of a remembered 404, in seconds (0: not remembered).
-        var negativeTTL = ProxyConfiguration.defaults.negativeTTL
+        var negativeTTL: Double
         /// Retries after amodb's 429, at most.
         var maxRateLimitRetries = 2
         /// The longest `Retry-After` the proxy waits out, in seconds; a longer one is passed on.
-        var retryAfterCap = ProxyConfiguration.defaults.retryAfterCap
+        var retryAfterCap: Double
         /// After a failed refresh, the stale copy is served without new attempts this long, in seconds.
         var refreshBackoff: Double = 10
         /// Each client's share of the window's calls for misses (0…1; 1: no share limit).
-        var clientShare = ProxyConfiguration.defaults.clientUpstreamShare
+        var clientShare: Double
         /// Seconds between probes of a refused key, chosen at random in this range.
         var keyProbeInterval: ClosedRange<Double> = 30...60
         /// Paths fetched at once, at most.
@@ -38,6 +39,15 @@ final class CachingForwarder: Sendable {
         var maxBackoffEntries = 10_000
         /// Clients whose share is tracked, at most.
         var maxTrackedClients = 10_000
+
+        /// The policy `configuration` asks for.
+        init(_ configuration: ProxyConfiguration) {
+            cacheTTL = configuration.cacheTTL
+            maxStale = configuration.maxStaleSeconds
+            negativeTTL = configuration.negativeTTL
+            retryAfterCap = configuration.retryAfterCap
+            clientShare = configuration.clientUpstreamShare
+        }
     }
 
     private let cache: any ResponseCache

@@ -54,10 +54,7 @@ public final class ProxyServer: Sendable {
         let fetcher = InstrumentedFetcher(inner: fetcher ?? URLSessionUpstreamFetcher(
             baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout,
             maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
-        let policy = CachingForwarder.Policy(
-            cacheTTL: configuration.cacheTTL, maxStale: configuration.maxStaleSeconds,
-            negativeTTL: configuration.negativeTTL, retryAfterCap: configuration.retryAfterCap,
-            clientShare: configuration.clientUpstreamShare)
+        let policy = CachingForwarder.Policy(configuration)
         let forwarder = CachingForwarder(
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
             validator: validator, statistics: statistics)
