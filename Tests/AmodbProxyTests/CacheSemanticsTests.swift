@@ -318,8 +318,10 @@ struct MemoryResponseCacheTests {
         let cache = MemoryResponseCache(maxBytes: maxBytes, shardCount: 16)
         var generator = SystemRandomNumberGenerator()
         for index in 0..<2000 {
-            cache.store(entry(Int.random(in: 0...(maxBytes / 16), using: &generator)), for: "/movie/\(index)")
+            // Up to twice a shard's share: an entry that large must never be kept, even alone.
+            cache.store(entry(Int.random(in: 0...(maxBytes / 8), using: &generator)), for: "/movie/\(index)")
             #expect(cache.usage.bytes <= maxBytes)
         }
+        #expect(cache.allEntries().allSatisfy { $0.entry.body.count < cache.maxEntryBytes })
     }
 }
