@@ -402,7 +402,8 @@ private func temporarySnapshotPath() -> String {
 struct ForwarderShutdownTests {
     @Test func shutdownWakesARetryWaitingOutA429AndAnswersAtOnce() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(429, "", headers: ["retry-after": "30"]))
-        let harness = try ProxyHarness(fetcher: fetcher)
+        // A grace far shorter than the 30 s wait, yet long enough for a busy machine to answer.
+        let harness = try ProxyHarness(configuration: configuration { $0.shutdownGraceSeconds = 5 }, fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             let pending = Task { try await harness.get("/3/trending/movie/week") }
             #expect(await eventually { fetcher.calls.count == 1 })
