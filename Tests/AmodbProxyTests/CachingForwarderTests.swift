@@ -504,6 +504,29 @@ struct ClientShareTests {
         }
     }
 
+    @Test func missesTheBudgetRefusesCostTheClientNoShare() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(404, "{}"))
+        let clock = ManualClock()
+        var settings = Self.settings(share: 0.5)
+        settings.rateLimit = 8   // 6 calls for misses a window (a quarter is kept for refreshes), 4 per client
+        let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
+        try await withServer(harness) { _ async throws in
+            func get(_ id: Int, as client: String) async throws -> RawHTTPResponse {
+                try await harness.get("/3/movie/\(id)", headers: ["X-Forwarded-For": client])
+            }
+            for id in 1...4 { #expect(try await get(id, as: "198.51.100.2").status == 404) }
+            for id in 5...6 { #expect(try await get(id, as: "198.51.100.3").status == 404) }
+            clock.advance(by: 30)
+            for id in 7...9 {
+                let refused = try await get(id, as: "203.0.113.7")
+                #expect(refused.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
+            }
+            clock.advance(by: 31)   // the window's calls have left it; the refused misses were never made
+            for id in 10...13 { #expect(try await get(id, as: "203.0.113.7").status == 404, "movie \(id)") }
+            #expect(fetcher.calls.count == 10)
+        }
+    }
+
     @Test func exemptAddressesAndAShareOfOneAreNotLimited() async throws {
         for (exempt, share) in [(true, 0.125), (false, 1.0)] {
             let fetcher = ScriptedUpstream(fallback: upstream(404, "{}"))

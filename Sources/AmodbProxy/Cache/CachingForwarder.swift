@@ -124,6 +124,9 @@ final class CachingForwarder: Sendable {
             statistics.count(.miss)
             tasks.run(.awaited) {
                 let fetched = await self.fill(request, priority: .miss, firstCallGranted: false)
+                if case .failed(let failure) = fetched, failure.detail == .budgetExhausted, let client {
+                    self.shares?.refund(client)   // no call was made: none is counted against the client
+                }
                 let result = self.finish(key, with: fetched, refreshing: false)
                 deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: self.clock.now(), collapsed: false)))
             }
