@@ -21,6 +21,12 @@ let package = Package(
         .target(name: "AmodbProxy", dependencies: ["AmodbModels", "CSystemShims"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4).
         .target(name: "CSystemShims"),
+        // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders.
+        .target(name: "AmodbCompression", dependencies: ["CZlib", "CBrotli"]),
+        // The system's zlib (Debian zlib1g-dev; the toolchain already depends on it).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The system's brotli: libbrotlienc, and libbrotlidec for decoding (Debian libbrotli-dev).
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
         .target(name: "AmodbSandbox", dependencies: ["AmodbModels", "AmodbProxy"]),
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
@@ -33,6 +39,10 @@ let package = Package(
         // Helpers shared by the test targets (raw socket client, servers on port 0).
         .target(name: "AmodbTestSupport", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
+        .testTarget(
+            name: "AmodbCompressionTests",
+            dependencies: ["AmodbCompression", "AmodbProxy", "AmodbSandbox"]
+        ),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbSandbox", "AmodbTestSupport"]),
@@ -46,8 +56,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// The same upcoming features for every target (as swift-log does).
-for target in package.targets where target.name != "CSystemShims" {
+// The same upcoming features for every Swift target (as swift-log does); system
+// libraries take no settings.
+for target in package.targets where target.name != "CSystemShims" && target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

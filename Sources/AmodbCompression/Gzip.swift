@@ -1,0 +1,74 @@
+import CZlib
+
+/// zlib's deflate and inflate for gzip members (RFC 1952): the one home of the zlib
+/// calls, each result mapped to a `CompressionError` here.
+enum Gzip {
+    /// How much inflate writes per call before the output is checked against the cap.
+    static let chunkSize = 16 * 1024
+
+    /// deflate(3) with `Z_FINISH` into a buffer of deflateBound(3)'s size: one call makes
+    /// the whole member (header, deflate data, CRC32 and ISIZE trailer).
+    static func encode(_ input: [UInt8], level: Int32) throws(CompressionError) -> [UInt8] {
+        var stream = z_stream()
+        let start = amodb_deflate_init_gzip(&stream, level)
+        guard start == Z_OK else { throw .libraryFailure(.gzip, code: start) }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))))
+        let code = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        // deflateBound is an upper bound for Z_FINISH in one call, so anything but
+        // Z_STREAM_END is zlib failing, not a short buffer.
+        guard code == Z_STREAM_END else { throw .libraryFailure(.gzip, code: code) }
+        output.removeLast(Int(stream.avail_out))
+        return output
+    }
+
+    /// inflate(3) chunk by chunk, refusing as soon as the output passes `limit`.
+    /// Concatenated members decode as one body, as gzip(1) reads them (RFC 1952 §2.2).
+    static func decode(_ input: [UInt8], limit: Int) throws(CompressionError) -> [UInt8] {
+        var stream = z_stream()
+        let start = amodb_inflate_init_gzip(&stream)
+        guard start == Z_OK else { throw .libraryFailure(.gzip, code: start) }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        let outcome = input.withUnsafeBufferPointer { source -> Result<Void, CompressionError> in
+            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+            stream.avail_in = uInt(source.count)
+            while true {
+                let (code, produced) = chunk.withUnsafeMutableBufferPointer { target in
+                    stream.next_out = target.baseAddress
+                    stream.avail_out = uInt(target.count)
+                    let code = inflate(&stream, Z_NO_FLUSH)
+                    return (code, target.count - Int(stream.avail_out))
+                }
+                guard output.count + produced <= limit else { return .failure(.outputTooLarge(.gzip, limit: limit)) }
+                output.append(contentsOf: chunk[..<produced])
+                switch code {
+                case Z_OK:
+                    continue
+                case Z_STREAM_END where stream.avail_in == 0:
+                    return .success(())
+                case Z_STREAM_END:
+                    // More bytes after a member: another member, or garbage inflate refuses.
+                    inflateReset(&stream)
+                case Z_BUF_ERROR where stream.avail_in == 0:
+                    return .failure(.truncated(.gzip))
+                case Z_MEM_ERROR:
+                    return .failure(.libraryFailure(.gzip, code: code))
+                default:
+                    return .failure(.malformed(.gzip))
+                }
+            }
+        }
+        try outcome.get()
+        return output
+    }
+}
