@@ -50,6 +50,15 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${BUILDER_IMAGE} AS build
 WORKDIR /build
 
+# Compressed answers (AmodbCompression) link the system's zlib and brotli through
+# the system-library targets CZlib and CBrotli. The swift images already carry
+# zlib1g-dev; libbrotli-dev (libbrotlienc, libbrotlidec) is installed when missing.
+RUN dpkg -s libbrotli-dev >/dev/null 2>&1 \
+ || { export DEBIAN_FRONTEND=noninteractive \
+      && apt-get -q update \
+      && apt-get -q install -y --no-install-recommends libbrotli-dev \
+      && rm -rf /var/lib/apt/lists/*; }
+
 # Manifest first: resolving dependencies stays cached while only sources change.
 # .build is a cache mount (kept by the build host between builds; needs BuildKit
 # on Docker, works with podman/buildah), so an edit recompiles incrementally
@@ -65,10 +74,10 @@ COPY ./Sources ./Sources
 COPY ./Tests ./Tests
 
 # --static-swift-stdlib: the Swift runtime and Foundation are linked in, so the
-# binary needs only libc, libstdc++, libgcc_s and libcurl (FoundationNetworking)
-# from the runtime image. The binary is copied out of the cache mount, and out
-# of the toolchain (swift-backtrace-static), inside the RUN: neither exists for
-# a later COPY --from.
+# binary needs only libc, libstdc++, libgcc_s and libcurl (FoundationNetworking;
+# it brings libz and libbrotli along) from the runtime image. The binary is copied
+# out of the cache mount, and out of the toolchain (swift-backtrace-static),
+# inside the RUN: neither exists for a later COPY --from.
 RUN --mount=type=cache,id=amodb-proxy-build,target=/build/.build,sharing=locked \
     swift build -c release --static-swift-stdlib --product amodb-proxy \
  && mkdir -p /staging \
@@ -81,7 +90,9 @@ FROM ${RUNTIME_IMAGE}
 
 # What the binary still loads: libcurl4 (FoundationNetworking, the upstream
 # client and --healthcheck), ca-certificates (TLS to amodb), tzdata. The public
-# debian:bookworm-slim has none of them.
+# debian:bookworm-slim has none of them. zlib1g and libbrotli1 (libz,
+# libbrotlienc, libbrotlidec, for gzip and br answers) need no line of their own:
+# libcurl4 depends on both (`apt-cache depends libcurl4`).
 RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
  && apt-get -q update \
  && apt-get -q install -y --no-install-recommends ca-certificates libcurl4 tzdata \
