@@ -1,7 +1,8 @@
 import CZlib
 
 /// zlib's deflate and inflate for gzip members (RFC 1952): the one home of the zlib
-/// calls, each result mapped to a `CompressionError` here.
+/// calls, each result mapped to a `CompressionError` here. zlib counts input in a
+/// 32-bit `uInt`, so a body must be under 4 GiB (answers are kilobytes).
 enum Gzip {
     /// How much inflate writes per call before the output is checked against the cap.
     static let chunkSize = 16 * 1024
