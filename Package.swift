@@ -18,7 +18,7 @@ let package = Package(
         // async/await client over URLSession, for apps (iOS, macOS) and for the tests.
         .target(name: "AmodbClient", dependencies: ["AmodbModels"]),
         // The proxy: raw-socket HTTP/1.1 server, routing, cache, upstream fetcher.
-        .target(name: "AmodbProxy", dependencies: ["AmodbModels", "CSystemShims"]),
+        .target(name: "AmodbProxy", dependencies: ["AmodbModels", "AmodbRedis", "CSystemShims"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4).
         .target(name: "CSystemShims"),
         // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders.
@@ -47,6 +47,8 @@ let package = Package(
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbSandbox", "AmodbTestSupport"]),
         .testTarget(name: "AmodbRedisTests", dependencies: ["AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport", "AmodbProxy"]),
+        // Replicas sharing one Redis (issue 13): several in-process proxies, one real redis-server.
+        .testTarget(name: "FleetTests", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
         .testTarget(
             name: "IntegrationTests",
             // The executable too: the flag tests run the built binary, as an operator would.

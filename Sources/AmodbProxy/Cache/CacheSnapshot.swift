@@ -135,7 +135,14 @@ struct CacheSnapshot {
     /// Why `entry` must not be loaded, or `nil`. Checked before any arithmetic that could
     /// trap: a lifetime of `1e300` or an age of `-inf` never reaches an `Int`.
     private static func problem(with entry: Entry, now: Double, bounds: Bounds, validator: AnswerValidator) -> String? {
-        guard let request = request(ofKey: entry.key) else { return "not a cache key the proxy makes" }
+        problem(key: entry.key, with: CachedResponse(status: entry.status, body: [UInt8](entry.body), storedAt: entry.storedAt, lifetime: entry.lifetime),
+                now: now, bounds: bounds, validator: validator)
+    }
+
+    /// Why `entry`, read from outside the process (a snapshot, or the Redis replicas share),
+    /// must not be kept under `key`, or `nil`: the same checks for every such source.
+    static func problem(key: String, with entry: CachedResponse, now: Double, bounds: Bounds, validator: AnswerValidator) -> String? {
+        guard let request = request(ofKey: key) else { return "not a cache key the proxy makes" }
         let longest: Double
         switch entry.status {
         case 200: longest = bounds.cacheTTL
@@ -150,7 +157,7 @@ struct CacheSnapshot {
         guard entry.storedAt.isFinite, age.isFinite, age >= -bounds.clockSkew else { return "stored at an impossible time" }
         // A stale 404 is never served, a stale 200 only up to max-stale.
         guard age < (entry.status == 200 ? bounds.maxStale : entry.lifetime) else { return "too old" }
-        let body = [UInt8](entry.body)
+        let body = entry.body
         return entry.status == 200 ? validator.problem(with: body, for: request.route) : validator.problem(withNotFound: body)
     }
 

@@ -97,9 +97,14 @@ final class CachingForwarder: Sendable {
     ) -> HTTPResponse? {
         let key = request.pathAndQuery
         let now = clock.now()
+        let conditional: @Sendable (HTTPResponse) -> Void = { deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: $0)) }
         // The hit path: one lookup in the cache, no lease taken.
-        if let entry = cache.entry(for: key), let answer = stored(entry, for: request, key: key, now: now) {
-            return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
+        if let entry = cache.entry(for: key) {
+            switch stored(entry, for: request, key: key, now: now, deliver: conditional) {
+            case .now(let answer): return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
+            case .later: return nil
+            case .unusable: break
+            }
         }
         let waiter: FetchWaiter = { [clock] result in
             deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: clock.now(), collapsed: true)))
@@ -111,8 +116,12 @@ final class CachingForwarder: Sendable {
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
-            let answer = stored(entry, for: request, key: key, now: now) ?? entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)))
-            return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
+            switch stored(entry, for: request, key: key, now: now, deliver: conditional) {
+            case .now(let answer): return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
+            case .later: return nil
+            case .unusable:
+                return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now))))
+            }
         case .joined:
             statistics.count(.miss)
             statistics.count(.collapsed)
@@ -123,12 +132,21 @@ final class CachingForwarder: Sendable {
         case .leads:
             statistics.count(.miss)
             tasks.run(.awaited) {
+                // Another replica may have stored it, or be fetching it: then no call from here.
+                if let shared = await self.coalescer.lead(key) {
+                    let result = self.finish(key, with: .answer(shared, stored: true), refreshing: false)
+                    if let client { self.shares?.refund(client) }
+                    conditional(result.response(at: self.clock.now(), collapsed: true))
+                    await self.coalescer.share(key, nil)
+                    return
+                }
                 let fetched = await self.fill(request, priority: .miss, firstCallGranted: false)
                 if case .failed(let failure) = fetched, failure.detail == .budgetExhausted, let client {
                     self.shares?.refund(client)   // no call was made: none is counted against the client
                 }
                 let result = self.finish(key, with: fetched, refreshing: false)
-                deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: self.clock.now(), collapsed: false)))
+                conditional(result.response(at: self.clock.now(), collapsed: false))
+                await self.coalescer.share(key, result.sharedEntry)
             }
             return nil
         }
@@ -139,14 +157,26 @@ final class CachingForwarder: Sendable {
         entry.isFresh(at: now) || (entry.status == 200 && now - entry.storedAt < policy.maxStale) ? entry : nil
     }
 
-    /// The answer from a stored entry (a hit, or a stale copy), or `nil` when it cannot answer.
-    private func stored(_ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double) -> HTTPResponse? {
+    /// What a stored entry answers.
+    private enum StoredAnswer {
+        /// A hit, or a stale copy: now.
+        case now(HTTPResponse)
+        /// A stale copy, handed to `deliver` once the budget has said whether it refreshes.
+        case later
+        /// Too old to answer.
+        case unusable
+    }
+
+    /// The answer from a stored entry (a hit, or a stale copy).
+    private func stored(
+        _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, deliver: @escaping @Sendable (HTTPResponse) -> Void
+    ) -> StoredAnswer {
         if entry.isFresh(at: now) {
             statistics.count(entry.status == 200 ? .hit : .negativeHit)
-            return entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)))
+            return .now(entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now))))
         }
-        guard usable(entry, now: now) != nil else { return nil }
-        return serveStale(entry, for: request, key: key, now: now)
+        guard usable(entry, now: now) != nil else { return .unusable }
+        return serveStale(entry, for: request, key: key, now: now, deliver: deliver)
     }
 
     /// Refuses a new fetch when `client` has used its share of the window's calls for misses
@@ -158,33 +188,48 @@ final class CachingForwarder: Sendable {
         return .clientShareSpent
     }
 
-    /// A stale answer now, and a background refresh unless one runs, amodb just failed
-    /// (stale-if-error) or the budget has no call for it.
-    private func serveStale(_ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double) -> HTTPResponse {
+    /// A stale answer, and a background refresh unless one runs, amodb just failed
+    /// (stale-if-error) or the budget has no call for it. The request that starts the
+    /// refresh gets its answer once the budget has decided (it may ask Redis: tens of ms at
+    /// most); every other one at once.
+    private func serveStale(
+        _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, deliver: @escaping @Sendable (HTTPResponse) -> Void
+    ) -> StoredAnswer {
         let ttl = entry.remainingLifetime(at: now)
         if let failure = backoff.failure(for: key, now: now) {
             statistics.count(.staleIfError)
-            return entry.response(at: now, outcome: .stale(ttl: ttl, reason: .error, fwdStatus: failure.fwdStatus))
+            return .now(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .error, fwdStatus: failure.fwdStatus)))
         }
-        if case .leads = coalescer.claim(key, cached: { nil }, waiter: nil) {
-            if case .denied = budget.acquire(.refresh, now: now) {
-                coalescer.finish(key) { .answer(entry, stored: false) }
-                statistics.count(.budgetDenial)
-                statistics.count(.staleForBudget)
-                return entry.response(at: now, outcome: .stale(ttl: ttl, reason: .budget, fwdStatus: nil))
-            }
-            let started = tasks.run(.background) {
-                let fetched = await self.fill(request, priority: .refresh, firstCallGranted: true)
-                self.finish(key, with: fetched, refreshing: true)
-            }
-            if started {
-                statistics.count(.refresh)
-            } else {
-                coalescer.finish(key) { .answer(entry, stored: false) }
-            }
+        let revalidating = entry.response(at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil))
+        guard case .leads = coalescer.claim(key, cached: { nil }, waiter: nil) else {
+            statistics.count(.staleWhileRevalidate)
+            return .now(revalidating)
         }
+        let started = tasks.run(.background) {
+            if case .denied = await self.budget.acquire(.refresh, now: now) {
+                self.coalescer.finish(key) { .answer(entry, stored: false) }
+                self.statistics.count(.budgetDenial)
+                self.statistics.count(.staleForBudget)
+                deliver(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .budget, fwdStatus: nil)))
+                return
+            }
+            self.statistics.count(.refresh)
+            self.statistics.count(.staleWhileRevalidate)
+            deliver(revalidating)
+            // Another replica may have refreshed it already (the call granted then goes unused).
+            if let shared = await self.coalescer.lead(key) {
+                self.finish(key, with: .answer(shared, stored: true), refreshing: true)
+                await self.coalescer.share(key, nil)
+                return
+            }
+            let fetched = await self.fill(request, priority: .refresh, firstCallGranted: true)
+            let result = self.finish(key, with: fetched, refreshing: true)
+            await self.coalescer.share(key, result.sharedEntry)
+        }
+        if started { return .later }
+        coalescer.finish(key) { .answer(entry, stored: false) }
         statistics.count(.staleWhileRevalidate)
-        return entry.response(at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil))
+        return .now(revalidating)
     }
 
     /// Stores a fetched answer and ends the lease in one step, hands the result to those who
@@ -217,7 +262,7 @@ final class CachingForwarder: Sendable {
         var retries = 0
         var granted = firstCallGranted
         while true {
-            if !granted, case .denied(let retryAfter) = budget.acquire(retries == 0 ? priority : .refresh, now: clock.now()) {
+            if !granted, case .denied(let retryAfter) = await budget.acquire(retries == 0 ? priority : .refresh, now: clock.now()) {
                 statistics.count(.budgetDenial)
                 logger.warning("upstream budget spent; not calling amodb",
                                ["path": request.route.template, "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter))])
@@ -229,7 +274,7 @@ final class CachingForwarder: Sendable {
             if case .success(let upstream) = outcome, upstream.status == 429 {
                 retryAfter = readRetryAfter(upstream)
                 let wait = retryAfter ?? 1
-                budget.exhaust(for: wait, now: clock.now())
+                await budget.exhaust(for: wait, now: clock.now())
                 if retries < policy.maxRateLimitRetries, wait <= policy.retryAfterCap {
                     retries += 1
                     logger.warning("amodb rate limit reached; waiting as it asks",
@@ -247,15 +292,15 @@ final class CachingForwarder: Sendable {
         statistics.count(.upstreamCall)
         let outcome = await fetcher.fetch(request)
         if case .success(let upstream) = outcome {
-            adoptLimits(of: upstream)
+            await adoptLimits(of: upstream)
             keyProbe.observe(status: upstream.status) { [weak self] in await self?.probeKey() }
         }
         return outcome
     }
 
     /// Gives amodb's rate-limit fields to the budget; the ones it ignores are logged (by name).
-    private func adoptLimits(of upstream: UpstreamResponse) {
-        for field in budget.observe(headers: upstream.headers, now: clock.now()) {
+    private func adoptLimits(of upstream: UpstreamResponse) async {
+        for field in await budget.observe(headers: upstream.headers, now: clock.now()) {
             logger.warning("ignored an unreadable or out-of-range rate-limit field from amodb", ["field": field])
         }
     }
@@ -272,7 +317,7 @@ final class CachingForwarder: Sendable {
     /// One cheap call to see whether amodb accepts the key again: within the budget's
     /// reserve, its status (or `nil` when no call was made or none came back).
     private func probeKey() async -> Int? {
-        guard case .granted = budget.acquire(.refresh, now: clock.now()) else {
+        guard case .granted = await budget.acquire(.refresh, now: clock.now()) else {
             statistics.count(.budgetDenial)
             return nil
         }
@@ -280,7 +325,7 @@ final class CachingForwarder: Sendable {
         guard let request = try? AmodbRequest(route: .trending(.all, .day)) else { return nil }
         statistics.count(.upstreamCall)
         guard case .success(let upstream) = await fetcher.fetch(request) else { return nil }
-        adoptLimits(of: upstream)
+        await adoptLimits(of: upstream)
         if upstream.status == 200 || upstream.status == 404 { logger.info("amodb accepts the key again") }
         return upstream.status
     }

@@ -25,6 +25,16 @@ final class FetchCoalescer: Sendable {
         return result
     }
 
+    /// In the leader's task: a fresh answer another replica stored, else `nil` (call amodb).
+    func lead(_ key: String) async -> CachedResponse? {
+        await leases.lead(key)
+    }
+
+    /// After the leader's answer is stored: shares it with the other replicas, ends the fleet's lease.
+    func share(_ key: String, _ entry: CachedResponse?) async {
+        await leases.share(key, entry)
+    }
+
     /// Paths being fetched now.
     var inFlight: Int { leases.count }
 }

@@ -37,4 +37,10 @@ final class MemoryFetchLeases: FetchLeases {
     }
 
     var count: Int { waiting.withLock { $0.count } }
+
+    /// One process: nobody else could have stored the answer.
+    func lead(_ key: String) async -> CachedResponse? { nil }
+
+    /// One process: nobody else to tell.
+    func share(_ key: String, _ entry: CachedResponse?) async {}
 }

@@ -1,4 +1,5 @@
 import AmodbModels
+import AmodbRedis
 import Foundation
 
 /// What the command line asks for.
@@ -126,6 +127,20 @@ public enum ConfigurationLoader {
         },
         Setting(variable: "AMODB_PROXY_TOKENS_FILE", flag: "--tokens-file", help: "file of client tokens, one per line, re-read on change", show: { config in config.clientTokensFile ?? "" }) { config, value in
             config.clientTokensFile = value.isEmpty ? nil : value
+        },
+        Setting(variable: "AMODB_REDIS_URL", flag: "--redis-url", help: "Redis URL replicas share (redis://user:password@host:port/db); empty: off", show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }) { config, value throws(ConfigurationError) in
+            // RedisURLError names the setting and never quotes the password.
+            do throws(RedisURLError) {
+                config.redis = value.isEmpty ? nil : try RedisConfiguration(url: value)
+            } catch {
+                throw ConfigurationError(error.description, setting: "AMODB_REDIS_URL")
+            }
+        },
+        Setting(variable: "AMODB_REDIS_PREFIX", flag: "--redis-prefix", help: "prefix of every key written in Redis", show: { config in config.redisPrefix }) { config, value throws(ConfigurationError) in
+            guard !value.isEmpty, value.count <= 64, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+                throw ConfigurationError("AMODB_REDIS_PREFIX must be 1-64 printable characters without spaces, such as amodb-proxy:, not \(shown(value))")
+            }
+            config.redisPrefix = value
         },
         Setting(variable: "AMODB_CLIENT_RATE_LIMIT", flag: "--client-rate-limit", help: "requests a minute per client; 0: off", show: { config in String(config.clientRateLimit) }) { config, value throws(ConfigurationError) in
             config.clientRateLimit = try integer(value, "AMODB_CLIENT_RATE_LIMIT", 0...10_000_000)

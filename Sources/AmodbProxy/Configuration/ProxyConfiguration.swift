@@ -1,4 +1,5 @@
 import AmodbModels
+public import AmodbRedis
 
 /// Everything the proxy can be told, with every default in one place.
 /// Loaded by `ConfigurationLoader`: defaults, then the file, the environment, the flags.
@@ -63,6 +64,11 @@ public struct ProxyConfiguration: Sendable {
     public var logFormat = LogFormat.json
     /// Run against the built-in amodb stand-in (no key, no network needed).
     public var sandbox = false
+    /// The Redis that replicas share (`AMODB_REDIS_URL`, with the client's default timeouts:
+    /// tens of milliseconds per command); `nil`: no sharing, this replica alone.
+    public var redis: RedisConfiguration?
+    /// What every key this deployment writes in Redis starts with (`AMODB_REDIS_PREFIX`).
+    public var redisPrefix = "amodb-proxy:"
 
     public init() {}
 

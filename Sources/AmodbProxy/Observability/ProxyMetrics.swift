@@ -55,12 +55,14 @@ public final class ProxyMetrics: Sendable {
     /// What the gauges read at scrape time.
     struct Sources: Sendable {
         let cache: any ResponseCache
-        let budget: UpstreamBudget
+        let budget: any CallBudget
         let statistics: CacheStatistics
         let clock: any ProxyClock
         let connections: @Sendable () -> Int
         /// Sizes of the forwarder's tables, by table name.
         var tables: @Sendable () -> [(table: String, size: Int)] = { [] }
+        /// The link to the Redis replicas share, when configured (its families are rendered only then).
+        var redis: RedisLink?
     }
 
     public init() {
@@ -136,6 +138,7 @@ public final class ProxyMetrics: Sendable {
         out.gauge("amodb_proxy_upstream_budget_limit", "Calls to amodb allowed per sliding 60 s window.", [([], Double(sources.budget.limit))])
         out.gauge("amodb_proxy_upstream_budget_used", "Calls to amodb in the current 60 s window.", [([], Double(used))])
         out.gauge("amodb_proxy_upstream_budget_remaining", "Calls to amodb left in the current 60 s window.", [([], Double(max(0, sources.budget.limit - used)))])
+        sources.redis?.render(into: &out)
         out.gauge("amodb_proxy_open_connections", "Open client connections.", [([], Double(sources.connections()))])
         let statistics = sources.statistics
         out.counter("amodb_proxy_stale_responses_total", "Answers served from stale entries, by reason.", [

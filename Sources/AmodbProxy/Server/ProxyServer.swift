@@ -8,8 +8,11 @@ public final class ProxyServer: Sendable {
     public let configuration: ProxyConfiguration
     /// The cache in use (its `usage` is visible to operators and tests).
     public let cache: any ResponseCache
-    /// The upstream budget (calls used in the current window).
-    public let budget: UpstreamBudget
+    /// The upstream budget (calls used in the current window): in memory, or shared
+    /// through Redis by every replica when `AMODB_REDIS_URL` is set.
+    let budget: any CallBudget
+    /// The link to the Redis replicas share (`AMODB_REDIS_URL`); `nil`: this replica alone.
+    let redis: RedisLink?
     /// What the cache did: hits, stale answers, refreshes, budget denials.
     public let statistics: CacheStatistics
     /// What `/metrics` reports.
@@ -44,7 +47,9 @@ public final class ProxyServer: Sendable {
         self.clock = clock
         let cache = cache ?? MemoryResponseCache(maxBytes: configuration.cacheMaxBytes)
         self.cache = cache
-        self.budget = UpstreamBudget(limit: configuration.rateLimit)
+        let redis = configuration.redis.map { RedisLink(configuration: $0, prefix: configuration.redisPrefix, logger: logger) }
+        self.redis = redis
+        self.budget = redis.map { RedisCallBudget(limit: configuration.rateLimit, link: $0) } ?? UpstreamBudget(limit: configuration.rateLimit)
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics
@@ -55,9 +60,16 @@ public final class ProxyServer: Sendable {
             baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout,
             maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
         let policy = CachingForwarder.Policy(configuration)
+        let bounds = CacheSnapshot.Bounds(
+            maxStale: configuration.maxStaleSeconds, cacheTTL: configuration.cacheTTL, negativeTTL: configuration.negativeTTL)
+        let leases = redis.map { link in
+            RedisFetchLeases(
+                local: MemoryFetchLeases(capacity: policy.maxFetchesInFlight), link: link,
+                rules: .init(bounds: bounds, validator: validator, leaseSeconds: configuration.upstreamTimeout + 2), clock: clock, logger: logger)
+        }
         let forwarder = CachingForwarder(
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
-            validator: validator, statistics: statistics)
+            validator: validator, statistics: statistics, leases: leases)
         self.forwarder = forwarder
         let tokens = ClientTokens(tokens: configuration.clientTokens, file: configuration.clientTokensFile, logger: logger)
         self.tokens = tokens
@@ -83,12 +95,13 @@ public final class ProxyServer: Sendable {
                                   let sizes = forwarder.tableSizes
                                   return [("in_flight", sizes.inFlight), ("backoff", sizes.backoff), ("client_share", sizes.clients),
                                           ("tasks", sizes.tasks)]
-                              }))
+                              }, redis: redis))
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
     public func start() throws(HTTPServer.StartError) -> Int {
         loadSnapshot()
+        redis?.start()
         let port = try server.start()
         responder.listening.store(true, ordering: .relaxed)
         if snapshot != nil {
@@ -132,16 +145,20 @@ public final class ProxyServer: Sendable {
         let left = configuration.shutdownGraceSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds) / 1e18
         await forwarder.drain(within: max(0, left))
         writeSnapshot()
+        await redis?.shutdown()
     }
 
     // MARK: Snapshot
 
+    /// What an entry read from outside the process (snapshot, Redis) must respect.
+    private var snapshotBounds: CacheSnapshot.Bounds {
+        .init(maxStale: configuration.maxStaleSeconds, cacheTTL: configuration.cacheTTL, negativeTTL: configuration.negativeTTL)
+    }
+
     private func loadSnapshot() {
         guard let snapshot else { return }
         do {
-            let bounds = CacheSnapshot.Bounds(
-                maxStale: configuration.maxStaleSeconds, cacheTTL: configuration.cacheTTL, negativeTTL: configuration.negativeTTL)
-            let loaded = try snapshot.load(now: clock.now(), bounds: bounds, validator: validator)
+            let loaded = try snapshot.load(now: clock.now(), bounds: snapshotBounds, validator: validator)
             for (key, problem) in loaded.dropped.prefix(10) {
                 logger.warning("cache snapshot entry dropped", ["key": String(key.prefix(256)), "problem": problem, "path": snapshot.path])
             }

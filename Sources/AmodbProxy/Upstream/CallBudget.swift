@@ -18,19 +18,19 @@ public enum CallDecision: Sendable, Equatable {
 /// for several replicas spending one key) can take the in-memory `UpstreamBudget`'s place.
 /// Asked only on misses and refreshes, never on a cache hit.
 ///
-/// Synchronous on purpose: whether a stale copy is served with `detail=budget-exhausted`
-/// is decided while the request is answered. A shared implementation grants from a
-/// local allowance that it settles with the shared counter in the background.
+/// Taking a call, adopting amodb's headers and a 429 are `async`: a shared implementation
+/// asks Redis (tens of milliseconds at most), on a miss's or a refresh's task. The in-memory
+/// one answers them synchronously, so it costs nothing more than before.
 protocol CallBudget: Sendable {
     /// Calls per 60 s window at most.
     var limit: Int { get }
     /// Takes one call from the window, or says how long until one could be had.
-    func acquire(_ priority: CallPriority, now: Double) -> CallDecision
+    func acquire(_ priority: CallPriority, now: Double) async -> CallDecision
     /// Adopts amodb's rate-limit headers (lower-cased names); returns the names of those
     /// it ignored as unreadable or out of range.
-    func observe(headers: [String: String], now: Double) -> [String]
+    func observe(headers: [String: String], now: Double) async -> [String]
     /// amodb said 429: no calls for `seconds`.
-    func exhaust(for seconds: Double, now: Double)
-    /// Calls granted in the current window.
+    func exhaust(for seconds: Double, now: Double) async
+    /// Calls granted in the current window (by this replica, for a shared budget).
     func used(now: Double) -> Int
 }

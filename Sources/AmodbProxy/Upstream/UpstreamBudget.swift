@@ -76,6 +76,21 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// since 1970. Returns the names of the fields ignored.
     @discardableResult
     public func observe(headers: [String: String], now: Double) -> [String] {
+        let read = Self.read(headers: headers, now: now)
+        state.withLock { state in
+            if let limit = read.limit { state.upstreamLimit = limit }
+            if let remaining = read.remaining {
+                state.upstreamRemaining = remaining
+                state.upstreamResetAt = read.resetAt ?? now + Self.window
+            }
+        }
+        return read.ignored
+    }
+
+    /// What amodb's rate-limit headers say, read by the rules of `observe` (one reader for
+    /// the in-memory budget and the one replicas share): its limit, what remains, when
+    /// that resets, and the names of the fields ignored.
+    static func read(headers: [String: String], now: Double) -> (limit: Int?, remaining: Int?, resetAt: Double?, ignored: [String]) {
         var ignored: [String] = []
         func number(_ names: String...) -> (name: String, value: Double)? {
             for name in names {
@@ -105,14 +120,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
             resetAt = Self.resetTime(value, now: now)
             if resetAt == nil { ignored.append(name) }
         }
-        state.withLock { state in
-            if let limit { state.upstreamLimit = limit }
-            if let remaining {
-                state.upstreamRemaining = remaining
-                state.upstreamResetAt = resetAt ?? now + Self.window
-            }
-        }
-        return ignored
+        return (limit, remaining, resetAt, ignored)
     }
 
     /// When a `Reset` of `value` falls, read by its size: below 10⁹ seconds from now, below

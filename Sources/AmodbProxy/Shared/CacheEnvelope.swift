@@ -1,0 +1,63 @@
+import AmodbModels
+
+/// A cache entry as stored in Redis for the other replicas: one compact binary value,
+/// `<prefix>cache:<key>`. Version byte, status (2 bytes), stored-at and lifetime (8 bytes
+/// each, milliseconds, big-endian), the ETag (2-byte length, then its bytes), then the body.
+/// Nothing else: never a request header, a token or the key. Compressed variants are
+/// rebuilt by each replica rather than stored.
+///
+/// Reading trusts nothing: a value of another version, cut short, or whose ETag does not
+/// match its body is refused; the entry then passes the snapshot's checks (`CacheSnapshot.problem`).
+enum CacheEnvelope {
+    /// The format written.
+    static let version: UInt8 = 1
+
+    /// The value stored for `entry`.
+    static func encode(_ entry: CachedResponse) -> [UInt8] {
+        var bytes: [UInt8] = [version]
+        bytes.reserveCapacity(32 + entry.etag.utf8.count + entry.body.count)
+        append(UInt64(UInt16(clamping: entry.status)), width: 2, to: &bytes)
+        append(UInt64(bitPattern: milliseconds(entry.storedAt)), width: 8, to: &bytes)
+        append(UInt64(bitPattern: milliseconds(entry.lifetime)), width: 8, to: &bytes)
+        let etag = Array(entry.etag.utf8)
+        append(UInt64(etag.count), width: 2, to: &bytes)
+        bytes += etag
+        bytes += entry.body
+        return bytes
+    }
+
+    /// The entry in `bytes`, or why it cannot be read.
+    static func decode(_ bytes: [UInt8]) -> Result<CachedResponse, EnvelopeError> {
+        guard bytes.first == version else { return .failure(.init(reason: "not an envelope of version \(version)")) }
+        var offset = 1
+        func read(_ width: Int) -> UInt64? {
+            guard bytes.count - offset >= width else { return nil }
+            defer { offset += width }
+            return bytes[offset..<offset + width].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        guard let status = read(2), let storedAt = read(8), let lifetime = read(8), let etagLength = read(2),
+              bytes.count - offset >= Int(etagLength)
+        else { return .failure(.init(reason: "cut short")) }
+        let etag = String(decoding: bytes[offset..<offset + Int(etagLength)], as: UTF8.self)
+        let entry = CachedResponse(
+            status: Int(status), body: Array(bytes[(offset + Int(etagLength))...]),
+            storedAt: Double(Int64(bitPattern: storedAt)) / 1000, lifetime: Double(Int64(bitPattern: lifetime)) / 1000)
+        guard entry.etag == etag else { return .failure(.init(reason: "its ETag does not match its body")) }
+        return .success(entry)
+    }
+
+    /// Why a value could not be read.
+    struct EnvelopeError: Error {
+        /// What is wrong with it.
+        let reason: String
+    }
+
+    /// Seconds as whole milliseconds; a value no entry could have (not finite, out of range) becomes 0.
+    private static func milliseconds(_ seconds: Double) -> Int64 {
+        (seconds * 1000).checkedInt(.towardZero, clampedTo: 0...Int(Int64.max / 2)).map(Int64.init) ?? 0
+    }
+
+    private static func append(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+}

@@ -1,0 +1,185 @@
+import AmodbRedis
+import Dispatch
+import Foundation
+import Synchronization
+
+/// This replica's link to the Redis that replicas share (`AMODB_REDIS_URL`): every Redis
+/// call of the proxy goes through `call`, which times it, counts failures and tells when
+/// an outage starts (one warning) and ends (one note). A heartbeat keeps
+/// `<prefix>replica:<id>` alive and counts the live replicas, so that while Redis is down
+/// each replica knows its fair share of the key's rate limit.
+///
+/// Redis is an optimisation, never a dependency: a failed call returns `nil` and the
+/// caller does what a lone replica would.
+final class RedisLink: Sendable {
+    /// Whether Redis answered the last call.
+    private enum Health {
+        case unknown, up, down
+    }
+
+    private struct State {
+        var health = Health.unknown
+        /// Replicas seen alive by the last heartbeat (this one included); 1 until one succeeds.
+        var replicas = 1
+        var heartbeat: Task<Void, Never>?
+        var listener: Task<Void, Never>?
+    }
+
+    /// The client on the request path (short timeouts).
+    let client: RedisClient
+    /// What every key starts with (`AMODB_REDIS_PREFIX`).
+    let prefix: String
+    /// This replica's name in leases, heartbeats and call ids: random, per process.
+    let replicaID: String
+    /// The channel on which fills are announced.
+    var fillsChannel: String { prefix + "fills" }
+    private let subscriber: RedisSubscriber
+    private let logger: ProxyLogger
+    private let announcements = FillAnnouncements()
+    private let state = Mutex(State())
+    private let errors = Atomic<Int>(0)
+    private let durations = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
+    /// Seconds between heartbeats; a replica is dead after three missed.
+    let heartbeatInterval: Double
+
+    /// A link to `configuration`'s server under `prefix`; nothing is sent before `start()`.
+    init(configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, heartbeatInterval: Double = 1) {
+        client = RedisClient(configuration: configuration)
+        subscriber = RedisSubscriber(configuration: configuration)
+        self.prefix = prefix
+        self.logger = logger
+        self.heartbeatInterval = heartbeatInterval
+        replicaID = UUID().uuidString.lowercased().prefix(12).description
+    }
+
+    /// Starts the heartbeat and the announcement listener; returns at once (Redis may be unreachable).
+    func start() {
+        let heartbeat = Task { [weak self] in
+            while let self, !Task.isCancelled {
+                await self.beat()
+                try? await Task.sleep(for: .milliseconds(Int(self.heartbeatInterval * 1000)))
+            }
+        }
+        let channel = fillsChannel
+        let listener = Task { [subscriber, announcements] in
+            // Subscribed again after each reconnection by the subscriber itself; until the
+            // first success, waiters poll.
+            while !Task.isCancelled {
+                do {
+                    try await subscriber.subscribe(channel)
+                    break
+                } catch {
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            for await message in subscriber.messages {
+                announcements.announce(String(decoding: message.payload, as: UTF8.self))
+            }
+        }
+        state.withLock {
+            $0.heartbeat = heartbeat
+            $0.listener = listener
+        }
+    }
+
+    /// Stops the heartbeat, removes this replica's key (best effort) and closes the connections.
+    func shutdown() async {
+        let tasks = state.withLock { state in
+            defer { state.heartbeat = nil; state.listener = nil }
+            return [state.heartbeat, state.listener]
+        }
+        tasks.forEach { $0?.cancel() }
+        _ = await call { try await $0.del([self.prefix + "replica:" + self.replicaID]) }
+        await subscriber.shutdown()
+        await client.shutdown()
+        announcements.wakeAll()
+    }
+
+    /// Runs one Redis interaction; `nil` when Redis failed (counted, and an outage logged once).
+    func call<Value>(_ body: (RedisClient) async throws -> Value) async -> Value? {
+        let started = ContinuousClock.now
+        do {
+            let value = try await body(client)
+            record(started)
+            changeHealth(to: .up, because: nil)
+            return value
+        } catch {
+            record(started)
+            errors.add(1, ordering: .relaxed)
+            // A reply of the server's own (a script error) is not an outage. Only RedisError
+            // reaches here (the bodies call the client); its text never carries the password.
+            let redisError = error as? RedisError ?? .unexpectedReply("\(type(of: error))")
+            if case .server = redisError {
+                logger.error("redis refused a command", ["problem": redisError.description])
+            } else {
+                changeHealth(to: .down, because: redisError)
+            }
+            return nil
+        }
+    }
+
+    /// Whether Redis answered the last call (false before the first).
+    var isUp: Bool { state.withLock { $0.health == .up } }
+
+    /// Replicas the last heartbeat saw alive, this one included (at least 1).
+    var replicas: Int { state.withLock { $0.replicas } }
+
+    /// Waits until `key`'s fill is announced or `timeout` passes, whichever is first.
+    func waitForFill(of key: String, upTo timeout: Duration) async {
+        await announcements.wait(for: key, upTo: timeout)
+    }
+
+    /// One heartbeat: this replica's key, then the live replicas counted.
+    private func beat() async {
+        let ttl = Int64(heartbeatInterval * 3000)
+        let own = prefix + "replica:" + replicaID
+        guard await call({ try await $0.set(own, Array("alive".utf8), expiry: .milliseconds(ttl)) }) != nil else { return }
+        let pattern = prefix + "replica:*"
+        let counted = await call { client -> Int in
+            var cursor = "0"
+            var count = 0
+            repeat {
+                let reply = try await client.send(["SCAN", .bulk(cursor), "MATCH", .bulk(pattern), "COUNT", 1000])
+                guard case .array(let parts) = reply, parts.count == 2, let next = parts[0].bytes, case .array(let keys) = parts[1] else {
+                    throw RedisError.unexpectedReply(reply.description)
+                }
+                count += keys.count
+                cursor = String(decoding: next, as: UTF8.self)
+            } while cursor != "0"
+            return count
+        }
+        if let counted { state.withLock { $0.replicas = max(1, counted) } }
+    }
+
+    private func record(_ started: ContinuousClock.Instant) {
+        let spent = ContinuousClock.now - started
+        durations.observe(seconds: Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18)
+    }
+
+    private func changeHealth(to health: Health, because error: RedisError?) {
+        let previous = state.withLock { state in
+            defer { state.health = health }
+            return state.health
+        }
+        guard previous != health else { return }
+        switch (previous, health) {
+        case (_, .down):
+            // RedisError never carries the password; the endpoint's description redacts it.
+            logger.warning("redis unreachable: serving from memory, fetching within this replica's share", [
+                "redis": "\(client.configuration.endpoint)", "problem": error?.description ?? "", "replicas": String(replicas)])
+        case (.down, .up):
+            logger.info("redis reachable again: sharing resumed", ["redis": "\(client.configuration.endpoint)"])
+        default:
+            break
+        }
+    }
+
+    /// Adds the Redis families to `/metrics`.
+    func render(into out: inout PrometheusText) {
+        out.gauge("amodb_proxy_redis_up", "1 when the Redis replicas share answered the last call, else 0.", [([], isUp ? 1 : 0)])
+        out.counter("amodb_proxy_redis_errors_total", "Redis calls that failed (timeout, connection, error reply).",
+                    [([], Double(errors.load(ordering: .relaxed)))])
+        out.histogram("amodb_proxy_redis_call_duration_seconds", "Duration of Redis calls, failures included.", [([], durations)])
+        out.gauge("amodb_proxy_replicas", "Replicas seen alive by the last heartbeat, this one included.", [([], Double(replicas))])
+    }
+}

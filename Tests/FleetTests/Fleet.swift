@@ -1,0 +1,70 @@
+import AmodbModels
+import AmodbProxy
+import AmodbRedis
+import AmodbRedisTestSupport
+import AmodbTestSupport
+
+/// Replicas for a test: in-process proxies on port 0 over one scripted upstream (the
+/// amodb they share) and one Redis, each with its own captured log.
+final class Fleet: ScopedServer {
+    let replicas: [ProxyHarness]
+    let logs: [LogCapture]
+    let upstream: ScriptedUpstream
+
+    /// Starts `count` replicas sharing `redis` under `prefix`; `adjust` may change each one's configuration.
+    init(
+        _ count: Int, redis: RedisConfiguration, upstream: ScriptedUpstream, prefix: String = "amodb-proxy:",
+        adjust: (inout ProxyConfiguration) -> Void = { _ in }
+    ) throws {
+        self.upstream = upstream
+        var replicas: [ProxyHarness] = []
+        var logs: [LogCapture] = []
+        for _ in 0..<count {
+            var configuration = ProxyHarness.configuration()
+            configuration.redis = redis
+            configuration.redisPrefix = prefix
+            configuration.clientUpstreamShare = 1   // every request comes from 127.0.0.1
+            adjust(&configuration)
+            let log = LogCapture()
+            logs.append(log)
+            replicas.append(try ProxyHarness(
+                configuration: configuration, fetcher: upstream,
+                logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink)))
+        }
+        self.replicas = replicas
+        self.logs = logs
+    }
+
+    subscript(index: Int) -> ProxyHarness { replicas[index] }
+
+    /// Requests every replica has counted as misses (led, joined or refused).
+    var misses: Int { replicas.reduce(0) { $0 + $1.proxy.statistics.value(.miss) } }
+
+    /// Whether every replica sees all of them alive and Redis up.
+    func allSeeEachOther() async -> Bool {
+        for replica in replicas {
+            guard let samples = try? await replica.metrics(),
+                  (try? samples.value("amodb_proxy_replicas")) == Double(replicas.count),
+                  (try? samples.value("amodb_proxy_redis_up")) == 1
+            else { return false }
+        }
+        return true
+    }
+
+    func shutdown() async {
+        for replica in replicas { await replica.shutdown() }
+    }
+}
+
+/// Runs `body` with a fresh redis-server and `count` replicas over it and `upstream`.
+func withFleet(
+    _ count: Int, upstream: ScriptedUpstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
+    password: String? = nil, adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
+    _ body: (Fleet, RedisServer) async throws -> Void
+) async throws {
+    try await withRedisServer(password: password) { server in
+        try await withServer(try Fleet(count, redis: server.configuration(), upstream: upstream, adjust: adjust)) { fleet in
+            try await body(fleet, server)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import AmodbProxy
+import AmodbRedisTestSupport
+import AmodbTestSupport
+import Testing
+
+/// One budget for the fleet: the key's limit holds however many replicas spend it.
+@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+struct FleetBudgetTests {
+    @Test func aLimitOfTenAcrossTwoReplicasAllowsAtMostTenCalls() async throws {
+        try await withFleet(2, adjust: { $0.rateLimit = 10 }) { (fleet: Fleet, _: RedisServer) async throws in
+            var statuses: [Int] = []
+            for id in 1...30 {
+                statuses.append(try await fleet[id % 2].get("/3/movie/\(id)").status)
+            }
+            #expect(fleet.upstream.calls.count <= 10)
+            #expect(fleet.upstream.calls.count >= 7)   // the window's calls for misses were spent, by both
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
+            #expect(statuses.filter { $0 == 503 }.count == 30 - fleet.upstream.calls.count)
+        }
+    }
+
+    @Test func a429SeenByOneReplicaHoldsBackTheOthers() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        // Longer than the proxy waits out (30 s): passed on at once, and the window stays closed.
+        upstream.enqueue(.response(UpstreamResponse(status: 429, headers: ["retry-after": "45"])))
+        try await withFleet(2, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
+            let limited = try await fleet[0].get("/3/movie/1")
+            #expect(limited.status == 503 || limited.status == 429)
+            let other = try await fleet[1].get("/3/movie/2")
+            #expect(other.status == 503)
+            #expect(other.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
+            #expect(upstream.calls == ["/movie/1"])
+        }
+    }
+
+    @Test func amodbsLimitHeadersReadByOneReplicaBindTheOthers() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        upstream.enqueue(.response(UpstreamResponse(
+            status: 200, headers: ["x-ratelimit-limit": "40", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "50"],
+            body: Array(ScriptedUpstream.movieDetails(id: 1).utf8))))
+        try await withFleet(2, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(try await fleet[0].get("/3/movie/1").status == 200)
+            let other = try await fleet[1].get("/3/movie/2")
+            #expect(other.status == 503)
+            #expect(upstream.calls == ["/movie/1"])
+        }
+    }
+}

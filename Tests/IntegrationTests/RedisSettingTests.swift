@@ -1,0 +1,51 @@
+import AmodbProxy
+import AmodbTestSupport
+import Testing
+
+/// `AMODB_REDIS_URL` and `AMODB_REDIS_PREFIX`, as the built binary reads them: a malformed
+/// URL stops it with one line naming the setting, and the password is never shown.
+@Suite(.timeLimit(.minutes(1)))
+struct RedisSettingTests {
+    @Test(arguments: [
+        ("another scheme", "http://cache:6379"),
+        ("TLS, not implemented", "rediss://cache:6379"),
+        ("a port that is not a number", "redis://cache:sixty"),
+        ("an empty host", "redis://:secret-pass-1@:6379"),
+        ("a database that is not a number", "redis://cache:6379/zero"),
+    ])
+    func aMalformedURLExitsNonZeroWithOneLineNamingTheSetting(_ case: String, url: String) async throws {
+        let outcome = try await ProxyBinary().run(["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_REDIS_URL": url])
+        #expect(outcome.status != 0)
+        let lines = outcome.standardError.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("AMODB_REDIS_URL") == true)
+        #expect(!outcome.standardError.contains("secret-pass-1"))
+    }
+
+    @Test func checkConfigShowsTheRedisURLWithItsPasswordRedacted() async throws {
+        let outcome = try await ProxyBinary().run(["--check-config"], environment: [
+            "AMODB_KEY": "k", "AMODB_REDIS_URL": "redis://proxy:s3cret-pa55@cache.internal:6380/2", "AMODB_REDIS_PREFIX": "staging:",
+        ])
+        #expect(outcome.status == 0)
+        let lines = outcome.standardOutput.split(separator: "\n")
+        #expect(lines.contains("AMODB_REDIS_URL=redis://proxy:<redacted>@cache.internal:6380/2"))
+        #expect(lines.contains("AMODB_REDIS_PREFIX=staging:"))
+        #expect(!outcome.standardOutput.contains("s3cret-pa55") && !outcome.standardError.contains("s3cret-pa55"))
+    }
+
+    @Test func withoutTheURLNothingIsShared() throws {
+        guard case .serve(let configuration) = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k"]) else {
+            Issue.record("not serve")
+            return
+        }
+        #expect(configuration.redis == nil)
+        #expect(configuration.redisPrefix == "amodb-proxy:")
+    }
+
+    @Test(arguments: ["", "has space", String(repeating: "p", count: 65)])
+    func aPrefixThatCannotNamespaceKeysIsRefused(_ prefix: String) async throws {
+        let outcome = try await ProxyBinary().run(["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_REDIS_PREFIX": prefix])
+        #expect(outcome.status != 0)
+        #expect(outcome.standardError.contains("AMODB_REDIS_PREFIX"))
+    }
+}
