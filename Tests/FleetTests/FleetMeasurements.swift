@@ -1,0 +1,109 @@
+import AmodbProxy
+import AmodbRedisTestSupport
+import AmodbTestSupport
+import Foundation
+import Testing
+
+/// The numbers of issue 13's closing note, printed; run with `AMODB_FLEET_MEASURE=1 swift
+/// test --filter FleetMeasurements` (a minute and a half: the flood spans a whole window).
+@Suite(.enabled(if: RedisServer.isInstalled && ProcessInfo.processInfo.environment["AMODB_FLEET_MEASURE"] == "1"), .serialized, .timeLimit(.minutes(3)))
+struct FleetMeasurements {
+    @Test func upstreamCallsForAHerdSpreadOverThreeReplicas() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        upstream.setDelay(milliseconds: 50)   // amodb's latency, roughly
+        try await withFleet(3, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            var calls: [Int] = []
+            for round in 0..<5 {
+                let before = upstream.calls.count
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<80 {
+                        let replica = fleet[index % 3]
+                        group.addTask { try await replica.get("/3/movie/\(1000 + round)").status }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.allSatisfy { $0 == 200 })
+                calls.append(upstream.calls.count - before)
+            }
+            print("MEASURE herd: 80 concurrent requests over 3 replicas, 5 cold paths: upstream calls per path \(calls)")
+            #expect(calls.allSatisfy { $0 == 1 })
+        }
+    }
+
+    @Test func theFleetsCallsPerMinuteUnderAColdFlood() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        upstream.setDelay(milliseconds: 20)
+        try await withFleet(3, upstream: upstream, adjust: { $0.rateLimit = 40 }) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            let started = ContinuousClock.now
+            let counter = Counter()
+            var atOneMinute = 0
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<12 {
+                    group.addTask {
+                        var id = worker * 1_000_000
+                        while ContinuousClock.now - started < .seconds(70) {
+                            id += 1
+                            let status = try await fleet[id % 3].get("/3/movie/\(id)").status
+                            counter.add(status)
+                        }
+                    }
+                }
+                try await Task.sleep(for: .seconds(60))
+                atOneMinute = upstream.calls.count
+                try await group.waitForAll()
+            }
+            let perReplica = fleet.replicas.map { $0.proxy.statistics.value(.upstreamCall) }
+            print("MEASURE cold flood: 70 s, 12 clients over 3 replicas, AMODB_RATE_LIMIT=40: \(counter.summary), upstream calls \(atOneMinute) in the first 60 s, \(upstream.calls.count) in 70 s (by replica \(perReplica))")
+            #expect(atOneMinute <= 40)
+        }
+    }
+
+    @Test func behaviourThroughARedisRestart() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        try await withFleet(2, upstream: upstream) { (fleet: Fleet, server: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            for id in 1...20 { _ = try await fleet[id % 2].get("/3/movie/\(id)") }
+            let counter = Counter()
+            let stop = Counter()
+            let load = Task {
+                var index = 0
+                while stop.total == 0 {
+                    index += 1
+                    let status = (try? await fleet[index % 2].get("/3/movie/\(index % 20 + 1)").status) ?? 0
+                    counter.add(status)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            await server.stop()
+            let stopped = ContinuousClock.now
+            #expect(await eventually { (try? await fleet[0].metrics().value("amodb_proxy_redis_up")) == 0 })
+            let noticed = ContinuousClock.now - stopped
+            try await Task.sleep(for: .seconds(2))
+            try await server.restart()
+            let restarted = ContinuousClock.now
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            let resumed = ContinuousClock.now - restarted
+            stop.add(1)
+            await load.value
+            let before = upstream.calls.count
+            _ = try await fleet[0].get("/3/movie/4242")
+            _ = try await fleet[1].get("/3/movie/4242")
+            print("MEASURE redis restart: outage noticed after \(noticed), sharing resumed \(resumed) after the restart; requests during: \(counter.summary); a fill after it: \(upstream.calls.count - before) upstream call for 2 replicas")
+            #expect(counter.failures == 0)
+        }
+    }
+}
+
+/// Statuses seen, by value.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var statuses: [Int: Int] = [:]
+
+    func add(_ status: Int) { lock.withLock { statuses[status, default: 0] += 1 } }
+    var total: Int { lock.withLock { statuses.values.reduce(0, +) } }
+    /// Anything but 200 and a budget's 503.
+    var failures: Int { lock.withLock { statuses.filter { $0.key != 200 && $0.key != 503 }.values.reduce(0, +) } }
+    var summary: String { lock.withLock { statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ") } }
+}
