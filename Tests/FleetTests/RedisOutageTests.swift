@@ -1,4 +1,5 @@
 import AmodbProxy
+import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
 import Testing
@@ -44,6 +45,27 @@ struct RedisOutageTests {
             #expect(try await fleet[1].get("/3/movie/77").status == 200)
             #expect(fleet.upstream.calls == ["/movie/77"])
             #expect(fleet.logs[1].all.filter { $0.contains("redis reachable again") }.count == 1)
+        }
+    }
+
+    @Test func aFrozenRedisCostsAMissTensOfMillisecondsNotAnError() async throws {
+        try await withRedisServer { server in
+            let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            // The production timeouts: 50 ms per command, 250 ms to connect.
+            try await withServer(try Fleet(1, redis: RedisConfiguration(endpoint: server.endpoint), upstream: upstream)) { (fleet: Fleet) async throws in
+                #expect(try await fleet[0].get("/3/movie/550").status == 200)
+                server.pause()   // accepts connections, answers nothing
+                defer { server.resume() }
+                #expect(try await fleet[0].get("/3/movie/550").header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
+                for id in 1...3 {
+                    let started = ContinuousClock.now
+                    let miss = try await fleet[0].get("/3/movie/\(id)")
+                    #expect(miss.status == 200)
+                    #expect(ContinuousClock.now - started < .seconds(3), "a frozen Redis must not hold a miss")
+                }
+                #expect(try await fleet[0].get("/readyz").status == 200)
+                #expect(await eventually { (try? await fleet[0].metrics().value("amodb_proxy_redis_up")) == 0 })
+            }
         }
     }
 
