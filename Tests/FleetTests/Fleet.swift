@@ -7,8 +7,11 @@ import AmodbTestSupport
 /// Replicas for a test: in-process proxies on port 0 over one scripted upstream (the
 /// amodb they share) and one Redis, each with its own captured log.
 final class Fleet: ScopedServer {
+    /// The replicas, each on its own port.
     let replicas: [ProxyHarness]
+    /// Each replica's event log, in the same order.
     let logs: [LogCapture]
+    /// The amodb they share.
     let upstream: ScriptedUpstream
 
     /// Starts `count` replicas sharing `redis` under `prefix`; `adjust` may change each one's configuration.
@@ -35,6 +38,7 @@ final class Fleet: ScopedServer {
         self.logs = logs
     }
 
+    /// Replica `index`.
     subscript(index: Int) -> ProxyHarness { replicas[index] }
 
     /// Requests every replica has counted as misses (led, joined or refused).
@@ -51,6 +55,7 @@ final class Fleet: ScopedServer {
         return true
     }
 
+    /// Stops every replica (each removes its heartbeat and closes its Redis connections).
     func shutdown() async {
         for replica in replicas { await replica.shutdown() }
     }

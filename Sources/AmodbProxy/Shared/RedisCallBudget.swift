@@ -10,6 +10,7 @@ import Synchronization
 /// The share is an `UpstreamBudget` that also records the calls the fleet's budget granted
 /// to this replica, so an outage does not start it with a window it believes empty.
 final class RedisCallBudget: CallBudget {
+    /// Calls per 60 s window for the whole fleet (`AMODB_RATE_LIMIT`).
     let limit: Int
     private let shared: SharedBudget
     private let link: RedisLink

@@ -16,7 +16,9 @@ import AmodbRedis
 final class RedisFetchLeases: FetchLeases {
     /// What an entry read from Redis must respect (the snapshot's bounds).
     struct Rules: Sendable {
+        /// Ages and lifetimes an entry may have (the settings' own).
         var bounds: CacheSnapshot.Bounds
+        /// The checks a fresh answer passes (JSON, the right movie, no key).
         var validator: AnswerValidator
         /// How long the lease lives: the upstream timeout plus a margin, in seconds.
         var leaseSeconds: Double
