@@ -125,6 +125,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
                 if error.isDescriptorExhaustion { pauseAccepting() }
                 return
             }
+            Syscalls.disableNagle(accepted.fd)
             if openConnections.load(ordering: .relaxed) >= limits.maxConnections {
                 // Full: close the slowest connection for this one, or refuse it if none is slow.
                 if reclaimable == nil { reclaimable = reclaimableConnections()[...] }
