@@ -342,7 +342,7 @@ struct HTTPServerTests {
                 return try (0..<count).map { _ in try client.readResponse()?.body.count }
             }
             #expect(bodies == Array(repeating: size, count: count), "every answer arrives, in full")
-            #expect(setup.server.probe.peakUnsentBytes <= Connection.maxUnsentBytes,
+            #expect(setup.server.probe.peakUnsentBytes <= ConnectionStateMachine.maxUnsentBytes,
                     "at most 256 KiB unsent, saw \(setup.server.probe.peakUnsentBytes)")
         }
     }

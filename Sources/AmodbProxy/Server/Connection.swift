@@ -13,44 +13,24 @@ protocol ConnectionOwner: AnyObject, Sendable {
     func connectionDidClose(_ connection: Connection)
 }
 
-/// One client connection: reads and parses requests, hands them to the responder,
-/// writes responses back in request order (pipelining), enforces limits and deadlines.
+/// One client connection: the Dispatch I/O around a `ConnectionStateMachine`. Events
+/// (readable, writable, timer, answers delivered, shutdown) go to the machine; the actions
+/// it returns are performed here, and nothing else is decided here.
+///
+/// "Read once, parse every pipelined request, write once": the answers a responder gives
+/// at once (cache hits) are handed back together, and written with one `sendmsg`.
 ///
 /// `@unchecked Sendable`: every mutable property is touched only on `queue` (a serial
 /// event-loop queue this connection shares with others); entry points assert it.
 /// Responders deliver through `queue.async`.
 final class Connection: @unchecked Sendable {
-    /// One request's place in the response order.
-    private struct Slot {
-        let sequence: Int
-        let isHead: Bool
-        let keepAlive: Bool
-        let version: HTTPVersion
-        var response: HTTPResponse?
-    }
-
-    /// Why the connection stopped reading requests.
-    private enum Phase {
-        /// Reading and answering requests.
-        case open
-        /// No more requests are read; the pending ones are answered, then the connection closes.
-        case draining
-        /// Everything is sent and our side shut down; the peer's leftovers are read and dropped
-        /// for a moment, so our last response is not lost to a reset (RFC 9112 §9.6).
-        case lingering(until: DispatchTime)
-        case closed
-    }
-
     let fd: Int32
     let peer: String
     /// The peer's port: with `peer`, what identifies this connection to a test.
     let peerPort: Int
     let queue: DispatchQueue
     private let owner: any ConnectionOwner
-    private let limits: HTTPLimits
-    private let timeouts: HTTPTimeouts
-    private var decoder: RequestDecoder
-    private var phase = Phase.open
+    private var machine: ConnectionStateMachine
 
     private var readSource: (any DispatchSourceRead)?
     private var writeSource: (any DispatchSourceWrite)?
@@ -58,16 +38,8 @@ final class Connection: @unchecked Sendable {
     private var readSuspended = false
     private var writeSuspended = true
     private var liveSources = 0
-
-    private var inbound: [UInt8] = []
-    private var readIndex = 0
-    private var slots: [Slot] = []
-    private var nextSequence = 0
-    private var outbound = OutboundQueue()
-    private var dropAfterWrite = false
-
-    private var deadlines: ConnectionDeadlines
-    private var armedDeadline: DispatchTime?
+    /// Set by `close`: the sources are cancelled, and no action after it is performed.
+    private var closed = false
 
     /// How this connection may give up its slot to a newcomer, for other threads to read:
     /// 0 while busy, else `since << 2 | kind` (see `ConnectionDeadlines.Reclaimable`).
@@ -82,10 +54,7 @@ final class Connection: @unchecked Sendable {
         self.peer = peer
         self.peerPort = peerPort
         self.owner = owner
-        self.limits = owner.limits
-        self.timeouts = owner.timeouts
-        self.decoder = RequestDecoder(limits: owner.limits)
-        self.deadlines = ConnectionDeadlines(timeouts: owner.timeouts, openedAt: .now())
+        self.machine = ConnectionStateMachine(limits: owner.limits, timeouts: owner.timeouts, openedAt: .now())
         self.queue = queue
         self.timer = DispatchSource.makeTimerSource(queue: queue)
     }
@@ -98,13 +67,16 @@ final class Connection: @unchecked Sendable {
     /// publishes it to the handlers that run there).
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in readable() }
+        source.setEventHandler { [unowned self] in perform(machine.readable()) }
         source.setCancelHandler { [self] in sourceCancelled() }
         readSource = source
-        timer.setEventHandler { [unowned self] in timerFired() }
+        timer.setEventHandler { [unowned self] in perform(machine.deadlinePassed(at: .now())) }
         timer.setCancelHandler { [self] in sourceCancelled() }
         liveSources = 2
-        armTimer()
+        // Not on `queue` yet: the only action of a start (the first deadline) is taken here.
+        for case .armTimer(let deadline) in machine.start() {
+            timer.schedule(deadline: deadline, leeway: .milliseconds(100))
+        }
         publishReclaimable()
         timer.resume()
         source.resume()
@@ -112,294 +84,141 @@ final class Connection: @unchecked Sendable {
 
     /// Stops reading new requests: answers those in flight (with `Connection: close`), then closes.
     func beginShutdown() {
-        queue.async { [self] in
-            guard case .open = phase else { return }
-            if slots.isEmpty, outbound.isEmpty {
-                close()   // idle: nothing to finish, nothing of ours a reset could destroy
-                return
-            }
-            phase = .draining
-            deadlines.stopReading()
-            finishIfDone()
-            publishReclaimable()
-        }
+        queue.async { [self] in perform(machine.shutdownRequested(at: .now())) }
     }
 
     /// Closes at once, whatever is in flight (end of the shutdown grace period).
     func forceClose() {
-        queue.async { [self] in close() }
+        queue.async { [self] in perform(machine.closeNow(reset: false)) }
     }
 
-    // MARK: Reading
+    // MARK: Performing actions
 
-    private func readable() {
+    /// Performs the machine's actions, and those that follow from them, until none is left.
+    /// Answers given at once are gathered and handed back together, and the output is
+    /// written once they are all in.
+    private func perform(_ first: [ConnectionStateMachine.Action]) {
         dispatchPrecondition(condition: .onQueue(queue))
-        var count = 0
-        defer {
-            // Published before the count, so whoever sees the bytes read sees their effect.
-            publishReclaimable()
-            received.add(count, ordering: .relaxed)
-        }
-        if case .lingering = phase {
-            drainAndDrop()
-            return
-        }
-        guard case .open = phase else { return }
-        let room = limits.readBufferBytes - (inbound.count - readIndex)
-        guard room > 0 else {
-            pauseReading()
-            return
-        }
-        let outcome: IOOutcome<Int>
-        do {
-            outcome = try withUnsafeTemporaryAllocation(byteCount: min(room, 16 * 1024), alignment: 1) {
-                (buffer) throws(SyscallError) -> IOOutcome<Int> in
-                let outcome = try Syscalls.read(fd, into: buffer)
-                if case .done(let count) = outcome, count > 0 {
-                    inbound.append(contentsOf: buffer.prefix(count))
+        var work = first
+        var ready: [(sequence: Int, response: HTTPResponse)] = []
+        var wantsWrite = false
+        while true {
+            var index = 0
+            while index < work.count {
+                let action = work[index]
+                index += 1
+                if closed { continue }
+                switch action {
+                case .read(let limit):
+                    work.append(contentsOf: read(upTo: limit))
+                case .discardInput:
+                    work.append(contentsOf: discardInput())
+                case .respond(var request, let sequence):
+                    request.peerAddress = peer
+                    let immediate = owner.responder.respond(to: request) { [self] response in
+                        queue.async { self.perform(self.machine.responsesReady([(sequence, response)], at: .now())) }
+                    }
+                    if let immediate { ready.append((sequence, immediate)) }
+                case .refused(let status, let head):
+                    owner.responder.didRefuse(status: status, peerAddress: peer, head: head)
+                case .write:
+                    wantsWrite = true
+                case .waitForWritable:
+                    waitUntilWritable()
+                case .stopWaitingForWritable:
+                    if !writeSuspended, let writeSource {
+                        writeSource.suspend()
+                        writeSuspended = true
+                    }
+                case .pauseReading:
+                    if !readSuspended, let readSource {
+                        readSource.suspend()
+                        readSuspended = true
+                    }
+                case .resumeReading:
+                    if readSuspended, let readSource {
+                        readSource.resume()
+                        readSuspended = false
+                    }
+                case .armTimer(let deadline):
+                    timer.schedule(deadline: deadline, leeway: .milliseconds(100))
+                case .shutdownWrite:
+                    Syscalls.shutdownWrite(fd)
+                case .close(let reset):
+                    close(reset: reset)
                 }
-                return outcome
+            }
+            if !ready.isEmpty {
+                work = machine.responsesReady(ready, at: .now())
+                ready.removeAll(keepingCapacity: true)
+            } else if wantsWrite {
+                wantsWrite = false
+                work = write()
+            } else {
+                break
+            }
+        }
+        publishReclaimable()
+    }
+
+    /// One read into a temporary buffer, reported to the machine.
+    private func read(upTo limit: Int) -> [ConnectionStateMachine.Action] {
+        do {
+            return try withUnsafeTemporaryAllocation(byteCount: limit, alignment: 1) {
+                (buffer) throws(SyscallError) -> [ConnectionStateMachine.Action] in
+                switch try Syscalls.read(fd, into: buffer) {
+                case .wouldBlock:
+                    return []
+                case .done(0):
+                    return machine.endOfInput(at: .now())
+                case .done(let count):
+                    let actions = machine.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: .now())
+                    // Published before the count, so whoever sees the bytes read sees their effect.
+                    publishReclaimable()
+                    received.add(count, ordering: .relaxed)
+                    return actions
+                }
             }
         } catch {
-            close()   // ECONNRESET and friends: the peer left
-            return
-        }
-        switch outcome {
-        case .wouldBlock:
-            return
-        case .done(0):
-            // The peer finished sending. Answer what it asked, then close.
-            pauseReading()
-            phase = .draining
-            deadlines.stopReading()
-        case .done(let read):
-            count = read
-        }
-        processInbound()
-        flush()
-    }
-
-    /// Decodes every complete request in the buffer and hands each to the responder. Bodies
-    /// are read (and dropped) before their request is answered; reading bodies never counts
-    /// as activity, and each body has its own deadline.
-    private func processInbound() {
-        while case .open = phase {
-            guard inbound.count > readIndex else {
-                if decoder.phase == .head { deadlines.noHeadPending() }
-                break
-            }
-            // Backpressure: no more requests while answers wait to be sent or read.
-            if decoder.phase == .head, slots.count >= limits.maxPipelinedRequests || isWriteBacklogged {
-                pauseReading()
-                break
-            }
-            do {
-                let (event, consumed) = try decoder.decode(inbound, from: readIndex)
-                readIndex += consumed
-                switch event {
-                case .needMore:
-                    if decoder.phase == .head { deadlines.headArriving(at: .now()) }
-                    if consumed == 0 {
-                        compactInbound()
-                        return
-                    }
-                case .bodyFollows(let head):
-                    deadlines.bodyArriving(at: .now())
-                    if head.expectsContinue, slots.isEmpty, outbound.isEmpty {
-                        outbound.append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-                    }
-                case .request(let head):
-                    deadlines.requestRead()
-                    dispatch(head)
-                    if !head.keepAlive { phase = .draining }
-                }
-            } catch {
-                reject(error)
-            }
-        }
-        compactInbound()
-    }
-
-    private func dispatch(_ head: ParsedHead) {
-        var request = head.request
-        request.peerAddress = peer
-        let sequence = nextSequence
-        nextSequence += 1
-        slots.append(Slot(sequence: sequence, isHead: request.method == "HEAD", keepAlive: head.keepAlive, version: request.version))
-        let immediate = owner.responder.respond(to: request) { [self] response in
-            queue.async { self.fill(sequence, with: response) }
-        }
-        if let immediate { setResponse(immediate, for: sequence) }
-    }
-
-    /// Answers a request the decoder refused (or that came too slowly), and stops reading:
-    /// nothing after a framing error can be trusted.
-    private func reject(_ error: HTTPParseError) {
-        let sequence = nextSequence
-        nextSequence += 1
-        slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1))
-        var response = HTTPResponse.error(error.status, error.message)
-        response.closesConnection = true
-        owner.responder.didRefuse(status: error.status, peerAddress: peer, head: inbound[readIndex...])
-        setResponse(response, for: sequence)
-        phase = .draining
-        deadlines.stopReading()
-    }
-
-    private func compactInbound() {
-        if readIndex == inbound.count {
-            inbound.removeAll(keepingCapacity: inbound.capacity <= 64 * 1024)
-            readIndex = 0
-        } else if readIndex > 4096 {
-            inbound.removeFirst(readIndex)
-            readIndex = 0
+            return machine.peerLeft()   // ECONNRESET and friends
         }
     }
 
-    private func pauseReading() {
-        guard !readSuspended, let readSource else { return }
-        readSource.suspend()
-        readSuspended = true
-    }
-
-    private func resumeReading() {
-        guard readSuspended, let readSource else { return }
-        readSource.resume()
-        readSuspended = false
-    }
-
-    // MARK: Writing
-
-    private func fill(_ sequence: Int, with response: HTTPResponse) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        setResponse(response, for: sequence)
-        flush()
-        publishReclaimable()
-    }
-
-    private func setResponse(_ response: HTTPResponse, for sequence: Int) {
-        guard let index = slots.firstIndex(where: { $0.sequence == sequence }) else { return }   // closed meanwhile
-        slots[index].response = response
-    }
-
-    /// Unsent output per connection at most (the README's promise): answers beyond it wait
-    /// in their slots, where a cached body is only referenced, until the client reads.
-    /// A single answer larger than this is queued alone.
-    static let maxUnsentBytes = 256 * 1024
-
-    /// Serializes answered requests at the front of the order while the output stays within
-    /// `maxUnsentBytes`, then writes.
-    private func flush() {
-        guard !isClosed else { return }
+    /// Reads and drops the peer's leftovers while lingering.
+    private func discardInput() -> [ConnectionStateMachine.Action] {
         while true {
-            var answered = 0
-            var closing = false
-            var full = false
-            while answered < slots.count, let response = slots[answered].response {
-                let slot = slots[answered]
-                // While draining, the last response says `Connection: close`: nothing follows it.
-                closing = response.closesConnection || !slot.keepAlive || response.truncatedBodyLength != nil
-                    || (isDraining && answered + 1 == slots.count)
-                let serialized = ResponseSerializer.serialize(response, isHead: slot.isHead, closing: closing, version: slot.version)
-                guard outbound.isEmpty || outbound.unsentBytes + serialized.count <= Self.maxUnsentBytes else {
-                    closing = false
-                    full = true
-                    break
-                }
-                outbound.append(serialized)
-                answered += 1
-                if response.truncatedBodyLength != nil { dropAfterWrite = true }
-                if closing { break }
+            let outcome = try? withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) {
+                (buffer) throws(SyscallError) -> IOOutcome<Int> in try Syscalls.read(fd, into: buffer)
             }
-            owner.probe.noteUnsent(outbound.unsentBytes)
-            if closing {
-                slots.removeAll()
-                if case .open = phase { phase = .draining }
-                break
-            }
-            slots.removeFirst(answered)
-            // Requests held back by the pipelining limit can be parsed now.
-            guard answered > 0, !full, case .open = phase, readIndex < inbound.count,
-                  slots.count < limits.maxPipelinedRequests, !isWriteBacklogged
-            else { break }
-            let before = nextSequence
-            processInbound()
-            if nextSequence == before { break }
-        }
-        resumeReadingIfAllowed()
-        write()
-    }
-
-    /// Whether output is waiting on the client: then no more requests are read, so a client
-    /// that pipelines without reading cannot grow our memory.
-    private var isWriteBacklogged: Bool {
-        deadlines.writeBlockedSince != nil || outbound.unsentBytes >= Self.maxUnsentBytes
-    }
-
-    private func resumeReadingIfAllowed() {
-        guard readSuspended, case .open = phase, !isWriteBacklogged,
-              slots.count < limits.maxPipelinedRequests, inbound.count - readIndex < limits.readBufferBytes
-        else { return }
-        resumeReading()
-    }
-
-    private var isDraining: Bool {
-        if case .draining = phase { return true }
-        return false
-    }
-
-    private var isClosed: Bool {
-        if case .closed = phase { return true }
-        return false
-    }
-
-    private func write() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard !isClosed else { return }
-        let hadOutput = !outbound.isEmpty
-        while !outbound.isEmpty {
-            let outcome: IOOutcome<Int>
-            do {
-                outcome = try outbound.send(to: fd)
-            } catch {
-                close()   // EPIPE / ECONNRESET: the peer left
-                return
-            }
-            if case .wouldBlock = outcome {
-                deadlines.writeBlocked(at: .now())
-                pauseReading()
-                waitUntilWritable()
-                armTimer()
-                return
+            switch outcome {
+            case .done(let count) where count > 0:
+                received.add(count, ordering: .relaxed)
+            case .wouldBlock:
+                return []
+            default:
+                return machine.peerLeft()   // end of stream or error: the peer is done
             }
         }
-        deadlines.writeDrained(at: .now(), answered: hadOutput && slots.isEmpty)
-        if !writeSuspended, let writeSource {
-            writeSource.suspend()
-            writeSuspended = true
-        }
-        if !slots.isEmpty, slots[0].response != nil {
-            flush()   // answers held back by the output bound can go now
-            return
-        }
-        if case .open = phase, readIndex < inbound.count {
-            // Requests held back while the client was not reading can go on now.
-            let before = nextSequence
-            processInbound()
-            if nextSequence != before {
-                flush()
-                return
+    }
+
+    /// One `sendmsg` of the pending output, reported to the machine.
+    private func write() -> [ConnectionStateMachine.Action] {
+        guard !machine.isClosed else { return [] }
+        owner.probe.noteUnsent(machine.pendingOutput.unsentBytes)
+        do {
+            switch try machine.pendingOutput.send(to: fd) {
+            case .done(let sent): return machine.didWrite(sent, at: .now())
+            case .wouldBlock: return machine.writeWouldBlock(at: .now())
             }
+        } catch {
+            return machine.peerLeft()   // EPIPE / ECONNRESET: the peer left
         }
-        resumeReadingIfAllowed()
-        finishIfDone()
-        publishReclaimable()
     }
 
     private func waitUntilWritable() {
         if writeSource == nil {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in write() }
+            source.setEventHandler { [unowned self] in perform([.write]) }
             source.setCancelHandler { [self] in sourceCancelled() }
             writeSource = source
             liveSources += 1
@@ -410,114 +229,17 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// After the last byte went out: close, linger, or wait for the next request.
-    private func finishIfDone() {
-        guard outbound.isEmpty else { return }
-        if dropAfterWrite {
-            close()
-            return
-        }
-        switch phase {
-        case .draining where slots.isEmpty:
-            // Half-close so the peer sees the end, and read its leftovers for a moment so that
-            // the kernel does not answer them with a reset that could destroy our response.
-            Syscalls.shutdownWrite(fd)
-            phase = .lingering(until: .now() + .milliseconds(2000))
-            resumeReading()
-            armTimer()
-        case .open where slots.isEmpty:
-            armTimer()
-        default:
-            break
-        }
-    }
-
-    private func drainAndDrop() {
-        while true {
-            let outcome = try? withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) {
-                (buffer) throws(SyscallError) -> IOOutcome<Int> in try Syscalls.read(fd, into: buffer)
-            }
-            switch outcome {
-            case .done(let count) where count > 0:
-                received.add(count, ordering: .relaxed)
-                continue
-            case .wouldBlock: return
-            default: close(); return   // end of stream or error: the peer is done
-            }
-        }
-    }
-
-    // MARK: Deadlines
-
-    /// Whether the connection is open with no answer owed or unsent: only then does the
-    /// idle timeout run, and only then may it be closed for a newcomer.
-    private var isQuiet: Bool {
-        guard case .open = phase else { return false }
-        return slots.isEmpty && outbound.isEmpty
-    }
-
-    /// The earliest moment something must happen.
-    private func nextDeadline() -> DispatchTime? {
-        switch phase {
-        case .closed: return nil
-        case .lingering(let until): return until
-        case .open, .draining: return deadlines.next(quiet: isQuiet)
-        }
-    }
-
-    /// Arms the timer if the next deadline is earlier than the one armed. A later one is
-    /// found when the timer fires, so busy connections do not re-arm it on every request.
-    private func armTimer() {
-        guard let deadline = nextDeadline() else { return }
-        if let armedDeadline, armedDeadline <= deadline { return }
-        armedDeadline = deadline
-        timer.schedule(deadline: deadline, leeway: .milliseconds(100))
-    }
-
-    private func timerFired() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        defer { publishReclaimable() }
-        armedDeadline = nil
-        let now = DispatchTime.now()
-        if case .lingering(let until) = phase {
-            if until <= now { close() } else { armTimer() }
-            return
-        }
-        switch deadlines.expired(at: now, quiet: isQuiet) {
-        case .write:
-            close()   // the client stopped reading
-        case .head:
-            // Slowloris: the head did not arrive in time (RFC 9110 §15.5.9).
-            reject(.headTimedOut)
-            flush()
-        case .body:
-            // A trickled body: reading it is not activity, so it has a deadline of its own.
-            reject(.bodyTimedOut)
-            flush()
-        case .idle:
-            close()   // idle keep-alive
-        case nil:
-            break
-        }
-        armTimer()
-    }
-
     // MARK: Making room
 
     /// Publishes, for the accepting thread, whether and since when this connection could
     /// be closed to make room. Busy connections (an answer owed or unsent) never are.
     private func publishReclaimable() {
         var value: UInt64 = 0
-        if let (kind, since) = reclaimKind() {
+        if let (kind, since) = machine.reclaimable(now: .now()) {
             // Lingering ones count as closing since forever: they go first.
             value = (kind == .closing ? 0 : since.uptimeNanoseconds << 2) | kind.rawValue
         }
         reclaimable.store(value, ordering: .relaxed)
-    }
-
-    private func reclaimKind() -> (ConnectionDeadlines.Reclaimable, DispatchTime)? {
-        if case .lingering = phase { return (.closing, .now()) }
-        return deadlines.reclaimable(quiet: isQuiet)
     }
 
     /// How this connection ranks for closing when the server is full, as last published
@@ -548,10 +270,9 @@ final class Connection: @unchecked Sendable {
     func evict() {
         queue.async { [self] in
             defer { evictionClaimed.store(false, ordering: .relaxed) }
-            guard !isClosed, let (kind, _) = reclaimKind() else { return }
+            guard let (kind, _) = machine.reclaimable(now: .now()) else { return }
             owner.probe.noteEviction()
-            if kind == .slow { Syscalls.resetOnClose(fd) }
-            close()
+            perform(machine.closeNow(reset: kind == .slow))
         }
     }
 
@@ -559,13 +280,11 @@ final class Connection: @unchecked Sendable {
 
     /// The one place the connection ends. The fd itself is closed once every
     /// Dispatch source on it has been cancelled (Dispatch's rule for fds).
-    private func close() {
+    private func close(reset: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
-        if isClosed { return }
-        phase = .closed
-        slots.removeAll()
-        outbound.removeAll()
-        inbound = []
+        guard !closed else { return }
+        closed = true
+        if reset { Syscalls.resetOnClose(fd) }
         reclaimable.store(0, ordering: .relaxed)
         readSource?.cancel()
         if readSuspended { readSource?.resume(); readSuspended = false }

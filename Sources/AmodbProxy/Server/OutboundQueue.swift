@@ -44,7 +44,8 @@ struct OutboundQueue {
     }
 
     /// Sends as much as the kernel takes in one `sendmsg`; returns how many bytes it took.
-    mutating func send(to fd: Int32) throws(SyscallError) -> IOOutcome<Int> {
+    /// Nothing is dropped here: the owner reports the count back (`dropSent`).
+    func send(to fd: Int32) throws(SyscallError) -> IOOutcome<Int> {
         let count = min(pieces.count - first, Self.maxPiecesPerSend)
         guard count > 0 else { return .done(0) }
         let result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
@@ -52,9 +53,12 @@ struct OutboundQueue {
                 Result { () throws(SyscallError) in try Syscalls.sendmsg(fd, vectors) }
             }
         }
-        let outcome = try result.get()
-        if case .done(let sent) = outcome { dropSent(sent) }
-        return outcome
+        return try result.get()
+    }
+
+    /// Every byte queued, in order (what a send would put on the wire).
+    var bytes: [UInt8] {
+        pieces[first...].reduce(into: []) { $0.append(contentsOf: $1) }
     }
 
     /// Fills `vectors` with the pieces `index..<end`, each pinned while `body` runs.
@@ -68,7 +72,8 @@ struct OutboundQueue {
         }
     }
 
-    private mutating func dropSent(_ sent: Int) {
+    /// Forgets the first `sent` bytes: the kernel took them.
+    mutating func dropSent(_ sent: Int) {
         unsentBytes -= sent
         var left = sent
         while left > 0 {

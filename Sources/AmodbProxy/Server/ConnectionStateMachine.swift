@@ -1,0 +1,481 @@
+import Dispatch
+
+/// One HTTP/1.1 connection's logic as a value, after async-http-client's
+/// `HTTP1ConnectionStateMachine`: events go in (bytes read, the peer finished, answers
+/// ready, bytes written, the kernel full, a deadline passed, shutdown) and actions come
+/// out (read, ask the responder, write, wait until writable, pause or resume reading,
+/// arm the timer, half-close, close). It never touches a socket, a queue or a clock: the
+/// time comes in with each event, so it is tested and fuzzed without any of them, and
+/// `Connection` around it only performs what it is told.
+///
+/// Requests are answered in order (pipelining); unsent output stays within
+/// `maxUnsentBytes`, a cached body referenced, not copied; no more requests are read while
+/// answers wait to be sent or to be read by the client.
+struct ConnectionStateMachine {
+    /// What the connection must do, in order.
+    enum Action {
+        /// Read at most this many bytes, then report them (`bytesRead`, `endOfInput` or `peerLeft`).
+        case read(upTo: Int)
+        /// Read and drop whatever arrives (lingering after the last answer); at the end of
+        /// the stream or on an error, report `peerLeft`.
+        case discardInput
+        /// Ask the responder for the answer to this request; report it with `responsesReady`.
+        case respond(HTTPRequest, sequence: Int)
+        /// The server answered a request itself (malformed, over a limit, too slow): tell the
+        /// responder, with the refused request's bytes as far as they were read.
+        case refused(status: Int, head: ArraySlice<UInt8>)
+        /// Send `pendingOutput`; report with `didWrite` or `writeWouldBlock`.
+        case write
+        /// The kernel takes no more: send again once the socket is writable.
+        case waitForWritable
+        /// Everything was sent: stop waiting for writability.
+        case stopWaitingForWritable
+        /// Stop reading (backpressure, or no more requests are read).
+        case pauseReading
+        /// Read again if reading was paused.
+        case resumeReading
+        /// Fire `deadlinePassed` at this moment (earlier than any timer armed before).
+        case armTimer(DispatchTime)
+        /// Half-close our side: everything is sent (`lingering` starts).
+        case shutdownWrite
+        /// Close the connection; `reset` sends a reset instead of an orderly end.
+        case close(reset: Bool)
+    }
+
+    /// One request's place in the answer order.
+    private struct Slot {
+        let sequence: Int
+        let isHead: Bool
+        let keepAlive: Bool
+        let version: HTTPVersion
+        var response: HTTPResponse?
+    }
+
+    /// Why the connection stopped reading requests.
+    private enum Phase {
+        /// Reading and answering requests.
+        case open
+        /// No more requests are read; the pending ones are answered, then the connection closes.
+        case draining
+        /// Everything is sent and our side shut down; the peer's leftovers are read and dropped
+        /// for a moment, so our last answer is not lost to a reset (RFC 9112 §9.6).
+        case lingering(until: DispatchTime)
+        case closed
+    }
+
+    /// Unsent output per connection at most (the README's promise): answers beyond it wait
+    /// in their slots, where a cached body is only referenced, until the client reads.
+    /// A single answer larger than this is queued alone.
+    static let maxUnsentBytes = 256 * 1024
+
+    /// How long a connection reads and drops the peer's leftovers after its last answer.
+    static let lingerNanoseconds: UInt64 = 2_000_000_000
+
+    /// Most bytes asked of one read.
+    static let readChunkBytes = 16 * 1024
+
+    private let limits: HTTPLimits
+    private var decoder: RequestDecoder
+    private var phase = Phase.open
+    private var inbound: [UInt8] = []
+    private var readIndex = 0
+    private var slots: [Slot] = []
+    private var nextSequence = 0
+    /// The bytes to send: heads, and bodies by reference.
+    private(set) var pendingOutput = OutboundQueue()
+    private var dropAfterWrite = false
+    private var deadlines: ConnectionDeadlines
+    private var armedDeadline: DispatchTime?
+    /// Actions of the event being handled.
+    private var actions: [Action] = []
+
+    /// A connection accepted at `openedAt`.
+    init(limits: HTTPLimits, timeouts: HTTPTimeouts, openedAt: DispatchTime) {
+        self.limits = limits
+        decoder = RequestDecoder(limits: limits)
+        deadlines = ConnectionDeadlines(timeouts: timeouts, openedAt: openedAt)
+    }
+
+    /// Whether the connection has closed.
+    var isClosed: Bool {
+        if case .closed = phase { return true }
+        return false
+    }
+
+    /// Bytes read and not yet parsed, with the capacity held for them: an idle connection
+    /// holds none.
+    var inboundCapacity: Int { inbound.capacity }
+
+    // MARK: Events
+
+    /// The connection was accepted: the first deadline.
+    mutating func start() -> [Action] {
+        armTimer()
+        return take()
+    }
+
+    /// The socket is readable.
+    mutating func readable() -> [Action] {
+        switch phase {
+        case .lingering:
+            actions.append(.discardInput)
+        case .open:
+            let room = limits.readBufferBytes - (inbound.count - readIndex)
+            actions.append(room > 0 ? .read(upTo: min(room, Self.readChunkBytes)) : .pauseReading)
+        case .draining, .closed:
+            break
+        }
+        return take()
+    }
+
+    /// Bytes arrived: every complete request in them is handed on, then answers are written.
+    mutating func bytesRead<Bytes: Collection<UInt8>>(_ bytes: Bytes, at now: DispatchTime) -> [Action] {
+        guard case .open = phase else { return take() }
+        inbound.append(contentsOf: bytes)
+        processInbound(at: now)
+        flush(at: now)
+        return take()
+    }
+
+    /// The peer finished sending: answer what it asked, then close.
+    mutating func endOfInput(at now: DispatchTime) -> [Action] {
+        guard case .open = phase else { return take() }
+        actions.append(.pauseReading)
+        phase = .draining
+        deadlines.stopReading()
+        flush(at: now)
+        return take()
+    }
+
+    /// The peer is gone (a reset, a broken pipe, the end of its leftovers): close at once.
+    mutating func peerLeft() -> [Action] {
+        close(reset: false)
+        return take()
+    }
+
+    /// Answers arrived, each for the request with that sequence number (in any order).
+    mutating func responsesReady(_ responses: [(sequence: Int, response: HTTPResponse)], at now: DispatchTime) -> [Action] {
+        guard !isClosed else { return take() }
+        for (sequence, response) in responses {
+            // A slot is gone when the connection closed meanwhile.
+            guard let index = slots.firstIndex(where: { $0.sequence == sequence }) else { continue }
+            slots[index].response = response
+        }
+        flush(at: now)
+        return take()
+    }
+
+    /// The kernel took `count` bytes of `pendingOutput`.
+    mutating func didWrite(_ count: Int, at now: DispatchTime) -> [Action] {
+        guard !isClosed else { return take() }
+        pendingOutput.dropSent(count)
+        if pendingOutput.isEmpty {
+            drained(at: now, hadOutput: true)
+        } else {
+            actions.append(.write)
+        }
+        return take()
+    }
+
+    /// The kernel would take no more of our output: wait, and read nothing meanwhile.
+    mutating func writeWouldBlock(at now: DispatchTime) -> [Action] {
+        guard !isClosed else { return take() }
+        deadlines.writeBlocked(at: now)
+        actions.append(.pauseReading)
+        actions.append(.waitForWritable)
+        armTimer()
+        return take()
+    }
+
+    /// The armed timer fired.
+    mutating func deadlinePassed(at now: DispatchTime) -> [Action] {
+        armedDeadline = nil
+        switch phase {
+        case .closed:
+            return take()
+        case .lingering(let until):
+            if until <= now { close(reset: false) } else { armTimer() }
+            return take()
+        case .open, .draining:
+            break
+        }
+        switch deadlines.expired(at: now, quiet: isQuiet) {
+        case .write:
+            close(reset: false)   // the client stopped reading
+        case .head:
+            // Slowloris: the head did not arrive in time (RFC 9110 §15.5.9).
+            reject(.headTimedOut)
+            flush(at: now)
+        case .body:
+            // A trickled body: reading it is not activity, so it has a deadline of its own.
+            reject(.bodyTimedOut)
+            flush(at: now)
+        case .idle:
+            close(reset: false)   // idle keep-alive
+        case nil:
+            break
+        }
+        armTimer()
+        return take()
+    }
+
+    /// Stop reading new requests: answer those in flight (the last with `Connection: close`), then close.
+    mutating func shutdownRequested(at now: DispatchTime) -> [Action] {
+        guard case .open = phase else { return take() }
+        if slots.isEmpty, pendingOutput.isEmpty {
+            close(reset: false)   // idle: nothing to finish, nothing of ours a reset could destroy
+            return take()
+        }
+        phase = .draining
+        deadlines.stopReading()
+        finishIfDone(at: now)
+        return take()
+    }
+
+    /// Close at once, whatever is in flight (end of the shutdown grace period, or room made
+    /// for a newcomer: then `reset` frees a slow peer's buffers at once).
+    mutating func closeNow(reset: Bool) -> [Action] {
+        close(reset: reset)
+        return take()
+    }
+
+    // MARK: Making room
+
+    /// How the connection ranks for closing when the server is full, and since when; nil
+    /// when busy (an answer owed or unsent). Lingering ones are closing anyway.
+    func reclaimable(now: DispatchTime) -> (kind: ConnectionDeadlines.Reclaimable, since: DispatchTime)? {
+        switch phase {
+        case .closed: return nil
+        case .lingering: return (.closing, now)
+        case .open, .draining: return deadlines.reclaimable(quiet: isQuiet)
+        }
+    }
+
+    // MARK: Reading requests
+
+    /// Decodes every complete request in the buffer and hands each on. Bodies are read (and
+    /// dropped) before their request is answered; reading bodies never counts as activity,
+    /// and each body has its own deadline.
+    private mutating func processInbound(at now: DispatchTime) {
+        while case .open = phase {
+            guard inbound.count > readIndex else {
+                if decoder.phase == .head { deadlines.noHeadPending() }
+                break
+            }
+            // Backpressure: no more requests while answers wait to be sent or read.
+            if decoder.phase == .head, slots.count >= limits.maxPipelinedRequests || isWriteBacklogged {
+                actions.append(.pauseReading)
+                break
+            }
+            do {
+                let (event, consumed) = try decoder.decode(inbound, from: readIndex)
+                readIndex += consumed
+                switch event {
+                case .needMore:
+                    if decoder.phase == .head { deadlines.headArriving(at: now) }
+                    if consumed == 0 {
+                        compactInbound()
+                        return
+                    }
+                case .bodyFollows(let head):
+                    deadlines.bodyArriving(at: now)
+                    if head.expectsContinue, slots.isEmpty, pendingOutput.isEmpty {
+                        pendingOutput.append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                    }
+                case .request(let head):
+                    deadlines.requestRead()
+                    let sequence = nextSequence
+                    nextSequence += 1
+                    let request = head.request
+                    slots.append(Slot(
+                        sequence: sequence, isHead: request.method == "HEAD", keepAlive: head.keepAlive, version: request.version))
+                    actions.append(.respond(request, sequence: sequence))
+                    if !head.keepAlive { phase = .draining }
+                }
+            } catch {
+                reject(error)
+            }
+        }
+        compactInbound()
+    }
+
+    /// Answers a request the decoder refused (or that came too slowly), and stops reading:
+    /// nothing after a framing error can be trusted.
+    private mutating func reject(_ error: HTTPParseError) {
+        let sequence = nextSequence
+        nextSequence += 1
+        var response = HTTPResponse.error(error.status, error.message)
+        response.closesConnection = true
+        slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, response: response))
+        actions.append(.refused(status: error.status, head: inbound[min(readIndex, inbound.count)...]))
+        phase = .draining
+        deadlines.stopReading()
+    }
+
+    /// Drops parsed bytes; an empty buffer gives its storage back, so an idle connection
+    /// holds no read buffer.
+    private mutating func compactInbound() {
+        if readIndex == inbound.count {
+            inbound = []
+            readIndex = 0
+        } else if readIndex > 4096 {
+            inbound.removeFirst(readIndex)
+            readIndex = 0
+        }
+    }
+
+    // MARK: Writing answers
+
+    /// Serializes answered requests at the front of the order while the output stays within
+    /// `maxUnsentBytes`, then writes (or, with nothing to write, finishes).
+    private mutating func flush(at now: DispatchTime) {
+        guard !isClosed else { return }
+        while true {
+            var answered = 0
+            var closing = false
+            var full = false
+            while answered < slots.count, let response = slots[answered].response {
+                let slot = slots[answered]
+                // While draining, the last answer says `Connection: close`: nothing follows it.
+                closing = response.closesConnection || !slot.keepAlive || response.truncatedBodyLength != nil
+                    || (isDraining && answered + 1 == slots.count)
+                let serialized = ResponseSerializer.serialize(response, isHead: slot.isHead, closing: closing, version: slot.version)
+                guard pendingOutput.isEmpty || pendingOutput.unsentBytes + serialized.count <= Self.maxUnsentBytes else {
+                    closing = false
+                    full = true
+                    break
+                }
+                pendingOutput.append(serialized)
+                answered += 1
+                if response.truncatedBodyLength != nil { dropAfterWrite = true }
+                if closing { break }
+            }
+            if closing {
+                slots = []
+                if case .open = phase { phase = .draining }
+                break
+            }
+            slots.removeFirst(answered)
+            // Requests held back by the pipelining limit can be parsed now.
+            guard answered > 0, !full, case .open = phase, readIndex < inbound.count,
+                  slots.count < limits.maxPipelinedRequests, !isWriteBacklogged
+            else { break }
+            let before = nextSequence
+            processInbound(at: now)
+            if nextSequence == before { break }
+        }
+        resumeReadingIfAllowed()
+        if pendingOutput.isEmpty {
+            drained(at: now, hadOutput: false)
+        } else {
+            actions.append(.write)
+        }
+    }
+
+    /// Everything queued was sent (or nothing was queued).
+    private mutating func drained(at now: DispatchTime, hadOutput: Bool) {
+        let wasBlocked = deadlines.writeBlockedSince != nil
+        deadlines.writeDrained(at: now, answered: hadOutput && slots.isEmpty)
+        if wasBlocked { actions.append(.stopWaitingForWritable) }
+        if !slots.isEmpty, slots[0].response != nil {
+            flush(at: now)   // answers held back by the output bound can go now
+            return
+        }
+        if case .open = phase, readIndex < inbound.count {
+            // Requests held back while the client was not reading can go on now.
+            let before = nextSequence
+            processInbound(at: now)
+            if nextSequence != before {
+                flush(at: now)
+                return
+            }
+        }
+        resumeReadingIfAllowed()
+        finishIfDone(at: now)
+    }
+
+    /// Whether output is waiting on the client: then no more requests are read, so a client
+    /// that pipelines without reading cannot grow our memory.
+    private var isWriteBacklogged: Bool {
+        deadlines.writeBlockedSince != nil || pendingOutput.unsentBytes >= Self.maxUnsentBytes
+    }
+
+    private mutating func resumeReadingIfAllowed() {
+        guard case .open = phase, !isWriteBacklogged,
+              slots.count < limits.maxPipelinedRequests, inbound.count - readIndex < limits.readBufferBytes
+        else { return }
+        actions.append(.resumeReading)
+    }
+
+    private var isDraining: Bool {
+        if case .draining = phase { return true }
+        return false
+    }
+
+    /// After the last byte went out: close, linger, or wait for the next request.
+    private mutating func finishIfDone(at now: DispatchTime) {
+        guard pendingOutput.isEmpty else { return }
+        if dropAfterWrite {
+            close(reset: false)
+            return
+        }
+        switch phase {
+        case .draining where slots.isEmpty:
+            // Half-close so the peer sees the end, and read its leftovers for a moment so that
+            // the kernel does not answer them with a reset that could destroy our answer.
+            actions.append(.shutdownWrite)
+            phase = .lingering(until: now + .nanoseconds(Int(Self.lingerNanoseconds)))
+            actions.append(.resumeReading)
+            armTimer()
+        case .open where slots.isEmpty:
+            // Idle: give the answer queues' storage back (an idle connection should cost little).
+            slots = []
+            pendingOutput.removeAll()
+            armTimer()
+        default:
+            break
+        }
+    }
+
+    // MARK: Deadlines
+
+    /// Whether the connection is open with no answer owed or unsent: only then does the
+    /// idle timeout run, and only then may it be closed for a newcomer.
+    private var isQuiet: Bool {
+        guard case .open = phase else { return false }
+        return slots.isEmpty && pendingOutput.isEmpty
+    }
+
+    /// Arms the timer if the next deadline is earlier than the one armed. A later one is
+    /// found when the timer fires, so busy connections do not re-arm it on every request.
+    private mutating func armTimer() {
+        let deadline: DispatchTime?
+        switch phase {
+        case .closed: deadline = nil
+        case .lingering(let until): deadline = until
+        case .open, .draining: deadline = deadlines.next(quiet: isQuiet)
+        }
+        guard let deadline else { return }
+        if let armedDeadline, armedDeadline <= deadline { return }
+        armedDeadline = deadline
+        actions.append(.armTimer(deadline))
+    }
+
+    // MARK: Closing
+
+    private mutating func close(reset: Bool) {
+        guard !isClosed else { return }
+        phase = .closed
+        slots = []
+        pendingOutput.removeAll()
+        inbound = []
+        readIndex = 0
+        actions.append(.close(reset: reset))
+    }
+
+    /// The actions gathered for the event being handled.
+    private mutating func take() -> [Action] {
+        defer { actions = [] }
+        return actions
+    }
+}
