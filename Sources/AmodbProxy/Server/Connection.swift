@@ -48,6 +48,10 @@ final class Connection: @unchecked Sendable {
     private let evictionClaimed = Atomic<Bool>(false)
     /// Bytes read off the socket so far (package-visible, so tests wait on it instead of sleeping).
     private let received = Atomic<Int>(0)
+    /// Reads that brought bytes, and `sendmsg` calls: what shows that pipelined requests
+    /// read together are answered with one write.
+    private let reads = Atomic<Int>(0)
+    private let sends = Atomic<Int>(0)
 
     init(fd: Int32, peer: String, peerPort: Int, owner: any ConnectionOwner, queue: DispatchQueue) {
         self.fd = fd
@@ -61,6 +65,9 @@ final class Connection: @unchecked Sendable {
 
     /// Bytes this connection has read from its peer.
     var bytesReceived: Int { received.load(ordering: .relaxed) }
+
+    /// Reads that brought bytes, and `sendmsg` calls, so far.
+    var syscallCounts: (reads: Int, sends: Int) { (reads.load(ordering: .relaxed), sends.load(ordering: .relaxed)) }
 
     /// Starts reading; call once, right after accepting, before anyone else can reach the
     /// connection (its state is set up here, then belongs to `queue`: resuming a source
@@ -172,6 +179,7 @@ final class Connection: @unchecked Sendable {
                 case .done(0):
                     return machine.endOfInput(at: .now())
                 case .done(let count):
+                    reads.add(1, ordering: .relaxed)
                     let actions = machine.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: .now())
                     // Published before the count, so whoever sees the bytes read sees their effect.
                     publishReclaimable()
@@ -205,6 +213,7 @@ final class Connection: @unchecked Sendable {
     private func write() -> [ConnectionStateMachine.Action] {
         guard !machine.isClosed else { return [] }
         owner.probe.noteUnsent(machine.pendingOutput.unsentBytes)
+        sends.add(1, ordering: .relaxed)
         do {
             switch try machine.pendingOutput.send(to: fd) {
             case .done(let sent): return machine.didWrite(sent, at: .now())

@@ -246,6 +246,12 @@ state in
         state.withLock { state in state.connections.values.first { $0.peerPort == port } }?.bytesReceived
     }
 
+    /// Reads that brought bytes and `sendmsg` calls made by the open connection at this peer
+    /// port (nil: none open): how a test sees that answers read together go out together.
+    package func syscallCounts(ofPeerPort port: Int) -> (reads: Int, sends: Int)? {
+        state.withLock { state in state.connections.values.first { $0.peerPort == port } }?.syscallCounts
+    }
+
     /// How the open connection at this peer port ranks for closing when the server is full,
     /// as it last published (nil: busy, or none open): lets a test wait until the server has
     /// taken in what it did, instead of sleeping.

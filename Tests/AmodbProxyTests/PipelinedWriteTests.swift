@@ -42,7 +42,20 @@ private func serverSideSocket(localPort: Int, peerPort: Int) -> Int32? {
 }
 
 @Suite(.timeLimit(.minutes(1)))
-struct AcceptedSocketOptionsTests {
+struct PipelinedWriteTests {
+    /// "Read once, parse every pipelined request, write once": answers given at once to
+    /// requests that arrived together leave in one `sendmsg`, not one each.
+    @Test func pipelinedRequestsReadTogetherAreAnsweredWithOneWrite() async throws {
+        try await withServer(try TinyServer()) { server in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.send(String(repeating: "GET / HTTP/1.1\r\nHost: x\r\n\r\n", count: 12))
+            for _ in 0..<12 { #expect(try client.readResponse()?.status == 200) }
+            let counts = try #require(server.server.syscallCounts(ofPeerPort: client.localPort))
+            #expect(counts.reads >= 1)
+            #expect(counts.sends <= counts.reads, "one write per read, saw \(counts.sends) for \(counts.reads) reads")
+        }
+    }
+
     /// Nagle's algorithm held each pipelined answer written after the first until the
     /// client's delayed ACK: batches of 16 pipelined requests ran at ~700 req/s.
     @Test func acceptedConnectionsSendWithoutNaglesDelay() async throws {
