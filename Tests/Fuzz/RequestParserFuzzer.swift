@@ -1,4 +1,4 @@
-// libFuzzer target for `RequestDecoder`: `RequestHeadParser` (and `RequestTarget`, which
+// libFuzzer target for `RequestDecoder` and `ConnectionStateMachine` (ConnectionMachineFuzzing.swift): `RequestHeadParser` (and `RequestTarget`, which
 // it calls) and the bodies after each head, by length or chunked (`ChunkedBodyParser`).
 // Not a SwiftPM target: `run.sh` compiles this file together with the parser's own
 // sources, so `internal` declarations are visible without `@testable`.
@@ -307,6 +307,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 chunks: \(plan.chunks.prefix(40)) compactAfter \(plan.compactAfter)
                 """, input)
         }
+        var error: Int?
+        if case .error(let status) = whole.ending { error = status }
+        fuzzConnection(
+            input, chunks: plan.chunks, limits: limits,
+            expectedTargets: whole.heads.map { ($0.target, $0.keepAlive) }, expectedError: error,
+            seed: UInt64(input.count) &* 0x9E37_79B9 &+ UInt64(input.first ?? 0))
     }
     return 0
 }

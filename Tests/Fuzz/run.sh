@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the request-decoder fuzz target (heads, and bodies by length or chunked) with libFuzzer + AddressSanitizer and runs it.
+# Builds the request-decoder and connection-state-machine fuzz target (heads, bodies by length or chunked, answers) with libFuzzer + AddressSanitizer and runs it.
 #
 #   Tests/Fuzz/run.sh [seconds]                   # default 60
 #   FUZZ_TARGET=resp Tests/Fuzz/run.sh [seconds]  # the Redis reply parser instead
@@ -22,14 +22,23 @@ fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$fuzz_dir/../.." && pwd)"
 work="${FUZZ_WORK_DIR:-$repo/.build/fuzz}"
 http="$repo/Sources/AmodbProxy/HTTP"
+server="$repo/Sources/AmodbProxy/Server"
 
 swiftc="${SWIFTC:-$(command -v swiftc || true)}"
 [[ -n "$swiftc" ]] || swiftc=/opt/swift/usr/bin/swiftc
 [[ -x "$swiftc" ]] || { echo "run.sh: no swiftc (set SWIFTC)" >&2; exit 2; }
 
-# The parser and the few files it needs; none of them imports Foundation or AmodbModels.
+# The parser, the connection state machine and the few files they need; none imports AmodbModels.
 sources=(
     "$fuzz_dir/RequestParserFuzzer.swift"
+    "$fuzz_dir/ConnectionMachineFuzzing.swift"
+    "$server/ConnectionStateMachine.swift"
+    "$server/ConnectionDeadlines.swift"
+    "$server/OutboundQueue.swift"
+    "$http/ResponseSerializer.swift"
+    "$http/HTTPResponse.swift"
+    "$http/HTTPResponse+Error.swift"
+    "$http/JSONText.swift"
     "$http/RequestDecoder.swift"
     "$http/RequestHeadParser.swift"
     "$http/ChunkedBodyParser.swift"

@@ -2,7 +2,7 @@ import Glibc
 
 /// The bytes a connection has yet to send, as a queue of pieces: each response's head and
 /// a slice of its body array. A cached body is referenced, not copied, however many
-/// pipelined answers carry it; pieces go out together through one `sendmsg(2)`.
+/// pipelined answers carry it; pieces go out together through one `sendmsg(2)` (`OutboundQueue+Send.swift`).
 ///
 /// Confined to its connection's queue, like the connection's other state.
 struct OutboundQueue {
@@ -43,17 +43,13 @@ struct OutboundQueue {
         unsentBytes = 0
     }
 
-    /// Sends as much as the kernel takes in one `sendmsg`; returns how many bytes it took.
-    /// Nothing is dropped here: the owner reports the count back (`dropSent`).
-    func send(to fd: Int32) throws(SyscallError) -> IOOutcome<Int> {
+    /// Runs `body` with the first pieces not yet sent (at most `maxPiecesPerSend`) as
+    /// `iovec`s, each pinned while it runs: what one `sendmsg` sends.
+    func withIOVectors<R>(_ body: (UnsafeMutableBufferPointer<iovec>) -> R) -> R {
         let count = min(pieces.count - first, Self.maxPiecesPerSend)
-        guard count > 0 else { return .done(0) }
-        let result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
-            gather(from: first, to: first + count, into: vectors) { () -> Result<IOOutcome<Int>, SyscallError> in
-                Result { () throws(SyscallError) in try Syscalls.sendmsg(fd, vectors) }
-            }
+        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
+            gather(from: first, to: first + count, into: vectors) { body(vectors) }
         }
-        return try result.get()
     }
 
     /// Every byte queued, in order (what a send would put on the wire).
