@@ -58,7 +58,7 @@ for _ in range(hits):
     assert b"hit" in head, head
 PY
   kill -TERM $pid; wait $pid || true
-  callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'
+  callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}'
 }
 few=$(count "$FEW")
 many=$(count "$MANY")

@@ -3,6 +3,16 @@
 enum JSONText {
     /// `text` as a JSON string: quoted, with `"`, `\\` and control characters escaped (RFC 8259 §7).
     static func quoted(_ text: String) -> String {
+        // Most text (every log field but a hostile one) needs no escape: one scan of its
+        // bytes and one copy, instead of a scalar at a time (a third of a cache hit's cost).
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            var quoted = ""
+            quoted.reserveCapacity(text.utf8.count + 2)
+            quoted += "\""
+            quoted += text
+            quoted += "\""
+            return quoted
+        }
         var escaped = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

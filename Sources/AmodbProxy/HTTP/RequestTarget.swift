@@ -33,6 +33,12 @@ enum RequestTarget {
 
     private static func decodePath(_ raw: Substring) throws(HTTPParseError) -> String {
         if raw.utf8.contains(UInt8(ascii: "\\")) { throw .invalidPath }
+        // Without an escape, the path is its own decoding (the head parser let only visible
+        // ASCII through): checked in place, with no copy but the result (the common case).
+        if !raw.utf8.contains(UInt8(ascii: "%")) {
+            guard raw.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }), segmentsAreValid(raw.utf8) else { throw .invalidPath }
+            return String(raw)
+        }
         // An encoded "/" or "\\" would change the segments another parser sees; NUL and controls mean nothing here.
         guard let bytes = percentDecoded(raw, plusIsSpace: false, refusing: [UInt8(ascii: "/"), UInt8(ascii: "\\")]) else {
             throw .invalidPath
@@ -41,12 +47,27 @@ enum RequestTarget {
         guard let path = String(validating: bytes, as: UTF8.self) else { throw .invalidPath }
         // Segments are split on bytes, not Characters: a combining mark after "/" (`%CC%81`) makes
         // one Character of both, and a Character split would let `/a/../%CC%81b` or `/a//%CC%81` through.
-        if bytes.count == 1 { return path }
-        let dot = UInt8(ascii: ".")
-        for segment in bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            if segment.isEmpty || segment.elementsEqual([dot]) || segment.elementsEqual([dot, dot]) { throw .invalidPath }
-        }
+        guard segmentsAreValid(bytes) else { throw .invalidPath }
         return path
+    }
+
+    /// Whether a decoded path (starting with `/`) has no empty, `.` or `..` segment; "/" alone is valid.
+    private static func segmentsAreValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        if bytes.count == 1 { return true }
+        let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
+        var length = 0
+        var allDots = true
+        for byte in bytes.dropFirst() {
+            if byte == slash {
+                if length == 0 || (allDots && length <= 2) { return false }   // empty, "." or ".."
+                length = 0
+                allDots = true
+            } else {
+                length += 1
+                if byte != dot { allDots = false }
+            }
+        }
+        return length > 0 && !(allDots && length <= 2)
     }
 
     private static func decodeQuery(_ raw: Substring) throws(HTTPParseError) -> [(name: String, value: String)] {

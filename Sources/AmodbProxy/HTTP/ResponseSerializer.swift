@@ -13,34 +13,64 @@ struct SerializedResponse {
     var count: Int { head.count + body.count }
 }
 
-/// Writes a response head and body as HTTP/1.1 bytes (RFC 9112 §4, §6).
+/// Writes a response head and body as HTTP/1.1 bytes (RFC 9112 §4, §6). Bytes are
+/// appended as they are, with no string built per answer: this runs for every hit.
 enum ResponseSerializer {
+    /// The status line of every status with a reason phrase, built once.
+    private static let statusLines: [Int: [UInt8]] = {
+        var lines: [Int: [UInt8]] = [:]
+        for status in 100...599 where HTTPStatusText.reason(status) != "Unknown" {
+            lines[status] = Array("HTTP/1.1 \(status) \(HTTPStatusText.reason(status))\r\n".utf8)
+        }
+        return lines
+    }()
+
     /// The status line, fields and framing as bytes, and (unless `isHead`) the body to follow.
     static func serialize(_ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion) -> SerializedResponse {
         var output: [UInt8] = []
-        output.reserveCapacity(256)
-        output.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))\r\n".utf8)
+        output.reserveCapacity(320)
+        if let line = statusLines[response.status] {
+            output.append(contentsOf: line)
+        } else {
+            output.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))\r\n".utf8)
+        }
         for (name, value) in response.headers
         where !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection") {
             output.append(contentsOf: name.utf8)
-            output.append(contentsOf: ": ".utf8)
+            output.append(0x3A)   // ":"
+            output.append(0x20)
             output.append(contentsOf: value.utf8)
-            output.append(contentsOf: "\r\n".utf8)
+            output.append(0x0D)
+            output.append(0x0A)
         }
         output.append(contentsOf: HTTPDate.current)
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
         if hasBody {
-            output.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8)
+            output.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(response.body.count, to: &output)
+            output.append(0x0D)
+            output.append(0x0A)
         }
         if closing {
             output.append(contentsOf: "Connection: close\r\n".utf8)
         } else if version == .http1_0 {
             output.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
-        output.append(contentsOf: "\r\n".utf8)
+        output.append(0x0D)
+        output.append(0x0A)
         guard hasBody, !isHead else { return SerializedResponse(head: output, body: []) }
         let length = min(response.truncatedBodyLength ?? response.body.count, response.body.count)
         return SerializedResponse(head: output, body: response.body[..<length])
+    }
+
+    /// Appends a non-negative number's decimal digits.
+    private static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
+        guard value >= 10 else {
+            output.append(0x30 + UInt8(max(0, value)))
+            return
+        }
+        appendDecimal(value / 10, to: &output)
+        output.append(0x30 + UInt8(value % 10))
     }
 }
 

@@ -244,7 +244,7 @@ final class Connection: @unchecked Sendable {
     /// be closed to make room. Busy connections (an answer owed or unsent) never are.
     private func publishReclaimable() {
         var value: UInt64 = 0
-        if let (kind, since) = machine.reclaimable(now: .now()) {
+        if let (kind, since) = machine.reclaimable() {
             // Lingering ones count as closing since forever: they go first.
             value = (kind == .closing ? 0 : since.uptimeNanoseconds << 2) | kind.rawValue
         }
@@ -279,7 +279,7 @@ final class Connection: @unchecked Sendable {
     func evict() {
         queue.async { [self] in
             defer { evictionClaimed.store(false, ordering: .relaxed) }
-            guard let (kind, _) = machine.reclaimable(now: .now()) else { return }
+            guard let (kind, _) = machine.reclaimable() else { return }
             owner.probe.noteEviction()
             perform(machine.closeNow(reset: kind == .slow))
         }

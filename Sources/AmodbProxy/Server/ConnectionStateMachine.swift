@@ -20,7 +20,8 @@ struct ConnectionStateMachine {
         /// the stream or on an error, report `peerLeft`.
         case discardInput
         /// Ask the responder for the answer to this request; report it with `responsesReady`.
-        case respond(HTTPRequest, sequence: Int)
+        /// (Boxed: actions are copied as they are performed, and a request is large.)
+        indirect case respond(HTTPRequest, sequence: Int)
         /// The server answered a request itself (malformed, over a limit, too slow): tell the
         /// responder, with the refused request's bytes as far as they were read.
         case refused(status: Int, head: ArraySlice<UInt8>)
@@ -242,11 +243,12 @@ struct ConnectionStateMachine {
     // MARK: Making room
 
     /// How the connection ranks for closing when the server is full, and since when; nil
-    /// when busy (an answer owed or unsent). Lingering ones are closing anyway.
-    func reclaimable(now: DispatchTime) -> (kind: ConnectionDeadlines.Reclaimable, since: DispatchTime)? {
+    /// when busy (an answer owed or unsent). Lingering ones are closing anyway, since their
+    /// last answer's moment did not matter: they go first.
+    func reclaimable() -> (kind: ConnectionDeadlines.Reclaimable, since: DispatchTime)? {
         switch phase {
         case .closed: return nil
-        case .lingering: return (.closing, now)
+        case .lingering: return (.closing, DispatchTime(uptimeNanoseconds: 0))
         case .open, .draining: return deadlines.reclaimable(quiet: isQuiet)
         }
     }
