@@ -6,8 +6,8 @@ enum RequestTarget {
     /// The decoded path and query pairs of an origin-form or absolute-form target.
     static func parse(_ target: String) throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)]) {
         var target = Substring(target)
-        if target == "*" { throw .invalidTarget }   // asterisk-form is for OPTIONS to the server itself
-        if target.first != "/", let scheme = ["http://", "https://"].first(where: { target.utf8.starts(with: $0.utf8, by: { $0 | 0x20 == $1 }) }) {
+        if target.utf8.count == 1, target.utf8.first == UInt8(ascii: "*") { throw .invalidTarget }   // asterisk-form is for OPTIONS to the server itself
+        if target.utf8.first != UInt8(ascii: "/"), let scheme = ["http://", "https://"].first(where: { target.utf8.starts(with: $0.utf8, by: { $0 | 0x20 == $1 }) }) {
             // absolute-form (RFC 9112 §3.2.2): servers must accept it; the authority is not ours to route on.
             let rest = target.dropFirst(scheme.count)
             guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else {
@@ -16,14 +16,15 @@ enum RequestTarget {
             guard rest[slash] == "/" else { throw .invalidTarget }
             target = rest[slash...]
         }
-        guard target.first == "/" else { throw .invalidTarget }
+        guard target.utf8.first == UInt8(ascii: "/") else { throw .invalidTarget }
         if target.utf8.contains(UInt8(ascii: "#")) { throw .invalidTarget }
 
         let rawPath: Substring
         let rawQuery: Substring?
-        if let question = target.firstIndex(of: "?") {
+        // Searched as bytes: a Character search runs grapheme breaking over the whole target.
+        if let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             rawPath = target[..<question]
-            rawQuery = target[target.index(after: question)...]
+            rawQuery = target[target.utf8.index(after: question)...]
         } else {
             rawPath = target
             rawQuery = nil
