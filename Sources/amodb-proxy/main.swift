@@ -10,6 +10,15 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
     exit(code)
 }
 
+// SIGTERM, SIGINT and SIGHUP are blocked in every thread (a thread inherits the mask of
+// the one that starts it, so this comes before any thread starts) and taken by `sigwait`
+// on the main thread at the end, which parks there: `dispatchMain()` would park it in
+// `sigsuspend`, which valgrind cannot follow (Tests/Perf/instructions-per-hit.sh).
+var handledSignals = sigset_t()
+sigemptyset(&handledSignals)
+for signalNumber in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handledSignals, signalNumber) }
+pthread_sigmask(SIG_BLOCK, &handledSignals, nil)
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let command: Command
 do {
@@ -78,34 +87,29 @@ if configuration.sandbox {
     LineWriter.standardOutput.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
 }
 
-// SIGTERM / SIGINT: stop accepting, finish what is in flight, exit 0.
-var signalSources: [any DispatchSourceSignal] = []
-for signalNumber in [SIGTERM, SIGINT] {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-    source.setEventHandler {
-        logger.info("shutting down", ["grace_seconds": String(configuration.shutdownGraceSeconds)])
-        let server = proxy
-        let standIn = sandbox
-        Task {
-            await server.shutdown()
-            await standIn?.shutdown()
-            logger.info("stopped")
-            LineWriter.standardOutput.flush()
-            LineWriter.standardError.flush()
-            exit(0)
-        }
+// Signals are handled on a queue of their own, so the main thread goes straight back to waiting.
+let signalQueue = DispatchQueue(label: "amodb-proxy.signals")
+let graceSeconds = configuration.shutdownGraceSeconds
+let runningSandbox = sandbox
+
+/// SIGTERM / SIGINT: stop accepting, finish what is in flight, exit 0.
+func shutDown() {
+    logger.info("shutting down", ["grace_seconds": String(graceSeconds)])
+    Task {
+        await proxy.shutdown()
+        await runningSandbox?.shutdown()
+        logger.info("stopped")
+        LineWriter.standardOutput.flush()
+        LineWriter.standardError.flush()
+        exit(0)
     }
-    source.resume()
-    signalSources.append(source)
 }
-// SIGHUP (its default action would kill the process, with no drain and no snapshot):
-// reload what can change while running, the log level (from the settings file; the
-// environment and flags still win) and the client tokens file, and say so. Every other
-// setting, the key included, takes effect at the next start.
-signal(SIGHUP, SIG_IGN)
-let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
-hangup.setEventHandler {
+
+/// SIGHUP (its default action would kill the process, with no drain and no snapshot):
+/// reload what can change while running, the log level (from the settings file; the
+/// environment and flags still win) and the client tokens file, and say so. Every other
+/// setting, the key included, takes effect at the next start.
+func reload() {
     do {
         guard case .serve(let reloaded) = try ConfigurationLoader.load(arguments: arguments, environment: ProcessInfo.processInfo.environment)
         else { return }
@@ -119,6 +123,12 @@ hangup.setEventHandler {
         logger.error("SIGHUP: the configuration does not load now; nothing changed", ["problem": "\(error)"])
     }
 }
-hangup.resume()
-signalSources.append(hangup)
-dispatchMain()
+
+while true {
+    var received: Int32 = 0
+    guard sigwait(&handledSignals, &received) == 0 else { continue }
+    switch received {
+    case SIGHUP: signalQueue.async { reload() }
+    default: signalQueue.async { shutDown() }
+    }
+}

@@ -51,6 +51,37 @@ struct SignalTests {
         }
     }
 
+    /// The main thread parks in `sigwait`, not in `dispatchMain()` (which valgrind cannot
+    /// follow): SIGTERM, SIGINT and SIGHUP are blocked in every thread, so only `sigwait`
+    /// takes them, and SIGTERM still ends the proxy cleanly.
+    @Test func everyThreadBlocksTheHandledSignalsAndSigtermStillStopsTheProxy() async throws {
+        let proxy = try RunningProxy(
+            arguments: ["--sandbox"], environment: ["HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off"])
+        defer { proxy.stop() }
+        #expect(await eventually(within: 20) { proxy.port != nil })
+        let pid = proxy.process.processIdentifier
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        #expect(threads.count > 1)
+        // Bits 0, 1 and 14 of SigBlk: SIGHUP (1), SIGINT (2), SIGTERM (15). The main thread
+        // (its id is the pid) shows them unblocked while the kernel waits in `sigwait` for them.
+        let wanted: UInt64 = 1 << 0 | 1 << 1 | 1 << 14
+        for thread in threads where thread != "\(pid)" {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") })
+            let blocked = try #require(UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+            #expect(blocked & wanted == wanted, "thread \(thread) blocks \(String(blocked, radix: 16))")
+        }
+        #if arch(x86_64)
+        // The main thread waits in rt_sigtimedwait (128), what `sigwait` calls; `dispatchMain()` parks it in rt_sigsuspend (130).
+        let call = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/syscall", encoding: .utf8)
+        #expect(call.hasPrefix("128 "), "the main thread is in \(call.prefix(12))")
+        #endif
+        kill(pid, SIGTERM)
+        #expect(await eventually(within: 20) { !proxy.process.isRunning })
+        #expect(proxy.process.terminationStatus == 0)
+        #expect(proxy.events.contains { $0["message"] == "stopped" })
+    }
+
     @Test func sighupReloadsTheLogLevelAndTheTokensAndTheProxyKeepsServing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hup-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
