@@ -57,8 +57,22 @@ enum LogValue: Sendable, ExpressibleByStringLiteral {
         return JSONText.quoted(text)
     }
 
+    /// At most three decimals, trailing zeros dropped (`0.123`, `12.5`, `3`), in integer
+    /// arithmetic: printing a `Double` costs more than the rest of an access-log line.
     private func format3(_ value: Double) -> String {
-        let scaled = (value * 1000).rounded() / 1000
-        return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
+        let scaled = (value * 1000).rounded()
+        guard scaled.isFinite, abs(scaled) < 1e15 else { return String(scaled / 1000) }
+        let thousandths = Int(scaled)
+        let whole = String(abs(thousandths) / 1000)
+        var fraction = abs(thousandths) % 1000
+        let sign = thousandths < 0 ? "-" : ""
+        guard fraction != 0 else { return sign + whole }
+        var digits = 3
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        let text = String(fraction)
+        return sign + whole + "." + String(repeating: "0", count: digits - text.count) + text
     }
 }
