@@ -2,18 +2,10 @@
 import Dispatch
 import Testing
 
-/// A moment `seconds` after an arbitrary origin.
-private func at(_ seconds: Double) -> DispatchTime {
-    DispatchTime(uptimeNanoseconds: 1_000_000_000_000 + UInt64(seconds * 1_000_000_000))
-}
+private func at(_ seconds: Double) -> DispatchTime { ConnectionClock.at(seconds) }
 
 private func deadlines() -> ConnectionDeadlines {
-    var timeouts = HTTPTimeouts()
-    timeouts.requestHeadSeconds = 10
-    timeouts.requestBodySeconds = 20
-    timeouts.idleSeconds = 60
-    timeouts.writeSeconds = 30
-    return ConnectionDeadlines(timeouts: timeouts, openedAt: at(0))
+    ConnectionDeadlines(timeouts: ConnectionClock.timeouts, openedAt: at(0))
 }
 
 struct ConnectionDeadlinesTests {

@@ -2,19 +2,7 @@
 import Dispatch
 import Testing
 
-/// A moment `seconds` after an arbitrary origin.
-private func at(_ seconds: Double) -> DispatchTime {
-    DispatchTime(uptimeNanoseconds: 1_000_000_000_000 + UInt64(seconds * 1_000_000_000))
-}
-
-private func timeouts() -> HTTPTimeouts {
-    var timeouts = HTTPTimeouts()
-    timeouts.requestHeadSeconds = 10
-    timeouts.requestBodySeconds = 20
-    timeouts.idleSeconds = 60
-    timeouts.writeSeconds = 30
-    return timeouts
-}
+private func at(_ seconds: Double) -> DispatchTime { ConnectionClock.at(seconds) }
 
 /// Performs a machine's actions the way `Connection` does, without a socket: it records
 /// what was asked, what went on the wire, and the reading, writing and timer state.
@@ -39,7 +27,7 @@ private struct Driver {
     var answer: (String) -> HTTPResponse? = { path in HTTPResponse(status: 200, body: Array(path.utf8)) }
 
     init(limits: HTTPLimits = HTTPLimits()) {
-        machine = ConnectionStateMachine(limits: limits, timeouts: timeouts(), openedAt: at(0))
+        machine = ConnectionStateMachine(limits: limits, timeouts: ConnectionClock.timeouts, openedAt: at(0))
         perform(machine.start())
     }
 
