@@ -37,6 +37,7 @@ sources=(
     "$server/OutboundQueue.swift"
     "$http/ResponseSerializer.swift"
     "$http/HTTPResponse.swift"
+    "$repo/Sources/AmodbProxy/Cache/CacheOutcome.swift"
     "$http/HTTPResponse+Error.swift"
     "$http/JSONText.swift"
     "$http/RequestDecoder.swift"
