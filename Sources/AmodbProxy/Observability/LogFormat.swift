@@ -11,13 +11,13 @@ public enum LogFormat: String, Sendable, CaseIterable {
         case .json:
             // Appended into one string: the access log writes a line per request.
             var line = "{"
-            line.reserveCapacity(192)
+            line.reserveCapacity(256)
             for (index, (name, value)) in fields.enumerated() {
                 if index > 0 { line += "," }
                 line += "\""
                 line += name
                 line += "\":"
-                line += value.json
+                if case .string(let text) = value { JSONText.append(quoting: text, to: &line) } else { line += value.plain }
             }
             line += "}"
             return line
