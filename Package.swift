@@ -18,7 +18,7 @@ let package = Package(
         // async/await client over URLSession, for apps (iOS, macOS) and for the tests.
         .target(name: "AmodbClient", dependencies: ["AmodbModels"]),
         // The proxy: raw-socket HTTP/1.1 server, routing, cache, upstream fetcher.
-        .target(name: "AmodbProxy", dependencies: ["AmodbModels", "AmodbRedis", "CSystemShims"]),
+        .target(name: "AmodbProxy", dependencies: ["AmodbModels", "AmodbRedis", "AmodbCompression", "CSystemShims"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4).
         .target(name: "CSystemShims"),
         // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders.
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             // The executable too: the flag tests run the built binary, as an operator would.
-            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "amodb-proxy"]
+            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "AmodbCompression", "amodb-proxy"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+public import AmodbCompression
 import AmodbModels
 
 /// One stored amodb answer: its status (200, or 404 kept as a negative entry), the body
@@ -13,6 +14,12 @@ public struct CachedResponse: Sendable, Equatable {
     public let lifetime: Double
     /// A strong `ETag` (RFC 9110 §8.8.3), derived from the body.
     public let etag: String
+    /// The body compressed in gzip and br, made once off the event loops after the entry
+    /// is stored (`VariantMaker`); `nil` until then, and identity is answered meanwhile.
+    public let variants: ContentVariants?
+    /// The strong tags of the gzip and br variants: the identity tag with the coding
+    /// appended inside the quotes, made once here so that a hit does no String work.
+    let variantTags: (gzip: String, br: String)?
 
     /// An entry stored `storedAt` (seconds since 1970), fresh for `lifetime` seconds.
     public init(status: Int = 200, body: [UInt8], storedAt: Double, lifetime: Double) {
@@ -21,6 +28,41 @@ public struct CachedResponse: Sendable, Equatable {
         self.storedAt = storedAt
         self.lifetime = lifetime
         self.etag = Self.entityTag(for: body)
+        self.variants = nil
+        self.variantTags = nil
+    }
+
+    /// This entry with its variants, which must hold this body as their identity bytes.
+    public func with(_ variants: ContentVariants) -> CachedResponse {
+        CachedResponse(self, variants: variants)
+    }
+
+    private init(_ entry: CachedResponse, variants: ContentVariants) {
+        status = entry.status
+        body = entry.body
+        storedAt = entry.storedAt
+        lifetime = entry.lifetime
+        etag = entry.etag
+        self.variants = variants
+        let open = etag.dropLast()
+        variantTags = (open + "-gzip\"", open + "-br\"")
+    }
+
+    /// Whether `other` is this same stored answer (variants aside): the same body stored
+    /// at the same time.
+    func isSameAnswer(as other: CachedResponse) -> Bool {
+        storedAt == other.storedAt && status == other.status && etag == other.etag
+    }
+
+    /// What it costs in the cache's byte budget: every variant's bytes.
+    public var byteCount: Int {
+        variants?.byteCount ?? body.count
+    }
+
+    /// Equal entries: the same answer, stored at the same time, with the same variants.
+    public static func == (lhs: CachedResponse, rhs: CachedResponse) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.storedAt == rhs.storedAt
+            && lhs.lifetime == rhs.lifetime && lhs.variants == rhs.variants
     }
 
     /// Whole seconds since it was stored (the `Age` field, RFC 9111 §5.1).

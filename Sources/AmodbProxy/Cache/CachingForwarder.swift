@@ -1,3 +1,4 @@
+import AmodbCompression
 import AmodbModels
 import Synchronization
 
@@ -65,6 +66,8 @@ final class CachingForwarder: Sendable {
     private let keyProbe: KeyProbe
     /// Cleared once shutdown has written (or is about to write) the final snapshot.
     private let storesOpen = Mutex(true)
+    /// Compresses each stored answer once, off the event loops.
+    let variantMaker = VariantMaker()
 
     /// Whether amodb rejected the key (401) or the plan (402) on its last say.
     var keyRejected: Bool { keyProbe.keyRejected }
@@ -93,21 +96,22 @@ final class CachingForwarder: Sendable {
     /// The answer for `request`: at once from the cache, else `nil` and `deliver` later.
     /// `client` names who asks (a token or an address) for its share of the calls; `nil`: no share applies.
     func respond(
-        to request: AmodbRequest, ifNoneMatch: String?, client: String?, deliver: @escaping @Sendable (HTTPResponse) -> Void
+        to request: AmodbRequest, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(), client: String?,
+        deliver: @escaping @Sendable (HTTPResponse) -> Void
     ) -> HTTPResponse? {
         let key = request.pathAndQuery
         let now = clock.now()
         let conditional: @Sendable (HTTPResponse) -> Void = { deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: $0)) }
         // The hit path: one lookup in the cache, no lease taken.
         if let entry = cache.entry(for: key) {
-            switch stored(entry, for: request, key: key, now: now, deliver: conditional) {
+            switch stored(entry, for: request, key: key, now: now, accept: accept, deliver: conditional) {
             case .now(let answer): return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
             case .later: return nil
             case .unusable: break
             }
         }
         let waiter: FetchWaiter = { [clock] result in
-            deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: clock.now(), collapsed: true)))
+            deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: clock.now(), collapsed: true, accept: accept)))
         }
         var shareWait: Double = 1
         let claim = coalescer.claim(
@@ -116,11 +120,11 @@ final class CachingForwarder: Sendable {
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
-            switch stored(entry, for: request, key: key, now: now, deliver: conditional) {
+            switch stored(entry, for: request, key: key, now: now, accept: accept, deliver: conditional) {
             case .now(let answer): return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
             case .later: return nil
             case .unusable:
-                return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now))))
+                return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)), accept: accept))
             }
         case .joined:
             statistics.count(.miss)
@@ -136,7 +140,7 @@ final class CachingForwarder: Sendable {
                 if let shared = await self.coalescer.lead(key) {
                     let result = self.finish(key, with: .answer(shared, stored: true), refreshing: false)
                     if let client { self.shares?.refund(client) }
-                    conditional(result.response(at: self.clock.now(), collapsed: true))
+                    conditional(result.response(at: self.clock.now(), collapsed: true, accept: accept))
                     await self.coalescer.share(key, nil)
                     return
                 }
@@ -145,7 +149,7 @@ final class CachingForwarder: Sendable {
                     self.shares?.refund(client)   // no call was made: none is counted against the client
                 }
                 let result = self.finish(key, with: fetched, refreshing: false)
-                conditional(result.response(at: self.clock.now(), collapsed: false))
+                conditional(result.response(at: self.clock.now(), collapsed: false, accept: accept))
                 await self.coalescer.share(key, result.sharedEntry)
             }
             return nil
@@ -169,14 +173,15 @@ final class CachingForwarder: Sendable {
 
     /// The answer from a stored entry (a hit, or a stale copy).
     private func stored(
-        _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, deliver: @escaping @Sendable (HTTPResponse) -> Void
+        _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
+        deliver: @escaping @Sendable (HTTPResponse) -> Void
     ) -> StoredAnswer {
         if entry.isFresh(at: now) {
             statistics.count(entry.status == 200 ? .hit : .negativeHit)
-            return .now(entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now))))
+            return .now(entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)), accept: accept))
         }
         guard usable(entry, now: now) != nil else { return .unusable }
-        return serveStale(entry, for: request, key: key, now: now, deliver: deliver)
+        return serveStale(entry, for: request, key: key, now: now, accept: accept, deliver: deliver)
     }
 
     /// Refuses a new fetch when `client` has used its share of the window's calls for misses
@@ -193,14 +198,15 @@ final class CachingForwarder: Sendable {
     /// refresh gets its answer once the budget has decided (it may ask Redis: tens of ms at
     /// most); every other one at once.
     private func serveStale(
-        _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, deliver: @escaping @Sendable (HTTPResponse) -> Void
+        _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
+        deliver: @escaping @Sendable (HTTPResponse) -> Void
     ) -> StoredAnswer {
         let ttl = entry.remainingLifetime(at: now)
         if let failure = backoff.failure(for: key, now: now) {
             statistics.count(.staleIfError)
-            return .now(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .error, fwdStatus: failure.fwdStatus)))
+            return .now(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .error, fwdStatus: failure.fwdStatus), accept: accept))
         }
-        let revalidating = entry.response(at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil))
+        let revalidating = entry.response(at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil), accept: accept)
         guard case .leads = coalescer.claim(key, cached: { nil }, waiter: nil) else {
             statistics.count(.staleWhileRevalidate)
             return .now(revalidating)
@@ -210,7 +216,7 @@ final class CachingForwarder: Sendable {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }
                 self.statistics.count(.budgetDenial)
                 self.statistics.count(.staleForBudget)
-                deliver(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .budget, fwdStatus: nil)))
+                deliver(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .budget, fwdStatus: nil), accept: accept))
                 return
             }
             self.statistics.count(.refresh)
@@ -240,6 +246,7 @@ final class CachingForwarder: Sendable {
         let result = coalescer.finish(key) { () -> FetchResult in
             guard case .answer(let entry, true) = fetched else { return fetched }
             let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
+            if stored { makeVariants(of: entry, for: key) }
             return .answer(entry, stored: stored)
         }
         switch result {
@@ -253,6 +260,18 @@ final class CachingForwarder: Sendable {
             break   // a miss has no stale copy to serve meanwhile: nothing to remember
         }
         return result
+    }
+
+    /// Has `entry`'s variants made off the event loops and stores it again with them,
+    /// while it is still the answer stored under `key` and the cache still takes stores.
+    private func makeVariants(of entry: CachedResponse, for key: String) {
+        variantMaker.make(entry) { [self] withVariants in
+            // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
+            storesOpen.withLock { open in
+                guard open, let current = cache.entry(for: key), current.isSameAnswer(as: entry), current.variants == nil else { return }
+                cache.store(withVariants, for: key)
+            }
+        }
     }
 
     // MARK: Calling amodb

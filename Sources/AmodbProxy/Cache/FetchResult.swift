@@ -1,3 +1,5 @@
+import AmodbCompression
+
 /// How a fetch from amodb ended, shared by every request that waited on it.
 enum FetchResult: Sendable {
     /// amodb's 200, or its 404 as a negative entry; `stored` says whether the cache kept it.
@@ -12,10 +14,10 @@ enum FetchResult: Sendable {
     }
 
     /// The answer for one client at `now`; `collapsed` when it joined another's fetch.
-    func response(at now: Double, collapsed: Bool) -> HTTPResponse {
+    func response(at now: Double, collapsed: Bool, accept: AcceptEncoding = AcceptEncoding()) -> HTTPResponse {
         switch self {
         case .answer(let entry, let stored):
-            return entry.response(at: now, outcome: .miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil))
+            return entry.response(at: now, outcome: .miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil), accept: accept)
         case .failed(let failure):
             return failure.response(collapsed: collapsed)
         }

@@ -52,7 +52,7 @@ public final class MemoryResponseCache: ResponseCache {
 
     /// What an entry costs against the budget.
     static func cost(of entry: CachedResponse, key: String) -> Int {
-        entry.body.count + key.utf8.count + entryOverhead
+        entry.byteCount + key.utf8.count + entryOverhead
     }
 
     private func shard(for key: String) -> LockedShard {

@@ -1,3 +1,4 @@
+import AmodbCompression
 import AmodbModels
 import Dispatch
 import Synchronization
@@ -120,7 +121,9 @@ final class ProxyResponder: HTTPResponder {
         }
         // Each client's share of the calls for misses follows the same exemption as its rate.
         return forwarder.respond(
-            to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"], client: limited ? identity : nil, deliver: deliver)
+            to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"],
+            accept: AcceptEncoding(fieldValues: request.headers.values("Accept-Encoding")),
+            client: limited ? identity : nil, deliver: deliver)
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {

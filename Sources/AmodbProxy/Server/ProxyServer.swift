@@ -119,6 +119,9 @@ public final class ProxyServer: Sendable {
     /// The forwarder's tracked tasks running now (fetches, refreshes, the key probe).
     package var forwarderTasks: Int { forwarder.tableSizes.tasks }
 
+    /// Stored answers compressed into their variants so far (each once, in every coding).
+    package var variantCompressions: Int { forwarder.variantMaker.compressions }
+
     /// Open client connections now.
     public var connectionCount: Int { server.connectionCount }
 

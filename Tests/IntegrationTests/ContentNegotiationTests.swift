@@ -1,0 +1,131 @@
+import AmodbCompression
+import AmodbProxy
+import AmodbTestSupport
+import Testing
+
+/// Compressed answers over the wire (issue 12): each stored answer is compressed once, off
+/// the event loops, and every client gets the variant its `Accept-Encoding` prefers, with
+/// its own `Content-Encoding`, `ETag` and `Vary: Accept-Encoding`.
+@Suite(.timeLimit(.minutes(1)))
+struct ContentNegotiationTests {
+    static let path = "/3/trending/movie/day"
+
+    /// A proxy whose one answer is stored and compressed.
+    static func filled(_ harness: ProxyHarness) async throws -> RawHTTPResponse {
+        let first = try await harness.get(path)
+        let proxy = harness.proxy
+        #expect(await eventually { proxy.variantCompressions == 1 })
+        return first
+    }
+
+    @Test(
+        "Accept-Encoding picks the variant, and every variant decodes to the identity bytes",
+        arguments: [
+            (nil, ContentCoding.identity), ("gzip", .gzip), ("GZip", .gzip), ("x-gzip", .gzip), ("br", .br),
+            ("gzip, deflate, br", .br), ("br;q=0.5, gzip", .gzip), ("gzip;q=0.8, br;Q=0.9", .br), ("*", .br),
+            ("identity", .identity), ("deflate", .identity), ("identity;q=0, gzip", .gzip), ("br;q=0, *", .gzip),
+            ("", .identity),
+        ] as [(String?, ContentCoding)])
+    func acceptEncodingPicksTheVariant(acceptEncoding: String?, expected: ContentCoding) async throws {
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        try await withServer(harness) { harness in
+            let identity = try await Self.filled(harness)
+            let answer = try await harness.get(Self.path, headers: acceptEncoding.map { ["Accept-Encoding": $0] } ?? [:])
+            #expect(answer.status == 200)
+            #expect(answer.header("Vary") == "Accept-Encoding")
+            #expect(answer.header("Content-Encoding") == expected.contentEncoding)
+            #expect(answer.header("Content-Length") == String(answer.body.count))
+            let decoded = try ContentDecoder(maximumOutputSize: 1 << 20).decode(answer.body, from: expected)
+            #expect(decoded == identity.body)
+            if expected != .identity { #expect(answer.body.count < identity.body.count) }
+        }
+    }
+
+    @Test("A client that refuses every coding gets a 406 with a status_message", arguments: ["identity;q=0", "*;q=0", "identity;q=0, deflate"])
+    func refusingEveryCodingIsNotAcceptable(acceptEncoding: String) async throws {
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        try await withServer(harness) { harness in
+            _ = try await Self.filled(harness)
+            let answer = try await harness.get(Self.path, headers: ["Accept-Encoding": acceptEncoding])
+            #expect(answer.status == 406)
+            #expect(answer.header("Content-Encoding") == nil)
+            #expect(answer.text.contains("status_message"))
+            #expect(try await harness.get(Self.path).status == 200, "the server keeps serving")
+        }
+    }
+
+    @Test func eachVariantHasItsOwnETagAndA304IsPerVariant() async throws {
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        try await withServer(harness) { harness in
+            let identity = try await Self.filled(harness)
+            let identityTag = try #require(identity.header("ETag"))
+            let gzip = try await harness.get(Self.path, headers: ["Accept-Encoding": "gzip"])
+            let br = try await harness.get(Self.path, headers: ["Accept-Encoding": "br"])
+            let gzipTag = try #require(gzip.header("ETag"))
+            let brTag = try #require(br.header("ETag"))
+            #expect(Set([identityTag, gzipTag, brTag]).count == 3)
+            #expect(gzipTag.hasPrefix("\"") && gzipTag.hasSuffix("\"") && !gzipTag.hasPrefix("W/"), "strong tags")
+
+            let notModified = try await harness.get(Self.path, headers: ["Accept-Encoding": "gzip", "If-None-Match": gzipTag])
+            #expect(notModified.status == 304)
+            #expect(notModified.body.isEmpty)
+            #expect(notModified.header("ETag") == gzipTag)
+            #expect(notModified.header("Vary") == "Accept-Encoding")
+            // The gzip tag names the gzip bytes: a client that now gets br must get them whole.
+            let otherVariant = try await harness.get(Self.path, headers: ["Accept-Encoding": "br", "If-None-Match": gzipTag])
+            #expect(otherVariant.status == 200)
+            #expect(otherVariant.body == br.body)
+            let identityNotModified = try await harness.get(Self.path, headers: ["If-None-Match": identityTag])
+            #expect(identityNotModified.status == 304)
+            #expect(identityNotModified.header("Vary") == "Accept-Encoding")
+        }
+    }
+
+    @Test("HEAD sends the headers GET sends for the same variant", arguments: ["gzip", "br", "identity"])
+    func headSendsTheGetHeaders(acceptEncoding: String) async throws {
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        try await withServer(harness) { harness in
+            _ = try await Self.filled(harness)
+            let get = try await harness.get(Self.path, headers: ["Accept-Encoding": acceptEncoding])
+            let head = try await harness.get(Self.path, headers: ["Accept-Encoding": acceptEncoding], method: "HEAD")
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            for name in ["Content-Encoding", "Content-Length", "ETag", "Vary", "Content-Type"] {
+                #expect(head.header(name) == get.header(name), "\(name)")
+            }
+        }
+    }
+
+    @Test func theAnswerIsCompressedOncePerFillAndIdentityUntilThen() async throws {
+        let fetcher = ScriptedUpstream()
+        let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
+        try await withServer(harness) { harness in
+            // The miss is answered from the entry just stored, before its variants are made.
+            let miss = try await harness.get(Self.path, headers: ["Accept-Encoding": "br"])
+            #expect(miss.header("Content-Encoding") == nil)
+            #expect(miss.header("Vary") == "Accept-Encoding")
+            let proxy = harness.proxy
+            #expect(await eventually { proxy.variantCompressions == 1 })
+            for coding in ["br", "gzip", "identity", "br", "gzip"] {
+                let hit = try await harness.get(Self.path, headers: ["Accept-Encoding": coding])
+                #expect(hit.header("Content-Encoding") == (coding == "identity" ? nil : coding))
+            }
+            #expect(proxy.variantCompressions == 1)
+            #expect(fetcher.calls.count == 1)
+        }
+    }
+
+    @Test func theVariantsCountInTheCachesByteBudget() throws {
+        let cache = MemoryResponseCache(maxBytes: 1 << 24, shardCount: 1)
+        let body = Array(ScriptedUpstream.moviePage.utf8)
+        let entry = CachedResponse(body: body, storedAt: 0, lifetime: 1800)
+        cache.store(entry, for: "/trending/movie/day")
+        let identityOnly = cache.usage.bytes
+        let variants = try ContentVariants(compressing: body)
+        let gzip = try #require(variants.gzip)
+        let br = try #require(variants.br)
+        cache.store(entry.with(variants), for: "/trending/movie/day")
+        #expect(cache.usage.bytes == identityOnly + gzip.count + br.count)
+        #expect(cache.usage.entries == 1)
+    }
+}
