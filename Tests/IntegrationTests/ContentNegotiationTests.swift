@@ -1,6 +1,7 @@
 import AmodbCompression
 import AmodbProxy
 import AmodbTestSupport
+import Foundation
 import Testing
 
 /// Compressed answers over the wire (issue 12): each stored answer is compressed once, off
@@ -127,5 +128,29 @@ struct ContentNegotiationTests {
         cache.store(entry.with(variants), for: "/trending/movie/day")
         #expect(cache.usage.bytes == identityOnly + gzip.count + br.count)
         #expect(cache.usage.entries == 1)
+    }
+
+    @Test func variantsAreRebuiltForAnswersLoadedFromASnapshot() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("variants-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ProxyHarness.configuration()
+        configuration.snapshotPath = directory + "/cache.json"
+        let first = try ProxyHarness(configuration: configuration, fetcher: ScriptedUpstream())
+        let gzip = try await withServer(first) { harness in
+            _ = try await Self.filled(harness)
+            return try await harness.get(Self.path, headers: ["Accept-Encoding": "gzip"])
+        }
+        let fetcher = ScriptedUpstream()
+        let second = try ProxyHarness(configuration: configuration, fetcher: fetcher)
+        try await withServer(second) { harness in
+            let proxy = harness.proxy
+            #expect(await eventually { proxy.variantCompressions == 1 })
+            let again = try await harness.get(Self.path, headers: ["Accept-Encoding": "gzip"])
+            #expect(again.header("Content-Encoding") == "gzip")
+            #expect(again.header("ETag") == gzip.header("ETag"))
+            #expect(again.body == gzip.body)
+            #expect(fetcher.calls.isEmpty, "answered from the snapshot")
+        }
     }
 }

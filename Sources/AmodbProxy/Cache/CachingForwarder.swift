@@ -264,7 +264,8 @@ final class CachingForwarder: Sendable {
 
     /// Has `entry`'s variants made off the event loops and stores it again with them,
     /// while it is still the answer stored under `key` and the cache still takes stores.
-    private func makeVariants(of entry: CachedResponse, for key: String) {
+    /// Also for entries loaded from a snapshot, which keeps identity bytes only.
+    func makeVariants(of entry: CachedResponse, for key: String) {
         variantMaker.make(entry) { [self] withVariants in
             // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
             storesOpen.withLock { open in

@@ -168,7 +168,9 @@ public final class ProxyServer: Sendable {
             if loaded.dropped.count > 10 {
                 logger.warning("cache snapshot entries dropped", ["more": String(loaded.dropped.count - 10), "path": snapshot.path])
             }
-            for (key, entry) in loaded.entries { cache.store(entry, for: key) }
+            for (key, entry) in loaded.entries where cache.store(entry, for: key) {
+                forwarder.makeVariants(of: entry, for: key)   // the snapshot keeps identity only: rebuilt here
+            }
             if !loaded.entries.isEmpty { logger.info("cache snapshot loaded", ["entries": String(loaded.entries.count), "path": snapshot.path]) }
         } catch {
             logger.warning("cache snapshot ignored: \(error)", ["path": snapshot.path])
