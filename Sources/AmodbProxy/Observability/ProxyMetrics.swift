@@ -1,3 +1,4 @@
+import AmodbCompression
 import AmodbModels
 import Dispatch
 import Synchronization
@@ -50,6 +51,8 @@ public final class ProxyMetrics: Sendable {
     private let upstreamDuration = Histogram()
     /// Stored amodb answers the shared models could not decode, by forwarded route (trending, movie).
     private let schemaMismatches = AtomicCounters(count: 2)
+    /// Body bytes sent, by content coding (`ContentCoding.allCases` order).
+    private let responseBytes = AtomicCounters(count: ContentCoding.allCases.count)
     private let sources = Mutex<Sources?>(nil)
 
     /// What the gauges read at scrape time.
@@ -84,6 +87,11 @@ public final class ProxyMetrics: Sendable {
         let index = (route.rawValue * (Self.statuses.count + 1) + Self.statusIndex(status)) * CacheLabel.allCases.count + cache.rawValue
         requests.add(index)
         requestDurations[route.rawValue].observe(seconds: seconds)
+    }
+
+    /// Counts the body bytes of one answer sent in `encoding`.
+    func recordResponseBytes(_ bytes: Int, encoding: ContentCoding) {
+        responseBytes.add(ContentCoding.allCases.firstIndex(of: encoding) ?? 0, bytes)
     }
 
     /// Counts one call to amodb: its status, or `timeout` / `unreachable`.
@@ -125,6 +133,8 @@ public final class ProxyMetrics: Sendable {
         out.histogram("amodb_proxy_upstream_request_duration_seconds", "Duration of calls to amodb.", [([], upstreamDuration)])
         out.counter("amodb_proxy_schema_mismatch_total", "Stored amodb answers that do not decode as the shared models, by route.",
                     [RouteLabel.trending, .movie].enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
+        out.counter("amodb_proxy_response_bytes_total", "Body bytes sent to clients, by content coding.",
+                    ContentCoding.allCases.enumerated().map { ([("encoding", $1.description)], Double(responseBytes.value($0))) })
         out.counter("amodb_proxy_log_lines_dropped_total", "Log lines dropped because their output was not being read, by stream.", [
             ([("stream", "stdout")], Double(LineWriter.standardOutput.droppedLines)),
             ([("stream", "stderr")], Double(LineWriter.standardError.droppedLines)),

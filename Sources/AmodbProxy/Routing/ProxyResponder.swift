@@ -137,10 +137,12 @@ final class ProxyResponder: HTTPResponder {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
         metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: seconds)
+        let bytes = request.method == "HEAD" ? 0 : response.body.count
+        let encoding = response.headers["Content-Encoding"].flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
+        metrics.recordResponseBytes(bytes, encoding: encoding)
         accessLog?.record(
             method: request.method, route: route.text, path: route == .unmatched ? LoggedPath.of(target: request.target) : nil,
-            status: response.status, cache: cache.text, seconds: seconds,
-            bytes: request.method == "HEAD" ? 0 : response.body.count, client: client)
+            status: response.status, cache: cache.text, seconds: seconds, bytes: bytes, encoding: encoding.description, client: client)
     }
 
     private static func plainJSON(_ status: Int, _ body: String) -> HTTPResponse {
