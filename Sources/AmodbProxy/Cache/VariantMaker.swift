@@ -9,12 +9,9 @@ import Synchronization
 final class VariantMaker: Sendable {
     private let queue = DispatchQueue(label: "amodb-proxy.variants", qos: .utility)
     private let made = Atomic<Int>(0)
-    private let pending = Atomic<Int>(0)
 
     /// Answers compressed so far (each one in every coding): what tests count.
     var compressions: Int { made.load(ordering: .relaxed) }
-    /// Entries waiting for their variants.
-    var backlog: Int { pending.load(ordering: .relaxed) }
 
     /// A maker with nothing done yet.
     init() {}
@@ -22,14 +19,12 @@ final class VariantMaker: Sendable {
     /// Makes `entry`'s variants on the maker's queue and hands it back with them to `store`.
     func make(_ entry: CachedResponse, store: @escaping @Sendable (CachedResponse) -> Void) {
         guard entry.variants == nil else { return }
-        pending.add(1, ordering: .relaxed)
         queue.async { [self] in
             let variants = (try? ContentVariants(compressing: entry.body))
                 ?? ContentVariants(identity: entry.body, gzip: nil, br: nil)
             store(entry.with(variants))
             // Counted once stored, so that a test waiting on the count then finds the variants.
             made.add(1, ordering: .relaxed)
-            pending.subtract(1, ordering: .relaxed)
         }
     }
 }
