@@ -165,7 +165,7 @@ private final class RunningProcess: @unchecked Sendable {
             let data = handle.availableData
             running.log.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
-        try process.run()
+        try ProcessLaunch.run(process)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if running.log.withLock({ $0.contains("Ready to accept connections") }) { return running }

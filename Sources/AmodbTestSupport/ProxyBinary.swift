@@ -49,7 +49,7 @@ public struct ProxyBinary: Sendable {
         process.standardError = error
         let running = RunningProcess(process)
         return try await offloaded {
-            try running.process.run()
+            try ProcessLaunch.run(running.process)
             // Read both pipes to their end before waiting, so a full pipe cannot stall the child.
             let errorData = DataBox()
             let errorRead = DispatchSemaphore(value: 0)

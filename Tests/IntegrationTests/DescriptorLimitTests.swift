@@ -24,7 +24,7 @@ struct DescriptorLimitTests {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let running = RunningProcess(process)
-        try running.process.run()
+        try ProcessLaunch.run(running.process)
         defer { if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) } }
 
         // Started once it says it listens (the descriptor limit is raised before listening).

@@ -31,7 +31,7 @@ struct SignalTests {
                 }
                 errorLines.withLock { $0 += complete }
             }
-            try process.run()
+            try ProcessLaunch.run(process)
         }
 
         /// The JSON event lines so far.
