@@ -243,23 +243,26 @@ final class CachingForwarder: Sendable {
     /// has closed the cache for its final snapshot.
     @discardableResult
     private func finish(_ key: String, with fetched: FetchResult, refreshing: Bool) -> FetchResult {
-        let result = coalescer.finish(key) { () -> FetchResult in
-            guard case .answer(let entry, true) = fetched else { return fetched }
-            let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
-            if stored { makeVariants(of: entry, for: key) }
-            return .answer(entry, stored: stored)
+        // The back-off is settled in the same step as the lease ends: a request arriving in
+        // between would find neither the refresh in flight nor its failure, and start another.
+        coalescer.finish(key) { () -> FetchResult in
+            switch fetched {
+            case .answer(let entry, true):
+                let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
+                if stored { makeVariants(of: entry, for: key) }
+                backoff.clear(key)
+                return .answer(entry, stored: stored)
+            case .answer:
+                backoff.clear(key)
+            case .failed(let failure) where refreshing:
+                let now = clock.now()
+                let wait = failure.backoff.isFinite ? min(max(failure.backoff, policy.refreshBackoff), RetryAfter.longest) : policy.refreshBackoff
+                backoff.record(.init(until: now + wait, fwdStatus: failure.fwdStatus), for: key, now: now)
+            case .failed:
+                break   // a miss has no stale copy to serve meanwhile: nothing to remember
+            }
+            return fetched
         }
-        switch result {
-        case .answer:
-            backoff.clear(key)
-        case .failed(let failure) where refreshing:
-            let now = clock.now()
-            let wait = failure.backoff.isFinite ? min(max(failure.backoff, policy.refreshBackoff), RetryAfter.longest) : policy.refreshBackoff
-            backoff.record(.init(until: now + wait, fwdStatus: failure.fwdStatus), for: key, now: now)
-        case .failed:
-            break   // a miss has no stale copy to serve meanwhile: nothing to remember
-        }
-        return result
     }
 
     /// Has `entry`'s variants made off the event loops and stores it again with them,
