@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "AmodbModels", targets: ["AmodbModels"]),
         .library(name: "AmodbClient", targets: ["AmodbClient"]),
+        .library(name: "AmodbHTTP", targets: ["AmodbHTTP"]),
         .library(name: "AmodbProxy", targets: ["AmodbProxy"]),
         .library(name: "AmodbSandbox", targets: ["AmodbSandbox"]),
         .library(name: "AmodbRedis", targets: ["AmodbRedis"]),
@@ -17,8 +18,11 @@ let package = Package(
         .target(name: "AmodbModels"),
         // async/await client over URLSession, for apps (iOS, macOS) and for the tests.
         .target(name: "AmodbClient", dependencies: ["AmodbModels"]),
-        // The proxy: raw-socket HTTP/1.1 server, routing, cache, upstream fetcher.
-        .target(name: "AmodbProxy", dependencies: ["AmodbModels", "AmodbRedis", "AmodbCompression", "CSystemShims"]),
+        // A raw-socket HTTP/1.1 server on Dispatch (sockets, parser, connections, event loops);
+        // knows nothing of amodb: the application answers requests and words its errors.
+        .target(name: "AmodbHTTP", dependencies: ["CSystemShims"]),
+        // The proxy: routing, cache, upstream fetcher, on the AmodbHTTP server.
+        .target(name: "AmodbProxy", dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4).
         .target(name: "CSystemShims"),
         // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders.
@@ -28,7 +32,7 @@ let package = Package(
         // The system's brotli: libbrotlienc, and libbrotlidec for decoding (Debian libbrotli-dev).
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
-        .target(name: "AmodbSandbox", dependencies: ["AmodbModels", "AmodbProxy"]),
+        .target(name: "AmodbSandbox", dependencies: ["AmodbHTTP", "AmodbModels"]),
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
         // that share one cache and one budget (issue 13); knows nothing of the proxy.
         .target(name: "AmodbRedis", dependencies: ["CSystemShims"]),
@@ -45,15 +49,17 @@ let package = Package(
             ]
         ),
         // Helpers shared by the test targets (raw socket client, servers on port 0).
-        .target(name: "AmodbTestSupport", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient"]),
+        .target(name: "AmodbTestSupport", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbSandbox", "AmodbClient"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
+        // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
+        .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbTestSupport"]),
         .testTarget(
             name: "AmodbCompressionTests",
-            dependencies: ["AmodbCompression", "AmodbProxy", "AmodbSandbox"]
+            dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox"]
         ),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
-        .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbProxy", "AmodbTestSupport"]),
-        .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbSandbox", "AmodbTestSupport"]),
+        .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbTestSupport"]),
+        .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbHTTP", "AmodbSandbox", "AmodbTestSupport"]),
         .testTarget(name: "AmodbRedisTests", dependencies: ["AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport", "AmodbProxy"]),
         // Replicas sharing one Redis (issue 13): several in-process proxies, one real redis-server.
         .testTarget(name: "FleetTests", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),

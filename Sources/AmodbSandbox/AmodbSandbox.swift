@@ -1,4 +1,4 @@
-public import AmodbProxy
+public import AmodbHTTP
 import AmodbModels
 import Dispatch
 import Synchronization
@@ -35,7 +35,10 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
     /// Starts serving on `host:port` (port 0 picks a free port) and returns the bound port.
     public func start(host: String = "127.0.0.1", port: Int = 0) throws -> Int {
         precondition(running.withLock { $0 == nil }, "AmodbSandbox.start() called twice")
-        let server = HTTPServer(configuration: .init(host: host, port: port), responder: self)
+        // What the server refuses itself reads like amodb's errors too, `status_code` the HTTP status.
+        let server = HTTPServer(
+            configuration: .init(host: host, port: port) { Self.errorResponse(AmodbFailure(status: $0, code: $0, message: $1)) },
+            responder: self)
         let bound = try server.start()
         running.withLock { $0 = Running(server: server, host: host, port: bound) }
         return bound
@@ -227,8 +230,7 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
             response.body = Array(response.body.prefix(response.body.count / 2))
         case .admitted(.droppedConnection):
             response = answer(request)
-            response.truncatedBodyLength = response.body.count / 2
-            response.closesConnection = true
+            response.abortsAfterBodyBytes = response.body.count / 2
         case .admitted(.body(let status, let json)):
             response = .json(status, Array(json.utf8))
         case .admitted(.redirect(let status, let location)):

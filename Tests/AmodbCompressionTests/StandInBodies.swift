@@ -1,4 +1,4 @@
-import AmodbProxy
+import AmodbHTTP
 import AmodbSandbox
 
 /// Bodies exactly as the stand-in for amodb serves them: the JSON the proxy stores

@@ -1,3 +1,4 @@
+import AmodbHTTP
 @testable import AmodbProxy
 import AmodbTestSupport
 import Foundation

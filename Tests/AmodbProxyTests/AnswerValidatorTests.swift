@@ -1,3 +1,4 @@
+import AmodbHTTP
 @testable import AmodbProxy
 import AmodbModels
 import AmodbTestSupport

@@ -1,3 +1,4 @@
+import AmodbHTTP
 import AmodbModels
 @testable import AmodbProxy
 import AmodbTestSupport

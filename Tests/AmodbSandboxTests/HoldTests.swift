@@ -1,3 +1,4 @@
+import AmodbHTTP
 import AmodbProxy
 import AmodbSandbox
 import AmodbTestSupport

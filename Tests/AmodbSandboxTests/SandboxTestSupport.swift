@@ -1,3 +1,4 @@
+import AmodbHTTP
 import AmodbModels
 import AmodbProxy
 import AmodbSandbox

@@ -21,14 +21,14 @@ fi
 fuzz_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$fuzz_dir/../.." && pwd)"
 work="${FUZZ_WORK_DIR:-$repo/.build/fuzz}"
-http="$repo/Sources/AmodbProxy/HTTP"
-server="$repo/Sources/AmodbProxy/Server"
+http="$repo/Sources/AmodbHTTP/HTTP"
+server="$repo/Sources/AmodbHTTP/Server"
 
 swiftc="${SWIFTC:-$(command -v swiftc || true)}"
 [[ -n "$swiftc" ]] || swiftc=/opt/swift/usr/bin/swiftc
 [[ -x "$swiftc" ]] || { echo "run.sh: no swiftc (set SWIFTC)" >&2; exit 2; }
 
-# The parser, the connection state machine and the few files they need; none imports AmodbModels.
+# The parser, the connection state machine and the few files of AmodbHTTP they need.
 sources=(
     "$fuzz_dir/RequestParserFuzzer.swift"
     "$fuzz_dir/ConnectionMachineFuzzing.swift"
@@ -37,9 +37,7 @@ sources=(
     "$server/OutboundQueue.swift"
     "$http/ResponseSerializer.swift"
     "$http/HTTPResponse.swift"
-    "$repo/Sources/AmodbProxy/Cache/CacheOutcome.swift"
-    "$http/HTTPResponse+Error.swift"
-    "$http/JSONText.swift"
+    "$http/HTTPResponse+PlainText.swift"
     "$http/RequestDecoder.swift"
     "$http/RequestHeadParser.swift"
     "$http/ChunkedBodyParser.swift"
@@ -85,7 +83,7 @@ if [[ -x "$(dirname "$swiftc")/ld.lld" ]]; then linker=(-use-ld=lld); fi
 echo "==> building $binary"
 "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -g \
     -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-    -module-name "$module" ${linker[@]+"${linker[@]}"} \
+    -module-name "$module" -package-name amodb_proxy ${linker[@]+"${linker[@]}"} \
     "${sources[@]}" -o "$binary"
 
 # The repository's seeds are copied, never written: libFuzzer adds what it finds to the working copy.

@@ -1,3 +1,5 @@
+import AmodbHTTP
+
 /// Cross-origin access for web apps (the Fetch standard's CORS protocol): which
 /// origins may call, the preflight answer, and the headers on actual answers.
 /// The proxy never sends `Access-Control-Allow-Credentials`: apps authenticate with a

@@ -1,4 +1,5 @@
 import AmodbCompression
+import AmodbHTTP
 
 extension CachedResponse {
     /// This entry as an answer in the coding `accept` prefers among the variants it has:

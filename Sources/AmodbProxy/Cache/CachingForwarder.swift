@@ -1,4 +1,5 @@
 import AmodbCompression
+import AmodbHTTP
 import AmodbModels
 import Synchronization
 

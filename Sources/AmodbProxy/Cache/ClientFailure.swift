@@ -1,3 +1,4 @@
+import AmodbHTTP
 import AmodbModels
 
 /// An error answer for the clients of one fetch: what amodb (or the budget, or the

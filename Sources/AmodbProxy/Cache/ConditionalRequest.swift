@@ -1,3 +1,5 @@
+import AmodbHTTP
+
 /// `If-None-Match` (RFC 9110 §13.1.2): a stored 200 whose tag the client already has is
 /// answered 304 without a body (RFC 9110 §15.4.5), keeping its validator and freshness.
 enum ConditionalRequest {

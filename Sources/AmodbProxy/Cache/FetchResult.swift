@@ -1,4 +1,5 @@
 import AmodbCompression
+import AmodbHTTP
 
 /// How a fetch from amodb ended, shared by every request that waited on it.
 enum FetchResult: Sendable {

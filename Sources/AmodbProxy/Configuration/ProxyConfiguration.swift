@@ -1,3 +1,4 @@
+public import AmodbHTTP
 import AmodbModels
 public import AmodbRedis
 

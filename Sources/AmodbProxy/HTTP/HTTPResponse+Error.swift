@@ -1,3 +1,5 @@
+public import AmodbHTTP
+
 extension HTTPResponse {
     /// A JSON error in amodb's shape, `{"status_code":…,"status_message":"…","success":false}`,
     /// never stored by caches. `status_code` carries the HTTP status. Written by hand: error

@@ -1,3 +1,4 @@
+public import AmodbHTTP
 import Dispatch
 import Synchronization
 
@@ -87,7 +88,9 @@ public final class ProxyServer: Sendable {
             forwarder: forwarder, languages: configuration.languages, access: access, metrics: metrics,
             accessLog: accessLog, clock: clock)
         server = HTTPServer(
-            configuration: .init(host: configuration.host, port: configuration.port, limits: configuration.limits, timeouts: configuration.timeouts),
+            configuration: .init(
+                host: configuration.host, port: configuration.port, limits: configuration.limits, timeouts: configuration.timeouts,
+                errorResponse: { HTTPResponse.error($0, $1) }),
             responder: responder)
         let server = server
         metrics.connect(.init(cache: cache, budget: budget, statistics: statistics, clock: clock, connections: { server.connectionCount },

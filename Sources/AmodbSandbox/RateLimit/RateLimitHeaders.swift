@@ -1,4 +1,4 @@
-import AmodbProxy
+import AmodbHTTP
 
 /// The limit headers amodb puts on every answer to a known key, in both spellings:
 /// `X-RateLimit-*` and the IETF draft's `RateLimit-*` (draft-ietf-httpapi-ratelimit-headers).

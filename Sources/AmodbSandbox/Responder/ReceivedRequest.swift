@@ -1,4 +1,4 @@
-public import AmodbProxy
+public import AmodbHTTP
 
 /// A request as the sandbox received it, so tests can assert what the proxy sent
 /// upstream (which headers, which query, never the client's credentials).

@@ -1,4 +1,4 @@
-import AmodbProxy
+import AmodbHTTP
 
 /// Everything about a sandbox that changes: counters, scripts and rate windows.
 /// Lives inside the sandbox's `Mutex`; every method runs under that lock.

@@ -9,12 +9,13 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Close the connection after this response.
     public var closesConnection: Bool
-    /// For the stand-in upstream's tests only: send just this many body bytes
-    /// (with the full `Content-Length`) and then drop the connection.
-    public var truncatedBodyLength: Int?
-    /// How the cache answered, for the proxy's routes: rendered into `Cache-Status` once,
-    /// when the response is finished, and read (never parsed back) by metrics and logs.
-    public var cacheOutcome: CacheOutcome?
+    /// Abort the answer after this many body bytes: the head still announces the whole body,
+    /// the bytes up to here are sent, then the connection closes, so the client sees an
+    /// incomplete message (RFC 9112 §8), as when an origin fails mid-answer.
+    public var abortsAfterBodyBytes: Int?
+    /// Whatever the application attaches for its own bookkeeping after the answer is made
+    /// (the proxy: how its cache answered); the server never reads it.
+    public var annotation: (any Sendable)?
 
     public init(
         status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
@@ -24,8 +25,8 @@ public struct HTTPResponse: Sendable {
         self.headers = headers
         self.body = body
         self.closesConnection = closesConnection
-        self.truncatedBodyLength = nil
-        self.cacheOutcome = nil
+        self.abortsAfterBodyBytes = nil
+        self.annotation = nil
     }
 
     /// A JSON response.

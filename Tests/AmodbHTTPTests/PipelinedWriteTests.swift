@@ -1,4 +1,4 @@
-@testable import AmodbProxy
+@testable import AmodbHTTP
 import AmodbTestSupport
 import Foundation
 import Glibc

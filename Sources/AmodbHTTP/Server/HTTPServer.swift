@@ -14,12 +14,19 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         public var port: Int
         public var limits: HTTPLimits
         public var timeouts: HTTPTimeouts
+        /// The body of every answer the server gives itself (400, 408, 413, 414, 431, 501,
+        /// 505, 503 at the connection cap): the application's shape; plain text by default.
+        public var errorResponse: HTTPResponse.ErrorMaker
 
-        public init(host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts()) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(),
+            errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError
+        ) {
             self.host = host
             self.port = port
             self.limits = limits
             self.timeouts = timeouts
+            self.errorResponse = errorResponse
         }
     }
 
@@ -55,6 +62,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     let responder: any HTTPResponder
     var limits: HTTPLimits { configuration.limits }
     var timeouts: HTTPTimeouts { configuration.timeouts }
+    var errorResponse: HTTPResponse.ErrorMaker { configuration.errorResponse }
     private let state = Mutex(State())
     private let acceptQueue = DispatchQueue(label: "amodb-proxy.accept")
     private let loops = EventLoops()
@@ -198,7 +206,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
 
     /// Over the connection cap: a short 503 and close, without reading the request.
     private func shed(_ fd: Int32) {
-        var response = HTTPResponse.error(503, "The server is at its connection limit; try again shortly.")
+        var response = configuration.errorResponse(503, "The server is at its connection limit; try again shortly.")
         response.headers.set("Retry-After", "1")
         let serialized = ResponseSerializer.serialize(response, isHead: false, closing: true, version: .http1_1)
         let bytes = serialized.head + serialized.body

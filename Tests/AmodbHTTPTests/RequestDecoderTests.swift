@@ -1,4 +1,4 @@
-@testable import AmodbProxy
+@testable import AmodbHTTP
 import Testing
 
 /// One stream of bytes on a connection and what the decoder must make of it.

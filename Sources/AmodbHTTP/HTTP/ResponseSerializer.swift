@@ -59,7 +59,7 @@ enum ResponseSerializer {
         output.append(0x0D)
         output.append(0x0A)
         guard hasBody, !isHead else { return SerializedResponse(head: output, body: []) }
-        let length = min(response.truncatedBodyLength ?? response.body.count, response.body.count)
+        let length = min(response.abortsAfterBodyBytes ?? response.body.count, response.body.count)
         return SerializedResponse(head: output, body: response.body[..<length])
     }
 

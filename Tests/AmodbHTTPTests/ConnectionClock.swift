@@ -1,4 +1,4 @@
-@testable import AmodbProxy
+@testable import AmodbHTTP
 import Dispatch
 
 /// Moments and deadlines shared by the tests of a connection's pure parts (its deadlines

@@ -1,4 +1,4 @@
-@testable import AmodbProxy
+@testable import AmodbHTTP
 import Testing
 
 /// What parsing a fixture should give.

@@ -1,4 +1,4 @@
-@testable import AmodbProxy
+@testable import AmodbHTTP
 import Testing
 
 /// The paths and texts the hit path now checks in place (no escape to decode, nothing to
@@ -18,13 +18,5 @@ struct RequestTargetFastPathTests {
     ])
     func refusesDotEmptyAndEncodedSeparatorSegments(target: String) {
         #expect(throws: HTTPParseError.self) { try RequestTarget.parse(target) }
-    }
-
-    @Test(arguments: [
-        ("plain text", "\"plain text\""), ("", "\"\""), ("café", "\"café\""),
-        ("a\"b", "\"a\\\"b\""), ("a\\b", "\"a\\\\b\""), ("line\nbreak", "\"line\\nbreak\""), ("\u{1}", "\"\\u0001\""),
-    ])
-    func quotesJSONTextEscapingOnlyWhatMustBe(text: String, quoted: String) {
-        #expect(JSONText.quoted(text) == quoted)
     }
 }

@@ -62,7 +62,7 @@ extension StringProtocol {
     }
 
     /// Drops leading and trailing spaces and tabs (optional white space, RFC 9110 §5.6.3).
-    func trimmingSpaces() -> Substring {
+    package func trimmingSpaces() -> Substring {
         let s = Substring(self)
         var start = s.startIndex, end = s.endIndex
         while start < end, s[start] == " " || s[start] == "\t" { start = s.index(after: start) }

@@ -1,4 +1,4 @@
-@testable import AmodbProxy
+@testable import AmodbHTTP
 import Dispatch
 import Testing
 

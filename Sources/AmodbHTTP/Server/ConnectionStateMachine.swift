@@ -76,6 +76,7 @@ struct ConnectionStateMachine {
     static let readChunkBytes = 16 * 1024
 
     private let limits: HTTPLimits
+    private let errorResponse: HTTPResponse.ErrorMaker
     private var decoder: RequestDecoder
     private var phase = Phase.open
     private var inbound: [UInt8] = []
@@ -90,9 +91,13 @@ struct ConnectionStateMachine {
     /// Actions of the event being handled.
     private var actions: [Action] = []
 
-    /// A connection accepted at `openedAt`.
-    init(limits: HTTPLimits, timeouts: HTTPTimeouts, openedAt: DispatchTime) {
+    /// A connection accepted at `openedAt`; the answers it gives itself are worded by `errorResponse`.
+    init(
+        limits: HTTPLimits, timeouts: HTTPTimeouts,
+        errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError, openedAt: DispatchTime
+    ) {
         self.limits = limits
+        self.errorResponse = errorResponse
         decoder = RequestDecoder(limits: limits)
         deadlines = ConnectionDeadlines(timeouts: timeouts, openedAt: openedAt)
     }
@@ -306,7 +311,7 @@ struct ConnectionStateMachine {
     private mutating func reject(_ error: HTTPParseError) {
         let sequence = nextSequence
         nextSequence += 1
-        var response = HTTPResponse.error(error.status, error.message)
+        var response = errorResponse(error.status, error.message)
         response.closesConnection = true
         slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, response: response))
         actions.append(.refused(status: error.status, head: inbound[min(readIndex, inbound.count)...]))
@@ -339,7 +344,7 @@ struct ConnectionStateMachine {
             while answered < slots.count, let response = slots[answered].response {
                 let slot = slots[answered]
                 // While draining, the last answer says `Connection: close`: nothing follows it.
-                closing = response.closesConnection || !slot.keepAlive || response.truncatedBodyLength != nil
+                closing = response.closesConnection || !slot.keepAlive || response.abortsAfterBodyBytes != nil
                     || (isDraining && answered + 1 == slots.count)
                 let serialized = ResponseSerializer.serialize(response, isHead: slot.isHead, closing: closing, version: slot.version)
                 guard pendingOutput.isEmpty || pendingOutput.unsentBytes + serialized.count <= Self.maxUnsentBytes else {
@@ -349,7 +354,7 @@ struct ConnectionStateMachine {
                 }
                 pendingOutput.append(serialized)
                 answered += 1
-                if response.truncatedBodyLength != nil { dropAfterWrite = true }
+                if response.abortsAfterBodyBytes != nil { dropAfterWrite = true }
                 if closing { break }
             }
             if closing {

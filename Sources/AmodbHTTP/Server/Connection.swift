@@ -7,6 +7,8 @@ protocol ConnectionOwner: AnyObject, Sendable {
     var responder: any HTTPResponder { get }
     var limits: HTTPLimits { get }
     var timeouts: HTTPTimeouts { get }
+    /// How the application words the answers the server gives itself.
+    var errorResponse: HTTPResponse.ErrorMaker { get }
     /// Where connections report what tests and operators observe.
     var probe: ServerProbe { get }
     /// Called once, on the connection's queue, after its fd was closed.
@@ -58,7 +60,8 @@ final class Connection: @unchecked Sendable {
         self.peer = peer
         self.peerPort = peerPort
         self.owner = owner
-        self.machine = ConnectionStateMachine(limits: owner.limits, timeouts: owner.timeouts, openedAt: .now())
+        self.machine = ConnectionStateMachine(
+            limits: owner.limits, timeouts: owner.timeouts, errorResponse: owner.errorResponse, openedAt: .now())
         self.queue = queue
         self.timer = DispatchSource.makeTimerSource(queue: queue)
     }
