@@ -1,49 +1,30 @@
 import AmodbHTTP
 import AmodbTestSupport
-import Synchronization
 import Testing
 
-/// Answers `/gate` only when the test opens the gate, anything else at once.
-private final class GateResponder: HTTPResponder {
-    private let gated = Mutex<[@Sendable (HTTPResponse) -> Void]>([])
-
+/// Answers every request it is asked with 200.
+private struct OKResponder: HTTPResponder {
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
-        guard request.path == "/gate" else { return HTTPResponse(status: 200, body: Array("ok".utf8)) }
-        gated.withLock { $0.append(deliver) }
-        return nil
-    }
-
-    /// Requests waiting at the gate.
-    var waiting: Int { gated.withLock { $0.count } }
-
-    /// Answers every request waiting at the gate.
-    func openGate() {
-        let waiting = gated.withLock { gated in
-            defer { gated = [] }
-            return gated
-        }
-        waiting.forEach { $0(HTTPResponse(status: 200, body: Array("gate".utf8))) }
+        HTTPResponse(status: 200, body: Array("ok".utf8))
     }
 }
 
 /// A server whose refusals are worded by the application, as the proxy and the stand-in word theirs.
 private struct WordingServer: ScopedServer {
     let server: HTTPServer
-    let responder = GateResponder()
     let port: Int
 
-    init(limits: HTTPLimits = HTTPLimits()) throws {
-        let configuration = HTTPServer.Configuration(limits: limits) { status, message in
+    init(limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts()) throws {
+        let configuration = HTTPServer.Configuration(limits: limits, timeouts: timeouts) { status, message in
             var headers = HTTPHeaders()
             headers.set("Content-Type", "application/x-refusal")
             return HTTPResponse(status: status, headers: headers, body: Array("refused \(status): \(message)".utf8))
         }
-        server = HTTPServer(configuration: configuration, responder: responder)
+        server = HTTPServer(configuration: configuration, responder: OKResponder())
         port = try server.start()
     }
 
     func shutdown() async {
-        responder.openGate()
         await server.shutdown(gracePeriod: 0.1)
     }
 }
@@ -53,14 +34,19 @@ private struct WordingServer: ScopedServer {
 struct ServerErrorResponseTests {
     @Test(arguments: [
         ("GET /x#top HTTP/1.1\r\nHost: x\r\n\r\n", 400, "Invalid request target."),
-        ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "The request line is too long."),
-        ("GET /x HTTP/1.1\r\nHost: x\r\nCookie: \(String(repeating: "c", count: 17000))\r\n\r\n", 431, "The request header fields are too large."),
-        ("GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n", 413, "The request body is too large."),
+        ("GET /\(String(repeating: "a", count: 64)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "The request line is too long."),
+        ("GET /x HTTP/1.1\r\nHost: x\r\nCookie: \(String(repeating: "c", count: 64))\r\n\r\n", 431, "The request header fields are too large."),
+        ("GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n\r\n", 413, "The request body is too large."),
         ("GET /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "Only the chunked transfer coding is supported on requests."),
         ("GET /x HTTP/1.2\r\nHost: x\r\n\r\n", 505, "Only HTTP/1.0 and HTTP/1.1 are supported."),
     ])
     func aRefusedRequestGetsTheApplicationsErrorBody(request: String, status: Int, message: String) async throws {
-        try await withServer(try WordingServer()) { setup in
+        // Small limits, so the requests over them stay short.
+        var limits = HTTPLimits()
+        limits.maxRequestLineBytes = 48
+        limits.maxHeaderBytes = 64
+        limits.maxBodyBytes = 16
+        try await withServer(try WordingServer(limits: limits)) { setup in
             let port = setup.port
             let (response, closed) = try await offloaded {
                 let client = try RawHTTPConnection(port: port)
@@ -78,16 +64,19 @@ struct ServerErrorResponseTests {
     @Test func aNewcomerShedAtTheConnectionCapGetsTheApplicationsErrorBody() async throws {
         var limits = HTTPLimits()
         limits.maxConnections = 1
-        try await withServer(try WordingServer(limits: limits)) { setup in
-            let busy = try RawHTTPConnection(port: setup.port)
-            try busy.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(await eventually { setup.responder.waiting == 1 })
+        // The one slot's silent connection is not slow for a minute, so none can make room.
+        var timeouts = HTTPTimeouts()
+        timeouts.slowPeerSeconds = 60
+        try await withServer(try WordingServer(limits: limits, timeouts: timeouts)) { setup in
+            let holder = try RawHTTPConnection(port: setup.port)
+            let holderPort = holder.localPort
+            #expect(await eventually { setup.server.bytesReceived(fromPeerPort: holderPort) != nil }, "accepted")
             let port = setup.port
             let shed = try await offloaded { try RawHTTPConnection(port: port).readResponse() }
             #expect(shed?.status == 503)
             #expect(shed?.text == "refused 503: The server is at its connection limit; try again shortly.")
             #expect(shed?.header("Retry-After") == "1")
-            busy.close()
+            holder.close()
         }
     }
 }

@@ -63,6 +63,24 @@ struct ServingTests {
         }
     }
 
+    @Test func requestsTheServerRefusesGetAmodbsErrorShape() async throws {
+        let sandbox = AmodbSandbox()
+        let port = try sandbox.start()
+        try await withServer(sandbox) { sandbox in
+            let response = try await offloaded { () -> RawHTTPResponse? in
+                let client = try RawHTTPConnection(port: port)
+                try client.send("GET /3/movie/550#top HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try client.readResponse()
+            }
+            #expect(response?.status == 400)
+            #expect(response?.header("Content-Type") == "application/json;charset=utf-8")
+            let body = try JSONDecoder().decode(AmodbErrorBody.self, from: Data(try #require(response?.body)))
+            #expect(body.statusCode == 400)
+            #expect(body.statusMessage == "Invalid request target.")
+            #expect(sandbox.totalRequestCount == 0, "refused before it reached the stand-in's answers")
+        }
+    }
+
     @Test func droppedConnectionIsATransportError() async throws {
         let sandbox = AmodbSandbox()
         _ = try sandbox.start()
