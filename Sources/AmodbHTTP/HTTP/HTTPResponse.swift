@@ -13,9 +13,10 @@ public struct HTTPResponse: Sendable {
     /// the bytes up to here are sent, then the connection closes, so the client sees an
     /// incomplete message (RFC 9112 §8), as when an origin fails mid-answer.
     public var abortsAfterBodyBytes: Int?
-    /// Whatever the application attaches for its own bookkeeping after the answer is made
-    /// (the proxy: how its cache answered); the server never reads it.
-    public var annotation: (any Sendable)?
+    /// Bits the application attaches for its own bookkeeping after the answer is made (the
+    /// proxy: how its cache answered); the server never reads them. Plain bits, not an
+    /// existential: every copy of a response on the hit path would pay for one. 0 when unset.
+    public var annotation: UInt64
 
     public init(
         status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
@@ -26,7 +27,7 @@ public struct HTTPResponse: Sendable {
         self.body = body
         self.closesConnection = closesConnection
         self.abortsAfterBodyBytes = nil
-        self.annotation = nil
+        self.annotation = 0
     }
 
     /// A JSON response.
