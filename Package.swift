@@ -49,7 +49,7 @@ let package = Package(
             ]
         ),
         // Helpers shared by the test targets (raw socket client, servers on port 0).
-        .target(name: "AmodbTestSupport", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbSandbox", "AmodbClient"]),
+        .target(name: "AmodbTestSupport", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
         .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbTestSupport"]),
