@@ -48,11 +48,13 @@ let package = Package(
                 .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release))
             ]
         ),
-        // Helpers shared by the test targets (raw socket client, servers on port 0).
-        .target(name: "AmodbTestSupport", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient"]),
+        // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped servers.
+        .target(name: "AmodbHTTPTestSupport"),
+        // Helpers shared by the proxy's test targets (harnesses, stand-ins, servers on port 0); re-exports AmodbHTTPTestSupport.
+        .target(name: "AmodbTestSupport", dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
-        .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbTestSupport"]),
+        .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport"]),
         .testTarget(
             name: "AmodbCompressionTests",
             dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox"]

@@ -1,5 +1,5 @@
 import AmodbHTTP
-import AmodbTestSupport
+import AmodbHTTPTestSupport
 import Testing
 
 /// Answers `/abort/<n>` with a 1000-byte body that aborts after `n` bytes, anything else

@@ -1,5 +1,5 @@
 @testable import AmodbHTTP
-import AmodbTestSupport
+import AmodbHTTPTestSupport
 import Dispatch
 import Synchronization
 import Testing
@@ -75,7 +75,7 @@ struct HTTPServerTests {
         limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(),
         _ body: @escaping @Sendable (Int) throws -> Void
     ) async throws {
-        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { server in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { server in
             let port = server.port
             try await offloaded { try body(port) }
         }
@@ -176,7 +176,7 @@ struct HTTPServerTests {
     @Test func shedsConnectionsOverTheCapWhenNoneIsSlowOrIdleAndRecovers() async throws {
         var limits = HTTPLimits()
         limits.maxConnections = 3
-        try await AmodbTestSupport.withServer(try EchoServer(limits: limits)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits)) { setup in
             // Three connections busy with a request that waits at the gate: none may be closed for a newcomer.
             let held = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
             for connection in held { try connection.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n") }
@@ -212,7 +212,7 @@ struct HTTPServerTests {
         limits.maxConnections = 3
         var timeouts = HTTPTimeouts()
         timeouts.slowPeerSeconds = 0   // a head still arriving counts as slow at once
-        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
             try await offloaded {
                 // Oldest first: each partial head is known read before the next is sent.
                 let slow = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
@@ -236,7 +236,7 @@ struct HTTPServerTests {
         limits.maxConnections = 2
         var timeouts = HTTPTimeouts()
         timeouts.slowPeerSeconds = 600
-        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
             try await offloaded {
                 let partial = try (0..<2).map { _ in try RawHTTPConnection(port: setup.port) }
                 for connection in partial {
@@ -258,7 +258,7 @@ struct HTTPServerTests {
         limits.maxConnections = 2
         var timeouts = HTTPTimeouts()
         timeouts.slowPeerSeconds = 600
-        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
             try await offloaded {
                 let fresh = try (0..<2).map { _ in try RawHTTPConnection(port: setup.port) }
                 for connection in fresh {
@@ -278,7 +278,7 @@ struct HTTPServerTests {
     @Test func closesTheLongestIdleKeepAliveConnectionToMakeRoomWhenFull() async throws {
         var limits = HTTPLimits()
         limits.maxConnections = 3
-        try await AmodbTestSupport.withServer(try EchoServer(limits: limits)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits)) { setup in
             try await offloaded {
                 let idle = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
                 for connection in idle {
@@ -304,7 +304,7 @@ struct HTTPServerTests {
         var timeouts = HTTPTimeouts()
         timeouts.requestBodySeconds = 0.3
         timeouts.idleSeconds = 600
-        try await AmodbTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
             let response = try await offloaded {
                 let client = try RawHTTPConnection(port: setup.port)
                 let head = "GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"
@@ -331,7 +331,7 @@ struct HTTPServerTests {
     }
 
     @Test func keepsUnsentOutputWithinItsBoundWhenTheClientDoesNotRead() async throws {
-        try await AmodbTestSupport.withServer(try EchoServer()) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer()) { setup in
             let count = 16, size = 100_000
             let bodies = try await offloaded {
                 let client = try RawHTTPConnection(port: setup.port, timeout: 10)

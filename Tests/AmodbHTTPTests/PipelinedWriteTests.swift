@@ -1,5 +1,5 @@
 @testable import AmodbHTTP
-import AmodbTestSupport
+import AmodbHTTPTestSupport
 import Foundation
 import Glibc
 import Testing

@@ -1,5 +1,5 @@
 import AmodbHTTP
-import AmodbTestSupport
+import AmodbHTTPTestSupport
 import Testing
 
 /// Answers every request it is asked with 200.

@@ -1,15 +1,7 @@
-public import AmodbSandbox
-
 /// Something a test starts and must stop before the test ends.
 public protocol ScopedServer: Sendable {
     /// Stops it; returns once it no longer serves.
     func shutdown() async
-}
-
-extension ProxyHarness: ScopedServer {}
-extension SandboxedProxy: ScopedServer {}
-extension AmodbSandbox: ScopedServer {
-    public func shutdown() async { await shutdown(gracePeriod: 1) }
 }
 
 /// Runs `body` with `server` and awaits its shutdown afterwards, whether `body` returns

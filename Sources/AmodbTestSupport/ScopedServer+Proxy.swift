@@ -1,0 +1,9 @@
+public import AmodbHTTPTestSupport
+public import AmodbSandbox
+
+extension ProxyHarness: ScopedServer {}
+extension SandboxedProxy: ScopedServer {}
+extension AmodbSandbox: ScopedServer {
+    /// Stops the stand-in, letting answers in flight finish for up to a second.
+    public func shutdown() async { await shutdown(gracePeriod: 1) }
+}
