@@ -1,4 +1,4 @@
-/// Limits every connection obeys; each is a setting (see `ProxyConfiguration`).
+/// Limits every connection obeys; each is a setting of the application (the proxy: `ProxyConfiguration`).
 /// Inspired by swift-nio's `NIOHTTPDecoderLimitConfiguration`.
 public struct HTTPLimits: Sendable, Equatable {
     /// Longest request line, in bytes; longer → 414.

@@ -3,7 +3,7 @@
 public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status to answer with (400, 408, 413, 414, 417, 431, 501, 505).
     public let status: Int
-    /// What was wrong, for the `status_message` of the error body.
+    /// What was wrong, for the body of the answer (worded by the server's `errorResponse`).
     public let message: String
 
     init(_ status: Int, _ message: String) {
