@@ -3,21 +3,33 @@
 /// may hold someone's `api_key`), never a header. A request no route names
 /// (`unmatched`, or `invalid` when refused before routing) also gets its `path`, as
 /// `LoggedPath` cuts it, so an operator sees which paths apps ask for.
+///
+/// A line is written as bytes straight into the standard-output writer's buffer (one
+/// short lock, no string). Of its fields only the method and the path carry text a client
+/// chose, so only they pass the logger's scrubber: the key (or a client token) sent as a
+/// path or a method is written `<redacted>`. The client address is the peer's, or an
+/// `X-Forwarded-For` hop that parsed as an IP address; everything else is a number or a
+/// label from a fixed set.
 struct AccessLog: Sendable {
     let format: LogFormat
-    let sink: ProxyLogger.Sink
+    /// Where lines go: `nil` for standard output, written in place; tests capture lines.
+    let sink: ProxyLogger.Sink?
     let logger: ProxyLogger
 
-    func record(
-        method: String, route: String, path: String? = nil, status: Int, cache: String, seconds: Double, bytes: Int,
-        encoding: String = "identity", client: String
-    ) {
-        var fields: [(String, LogValue)] = [("time", .string(LogTime.now)), ("method", .string(method)), ("route", .string(route))]
-        if let path { fields.append(("path", .string(path))) }
-        fields += [
-            ("status", .integer(status)), ("cache", .string(cache)), ("duration_ms", .number(seconds * 1000)),
-            ("bytes", .integer(bytes)), ("encoding", .string(encoding)), ("client", .string(client)),
-        ]
-        sink(logger.scrubbed(format.line(fields)))
+    /// Writes the line of one answered request.
+    func record(_ entry: AccessLogEntry) {
+        var entry = entry
+        entry.method = logger.scrubbed(entry.method)
+        entry.path = entry.path.map(logger.scrubbed)
+        guard let sink else {
+            LineWriter.standardOutput.write { pending, time in
+                LogLine.write(format, room: entry.room, into: &pending) { entry.write(to: &$0, time: &time) }
+            }
+            return
+        }
+        var time = LogTime()
+        var bytes: [UInt8] = []
+        LogLine.write(format, room: entry.room, into: &bytes) { entry.write(to: &$0, time: &time) }
+        sink(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -24,6 +24,9 @@ public final class LineWriter: Sendable {
         var droppedTotal = 0
         /// When the last note was written (monotonic nanoseconds), if ever.
         var lastNote: UInt64?
+        /// The time lines written in place are stamped with: its calendar part is
+        /// formatted once a second under the lock every line takes anyway.
+        var time = LogTime()
     }
 
     private let fd: Int32
@@ -56,9 +59,20 @@ public final class LineWriter: Sendable {
     /// Queues one line (a newline is added), or drops it when too much is waiting.
     /// Never blocks beyond a short lock.
     public func write(_ line: String) {
-        let size = line.utf8.count + 1
+        write { pending, _ in pending.append(contentsOf: line.utf8) }
+    }
+
+    /// Queues one line that `render` appends to the pending bytes in place (without its
+    /// newline), with the writer's clock for its time: a line costs no allocation and no
+    /// lock but this one. Past `maxBytes` the line is taken back out and counted dropped.
+    /// `render` runs under the writer's lock: it must not log.
+    func write(rendering render: (inout [UInt8], inout LogTime) -> Void) {
         let (wakeWriter, note) = state.withLock { state -> (Bool, String?) in
-            guard state.pending.count + state.inFlight + size <= maxBytes else {
+            let start = state.pending.count
+            render(&state.pending, &state.time)
+            state.pending.append(UInt8(ascii: "\n"))
+            guard state.pending.count + state.inFlight <= maxBytes else {
+                state.pending.removeSubrange(start...)
                 state.droppedSinceNote += 1
                 state.droppedTotal += 1
                 let now = DispatchTime.now().uptimeNanoseconds
@@ -67,8 +81,6 @@ public final class LineWriter: Sendable {
                 defer { state.droppedSinceNote = 0 }
                 return (false, noteLine(dropped: state.droppedSinceNote))
             }
-            state.pending.append(contentsOf: line.utf8)
-            state.pending.append(UInt8(ascii: "\n"))
             return (state.pending.count >= Self.flushBytes, nil)
         }
         if wakeWriter { wake.signal() }

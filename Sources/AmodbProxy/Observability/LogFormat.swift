@@ -6,25 +6,35 @@ public enum LogFormat: String, Sendable, CaseIterable {
     case text
 
     /// One line from ordered fields (`time`, `level`/`method`, …); values are strings or numbers.
+    /// `time`, `level` and `message` lead a text line bare; other strings are caller text.
     func line(_ fields: [(String, LogValue)]) -> String {
-        switch self {
-        case .json:
-            // Appended into one string: the access log writes a line per request.
-            var line = "{"
-            line.reserveCapacity(256)
-            for (index, (name, value)) in fields.enumerated() {
-                if index > 0 { line += "," }
-                line += "\""
-                line += name
-                line += "\":"
-                if case .string(let text) = value { JSONText.append(quoting: text, to: &line) } else { line += value.plain }
+        var room = 0
+        for (name, value) in fields {
+            switch value {
+            case .string(let text): room += LogLine.room(name: name.utf8.count, text: text.utf8.count)
+            case .number, .integer: room += LogLine.room(name: name.utf8.count)
             }
-            line += "}"
-            return line
-        case .text:
-            return fields.map { $0.0 == "time" || $0.0 == "level" || $0.0 == "message" ? $0.1.plain : "\($0.0)=\($0.1.quotedIfNeeded)" }
-                .joined(separator: " ")
         }
+        var bytes: [UInt8] = []
+        LogLine.write(self, room: room, into: &bytes) { line in
+            for (name, value) in fields {
+                var name = name
+                name.withUTF8 { name in
+                    switch value {
+                    case .string(let text) where isLead(name): line.lead(name, text)
+                    case .string(let text): line.text(name, text)
+                    case .number(let number): line.number(name, number)
+                    case .integer(let integer): line.integer(name, integer)
+                    }
+                }
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `time`, `level` and `message` lead a text line, bare.
+    private func isLead(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        name.elementsEqual("time".utf8) || name.elementsEqual("level".utf8) || name.elementsEqual("message".utf8)
     }
 }
 
@@ -38,41 +48,15 @@ enum LogValue: Sendable, ExpressibleByStringLiteral {
         self = .string(value)
     }
 
+    /// The value as written bare: numbers with at most three decimals.
     var plain: String {
         switch self {
-        case .string(let text): text
-        case .number(let value): String(format3(value))
-        case .integer(let value): String(value)
+        case .string(let text): return text
+        case .number(let value):
+            var bytes: [UInt8] = []
+            LogLine.write(.text, room: LogFields.maxNumberBytes, into: &bytes) { $0.put(number: value) }
+            return String(decoding: bytes, as: UTF8.self)
+        case .integer(let value): return String(value)
         }
-    }
-
-    var quotedIfNeeded: String {
-        guard case .string(let text) = self else { return plain }
-        return text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || text.isEmpty ? json : text
-    }
-
-    /// JSON text: numbers bare, strings quoted and escaped.
-    var json: String {
-        guard case .string(let text) = self else { return plain }
-        return JSONText.quoted(text)
-    }
-
-    /// At most three decimals, trailing zeros dropped (`0.123`, `12.5`, `3`), in integer
-    /// arithmetic: printing a `Double` costs more than the rest of an access-log line.
-    private func format3(_ value: Double) -> String {
-        let scaled = (value * 1000).rounded()
-        guard scaled.isFinite, abs(scaled) < 1e15 else { return String(scaled / 1000) }
-        let thousandths = Int(scaled)
-        let whole = String(abs(thousandths) / 1000)
-        var fraction = abs(thousandths) % 1000
-        let sign = thousandths < 0 ? "-" : ""
-        guard fraction != 0 else { return sign + whole }
-        var digits = 3
-        while fraction % 10 == 0 {
-            fraction /= 10
-            digits -= 1
-        }
-        let text = String(fraction)
-        return sign + whole + "." + String(repeating: "0", count: digits - text.count) + text
     }
 }

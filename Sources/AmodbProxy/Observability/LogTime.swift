@@ -1,28 +1,70 @@
 import Glibc
-import Synchronization
 
-/// `2026-11-29T20:39:05.123Z` for log lines, the date part formatted once a second.
-enum LogTime {
-    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+/// `2026-11-29T20:39:05.123Z` for log lines, written as bytes. A value keeps the date
+/// and time of day of the last second it wrote, so whoever owns one (the access log's
+/// writer, under the lock it takes per line anyway) formats the calendar once a second
+/// and copies it otherwise.
+struct LogTime {
+    /// The second `prefix` shows, or -1 before the first line.
+    private var second = -1
+    /// `2026-11-29T20:39:05`, 19 bytes.
+    private var prefix: [UInt8] = []
 
+    /// The time now, for a rare line (events, notes): formatted from scratch.
     static var now: String {
+        var time = LogTime()
+        var bytes: [UInt8] = []
+        LogLine.write(.text, room: length, into: &bytes) { time.write(to: &$0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Bytes one time takes.
+    static let length = 24
+
+    /// Writes the time now (`CLOCK_REALTIME`, UTC, milliseconds).
+    mutating func write(to cursor: inout LogFields) {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
-        let second = time.tv_sec
-        let prefix = cache.withLock { cached -> String in
-            if cached.second == second { return cached.text }
-            var seconds = time_t(second)
-            var parts = tm()
-            gmtime_r(&seconds, &parts)
-            func pad(_ value: Int32, _ width: Int) -> String {
-                let text = String(value)
-                return String(repeating: "0", count: max(0, width - text.count)) + text
+        write(time, to: &cursor)
+    }
+
+    /// Writes `time`, reformatting the calendar part only when its second changed.
+    mutating func write(_ time: timespec, to cursor: inout LogFields) {
+        let second = Int(time.tv_sec)
+        if second != self.second { format(second) }
+        prefix.withUnsafeBufferPointer { cursor.put($0) }
+        let millis = Int(time.tv_nsec / 1_000_000)
+        cursor.put(UInt8(ascii: "."))
+        cursor.put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis / 100))
+        cursor.put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis / 10 % 10))
+        cursor.put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis % 10))
+        cursor.put(UInt8(ascii: "Z"))
+    }
+
+    private mutating func format(_ second: Int) {
+        var seconds = time_t(second)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        prefix.removeAll(keepingCapacity: true)
+        func digits(_ value: Int32, _ width: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                prefix.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+                divisor /= 10
             }
-            cached = (second, "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-                + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))")
-            return cached.text
         }
-        let millis = time.tv_nsec / 1_000_000
-        return prefix + "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) + "Z"
+        digits(parts.tm_year + 1900, 4)
+        prefix.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2)
+        prefix.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2)
+        prefix.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2)
+        prefix.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2)
+        prefix.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2)
+        self.second = second
     }
 }

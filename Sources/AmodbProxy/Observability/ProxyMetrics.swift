@@ -11,7 +11,10 @@ public final class ProxyMetrics: Sendable {
     enum RouteLabel: Int, CaseIterable {
         case trending, movie, healthz, readyz, metrics, unmatched, invalid
 
-        var text: String {
+        var text: String { literal.description }
+
+        /// The label as the access log copies it, without building a string.
+        var literal: StaticString {
             switch self {
             case .trending: "/3/trending/{media_type}/{time_window}"
             case .movie: "/3/movie/{movie_id}"
@@ -28,7 +31,17 @@ public final class ProxyMetrics: Sendable {
     enum CacheLabel: Int, CaseIterable {
         case hit, miss, stale, none
 
-        var text: String { ["hit", "miss", "stale", "none"][rawValue] }
+        var text: String { literal.description }
+
+        /// The label as the access log copies it, without building a string.
+        var literal: StaticString {
+            switch self {
+            case .hit: "hit"
+            case .miss: "miss"
+            case .stale: "stale"
+            case .none: "none"
+            }
+        }
 
         init(_ outcome: CacheOutcome?) {
             switch outcome {

@@ -129,21 +129,21 @@ final class ProxyResponder: HTTPResponder {
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
         metrics.recordRequest(route: .invalid, status: status, cache: .none, seconds: 0)
-        accessLog?.record(
-            method: "-", route: "invalid", path: LoggedPath.of(requestHead: head), status: status, cache: "none", seconds: 0, bytes: 0,
-            client: peerAddress)
+        accessLog?.record(AccessLogEntry(
+            method: "-", route: .invalid, path: LoggedPath.of(requestHead: head), status: status, cache: .none, nanoseconds: 0, bytes: 0,
+            client: peerAddress))
     }
 
     private func record(_ request: HTTPRequest, _ response: HTTPResponse, route: ProxyMetrics.RouteLabel, client: String, started: UInt64) {
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let nanoseconds = DispatchTime.now().uptimeNanoseconds - started
         let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
-        metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: seconds)
+        metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9)
         let bytes = request.method == "HEAD" ? 0 : response.body.count
         let encoding = response.headers["Content-Encoding"].flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
         metrics.recordResponseBytes(bytes, encoding: encoding)
-        accessLog?.record(
-            method: request.method, route: route.text, path: route == .unmatched ? LoggedPath.of(target: request.target) : nil,
-            status: response.status, cache: cache.text, seconds: seconds, bytes: bytes, encoding: encoding.description, client: client)
+        accessLog?.record(AccessLogEntry(
+            method: request.method, route: route, path: route == .unmatched ? LoggedPath.of(target: request.target) : nil,
+            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: client))
     }
 
     private static func plainJSON(_ status: Int, _ body: String) -> HTTPResponse {

@@ -82,7 +82,7 @@ public final class ProxyServer: Sendable {
             rateLimitExempt: AddressSet(networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
             cors: configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins)))
         let accessLog = configuration.accessLog
-            ? AccessLog(format: configuration.logFormat, sink: accessLogSink ?? { LineWriter.standardOutput.write($0) }, logger: logger)
+            ? AccessLog(format: configuration.logFormat, sink: accessLogSink, logger: logger)
             : nil
         responder = ProxyResponder(
             forwarder: forwarder, languages: configuration.languages, access: access, metrics: metrics,

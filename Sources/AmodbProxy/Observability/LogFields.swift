@@ -1,0 +1,204 @@
+/// Writes the fields of one log line through a pointer into room `LogLine` made, with
+/// no checks per byte: `,"name":value` in JSON, ` name=value` in text.
+///
+/// Text that a caller may control is escaped (JSON) or quoted when it must be (text); a
+/// label from a fixed set (a route template, a cache outcome, a content coding) is
+/// copied as it is. Neither is scrubbed of secrets here: that is the caller's part.
+struct LogFields {
+    /// Most bytes a number takes: `put(number:)` (`Double`'s description of a huge value
+    /// is at most 24) or an `Int` (`-9223372036854775808`, 20).
+    static let maxNumberBytes = 32
+
+    private let json: Bool
+    private var first = true
+    /// Where the next byte goes.
+    private(set) var pointer: UnsafeMutablePointer<UInt8>
+
+    /// Fields in `format` starting at `pointer`.
+    init(_ format: LogFormat, at pointer: UnsafeMutablePointer<UInt8>) {
+        json = format == .json
+        self.pointer = pointer
+    }
+
+    /// The `time` field, first on every line; in text, written bare.
+    mutating func time(_ time: inout LogTime) {
+        if json {
+            name("time")
+            put(UInt8(ascii: "\""))
+            time.write(to: &self)
+            put(UInt8(ascii: "\""))
+        } else {
+            separate()
+            time.write(to: &self)
+        }
+    }
+
+    /// A field that starts a line people read (`level`, `message`): bare in text, a JSON
+    /// string in JSON.
+    mutating func lead(_ name: UnsafeBufferPointer<UInt8>, _ value: String) {
+        var value = value
+        value.withUTF8 { value in
+            if json {
+                self.name(name)
+                put(quoting: value)
+            } else {
+                separate()
+                put(value)
+            }
+        }
+    }
+
+    /// Text a caller may control (a method, a path, a message's field): escaped in JSON;
+    /// in text, bare unless it is empty or holds a space, `"` or `=`, then as a JSON string.
+    mutating func text(_ name: StaticString, _ value: String) {
+        name.withUTF8Buffer { text($0, value) }
+    }
+
+    /// As `text(_:_:)`, for a name known only at run time (an event's fields).
+    mutating func text(_ name: UnsafeBufferPointer<UInt8>, _ value: String) {
+        var value = value
+        value.withUTF8 { value in
+            self.name(name)
+            if json || value.isEmpty
+                || value.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") }) {
+                put(quoting: value)
+            } else {
+                put(value)
+            }
+        }
+    }
+
+    /// A value from a fixed set the code owns (a route template, `hit`, `gzip`): never
+    /// holds a quote, a backslash, a control character, a space or `=`, so it is copied.
+    mutating func label(_ name: StaticString, _ value: StaticString) {
+        self.name(name)
+        if json { put(UInt8(ascii: "\"")) }
+        value.withUTF8Buffer { put($0) }
+        if json { put(UInt8(ascii: "\"")) }
+    }
+
+    /// As `label(_:_:)`, for a label kept as a string (a content coding).
+    mutating func label(_ name: StaticString, _ value: String) {
+        var value = value
+        self.name(name)
+        if json { put(UInt8(ascii: "\"")) }
+        value.withUTF8 { put($0) }
+        if json { put(UInt8(ascii: "\"")) }
+    }
+
+    /// An integer field.
+    mutating func integer(_ name: StaticString, _ value: Int) {
+        name.withUTF8Buffer { integer($0, value) }
+    }
+
+    /// As `integer(_:_:)`, for a name known only at run time.
+    mutating func integer(_ name: UnsafeBufferPointer<UInt8>, _ value: Int) {
+        self.name(name)
+        put(integer: value)
+    }
+
+    /// A number with at most three decimals, trailing zeros dropped (`0.123`, `12.5`, `3`).
+    mutating func number(_ name: UnsafeBufferPointer<UInt8>, _ value: Double) {
+        self.name(name)
+        put(number: value)
+    }
+
+    /// Milliseconds from a duration in nanoseconds, as `number` writes them. The
+    /// division is the one the seconds always went through, so every duration rounds to
+    /// the same thousandth it always did.
+    mutating func milliseconds(_ name: StaticString, nanoseconds: UInt64) {
+        self.name(name)
+        put(number: Double(nanoseconds) / 1e9 * 1000)
+    }
+
+    /// One byte.
+    mutating func put(_ byte: UInt8) {
+        pointer.pointee = byte
+        pointer += 1
+    }
+
+    /// Bytes as they are.
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        pointer.update(from: base, count: bytes.count)
+        pointer += bytes.count
+    }
+
+    /// `value` with at most three decimals, trailing zeros dropped, in integer arithmetic:
+    /// printing a `Double` costs more than the rest of an access-log line.
+    mutating func put(number value: Double) {
+        let scaled = (value * 1000).rounded()
+        guard scaled.isFinite, abs(scaled) < 1e15 else {
+            var text = String(scaled / 1000)
+            text.withUTF8 { put($0) }
+            return
+        }
+        let thousandths = Int(scaled)
+        if thousandths < 0 { put(UInt8(ascii: "-")) }
+        put(integer: abs(thousandths) / 1000)
+        var fraction = abs(thousandths) % 1000
+        guard fraction != 0 else { return }
+        var digits = 3
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        put(UInt8(ascii: "."))
+        var divisor = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 {
+            put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    /// `value` in decimal.
+    mutating func put(integer value: Int) {
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        var digits = 1
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        rest = value.magnitude
+        var index = digits
+        repeat {
+            index -= 1
+            pointer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest > 0
+        pointer += digits
+    }
+
+    /// `bytes` as a JSON string, by `JSONText`'s rule.
+    private mutating func put(quoting bytes: UnsafeBufferPointer<UInt8>) {
+        pointer += JSONText.write(quoting: bytes, to: pointer)
+    }
+
+    private mutating func name(_ name: StaticString) {
+        name.withUTF8Buffer { self.name($0) }
+    }
+
+    /// `,"name":` in JSON, ` name=` in text.
+    private mutating func name(_ name: UnsafeBufferPointer<UInt8>) {
+        if json {
+            if !first { put(UInt8(ascii: ",")) }
+            put(UInt8(ascii: "\""))
+            put(name)
+            put(UInt8(ascii: "\""))
+            put(UInt8(ascii: ":"))
+        } else {
+            separate()
+            put(name)
+            put(UInt8(ascii: "="))
+        }
+        first = false
+    }
+
+    /// The space between fields of a text line.
+    private mutating func separate() {
+        if !first { put(UInt8(ascii: " ")) }
+        first = false
+    }
+}
