@@ -1,0 +1,33 @@
+@testable import AmodbProxy
+import AmodbCompression
+import AmodbTestSupport
+import Testing
+
+/// Each request lands in the series of its route, status and cache outcome, and each
+/// answer's bytes in the series of its coding, whatever the status.
+struct ProxyMetricsTests {
+    @Test(arguments: [
+        (200, "200"), (304, "304"), (505, "505"), (404, "404"), (406, "other"), (599, "other"), (100, "other"), (0, "other"),
+        (-1, "other"), (600, "other"), (Int.max, "other"),
+    ])
+    func aStatusCountsInItsOwnSeriesOrInOther(status: Int, label: String) throws {
+        let metrics = ProxyMetrics()
+        metrics.recordRequest(route: .movie, status: status, cache: .stale, seconds: 0.002)
+        metrics.recordRequest(route: .movie, status: status, cache: .stale, seconds: 0.002)
+        let samples = try PrometheusSamples(metrics.render())
+        #expect(try samples.value("amodb_proxy_requests_total", ["route": "/3/movie/{movie_id}", "status": label, "cache": "stale"]) == 2)
+        #expect(try samples.value("amodb_proxy_request_duration_seconds_count", ["route": "/3/movie/{movie_id}"]) == 2)
+    }
+
+    @Test func bytesCountInTheSeriesOfTheirCoding() throws {
+        let metrics = ProxyMetrics()
+        metrics.recordResponseBytes(100, encoding: .identity)
+        metrics.recordResponseBytes(20, encoding: .gzip)
+        metrics.recordResponseBytes(7, encoding: .br)
+        metrics.recordResponseBytes(3, encoding: .br)
+        let samples = try PrometheusSamples(metrics.render())
+        for (coding, bytes) in [("identity", 100.0), ("gzip", 20), ("br", 10)] {
+            #expect(try samples.value("amodb_proxy_response_bytes_total", ["encoding": coding]) == bytes)
+        }
+    }
+}
