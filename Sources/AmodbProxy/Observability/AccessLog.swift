@@ -17,10 +17,9 @@ struct AccessLog: Sendable {
     let logger: ProxyLogger
 
     /// Writes the line of one answered request.
-    func record(_ entry: AccessLogEntry) {
-        var entry = entry
+    func record(_ entry: consuming AccessLogEntry) {
         entry.method = logger.scrubbed(entry.method)
-        entry.path = entry.path.map(logger.scrubbed)
+        if let path = entry.path { entry.path = logger.scrubbed(path) }
         guard let sink else {
             LineWriter.standardOutput.write { pending, time in
                 LogLine.write(format, room: entry.room, into: &pending) { entry.write(to: &$0, time: &time) }
