@@ -24,9 +24,20 @@ struct LineWriterTests {
             var buffer = [UInt8](repeating: 0, count: 65536)
             var total = 0
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
                 if count <= 0 { return total }
                 total += count
+            }
+        }
+
+        /// What is there now.
+        func read() -> [UInt8] {
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+                if count <= 0 { return bytes }
+                bytes += buffer[..<count]
             }
         }
 
@@ -61,6 +72,43 @@ struct LineWriterTests {
         #expect(pipe.drain() == "after the stall\n".utf8.count)
         #expect(writer.droppedLines == dropped)
         pipe.close()
+    }
+
+    @Test(arguments: LogFormat.allCases)
+    func accessLogLinesAreWrittenInPlaceStampedAndScrubbed(format: LogFormat) throws {
+        let pipe = try StalledPipe()
+        defer { pipe.close() }
+        let writer = LineWriter(fd: pipe.writeEnd, name: "the test pipe")
+        let log = AccessLog(format: format, sink: nil, logger: ProxyLogger(secrets: [Secret("the-key")], sink: { _ in }), writer: writer)
+        let before = Date()
+        log.record(AccessLogEntry(
+            method: "GET", route: .movie, status: 200, cache: .hit, nanoseconds: 84_000, bytes: 1937, client: "203.0.113.7"))
+        log.record(AccessLogEntry(
+            method: "the-key", route: .unmatched, path: "/3/the-key/x", status: 404, cache: .none, nanoseconds: 1_000_000, bytes: 93,
+            encoding: .identity, client: "::1"))
+        writer.flush()
+        let after = Date()
+
+        let lines = String(decoding: pipe.read(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        try #require(lines.count == 3)
+        #expect(lines[2].isEmpty, "every line ends in a newline")
+        let timeStart = format == .json ? #"{"time":""#.count : 0
+        let expected = format == .json
+            ? [
+                #"","method":"GET","route":"/3/movie/{movie_id}","status":200,"cache":"hit","duration_ms":0.084,"bytes":1937,"encoding":"identity","client":"203.0.113.7"}"#,
+                #"","method":"<redacted>","route":"unmatched","path":"/3/<redacted>/x","status":404,"cache":"none","duration_ms":1,"bytes":93,"encoding":"identity","client":"::1"}"#,
+            ]
+            : [
+                " method=GET route=/3/movie/{movie_id} status=200 cache=hit duration_ms=0.084 bytes=1937 encoding=identity client=203.0.113.7",
+                " method=<redacted> route=unmatched path=/3/<redacted>/x status=404 cache=none duration_ms=1 bytes=93 encoding=identity client=::1",
+            ]
+        let stamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        for (line, rest) in zip(lines, expected) {
+            let time = line.dropFirst(timeStart).prefix(24)
+            let parsed = try stamp.parse(String(time))
+            #expect(parsed.timeIntervalSince(before) > -0.001 && after.timeIntervalSince(parsed) > -0.001, "\(time) is the time of writing")
+            #expect(line.dropFirst(timeStart + 24) == rest)
+        }
     }
 
     @Test func theMetricsCountDroppedLinesPerStream() throws {

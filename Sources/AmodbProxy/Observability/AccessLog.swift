@@ -12,16 +12,18 @@
 /// label from a fixed set.
 struct AccessLog: Sendable {
     let format: LogFormat
-    /// Where lines go: `nil` for standard output, written in place; tests capture lines.
+    /// Where lines go: `nil` for `writer`, written in place; tests capture lines.
     let sink: ProxyLogger.Sink?
     let logger: ProxyLogger
+    /// The writer lines go to when there is no `sink`.
+    var writer = LineWriter.standardOutput
 
     /// Writes the line of one answered request.
     func record(_ entry: consuming AccessLogEntry) {
         entry.method = logger.scrubbed(entry.method)
         if let path = entry.path { entry.path = logger.scrubbed(path) }
         guard let sink else {
-            LineWriter.standardOutput.write { pending, time in
+            writer.write { pending, time in
                 LogLine.write(format, room: entry.room, into: &pending) { entry.write(to: &$0, time: &time) }
             }
             return
