@@ -40,13 +40,18 @@ public struct AmodbRequest: Sendable, Hashable {
         for resource in appendToResponse where !Self.appendableResources.contains(resource) {
             throw .invalidValue(.appendToResponse, "names an unknown sub-resource")
         }
-        self.appendToResponse = Array(Set(appendToResponse)).sorted()
+        self.appendToResponse = appendToResponse.isEmpty ? [] : Array(Set(appendToResponse)).sorted()
     }
 
     /// Builds a request from a route and the query's (decoded) name–value pairs.
     /// Parameters the route does not know are dropped; a known one given twice,
     /// empty or out of range is an error.
     public init(route: Route, query: [(name: String, value: String)]) throws(RequestError) {
+        // Most requests carry no query: nothing to read, and no table to build for it.
+        if query.isEmpty {
+            try self.init(route: route)
+            return
+        }
         var values: [QueryParameter: String] = [:]
         for (name, value) in query {
             guard let parameter = QueryParameter(rawValue: name), route.parameters.contains(parameter) else { continue }
@@ -92,6 +97,8 @@ public struct AmodbRequest: Sendable, Hashable {
     /// Path and canonical query relative to the API root, e.g. `/movie/550?language=de-DE`.
     /// Every value is made of characters that need no percent-encoding in a query.
     public var pathAndQuery: String {
+        // The cache key of every hit: without parameters it is the route's path, as it is.
+        if appendToResponse.isEmpty, language == nil, page == nil { return route.path }
         let query = queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         return query.isEmpty ? route.path : route.path + "?" + query
     }

@@ -28,8 +28,16 @@ public enum Route: Sendable, Hashable {
     /// The path relative to the API root, e.g. `/trending/movie/week`.
     public var path: String {
         switch self {
-        case .trending(let media, let window): "/trending/\(media.rawValue)/\(window.rawValue)"
-        case .movie(let id): "/movie/\(id)"
+        // Written out, not interpolated: the path is the cache key, built on every hit.
+        case .trending(.all, .day): "/trending/all/day"
+        case .trending(.all, .week): "/trending/all/week"
+        case .trending(.movie, .day): "/trending/movie/day"
+        case .trending(.movie, .week): "/trending/movie/week"
+        case .trending(.tv, .day): "/trending/tv/day"
+        case .trending(.tv, .week): "/trending/tv/week"
+        case .trending(.person, .day): "/trending/person/day"
+        case .trending(.person, .week): "/trending/person/week"
+        case .movie(let id): "/movie/" + String(id)
         }
     }
 
@@ -41,36 +49,86 @@ public enum Route: Sendable, Hashable {
         }
     }
 
-    /// Matches a path relative to the API root (segments already split and decoded).
+    /// Matches a path relative to the API root, such as `/movie/550`.
     /// Returns `nil` for anything that is not exactly one of the routes.
-    public init?(segments: [Substring]) {
-        switch segments.count {
-        case 3 where segments[0] == "trending":
-            guard let media = MediaType(rawValue: String(segments[1])),
-                  let window = TimeWindow(rawValue: String(segments[2]))
-            else { return nil }
-            self = .trending(media, window)
-        case 2 where segments[0] == "movie":
-            guard let id = Route.positiveInteger(segments[1]) else { return nil }
-            self = .movie(id: id)
-        default:
-            return nil
-        }
+    public init?(path: String) {
+        var path = path
+        guard let route = path.withUTF8({ Route.match($0) }) else { return nil }
+        self = route
     }
 
-    /// Matches a path relative to the API root, such as `/movie/550`.
-    public init?(path: String) {
-        guard path.first == "/" else { return nil }
-        self.init(segments: path.dropFirst().split(separator: "/", omittingEmptySubsequences: false))
+    /// Matches a path relative to the API root given as part of a longer string (the
+    /// proxy's `/3/movie/550` without its prefix), with no copy.
+    public init?(path: Substring) {
+        var path = path
+        guard let route = path.withUTF8({ Route.match($0) }) else { return nil }
+        self = route
+    }
+
+    /// The route a path's bytes name. Read byte by byte on every request: no split, no
+    /// intermediate String, no grapheme breaking (a `Character` split of the path cost
+    /// more than the rest of routing together).
+    private static func match(_ path: UnsafeBufferPointer<UInt8>) -> Route? {
+        if let rest = dropping("/trending/", from: path) {
+            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
+                  let media = mediaType(UnsafeBufferPointer(rebasing: rest[..<slash])),
+                  let window = timeWindow(UnsafeBufferPointer(rebasing: rest[(slash + 1)...]))
+            else { return nil }
+            return .trending(media, window)
+        }
+        if let rest = dropping("/movie/", from: path) {
+            return positiveInteger(rest).map { .movie(id: $0) }
+        }
+        return nil
+    }
+
+    /// `bytes` after `prefix`, or `nil` if they do not start with it.
+    private static func dropping(_ prefix: StaticString, from bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        let count = prefix.utf8CodeUnitCount
+        guard bytes.count >= count else { return nil }
+        let head = UnsafeBufferPointer(start: prefix.utf8Start, count: count)
+        guard bytes.prefix(count).elementsEqual(head) else { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[count...])
+    }
+
+    /// The media type a segment names exactly (lower case, as amodb spells it).
+    private static func mediaType(_ segment: UnsafeBufferPointer<UInt8>) -> MediaType? {
+        if equals(segment, "movie") { return .movie }
+        if equals(segment, "all") { return .all }
+        if equals(segment, "tv") { return .tv }
+        if equals(segment, "person") { return .person }
+        return nil
+    }
+
+    /// The time window a segment names exactly.
+    private static func timeWindow(_ segment: UnsafeBufferPointer<UInt8>) -> TimeWindow? {
+        if equals(segment, "day") { return .day }
+        if equals(segment, "week") { return .week }
+        return nil
+    }
+
+    /// Whether the bytes are exactly `text`'s.
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount
+            && bytes.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Digits only (no sign, no leading zero), 1 … 2^31-1: ids are never anything else.
     static func positiveInteger(_ text: Substring) -> Int? {
-        guard (1...10).contains(text.count), text.first != "0",
-              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let value = Int(text), value <= Int(Int32.max)
-        else { return nil }
-        return value
+        var text = text
+        return text.withUTF8 { positiveInteger($0) }
+    }
+
+    /// `positiveInteger` on the bytes of the text.
+    private static func positiveInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard (1...10).contains(digits.count), digits[0] != UInt8(ascii: "0") else { return nil }
+        var value = 0
+        for byte in digits {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit <= 9 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        return value <= Int(Int32.max) ? value : nil
     }
 }
 

@@ -24,9 +24,22 @@ struct RouteTests {
         "/movie/550?language=de", "/trending/movie/month", "/trending/movie", "/trending/movie/week/",
         "/trending/films/week", "/trending/Movie/week", "/trending//week", "/trending", "/", "",
         "/tv/1396", "/search/movie",
+        // Matched on bytes: a combining mark, a look-alike digit or letter is another path.
+        "/trending/movie/week\u{301}", "/trending/mo\u{301}vie/week", "/movie/\u{FF15}50", "/trending/\u{43C}ovie/week",
+        "/movie/550\u{301}", "/trending/movie/weeks", "/trending/movies/week", "/trending/tv/", "/trending/all",
     ])
     func invalidPathsDoNotMatch(path: String) {
         #expect(Route(path: path) == nil)
+    }
+
+    @Test("A path within a longer string matches as the same path alone", arguments: [
+        ("/3/movie/550", Route.movie(id: 550) as Route?), ("/3/trending/tv/week", .trending(.tv, .week)),
+        ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil),
+    ])
+    func substringsMatchInPlace(path: String, route: Route?) {
+        let relative = path.dropFirst(2)
+        #expect(Route(path: relative) == route)
+        #expect(Route(path: String(relative)) == route)
     }
 
     @Test("Every route's path matches itself", arguments:

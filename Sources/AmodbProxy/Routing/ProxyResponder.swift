@@ -63,7 +63,7 @@ final class ProxyResponder: HTTPResponder {
         _ request: HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, client: String,
         deliver: @escaping @Sendable (HTTPResponse) -> Void
     ) -> HTTPResponse? {
-        if request.method == "OPTIONS", let cors = access.cors, request.path.hasPrefix(Self.apiPrefix + "/") {
+        if request.method == "OPTIONS", let cors = access.cors, Self.isAPIPath(request.path) {
             return cors.preflight(origin: request.headers["Origin"])
         }
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -88,23 +88,25 @@ final class ProxyResponder: HTTPResponder {
         case .trending, .movie, .unmatched, .invalid:
             break
         }
-        guard request.path.hasPrefix(Self.apiPrefix + "/") else {
+        guard Self.isAPIPath(request.path) else {
             return .error(404, "The resource you requested could not be found.")
         }
         // Who is calling: a valid token (when tokens are configured), then within their rate.
-        var identity = "address:" + client
+        var token: String?
         if access.tokens.isEnabled {
-            guard let token = access.tokens.authenticate(request.headers["Authorization"]) else {
+            guard let valid = access.tokens.authenticate(request.headers["Authorization"]) else {
                 var headers = HTTPHeaders()
                 headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
                 return .error(401, "A valid client token is required: send Authorization: Bearer <token>.", headers: headers)
             }
-            identity = token
+            token = valid
         }
         // By address, exempt peers (loopback by default: a sidecar or a local reverse proxy
-        // speaks for many users from one address) are not limited.
-        let limited = access.tokens.isEnabled || !access.rateLimitExempt.contains(client)
-        if limited, let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
+        // speaks for many users from one address) are not limited. The identity a limit
+        // counts is built only for those it counts.
+        let limited = token != nil || !access.rateLimitExempt.contains(client)
+        let identity = limited ? token ?? "address:" + client : nil
+        if let identity, let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()
             let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
             headers.set("Retry-After", String(seconds))
@@ -124,7 +126,7 @@ final class ProxyResponder: HTTPResponder {
         return forwarder.respond(
             to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"],
             accept: AcceptEncoding(fieldValues: request.headers.values("Accept-Encoding")),
-            client: limited ? identity : nil, deliver: deliver)
+            client: identity, deliver: deliver)
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
@@ -154,22 +156,31 @@ final class ProxyResponder: HTTPResponder {
 
     /// The metrics label of a path (and the forwarded route it names, if any).
     static func routeLabel(for path: String, route: Route?) -> ProxyMetrics.RouteLabel {
+        switch route {
+        case .trending: return .trending
+        case .movie: return .movie
+        case nil: break
+        }
         switch path {
         case "/healthz": return .healthz
         case "/readyz": return .readyz
         case "/metrics": return .metrics
-        default:
-            switch route {
-            case .trending: return .trending
-            case .movie: return .movie
-            case nil: return .unmatched
-            }
+        default: return .unmatched
         }
     }
 
-    /// The forwarded route a path names, or `nil`.
+    /// Whether a path is under the API root (`/3/…`), compared as bytes.
+    static func isAPIPath(_ path: String) -> Bool {
+        path.utf8.starts(with: apiRoot.utf8)
+    }
+
+    /// The API root with its slash: what every forwarded path starts with.
+    private static let apiRoot = apiPrefix + "/"
+
+    /// The forwarded route a path names, or `nil`: matched on the path's own bytes after
+    /// the prefix, with no copy.
     static func route(for path: String) -> Route? {
-        guard path.hasPrefix(apiPrefix + "/") else { return nil }
-        return Route(path: String(path.dropFirst(apiPrefix.count)))
+        guard isAPIPath(path) else { return nil }
+        return Route(path: Substring(path.utf8.dropFirst(apiPrefix.utf8.count)))
     }
 }
