@@ -8,6 +8,7 @@
 // its bound, end by closing or lingering, and do nothing once closed.
 
 import Dispatch
+import Foundation
 
 /// What the fuzzer's I/O stand-in saw.
 private struct MachineRun {

@@ -38,6 +38,8 @@ sources=(
     "$http/ResponseSerializer.swift"
     "$http/HTTPResponse.swift"
     "$http/HTTPResponse+PlainText.swift"
+    "$http/RenderedFields.swift"
+    "$http/DecimalDigits.swift"
     "$http/RequestDecoder.swift"
     "$http/RequestHeadParser.swift"
     "$http/ChunkedBodyParser.swift"

@@ -1,12 +1,18 @@
 /// A response to write: status, header fields and the whole body.
 ///
-/// The server adds `Content-Length` and `Connection` itself and sends no body
-/// for `HEAD`; responders set everything else.
+/// The server adds `Content-Length`, `Connection` and `Content-Encoding` (from
+/// `contentEncoding`) itself and sends no body for `HEAD`; responders set everything else.
 public struct HTTPResponse: Sendable {
     /// The status code, 100…599.
     public var status: Int
+    /// Field lines the responder rendered as bytes itself: written first, before `headers`.
+    public var renderedFields: RenderedFields
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The body's content coding (RFC 9110 §8.4: `gzip`, `br`), or `nil` for identity:
+    /// written as `Content-Encoding` when the response is, and read as a value (never
+    /// parsed back from the fields) by whoever counts what was sent.
+    public var contentEncoding: String?
     /// Close the connection after this response.
     public var closesConnection: Bool
     /// Abort the answer after this many body bytes: the head still announces the whole body,
@@ -23,8 +29,10 @@ public struct HTTPResponse: Sendable {
         closesConnection: Bool = false
     ) {
         self.status = status
+        self.renderedFields = RenderedFields()
         self.headers = headers
         self.body = body
+        self.contentEncoding = nil
         self.closesConnection = closesConnection
         self.abortsAfterBodyBytes = nil
         self.annotation = 0

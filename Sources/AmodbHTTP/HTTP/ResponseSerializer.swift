@@ -1,5 +1,4 @@
-import Foundation
-import Synchronization
+import Glibc
 
 /// A response as bytes for the wire: its head, serialized, and its body, which is a
 /// slice of the response's own array (a cached body is referenced, never copied).
@@ -25,15 +24,29 @@ enum ResponseSerializer {
         return lines
     }()
 
+    /// `HTTP/1.1 200 OK\r\n`, the line of nearly every answer, without a table lookup.
+    private static let okLine: StaticString = "HTTP/1.1 200 OK\r\n"
+
     /// The status line, fields and framing as bytes, and (unless `isHead`) the body to follow.
+    /// The current second is read here, for the `Date` field.
     static func serialize(_ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion) -> SerializedResponse {
+        serialize(response, isHead: isHead, closing: closing, version: version, now: HTTPDate.nowEpochSeconds())
+    }
+
+    /// The same at `now` (seconds since 1970), which dates the answer.
+    static func serialize(
+        _ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion, now: Int
+    ) -> SerializedResponse {
         var output: [UInt8] = []
-        output.reserveCapacity(320)
-        if let line = statusLines[response.status] {
+        output.reserveCapacity(192 + response.renderedFields.bytes.count)
+        if response.status == 200 {
+            output.append(contentsOf: UnsafeBufferPointer(start: okLine.utf8Start, count: okLine.utf8CodeUnitCount))
+        } else if let line = statusLines[response.status] {
             output.append(contentsOf: line)
         } else {
             output.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))\r\n".utf8)
         }
+        output.append(contentsOf: response.renderedFields.bytes)
         for (name, value) in response.headers
         where !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection") {
             output.append(contentsOf: name.utf8)
@@ -43,11 +56,17 @@ enum ResponseSerializer {
             output.append(0x0D)
             output.append(0x0A)
         }
-        output.append(contentsOf: HTTPDate.current)
+        HTTPDate.appendField(epochSeconds: now, to: &output)
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        if let coding = response.contentEncoding {
+            output.append(contentsOf: "Content-Encoding: ".utf8)
+            output.append(contentsOf: coding.utf8)
+            output.append(0x0D)
+            output.append(0x0A)
+        }
         if hasBody {
             output.append(contentsOf: "Content-Length: ".utf8)
-            appendDecimal(response.body.count, to: &output)
+            DecimalDigits.append(response.body.count, to: &output)
             output.append(0x0D)
             output.append(0x0A)
         }
@@ -62,43 +81,79 @@ enum ResponseSerializer {
         let length = min(response.abortsAfterBodyBytes ?? response.body.count, response.body.count)
         return SerializedResponse(head: output, body: response.body[..<length])
     }
-
-    /// Appends a non-negative number's decimal digits.
-    private static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
-        guard value >= 10 else {
-            output.append(0x30 + UInt8(max(0, value)))
-            return
-        }
-        appendDecimal(value / 10, to: &output)
-        output.append(0x30 + UInt8(value % 10))
-    }
 }
 
-/// The `Date` field (RFC 9110 §6.6.1), formatted at most once a second for all connections.
+/// The `Date` field (RFC 9110 §6.6.1), written from the clock's seconds by arithmetic:
+/// no shared cache, no lock, no `gmtime_r` (which takes glibc's time-zone lock).
 enum HTTPDate {
-    private static let cache = Mutex<(second: Int, field: [UInt8])>((-1, []))
-
-    /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for the current second.
-    static var current: [UInt8] {
+    /// Seconds since 1970 now.
+    static func nowEpochSeconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let second = now.tv_sec
-        return cache.withLock { cached in
-            if cached.second == second { return cached.field }
-            cached = (second, Array("Date: \(format(epochSeconds: second))\r\n".utf8))
-            return cached.field
+        return now.tv_sec
+    }
+
+    /// Appends `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for `epochSeconds`: 37 bytes,
+    /// written into a stack buffer and appended at once. Years outside 0…9999 are clamped.
+    static func appendField(epochSeconds: Int, to output: inout [UInt8]) {
+        let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
+        let secondOfDay = epochSeconds - days * 86_400
+        let weekday = ((days % 7) + 11) % 7   // 1970-01-01 was a Thursday (4); Sunday is 0
+        let (year, month, day) = civil(daysSince1970: days)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 37) { field in
+            copy("Date: ", into: field, at: 0)
+            copy(dayNames, range: weekday * 3, count: 3, into: field, at: 6)
+            field[9] = UInt8(ascii: ",")
+            field[10] = UInt8(ascii: " ")
+            two(day, into: field, at: 11)
+            field[13] = UInt8(ascii: " ")
+            copy(monthNames, range: (month - 1) * 3, count: 3, into: field, at: 14)
+            field[17] = UInt8(ascii: " ")
+            let clamped = min(max(year, 0), 9999)
+            two(clamped / 100, into: field, at: 18)
+            two(clamped % 100, into: field, at: 20)
+            field[22] = UInt8(ascii: " ")
+            two(secondOfDay / 3600, into: field, at: 23)
+            field[25] = UInt8(ascii: ":")
+            two(secondOfDay / 60 % 60, into: field, at: 26)
+            field[28] = UInt8(ascii: ":")
+            two(secondOfDay % 60, into: field, at: 29)
+            copy(" GMT\r\n", into: field, at: 31)
+            output.append(contentsOf: UnsafeBufferPointer(field))
         }
     }
 
-    /// An IMF-fixdate for seconds since 1970.
-    static func format(epochSeconds: Int) -> String {
-        var time = time_t(epochSeconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    private static let dayNames: StaticString = "SunMonTueWedThuFriSat"
+    private static let monthNames: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
+
+    /// Year, month (1…12) and day (1…31) of a day counted from 1970-01-01, in the proleptic
+    /// Gregorian calendar (Howard Hinnant's `civil_from_days`).
+    static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153   // March is 0
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func two(_ value: Int, into field: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
+        field[index] = UInt8(ascii: "0") + UInt8(value / 10)
+        field[index + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+    }
+
+    private static func copy(_ text: StaticString, into field: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
+        copy(text, range: 0, count: text.utf8CodeUnitCount, into: field, at: index)
+    }
+
+    private static func copy(
+        _ text: StaticString, range start: Int, count: Int, into field: UnsafeMutableBufferPointer<UInt8>, at index: Int
+    ) {
+        for offset in 0..<count {
+            field[index + offset] = text.utf8Start[start + offset]
+        }
     }
 }

@@ -1,3 +1,5 @@
+import AmodbHTTP
+
 /// How the cache answered one request: a typed value that rides on the response
 /// (`HTTPResponse.cacheOutcome`) and becomes `Cache-Status` text once, when the response
 /// is finished. Metrics and the access log read this value; nothing parses the header back.
@@ -54,6 +56,16 @@ public enum CacheOutcome: Sendable, Equatable {
             case nil: break
             }
             return text
+        }
+    }
+
+    /// Appends the `Cache-Status` line: a hit's (nearly every answer's) as bytes and digits,
+    /// the others from `cacheStatus`.
+    func appendCacheStatus(to fields: inout RenderedFields) {
+        if case .hit(let ttl) = self {
+            fields.append("Cache-Status: amodb-proxy; hit; ttl=", number: ttl)
+        } else {
+            fields.append("Cache-Status", cacheStatus)
         }
     }
 

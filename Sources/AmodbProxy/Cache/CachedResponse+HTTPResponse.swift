@@ -6,31 +6,57 @@ extension CachedResponse {
     /// the body, its age and remaining freshness, its validator, and how the cache served it.
     /// Every such answer says `Vary: Accept-Encoding`, identity included, since another
     /// client may get another variant of it. A 200 whose codings the client all refuses
-    /// (`identity;q=0` and no variant it takes) is a 406.
-    func response(at now: Double, outcome: CacheOutcome, accept: AcceptEncoding = AcceptEncoding()) -> HTTPResponse {
+    /// (`identity;q=0` and no variant it takes) is a 406; a 200 whose tag is in
+    /// `ifNoneMatch` is a 304 (`ConditionalRequest`).
+    ///
+    /// This runs for every hit, so its fields are rendered as bytes (`RenderedFields`):
+    /// the constant lines are copied from bytes made once, the numbers written as digits,
+    /// the tag copied from the string stored with the entry.
+    func response(
+        at now: Double, outcome: CacheOutcome, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
+    ) -> HTTPResponse {
         let coding: ContentCoding
         switch accept.negotiate(available: variants?.available ?? .identity) {
         case .send(let chosen): coding = chosen
         case .notAcceptable where status == 200: return Self.notAcceptable(outcome: outcome)
         case .notAcceptable: coding = .identity   // a short negative entry: sent as it is
         }
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json;charset=utf-8")
-        headers.add("Cache-Control", "public, max-age=\(max(0, remainingLifetime(at: now)))")
-        headers.add("Age", String(age(at: now)))
-        headers.add("Vary", "Accept-Encoding")
         var body = body
+        var tag: String? = status == 200 ? etag : nil
+        var contentEncoding: String?
         if coding != .identity, let variants, let tags = variantTags, let bytes = variants.bytes(for: coding) {
             body = bytes
-            headers.add("Content-Encoding", coding == .gzip ? "gzip" : "br")
-            if status == 200 { headers.add("ETag", coding == .gzip ? tags.gzip : tags.br) }
-        } else if status == 200 {
-            headers.add("ETag", etag)
+            contentEncoding = coding.contentEncoding
+            if status == 200 { tag = coding == .gzip ? tags.gzip : tags.br }
         }
-        var response = HTTPResponse(status: status, headers: headers, body: body)
+        var answerStatus = status
+        if let tag, let ifNoneMatch, ConditionalRequest.matches(ifNoneMatch, etag: tag) {
+            answerStatus = 304
+            body = []
+        }
+        var fields = RenderedFields()
+        fields.reserveCapacity(Self.renderedCapacity)
+        // The order of the fields as they always were: Content-Type (not on a 304, which
+        // has no body), Cache-Control, Age, Vary, ETag.
+        if answerStatus != 304 { fields.append(lines: Self.contentTypeLine) }
+        fields.append("Cache-Control: public, max-age=", number: max(0, remainingLifetime(at: now)))
+        fields.append("Age: ", number: age(at: now))
+        fields.append(lines: Self.varyLine)
+        if let tag { fields.append("ETag", tag) }
+        var response = HTTPResponse(status: answerStatus, body: body)
+        response.renderedFields = fields
+        response.contentEncoding = contentEncoding
         response.cacheOutcome = outcome
         return response
     }
+
+    /// `Content-Type` of every stored answer (amodb's JSON), rendered once.
+    private static let contentTypeLine = RenderedFields.lines(["Content-Type": "application/json;charset=utf-8"])
+    /// `Vary: Accept-Encoding`, rendered once.
+    private static let varyLine = RenderedFields.lines(["Vary": "Accept-Encoding"])
+    /// Room for an answer's rendered fields and the `Cache-Status` and CORS lines added
+    /// after, so that they are written into one allocation.
+    private static let renderedCapacity = 320
 
     /// The 406 for a client that refuses every coding the answer has; the proxy's own
     /// short error, so identity.

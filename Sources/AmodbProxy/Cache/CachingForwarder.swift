@@ -102,17 +102,16 @@ final class CachingForwarder: Sendable {
     ) -> HTTPResponse? {
         let key = request.pathAndQuery
         let now = clock.now()
-        let conditional: @Sendable (HTTPResponse) -> Void = { deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: $0)) }
         // The hit path: one lookup in the cache, no lease taken.
         if let entry = cache.entry(for: key) {
-            switch stored(entry, for: request, key: key, now: now, accept: accept, deliver: conditional) {
-            case .now(let answer): return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
+            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, deliver: deliver) {
+            case .now(let answer): return answer
             case .later: return nil
             case .unusable: break
             }
         }
         let waiter: FetchWaiter = { [clock] result in
-            deliver(ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: result.response(at: clock.now(), collapsed: true, accept: accept)))
+            deliver(result.response(at: clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
         }
         var shareWait: Double = 1
         let claim = coalescer.claim(
@@ -121,11 +120,12 @@ final class CachingForwarder: Sendable {
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
-            switch stored(entry, for: request, key: key, now: now, accept: accept, deliver: conditional) {
-            case .now(let answer): return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: answer)
+            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, deliver: deliver) {
+            case .now(let answer): return answer
             case .later: return nil
             case .unusable:
-                return ConditionalRequest.apply(ifNoneMatch: ifNoneMatch, to: entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)), accept: accept))
+                let outcome = CacheOutcome.hit(ttl: entry.remainingLifetime(at: now))
+                return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
             }
         case .joined:
             statistics.count(.miss)
@@ -141,7 +141,7 @@ final class CachingForwarder: Sendable {
                 if let shared = await self.coalescer.lead(key) {
                     let result = self.finish(key, with: .answer(shared, stored: true), refreshing: false)
                     if let client { self.shares?.refund(client) }
-                    conditional(result.response(at: self.clock.now(), collapsed: true, accept: accept))
+                    deliver(result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
                     await self.coalescer.share(key, nil)
                     return
                 }
@@ -150,7 +150,7 @@ final class CachingForwarder: Sendable {
                     self.shares?.refund(client)   // no call was made: none is counted against the client
                 }
                 let result = self.finish(key, with: fetched, refreshing: false)
-                conditional(result.response(at: self.clock.now(), collapsed: false, accept: accept))
+                deliver(result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
                 await self.coalescer.share(key, result.sharedEntry)
             }
             return nil
@@ -175,14 +175,15 @@ final class CachingForwarder: Sendable {
     /// The answer from a stored entry (a hit, or a stale copy).
     private func stored(
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
-        deliver: @escaping @Sendable (HTTPResponse) -> Void
+        ifNoneMatch: String?, deliver: @escaping @Sendable (HTTPResponse) -> Void
     ) -> StoredAnswer {
         if entry.isFresh(at: now) {
             statistics.count(entry.status == 200 ? .hit : .negativeHit)
-            return .now(entry.response(at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)), accept: accept))
+            let outcome = CacheOutcome.hit(ttl: entry.remainingLifetime(at: now))
+            return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         }
         guard usable(entry, now: now) != nil else { return .unusable }
-        return serveStale(entry, for: request, key: key, now: now, accept: accept, deliver: deliver)
+        return serveStale(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, deliver: deliver)
     }
 
     /// Refuses a new fetch when `client` has used its share of the window's calls for misses
@@ -200,14 +201,16 @@ final class CachingForwarder: Sendable {
     /// most); every other one at once.
     private func serveStale(
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
-        deliver: @escaping @Sendable (HTTPResponse) -> Void
+        ifNoneMatch: String?, deliver: @escaping @Sendable (HTTPResponse) -> Void
     ) -> StoredAnswer {
         let ttl = entry.remainingLifetime(at: now)
         if let failure = backoff.failure(for: key, now: now) {
             statistics.count(.staleIfError)
-            return .now(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .error, fwdStatus: failure.fwdStatus), accept: accept))
+            let outcome = CacheOutcome.stale(ttl: ttl, reason: .error, fwdStatus: failure.fwdStatus)
+            return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         }
-        let revalidating = entry.response(at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil), accept: accept)
+        let revalidating = entry.response(
+            at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil), accept: accept, ifNoneMatch: ifNoneMatch)
         guard case .leads = coalescer.claim(key, cached: { nil }, waiter: nil) else {
             statistics.count(.staleWhileRevalidate)
             return .now(revalidating)
@@ -217,7 +220,8 @@ final class CachingForwarder: Sendable {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }
                 self.statistics.count(.budgetDenial)
                 self.statistics.count(.staleForBudget)
-                deliver(entry.response(at: now, outcome: .stale(ttl: ttl, reason: .budget, fwdStatus: nil), accept: accept))
+                let outcome = CacheOutcome.stale(ttl: ttl, reason: .budget, fwdStatus: nil)
+                deliver(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
                 return
             }
             self.statistics.count(.refresh)

@@ -15,10 +15,14 @@ enum FetchResult: Sendable {
     }
 
     /// The answer for one client at `now`; `collapsed` when it joined another's fetch.
-    func response(at now: Double, collapsed: Bool, accept: AcceptEncoding = AcceptEncoding()) -> HTTPResponse {
+    /// `ifNoneMatch`: the tags the client has (a stored 200 it has is a 304).
+    func response(
+        at now: Double, collapsed: Bool, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
+    ) -> HTTPResponse {
         switch self {
         case .answer(let entry, let stored):
-            return entry.response(at: now, outcome: .miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil), accept: accept)
+            let outcome = CacheOutcome.miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil)
+            return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
         case .failed(let failure):
             return failure.response(collapsed: collapsed)
         }

@@ -50,7 +50,7 @@ final class ProxyResponder: HTTPResponder {
         let finish: @Sendable (HTTPResponse) -> HTTPResponse = { [self] response in
             var response = response
             // The typed outcome becomes header text here, once (RFC 9211).
-            if let outcome = response.cacheOutcome { response.headers.set("Cache-Status", outcome.cacheStatus) }
+            if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
             if route == .trending || route == .movie { access.cors?.decorate(&response, origin: origin) }
             record(request, response, route: route, client: client, started: started)
             return response
@@ -141,7 +141,7 @@ final class ProxyResponder: HTTPResponder {
         let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
         metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9)
         let bytes = request.method == "HEAD" ? 0 : response.body.count
-        let encoding = response.headers["Content-Encoding"].flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
+        let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
         metrics.recordResponseBytes(bytes, encoding: encoding)
         accessLog?.record(AccessLogEntry(
             method: request.method, route: route, path: route == .unmatched ? LoggedPath.of(target: request.target) : nil,
