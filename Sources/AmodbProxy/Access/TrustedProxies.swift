@@ -22,7 +22,7 @@ struct TrustedProxies: Sendable {
             self.bytes = bytes
         }
 
-        func contains(_ address: [UInt8]) -> Bool {
+        func contains(_ address: some Collection<UInt8>) -> Bool {
             guard address.count == bytes.count else { return false }
             var remaining = prefix
             for (a, b) in zip(address, bytes) where remaining > 0 {
@@ -43,8 +43,11 @@ struct TrustedProxies: Sendable {
 
     /// The client's address: the peer, or, when the peer is trusted, the right-most
     /// address in `X-Forwarded-For` that is not itself a trusted proxy.
-    func clientAddress(peer: String, forwardedFor: [String]) -> String {
-        guard !networks.isEmpty, isTrusted(peer), !forwardedFor.isEmpty else { return peer }
+    /// `forwardedFor` is read only when the peer is trusted: most proxies trust none.
+    func clientAddress(peer: String, forwardedFor: @autoclosure () -> [String]) -> String {
+        guard !networks.isEmpty, isTrusted(peer) else { return peer }
+        let forwardedFor = forwardedFor()
+        guard !forwardedFor.isEmpty else { return peer }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { Self.hopAddress($0.trimmingSpaces()) }
         for hop in hops.reversed() {
             guard let hop, Self.addressBytes(hop) != nil else { return peer }   // garbage: trust nothing in it
@@ -90,9 +93,48 @@ struct TrustedProxies: Sendable {
 struct AddressSet: Sendable {
     let networks: [TrustedProxies.Network]
 
-    /// Whether the address falls in one of the ranges.
+    /// Whether the address falls in one of the ranges. Asked on every request: a peer's
+    /// IPv4 address as the kernel writes it is read by hand, with no allocation.
     func contains(_ address: String) -> Bool {
+        if let v4 = Self.dottedQuad(address) {
+            return withUnsafeBytes(of: v4) { bytes in networks.contains { $0.contains(bytes) } }
+        }
         guard let bytes = TrustedProxies.addressBytes(address) else { return false }
         return networks.contains { $0.contains(bytes) }
+    }
+}
+
+extension AddressSet {
+    /// The four bytes of a canonical dotted-quad IPv4 address (`192.0.2.7`: four decimal
+    /// parts 0…255 without leading zeros, as `inet_pton` reads them), or `nil` for
+    /// anything else, which is left to `inet_pton`.
+    static func dottedQuad(_ text: String) -> (UInt8, UInt8, UInt8, UInt8)? {
+        var text = text
+        return text.withUTF8 { bytes -> (UInt8, UInt8, UInt8, UInt8)? in
+            var parts: (Int, Int, Int, Int) = (0, 0, 0, 0)
+            var part = 0, value = 0, digits = 0
+            for index in 0...bytes.count {
+                let byte = index < bytes.count ? bytes[index] : UInt8(ascii: ".")
+                if byte == UInt8(ascii: ".") {
+                    guard digits > 0, value <= 255, part < 4 else { return nil }
+                    switch part {
+                    case 0: parts.0 = value
+                    case 1: parts.1 = value
+                    case 2: parts.2 = value
+                    default: parts.3 = value
+                    }
+                    part += 1
+                    value = 0
+                    digits = 0
+                } else {
+                    let digit = Int(byte &- UInt8(ascii: "0"))
+                    guard digit <= 9, digits < 3, !(digits == 1 && value == 0) else { return nil }
+                    value = value * 10 + digit
+                    digits += 1
+                }
+            }
+            guard part == 4 else { return nil }
+            return (UInt8(parts.0), UInt8(parts.1), UInt8(parts.2), UInt8(parts.3))
+        }
     }
 }

@@ -125,7 +125,7 @@ final class ProxyResponder: HTTPResponder {
         // Each client's share of the calls for misses follows the same exemption as its rate.
         return forwarder.respond(
             to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"],
-            accept: AcceptEncoding(fieldValues: request.headers.values("Accept-Encoding")),
+            accept: Self.acceptEncoding(of: request),
             client: identity, deliver: deliver)
     }
 
@@ -167,6 +167,15 @@ final class ProxyResponder: HTTPResponder {
         case "/metrics": return .metrics
         default: return .unmatched
         }
+    }
+
+    /// The request's `Accept-Encoding`, read from its fields in place (no list of values).
+    static func acceptEncoding(of request: HTTPRequest) -> AcceptEncoding {
+        var accept = AcceptEncoding()
+        for field in request.headers where field.name.caseInsensitiveEquals("Accept-Encoding") {
+            accept.add(fieldValue: field.value)
+        }
+        return accept
     }
 
     /// Whether a path is under the API root (`/3/…`), compared as bytes.
