@@ -1,18 +1,27 @@
-/// Decimal digits of integers, written straight into a byte buffer.
+/// Decimal digits of integers, written straight into bytes: no `String` per number.
 enum DecimalDigits {
     /// Appends `value`'s decimal digits (with a `-` when negative).
     static func append(_ value: Int, to output: inout [UInt8]) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
+        withDigits(of: value) { output.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with `value`'s decimal digits (with a `-` when negative), written into
+    /// a buffer on the stack.
+    static func withDigits<R>(of value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var magnitude = value.magnitude
-        // 20 digits hold any UInt64; filled from the right.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
+        // A sign and 20 digits hold any Int; filled from the right.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
+            var start = 21
             repeat {
                 start -= 1
                 digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            return body(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 }

@@ -1,6 +1,6 @@
 /// Header field lines a responder renders as bytes itself (`Name: value\r\n` each), for
 /// answers it sends so often that building a `String` per field would cost more than the
-/// rest of the answer: constant lines are copied from bytes made once, numbers (an age, a
+/// rest of the answer: constant text is copied from static strings, numbers (an age, a
 /// lifetime) are written as digits. The serializer writes them as they are, right after
 /// the status line and before `HTTPResponse.headers`.
 ///
@@ -13,46 +13,93 @@ public struct RenderedFields: Sendable {
     /// No lines yet.
     public init() {}
 
+    /// No lines yet, with room for `capacity` bytes of lines, so that the lines appended
+    /// by everyone who adds to an answer go into one allocation.
+    public init(reservingCapacity capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
     /// Whether no line was rendered.
     public var isEmpty: Bool { bytes.isEmpty }
 
-    /// Makes room for `count` more bytes at once, so that appending them allocates once.
-    public mutating func reserveCapacity(_ count: Int) {
-        bytes.reserveCapacity(bytes.count + count)
-    }
-
-    /// Appends whole lines rendered earlier (each ending in CRLF).
-    public mutating func append(lines: [UInt8]) {
-        bytes.append(contentsOf: lines)
+    /// Appends the lines `render` writes. It runs twice: once to count the bytes, once to
+    /// write them into a buffer on the stack, which is then appended in one copy (many
+    /// small appends to an array cost more than the rest of a cache hit).
+    public mutating func append(_ render: (inout Writer) -> Void) {
+        var counter = Writer(counting: ())
+        render(&counter)
+        let count = counter.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+            var writer = Writer(into: buffer)
+            render(&writer)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<writer.count]))
+        }
     }
 
     /// Appends `Name: value\r\n`.
     public mutating func append(_ name: StaticString, _ value: String) {
-        append(name)
-        bytes.append(contentsOf: ": ".utf8)
-        bytes.append(contentsOf: value.utf8)
-        bytes.append(contentsOf: "\r\n".utf8)
+        append { $0.line(name, value) }
     }
 
-    /// Appends a line that ends in a number: `start` (the name, colon and any text before
-    /// the number, such as `Age: `), the number's decimal digits, CRLF.
-    public mutating func append(_ start: StaticString, number: Int) {
-        append(start)
-        DecimalDigits.append(number, to: &bytes)
-        bytes.append(contentsOf: "\r\n".utf8)
-    }
+    /// Writes lines: counts their bytes, or writes them into a buffer sized by that count.
+    public struct Writer {
+        /// Where to write; `nil` while counting.
+        private let buffer: UnsafeMutableBufferPointer<UInt8>?
+        /// Bytes written (or counted) so far.
+        public private(set) var count = 0
 
-    /// Appends a static string's bytes.
-    private mutating func append(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// Renders fields as lines, once, for `append(lines:)`.
-    public static func lines(_ fields: KeyValuePairs<StaticString, String>) -> [UInt8] {
-        var rendered = RenderedFields()
-        for (name, value) in fields {
-            rendered.append(name, value)
+        fileprivate init(counting: Void) {
+            buffer = nil
         }
-        return rendered.bytes
+
+        fileprivate init(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+            self.buffer = buffer
+        }
+
+        /// Writes `Name: value\r\n`.
+        public mutating func line(_ name: StaticString, _ value: String) {
+            write(name)
+            write(": ")
+            write(value)
+            write("\r\n")
+        }
+
+        /// Writes `start` (the name, the colon and any text before the number, such as
+        /// `Age: `), the number's decimal digits and CRLF.
+        public mutating func line(_ start: StaticString, number: Int) {
+            write(start)
+            write(number)
+            write("\r\n")
+        }
+
+        /// Writes a static string's bytes.
+        public mutating func write(_ text: StaticString) {
+            write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        /// Writes a string's UTF-8 bytes.
+        public mutating func write(_ text: String) {
+            guard buffer != nil else {
+                count += text.utf8.count
+                return
+            }
+            var text = text
+            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        }
+
+        /// Writes a number's decimal digits (with a `-` when negative).
+        public mutating func write(_ number: Int) {
+            DecimalDigits.withDigits(of: number) { write(UnsafeRawBufferPointer($0)) }
+        }
+
+        private mutating func write(_ source: UnsafeRawBufferPointer) {
+            guard let start = source.baseAddress, source.count > 0 else { return }
+            if let buffer {
+                // The count was taken with the same inputs: running past it is a bug here.
+                precondition(count + source.count <= buffer.count, "RenderedFields wrote more than it counted")
+                UnsafeMutableRawPointer(buffer.baseAddress! + count).copyMemory(from: start, byteCount: source.count)
+            }
+            count += source.count
+        }
     }
 }

@@ -63,7 +63,7 @@ public enum CacheOutcome: Sendable, Equatable {
     /// the others from `cacheStatus`.
     func appendCacheStatus(to fields: inout RenderedFields) {
         if case .hit(let ttl) = self {
-            fields.append("Cache-Status: amodb-proxy; hit; ttl=", number: ttl)
+            fields.append { $0.line("Cache-Status: amodb-proxy; hit; ttl=", number: ttl) }
         } else {
             fields.append("Cache-Status", cacheStatus)
         }

@@ -34,29 +34,25 @@ extension CachedResponse {
             answerStatus = 304
             body = []
         }
-        var fields = RenderedFields()
-        fields.reserveCapacity(Self.renderedCapacity)
-        // The order of the fields as they always were: Content-Type (not on a 304, which
-        // has no body), Cache-Control, Age, Vary, ETag.
-        if answerStatus != 304 { fields.append(lines: Self.contentTypeLine) }
-        fields.append("Cache-Control: public, max-age=", number: max(0, remainingLifetime(at: now)))
-        fields.append("Age: ", number: age(at: now))
-        fields.append(lines: Self.varyLine)
-        if let tag { fields.append("ETag", tag) }
+        let age = age(at: now)
+        let freshFor = max(0, remainingLifetime(age: age))
+        // Room for the `Cache-Status` and CORS lines added after these, in the same allocation.
+        var fields = RenderedFields(reservingCapacity: 320 + (tag?.utf8.count ?? 0))
+        fields.append { lines in
+            // The order of the fields as they always were: Content-Type (not on a 304, which
+            // has no body), Cache-Control, Age, Vary, ETag.
+            if answerStatus != 304 { lines.write("Content-Type: application/json;charset=utf-8\r\n") }
+            lines.line("Cache-Control: public, max-age=", number: freshFor)
+            lines.line("Age: ", number: age)
+            lines.write("Vary: Accept-Encoding\r\n")
+            if let tag { lines.line("ETag", tag) }
+        }
         var response = HTTPResponse(status: answerStatus, body: body)
         response.renderedFields = fields
         response.contentEncoding = contentEncoding
         response.cacheOutcome = outcome
         return response
     }
-
-    /// `Content-Type` of every stored answer (amodb's JSON), rendered once.
-    private static let contentTypeLine = RenderedFields.lines(["Content-Type": "application/json;charset=utf-8"])
-    /// `Vary: Accept-Encoding`, rendered once.
-    private static let varyLine = RenderedFields.lines(["Vary": "Accept-Encoding"])
-    /// Room for an answer's rendered fields and the `Cache-Status` and CORS lines added
-    /// after, so that they are written into one allocation.
-    private static let renderedCapacity = 320
 
     /// The 406 for a client that refuses every coding the answer has; the proxy's own
     /// short error, so identity.

@@ -74,7 +74,12 @@ public struct CachedResponse: Sendable, Equatable {
     /// Whole seconds of freshness left (`max-age` for clients), negative once stale
     /// (as RFC 9211's `ttl`). `Age` plus this is always the lifetime.
     public func remainingLifetime(at now: Double) -> Int {
-        (lifetime.checkedInt(.towardZero, clampedTo: Self.secondsRange) ?? 0) - age(at: now)
+        remainingLifetime(age: age(at: now))
+    }
+
+    /// Whole seconds of freshness left at `age` (from `age(at:)`, read once per answer).
+    func remainingLifetime(age: Int) -> Int {
+        (lifetime.checkedInt(.towardZero, clampedTo: Self.secondsRange) ?? 0) - age
     }
 
     /// Ages and lifetimes are read within about 68 years, so their difference never overflows.

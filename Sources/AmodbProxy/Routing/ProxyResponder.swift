@@ -44,26 +44,46 @@ final class ProxyResponder: HTTPResponder {
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
         let started = DispatchTime.now().uptimeNanoseconds
         let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
-        let amodbRoute = Self.route(for: request.path)
+        let underAPI = Self.isAPIPath(request.path)
+        let amodbRoute = underAPI ? Self.route(under: request.path) : nil
         let route = Self.routeLabel(for: request.path, route: amodbRoute)
-        let origin = request.headers["Origin"]
-        let finish: @Sendable (HTTPResponse) -> HTTPResponse = { [self] response in
+        let exchange = Exchange(request: request, route: route, client: client, started: started)
+        let later: @Sendable (HTTPResponse) -> Void = { [self] response in
             var response = response
-            // The typed outcome becomes header text here, once (RFC 9211).
-            if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
-            if route == .trending || route == .movie { access.cors?.decorate(&response, origin: origin) }
-            record(request, response, route: route, client: client, started: started)
-            return response
+            finish(&response, exchange)
+            deliver(response)
         }
-        let immediate = answer(request, route: route, amodbRoute: amodbRoute, client: client) { deliver(finish($0)) }
-        return immediate.map(finish)
+        guard var response = answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client, deliver: later) else {
+            return nil
+        }
+        finish(&response, exchange)
+        return response
+    }
+
+    /// What finishing an answer needs to know of its request.
+    private struct Exchange: Sendable {
+        let request: HTTPRequest
+        let route: ProxyMetrics.RouteLabel
+        let client: String
+        let started: UInt64
+    }
+
+    /// The last step of every answer, immediate or delivered later: the typed outcome becomes
+    /// `Cache-Status` text here, once (RFC 9211), API answers get their CORS fields, and the
+    /// answer is counted and logged.
+    private func finish(_ response: inout HTTPResponse, _ exchange: Exchange) {
+        if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
+        if let cors = access.cors, exchange.route == .trending || exchange.route == .movie {
+            cors.decorate(&response, origin: exchange.request.headers["Origin"])
+        }
+        record(exchange.request, response, route: exchange.route, client: exchange.client, started: exchange.started)
     }
 
     private func answer(
-        _ request: HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, client: String,
+        _ request: HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, underAPI: Bool, client: String,
         deliver: @escaping @Sendable (HTTPResponse) -> Void
     ) -> HTTPResponse? {
-        if request.method == "OPTIONS", let cors = access.cors, Self.isAPIPath(request.path) {
+        if request.method == "OPTIONS", let cors = access.cors, underAPI {
             return cors.preflight(origin: request.headers["Origin"])
         }
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -88,7 +108,7 @@ final class ProxyResponder: HTTPResponder {
         case .trending, .movie, .unmatched, .invalid:
             break
         }
-        guard Self.isAPIPath(request.path) else {
+        guard underAPI else {
             return .error(404, "The resource you requested could not be found.")
         }
         // Who is calling: a valid token (when tokens are configured), then within their rate.
@@ -180,16 +200,16 @@ final class ProxyResponder: HTTPResponder {
 
     /// Whether a path is under the API root (`/3/…`), compared as bytes.
     static func isAPIPath(_ path: String) -> Bool {
-        path.utf8.starts(with: apiRoot.utf8)
+        var path = path
+        return path.withUTF8 { $0.starts(with: apiRoot) }
     }
 
-    /// The API root with its slash: what every forwarded path starts with.
-    private static let apiRoot = apiPrefix + "/"
+    /// `/3/`: what every path under the API root starts with.
+    private static let apiRoot = Array((apiPrefix + "/").utf8)
 
-    /// The forwarded route a path names, or `nil`: matched on the path's own bytes after
-    /// the prefix, with no copy.
-    static func route(for path: String) -> Route? {
-        guard isAPIPath(path) else { return nil }
-        return Route(path: Substring(path.utf8.dropFirst(apiPrefix.utf8.count)))
+    /// The forwarded route a path under the API root names, or `nil`: matched on the
+    /// path's own bytes after the prefix, with no copy.
+    private static func route(under path: String) -> Route? {
+        Route(path: path[path.utf8.index(path.startIndex, offsetBy: apiPrefix.utf8.count)...])
     }
 }

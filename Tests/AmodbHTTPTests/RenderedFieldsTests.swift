@@ -1,0 +1,38 @@
+@testable import AmodbHTTP
+import Testing
+
+/// `RenderedFields` counts, then writes: the bytes are those of the lines, whatever they hold.
+struct RenderedFieldsTests {
+    @Test("Lines are written as they read", arguments: [
+        ("", 0, ""), ("text", 7, "text"), ("café ☕︎", -12, "café ☕︎"), (String(repeating: "x", count: 1000), Int.max, ""),
+    ])
+    func linesAreWrittenAsTheyRead(value: String, number: Int, tail: String) {
+        var fields = RenderedFields()
+        fields.append { lines in
+            lines.line("Name", value)
+            lines.line("Count: ", number: number)
+        }
+        fields.append("Tail", tail)
+        fields.append { _ in }
+        #expect(String(decoding: fields.bytes, as: UTF8.self) == "Name: \(value)\r\nCount: \(number)\r\nTail: \(tail)\r\n")
+    }
+
+    @Test func aResponseWritesItsRenderedLinesBeforeItsHeaders() {
+        var response = HTTPResponse(status: 404, headers: HTTPHeaders([("X-After", "1")]), body: Array("{}".utf8))
+        response.renderedFields = RenderedFields(reservingCapacity: 64)
+        response.renderedFields.append { $0.write("X-Before: 0\r\n") }
+        response.contentEncoding = "br"
+        let head = ResponseSerializer.serialize(response, isHead: false, closing: true, version: .http1_1, now: 0).head
+        #expect(String(decoding: head, as: UTF8.self) == """
+            HTTP/1.1 404 Not Found\r
+            X-Before: 0\r
+            X-After: 1\r
+            Date: Thu, 01 Jan 1970 00:00:00 GMT\r
+            Content-Encoding: br\r
+            Content-Length: 2\r
+            Connection: close\r
+            \r
+
+            """)
+    }
+}
