@@ -53,7 +53,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
 extension StringProtocol {
     /// ASCII case-insensitive comparison, as header names and tokens are compared.
-    package func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy { x, y in

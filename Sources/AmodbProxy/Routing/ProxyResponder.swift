@@ -189,13 +189,12 @@ final class ProxyResponder: HTTPResponder {
         }
     }
 
-    /// The request's `Accept-Encoding`, read from its fields in place (no list of values).
+    /// The request's `Accept-Encoding`. Most requests carry one field or none: the first
+    /// lookup answers those, and only a request that has the field lists its values (the
+    /// field may be sent more than once).
     static func acceptEncoding(of request: HTTPRequest) -> AcceptEncoding {
-        var accept = AcceptEncoding()
-        for field in request.headers where field.name.caseInsensitiveEquals("Accept-Encoding") {
-            accept.add(fieldValue: field.value)
-        }
-        return accept
+        guard request.headers["Accept-Encoding"] != nil else { return AcceptEncoding() }
+        return AcceptEncoding(fieldValues: request.headers.values("Accept-Encoding"))
     }
 
     /// Whether a path is under the API root (`/3/…`), compared as bytes.
