@@ -34,6 +34,22 @@ public struct AcceptEncoding: Sendable, Hashable {
         }
     }
 
+    /// A request whose header fields (every field, in order) are `fields`: the values of its
+    /// `Accept-Encoding` fields, found by name without case, are read as by `init(fieldValues:)`.
+    /// Runs for every hit: the names are compared as bytes, with no list of values built.
+    public init(fields: [(name: String, value: String)]) {
+        for field in fields where Self.isFieldName(field.name) {
+            add(fieldValue: field.value)
+        }
+    }
+
+    /// Whether a field name is `Accept-Encoding`, in any case.
+    static func isFieldName(_ name: String) -> Bool {
+        guard name.utf8.count == 15 else { return false }
+        var name = name
+        return name.withUTF8 { ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }
+    }
+
     /// Adds one `Accept-Encoding` field value (a comma-separated list of members).
     public mutating func add(fieldValue: String) {
         let done: Void? = fieldValue.utf8.withContiguousStorageIfAvailable { add(bytes: $0) }

@@ -140,6 +140,19 @@ struct AcceptEncodingTests {
         #expect(fromBytes.negotiate() == .send(.gzip))
     }
 
+    @Test("A request's fields are read for the Accept-Encoding ones, names in any case", arguments: [
+        ([("Host", "a"), ("Accept-Encoding", "br")], ["br"]),
+        ([("ACCEPT-ENCODING", "gzip"), ("accept-encoding", "identity;q=0")], ["gzip", "identity;q=0"]),
+        ([("aCcEpT-eNcOdInG", "br;q=0")], ["br;q=0"]),
+        ([("Accept-Encodings", "br"), ("Accept-Encodin", "br"), ("X-Accept-Encoding", "br"), ("Accept_Encoding", "br")], nil),
+        ([("Accept-Éncoding", "br"), ("Accept-Encoding\u{301}", "br")], nil),
+        ([("Accept-Encoding", "")], [""]),
+        ([], nil),
+    ])
+    func readsTheAcceptEncodingFieldsOfARequest(fields: [(name: String, value: String)], values: [String]?) {
+        #expect(AcceptEncoding(fields: fields) == (values.map { AcceptEncoding(fieldValues: $0) } ?? AcceptEncoding()))
+    }
+
     @Test
     func dropsAMemberWithBytesOutsideATokenAndKeepsTheRest() {
         var acceptEncoding = AcceptEncoding()

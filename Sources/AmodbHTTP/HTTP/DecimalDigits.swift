@@ -1,4 +1,5 @@
 /// Decimal digits of integers, written straight into bytes: no `String` per number.
+@usableFromInline
 enum DecimalDigits {
     /// Appends `value`'s decimal digits (with a `-` when negative).
     static func append(_ value: Int, to output: inout [UInt8]) {
@@ -7,6 +8,7 @@ enum DecimalDigits {
 
     /// Calls `body` with `value`'s decimal digits (with a `-` when negative), written into
     /// a buffer on the stack.
+    @inlinable
     static func withDigits<R>(of value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var magnitude = value.magnitude
         // A sign and 20 digits hold any Int; filled from the right.

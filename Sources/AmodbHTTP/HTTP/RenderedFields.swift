@@ -24,7 +24,10 @@ public struct RenderedFields: Sendable {
 
     /// Appends the lines `render` writes. It runs twice: once to count the bytes, once to
     /// write them into a buffer on the stack, which is then appended in one copy (many
-    /// small appends to an array cost more than the rest of a cache hit).
+    /// small appends to an array cost more than the rest of a cache hit). Inlinable, as
+    /// are the writer's methods: the responder's lines are written by code specialized
+    /// in its own module, not through a call per piece.
+    @inlinable
     public mutating func append(_ render: (inout Writer) -> Void) {
         var counter = Writer(counting: ())
         render(&counter)
@@ -32,8 +35,14 @@ public struct RenderedFields: Sendable {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
             var writer = Writer(into: buffer)
             render(&writer)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<writer.count]))
+            append(written: UnsafeBufferPointer(rebasing: buffer[..<writer.count]))
         }
+    }
+
+    /// Appends bytes a writer wrote.
+    @usableFromInline
+    mutating func append(written: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: written)
     }
 
     /// Appends `Name: value\r\n`.
@@ -44,19 +53,25 @@ public struct RenderedFields: Sendable {
     /// Writes lines: counts their bytes, or writes them into a buffer sized by that count.
     public struct Writer {
         /// Where to write; `nil` while counting.
-        private let buffer: UnsafeMutableBufferPointer<UInt8>?
+        @usableFromInline let buffer: UnsafeMutableBufferPointer<UInt8>?
         /// Bytes written (or counted) so far.
-        public private(set) var count = 0
+        @usableFromInline var written = 0
 
-        fileprivate init(counting: Void) {
+        /// Bytes written (or counted) so far.
+        @inlinable public var count: Int { written }
+
+        @usableFromInline
+        init(counting: Void) {
             buffer = nil
         }
 
-        fileprivate init(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        @usableFromInline
+        init(into buffer: UnsafeMutableBufferPointer<UInt8>) {
             self.buffer = buffer
         }
 
         /// Writes `Name: value\r\n`.
+        @inlinable
         public mutating func line(_ name: StaticString, _ value: String) {
             write(name)
             write(": ")
@@ -66,6 +81,7 @@ public struct RenderedFields: Sendable {
 
         /// Writes `start` (the name, the colon and any text before the number, such as
         /// `Age: `), the number's decimal digits and CRLF.
+        @inlinable
         public mutating func line(_ start: StaticString, number: Int) {
             write(start)
             write(number)
@@ -73,14 +89,16 @@ public struct RenderedFields: Sendable {
         }
 
         /// Writes a static string's bytes.
+        @inlinable
         public mutating func write(_ text: StaticString) {
             write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
 
         /// Writes a string's UTF-8 bytes.
+        @inlinable
         public mutating func write(_ text: String) {
             guard buffer != nil else {
-                count += text.utf8.count
+                written += text.utf8.count
                 return
             }
             var text = text
@@ -88,18 +106,20 @@ public struct RenderedFields: Sendable {
         }
 
         /// Writes a number's decimal digits (with a `-` when negative).
+        @inlinable
         public mutating func write(_ number: Int) {
             DecimalDigits.withDigits(of: number) { write(UnsafeRawBufferPointer($0)) }
         }
 
-        private mutating func write(_ source: UnsafeRawBufferPointer) {
+        @inlinable
+        mutating func write(_ source: UnsafeRawBufferPointer) {
             guard let start = source.baseAddress, source.count > 0 else { return }
             if let buffer {
                 // The count was taken with the same inputs: running past it is a bug here.
-                precondition(count + source.count <= buffer.count, "RenderedFields wrote more than it counted")
-                UnsafeMutableRawPointer(buffer.baseAddress! + count).copyMemory(from: start, byteCount: source.count)
+                precondition(written + source.count <= buffer.count, "RenderedFields wrote more than it counted")
+                UnsafeMutableRawPointer(buffer.baseAddress! + written).copyMemory(from: start, byteCount: source.count)
             }
-            count += source.count
+            written += source.count
         }
     }
 }

@@ -145,7 +145,7 @@ final class ProxyResponder: HTTPResponder {
         // Each client's share of the calls for misses follows the same exemption as its rate.
         return forwarder.respond(
             to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"],
-            accept: Self.acceptEncoding(of: request),
+            accept: AcceptEncoding(fields: request.headers.fields),
             client: identity, deliver: deliver)
     }
 
@@ -187,14 +187,6 @@ final class ProxyResponder: HTTPResponder {
         case "/metrics": return .metrics
         default: return .unmatched
         }
-    }
-
-    /// The request's `Accept-Encoding`. Most requests carry one field or none: the first
-    /// lookup answers those, and only a request that has the field lists its values (the
-    /// field may be sent more than once).
-    static func acceptEncoding(of request: HTTPRequest) -> AcceptEncoding {
-        guard request.headers["Accept-Encoding"] != nil else { return AcceptEncoding() }
-        return AcceptEncoding(fieldValues: request.headers.values("Accept-Encoding"))
     }
 
     /// Whether a path is under the API root (`/3/…`), compared as bytes.
