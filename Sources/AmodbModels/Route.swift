@@ -57,11 +57,10 @@ public enum Route: Sendable, Hashable {
         self = route
     }
 
-    /// Matches a path relative to the API root given as part of a longer string (the
-    /// proxy's `/3/movie/550` without its prefix), with no copy.
-    public init?(path: Substring) {
-        var path = path
-        guard let route = path.withUTF8({ Route.match($0) }) else { return nil }
+    /// Matches a path relative to the API root given as its UTF-8 bytes (a server's path
+    /// after its own prefix), with no String made.
+    public init?(pathBytes path: UnsafeBufferPointer<UInt8>) {
+        guard let route = Route.match(path) else { return nil }
         self = route
     }
 

@@ -44,8 +44,7 @@ final class ProxyResponder: HTTPResponder {
     func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
         let started = DispatchTime.now().uptimeNanoseconds
         let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
-        let underAPI = Self.isAPIPath(request.path)
-        let amodbRoute = underAPI ? Self.route(under: request.path) : nil
+        let (underAPI, amodbRoute) = Self.route(for: request.path)
         let route = Self.routeLabel(for: request.path, route: amodbRoute)
         let exchange = Exchange(request: request, route: route, client: client, started: started)
         let later: @Sendable (HTTPResponse) -> Void = { [self] response in
@@ -189,18 +188,16 @@ final class ProxyResponder: HTTPResponder {
         }
     }
 
-    /// Whether a path is under the API root (`/3/…`), compared as bytes.
-    static func isAPIPath(_ path: String) -> Bool {
+    /// Whether a path is under the API root (`/3/…`), and the forwarded route it names
+    /// there, if any: both read from the path's bytes in place.
+    static func route(for path: String) -> (underAPI: Bool, route: Route?) {
         var path = path
-        return path.withUTF8 { $0.starts(with: apiRoot) }
+        return path.withUTF8 { bytes in
+            guard bytes.starts(with: apiRoot) else { return (false, nil) }
+            return (true, Route(pathBytes: UnsafeBufferPointer(rebasing: bytes[apiPrefix.utf8.count...])))
+        }
     }
 
     /// `/3/`: what every path under the API root starts with.
     private static let apiRoot = Array((apiPrefix + "/").utf8)
-
-    /// The forwarded route a path under the API root names, or `nil`: matched on the
-    /// path's own bytes after the prefix, with no copy.
-    private static func route(under path: String) -> Route? {
-        Route(path: path[path.utf8.index(path.startIndex, offsetBy: apiPrefix.utf8.count)...])
-    }
 }
