@@ -2,6 +2,7 @@
 #include <malloc.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include "CSystemShims.h"
 
@@ -24,4 +25,25 @@ int amodb_contains(const void *haystack, size_t haystack_length, const void *nee
 
 void amodb_malloc_trim(void) {
     malloc_trim(0);
+}
+
+int amodb_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int amodb_epoll_ctl(int epfd, int fd, int add, uint64_t token) {
+    struct epoll_event event = { .events = EPOLLIN, .data = { .u64 = token } };
+    return epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &event);
+}
+
+int amodb_epoll_wait(int epfd, uint64_t *tokens, int max) {
+    struct epoll_event events[128];
+    if (max > 128) {
+        max = 128;
+    }
+    int count = epoll_wait(epfd, events, max, 0);
+    for (int index = 0; index < count; index++) {
+        tokens[index] = events[index].data.u64;
+    }
+    return count;
 }

@@ -261,6 +261,20 @@ struct ConnectionStateMachineTests {
         #expect(busy.halfClosed)
     }
 
+    /// Input is watched level-triggered (`EventLoop`): a connection that reads no more
+    /// requests must stop being told of input it will not read, or its loop spins on it
+    /// until the answer is out. Lingering reads (and drops) the leftovers again.
+    @Test func aConnectionThatReadsNoMoreRequestsStopsWatchingItsInput() {
+        var driver = Driver()
+        driver.answer = { _ in nil }
+        driver.receive(get("/last", "Connection: close\r\n") + "leftovers")
+        driver.perform(driver.machine.readable())
+        #expect(driver.readingPaused, "draining: input is no longer watched")
+        driver.deliver(0, "/last")
+        #expect(driver.halfClosed)
+        #expect(!driver.readingPaused, "lingering: the leftovers are read and dropped")
+    }
+
     @Test func anIdleConnectionHoldsNoReadBuffer() {
         var driver = Driver()
         driver.receive(get("/a") + get("/b"))

@@ -15,15 +15,16 @@ protocol ConnectionOwner: AnyObject, Sendable {
     func connectionDidClose(_ connection: Connection)
 }
 
-/// One client connection: the Dispatch I/O around a `ConnectionStateMachine`. Events
-/// (readable, writable, timer, answers delivered, shutdown) go to the machine; the actions
-/// it returns are performed here, and nothing else is decided here.
+/// One client connection: the I/O around a `ConnectionStateMachine`. Events (readable,
+/// reported by its `EventLoop`; writable and the timer, by Dispatch sources; answers
+/// delivered; shutdown) go to the machine; the actions it returns are performed here, and
+/// nothing else is decided here.
 ///
 /// "Read once, parse every pipelined request, write once": the answers a responder gives
 /// at once (cache hits) are handed back together, and written with one `sendmsg`.
 ///
-/// `@unchecked Sendable`: every mutable property is touched only on `queue` (a serial
-/// event-loop queue this connection shares with others); entry points assert it.
+/// `@unchecked Sendable`: every mutable property is touched only on `queue` (its event
+/// loop's serial queue, shared with the loop's other connections); entry points assert it.
 /// Responders deliver through `queue.async`.
 final class Connection: @unchecked Sendable {
     let fd: Int32
@@ -31,13 +32,16 @@ final class Connection: @unchecked Sendable {
     /// The peer's port: with `peer`, what identifies this connection to a test.
     let peerPort: Int
     let queue: DispatchQueue
+    private let loop: EventLoop
     private let owner: any ConnectionOwner
     private var machine: ConnectionStateMachine
 
-    private var readSource: (any DispatchSourceRead)?
     private var writeSource: (any DispatchSourceWrite)?
     private let timer: any DispatchSourceTimer
-    private var readSuspended = false
+    /// Whether the loop reports this connection's input (false while reading is paused).
+    private var watched = false
+    /// The reference the loop's reports rely on, from `start` until `close`.
+    private var retainedForLoop: Unmanaged<Connection>?
     private var writeSuspended = true
     private var liveSources = 0
     /// Set by `close`: the sources are cancelled, and no action after it is performed.
@@ -55,15 +59,16 @@ final class Connection: @unchecked Sendable {
     private let reads = Atomic<Int>(0)
     private let sends = Atomic<Int>(0)
 
-    init(fd: Int32, peer: String, peerPort: Int, owner: any ConnectionOwner, queue: DispatchQueue) {
+    init(fd: Int32, peer: String, peerPort: Int, owner: any ConnectionOwner, loop: EventLoop) {
         self.fd = fd
         self.peer = peer
         self.peerPort = peerPort
         self.owner = owner
         self.machine = ConnectionStateMachine(
             limits: owner.limits, timeouts: owner.timeouts, errorResponse: owner.errorResponse, openedAt: .now())
-        self.queue = queue
-        self.timer = DispatchSource.makeTimerSource(queue: queue)
+        self.loop = loop
+        self.queue = loop.queue
+        self.timer = DispatchSource.makeTimerSource(queue: loop.queue)
     }
 
     /// Bytes this connection has read from its peer.
@@ -73,23 +78,34 @@ final class Connection: @unchecked Sendable {
     var syscallCounts: (reads: Int, sends: Int) { (reads.load(ordering: .relaxed), sends.load(ordering: .relaxed)) }
 
     /// Starts reading; call once, right after accepting, before anyone else can reach the
-    /// connection (its state is set up here, then belongs to `queue`: resuming a source
-    /// publishes it to the handlers that run there).
+    /// connection (its state is set up here, then belongs to `queue`: resuming the timer and
+    /// joining the loop's readiness set publish it to the handlers that run there).
     func start() {
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in perform(machine.readable()) }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        readSource = source
         timer.setEventHandler { [unowned self] in perform(machine.deadlinePassed(at: .now())) }
         timer.setCancelHandler { [self] in sourceCancelled() }
-        liveSources = 2
+        liveSources = 1
         // Not on `queue` yet: the only action of a start (the first deadline) is taken here.
         for case .armTimer(let deadline) in machine.start() {
             timer.schedule(deadline: deadline, leeway: .milliseconds(100))
         }
         publishReclaimable()
+        retainedForLoop = Unmanaged.passRetained(self)
+        watched = true
         timer.resume()
-        source.resume()
+        do {
+            try loop.watch(self)
+        } catch {
+            // No room in the kernel's readiness sets: the connection cannot be served.
+            queue.async { [self] in
+                watched = false
+                perform(machine.peerLeft())
+            }
+        }
+    }
+
+    /// The socket has input (or its end, or an error): reported by the loop, on `queue`.
+    func readable() {
+        perform(machine.readable())
     }
 
     /// Stops reading new requests: answers those in flight (with `Connection: close`), then closes.
@@ -141,14 +157,18 @@ final class Connection: @unchecked Sendable {
                         writeSuspended = true
                     }
                 case .pauseReading:
-                    if !readSuspended, let readSource {
-                        readSource.suspend()
-                        readSuspended = true
+                    if watched {
+                        loop.unwatch(self)
+                        watched = false
                     }
                 case .resumeReading:
-                    if readSuspended, let readSource {
-                        readSource.resume()
-                        readSuspended = false
+                    if !watched {
+                        do {
+                            try loop.watch(self)
+                            watched = true
+                        } catch {
+                            work.append(contentsOf: machine.peerLeft())
+                        }
                     }
                 case .armTimer(let deadline):
                     timer.schedule(deadline: deadline, leeway: .milliseconds(100))
@@ -290,16 +310,24 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Closing
 
-    /// The one place the connection ends. The fd itself is closed once every
-    /// Dispatch source on it has been cancelled (Dispatch's rule for fds).
+    /// The one place the connection ends. It leaves the loop's readiness set at once; the
+    /// fd itself is closed once every Dispatch source on it has been cancelled (Dispatch's
+    /// rule for fds).
     private func close(reset: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !closed else { return }
         closed = true
         if reset { Syscalls.resetOnClose(fd) }
         reclaimable.store(0, ordering: .relaxed)
-        readSource?.cancel()
-        if readSuspended { readSource?.resume(); readSuspended = false }
+        if watched {
+            loop.unwatch(self)
+            watched = false
+        }
+        if let retainedForLoop {
+            // Let go after the round being served, which may still hold this connection's token.
+            self.retainedForLoop = nil
+            queue.async { retainedForLoop.release() }
+        }
         writeSource?.cancel()
         if writeSuspended { writeSource?.resume(); writeSuspended = false }
         timer.cancel()

@@ -128,7 +128,11 @@ struct ConnectionStateMachine {
         case .open:
             let room = limits.readBufferBytes - (inbound.count - readIndex)
             actions.append(room > 0 ? .read(upTo: min(room, Self.readChunkBytes)) : .pauseReading)
-        case .draining, .closed:
+        case .draining:
+            // No more requests are read: stop being told of input (the readiness set is
+            // level-triggered, so unread input would be reported again and again).
+            actions.append(.pauseReading)
+        case .closed:
             break
         }
         return take()

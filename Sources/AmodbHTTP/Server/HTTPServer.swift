@@ -3,8 +3,8 @@ import Glibc
 import Synchronization
 
 /// A raw-socket HTTP/1.1 server on Dispatch: one listening socket, non-blocking
-/// connections, each confined to one of a few serial event-loop queues. No thread per
-/// connection.
+/// connections, each confined to one of a few event loops (`EventLoop`: a serial queue and
+/// the readiness set of its connections). No thread per connection.
 public final class HTTPServer: ConnectionOwner, Sendable {
     /// Where to listen and the limits every connection obeys.
     public struct Configuration: Sendable {
@@ -53,6 +53,8 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         var listener: Int32 = -1
         var acceptSource: AcceptSource?
         var acceptPaused = false
+        /// Made by `start`.
+        var loops: EventLoops?
         var connections: [ObjectIdentifier: Connection] = [:]
         var shuttingDown = false
         var closed: [CheckedContinuation<Void, Never>] = []
@@ -65,7 +67,6 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     var errorResponse: HTTPResponse.ErrorMaker { configuration.errorResponse }
     private let state = Mutex(State())
     private let acceptQueue = DispatchQueue(label: "amodb-proxy.accept")
-    private let loops = EventLoops()
     private let openConnections = Atomic<Int>(0)
     /// Connections closed since the allocator was last trimmed (see `noteClosed`).
     private let closesSinceTrim = Atomic<Int>(0)
@@ -104,12 +105,20 @@ public final class HTTPServer: ConnectionOwner, Sendable {
             Syscalls.close(fd)
             throw .syscall(error)
         }
+        let loops: EventLoops
+        do {
+            loops = try EventLoops(probe: probe)
+        } catch {
+            Syscalls.close(fd)
+            throw .syscall(error)
+        }
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: acceptQueue)
         source.setEventHandler { [self] in acceptConnections() }
         source.setCancelHandler { Syscalls.close(fd) }
         state.withLock {
             $0.listener = fd
             $0.acceptSource = AcceptSource(source: source)
+            $0.loops = loops
         }
         source.resume()
         return port
@@ -150,9 +159,9 @@ public final class HTTPServer: ConnectionOwner, Sendable {
             // Made and registered under the lock `shutdown` takes, so no connection slips in
             // after shutdown has collected the ones to close.
             let connection = state.withLock { state -> Connection? in
-                guard !state.shuttingDown else { return nil }
+                guard !state.shuttingDown, let loops = state.loops else { return nil }
                 let connection = Connection(
-                    fd: accepted.fd, peer: accepted.peer, peerPort: accepted.port, owner: self, queue: loops.assign())
+                    fd: accepted.fd, peer: accepted.peer, peerPort: accepted.port, owner: self, loop: loops.assign())
                 state.connections[ObjectIdentifier(connection)] = connection
                 openConnections.add(1, ordering: .relaxed)
                 connection.start()

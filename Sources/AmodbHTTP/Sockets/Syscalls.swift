@@ -120,6 +120,40 @@ enum Syscalls {
         }
     }
 
+    /// `epoll_create1(2)` with `EPOLL_CLOEXEC`: a readiness set of our own (`ReadinessPoller`).
+    @inline(never)
+    static func epollCreate() throws(SyscallError) -> Int32 {
+        let fd = amodb_epoll_create()
+        guard fd >= 0 else { throw SyscallError("epoll_create1", errno) }
+        return fd
+    }
+
+    /// `epoll_ctl(2)` `EPOLL_CTL_ADD`: `fd` is reported as `token` while it has input
+    /// (level-triggered: nothing to re-arm after each event).
+    @inline(never)
+    static func epollAdd(_ epollFD: Int32, _ fd: Int32, token: UInt64) throws(SyscallError) {
+        guard amodb_epoll_ctl(epollFD, fd, 1, token) == 0 else { throw SyscallError("epoll_ctl", errno) }
+    }
+
+    /// `epoll_ctl(2)` `EPOLL_CTL_DEL`. Only fails for an fd that is not in the set, which
+    /// the caller's bookkeeping rules out, so nothing is reported.
+    @inline(never)
+    static func epollRemove(_ epollFD: Int32, _ fd: Int32) {
+        _ = amodb_epoll_ctl(epollFD, fd, 0, 0)
+    }
+
+    /// `epoll_wait(2)` without blocking (Dispatch already said the set is ready): how many
+    /// tokens of ready fds it wrote. `EINTR` is retried; any other error is on our own fd,
+    /// a bug, and reads as nothing ready.
+    @inline(never)
+    static func epollWait(_ epollFD: Int32, into tokens: UnsafeMutableBufferPointer<UInt64>) -> Int {
+        while true {
+            let count = amodb_epoll_wait(epollFD, tokens.baseAddress, Int32(tokens.count))
+            if count >= 0 { return Int(count) }
+            guard errno == EINTR else { return 0 }
+        }
+    }
+
     /// `setsockopt(2)` of `TCP_NODELAY`: each answer leaves at once. With Nagle's algorithm
     /// on, an answer written while an earlier one is unacknowledged waits for the client's
     /// delayed ACK (up to 40 ms on Linux), which made pipelined answers ~15 times slower.

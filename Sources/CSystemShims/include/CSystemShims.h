@@ -2,6 +2,7 @@
 #define C_SYSTEM_SHIMS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /// accept4(2), which Glibc's Swift module does not export (it needs _GNU_SOURCE).
@@ -17,5 +18,16 @@ int amodb_contains(const void *haystack, size_t haystack_length, const void *nee
 /// malloc_trim(3) with no padding: glibc's extension, declared in <malloc.h>, which
 /// Glibc's Swift module leaves out.
 void amodb_malloc_trim(void);
+
+/// epoll_create1(2) with EPOLL_CLOEXEC. Glibc's Swift module leaves <sys/epoll.h> out
+/// (and its packed `struct epoll_event` does not import cleanly), hence these three.
+int amodb_epoll_create(void);
+
+/// epoll_ctl(2): with `add`, EPOLL_CTL_ADD of `fd` for input, level-triggered, reported
+/// as `token`; without, EPOLL_CTL_DEL.
+int amodb_epoll_ctl(int epfd, int fd, int add, uint64_t token);
+
+/// epoll_wait(2) with a zero timeout: writes the tokens of up to `max` ready fds.
+int amodb_epoll_wait(int epfd, uint64_t *tokens, int max);
 
 #endif
