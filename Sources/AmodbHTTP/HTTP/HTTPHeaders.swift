@@ -36,8 +36,17 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// True when a comma-separated field holds the token, e.g. `Connection: keep-alive, Upgrade`.
     public func containsToken(_ token: String, in name: String) -> Bool {
-        values(name).contains { value in
-            value.split(separator: ",").contains { $0.trimmingSpaces().caseInsensitiveEquals(token) }
+        // Element by element in place: this runs for every request (`Connection`), and
+        // splitting into arrays of substrings cost an allocation or two each time.
+        fields.contains { field in
+            guard field.name.caseInsensitiveEquals(name) else { return false }
+            var value = Substring(field.value)
+            while true {
+                let comma = value.utf8.firstIndex(of: UInt8(ascii: ",")) ?? value.endIndex
+                if value[..<comma].trimmingSpaces().caseInsensitiveEquals(token) { return true }
+                guard comma < value.endIndex else { return false }
+                value = value[value.utf8.index(after: comma)...]
+            }
         }
     }
 

@@ -171,9 +171,27 @@ struct RequestHeadParser: Sendable {
     /// Message framing and connection handling (RFC 9112 §6, §9.3; RFC 9110 §10.1.1).
     private func applyFraming(_ head: inout ParsedHead) throws(HTTPParseError) {
         let headers = head.request.headers
-        if head.request.version == .http1_1, headers.values("Host").count != 1 { throw .missingHost }
-        let transferEncodings = headers.values("Transfer-Encoding")
-        let lengths = headers.values("Content-Length")
+        // One pass finds which of the framing fields are there; their values are gathered
+        // only when they are (a GET carries none of them but `Host`).
+        var hosts = 0
+        var present = FramingFields()
+        for field in headers.fields {
+            switch field.name.utf8.count {
+            case 4: if field.name.caseInsensitiveEquals("Host") { hosts += 1 }
+            case 6: if field.name.caseInsensitiveEquals("Expect") { present.insert(.expect) }
+            case 10: if field.name.caseInsensitiveEquals("Connection") { present.insert(.connection) }
+            case 14: if field.name.caseInsensitiveEquals("Content-Length") { present.insert(.contentLength) }
+            case 17: if field.name.caseInsensitiveEquals("Transfer-Encoding") { present.insert(.transferEncoding) }
+            default: break
+            }
+        }
+        if head.request.version == .http1_1, hosts != 1 { throw .missingHost }
+        if present.isDisjoint(with: [.transferEncoding, .contentLength, .expect, .connection]) {
+            head.keepAlive = head.request.version == .http1_1
+            return
+        }
+        let transferEncodings = present.contains(.transferEncoding) ? headers.values("Transfer-Encoding") : []
+        let lengths = present.contains(.contentLength) ? headers.values("Content-Length") : []
         if !transferEncodings.isEmpty {
             // Both framings at once is the classic smuggling vector (RFC 9112 §6.3 ¶3), and an
             // HTTP/1.0 message with Transfer-Encoding has faulty framing (§6.1): refuse and close.
@@ -205,6 +223,15 @@ struct RequestHeadParser: Sendable {
         case .http1_0: head.keepAlive = headers.containsToken("keep-alive", in: "Connection")
         }
     }
+}
+
+/// Which of the fields that decide framing and connection handling a head carries.
+private struct FramingFields: OptionSet {
+    let rawValue: UInt8
+    static let transferEncoding = FramingFields(rawValue: 1)
+    static let contentLength = FramingFields(rawValue: 2)
+    static let expect = FramingFields(rawValue: 4)
+    static let connection = FramingFields(rawValue: 8)
 }
 
 extension RequestHeadParser {
