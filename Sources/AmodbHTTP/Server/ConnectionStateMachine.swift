@@ -31,9 +31,9 @@ struct ConnectionStateMachine {
         case waitForWritable
         /// Everything was sent: stop waiting for writability.
         case stopWaitingForWritable
-        /// Stop reading (backpressure, or no more requests are read).
+        /// Stop reading (backpressure, or no more requests are read); asked once until `resumeReading`.
         case pauseReading
-        /// Read again if reading was paused.
+        /// Read again (asked only after `pauseReading`).
         case resumeReading
         /// Fire `deadlinePassed` at this moment (earlier than any timer armed before).
         case armTimer(DispatchTime)
@@ -86,6 +86,8 @@ struct ConnectionStateMachine {
     /// The bytes to send: heads, and bodies by reference.
     private(set) var pendingOutput = OutboundQueue()
     private var dropAfterWrite = false
+    /// Whether the last reading action asked was `pauseReading`.
+    private var readingPaused = false
     private var deadlines: ConnectionDeadlines
     private var armedDeadline: DispatchTime?
     /// Actions of the event being handled.
@@ -127,11 +129,15 @@ struct ConnectionStateMachine {
             actions.append(.discardInput)
         case .open:
             let room = limits.readBufferBytes - (inbound.count - readIndex)
-            actions.append(room > 0 ? .read(upTo: min(room, Self.readChunkBytes)) : .pauseReading)
+            if room > 0 {
+                actions.append(.read(upTo: min(room, Self.readChunkBytes)))
+            } else {
+                pauseReading()
+            }
         case .draining:
             // No more requests are read: stop being told of input (the readiness set is
             // level-triggered, so unread input would be reported again and again).
-            actions.append(.pauseReading)
+            pauseReading()
         case .closed:
             break
         }
@@ -150,7 +156,7 @@ struct ConnectionStateMachine {
     /// The peer finished sending: answer what it asked, then close.
     mutating func endOfInput(at now: DispatchTime) -> [Action] {
         guard case .open = phase else { return take() }
-        actions.append(.pauseReading)
+        pauseReading()
         phase = .draining
         deadlines.stopReading()
         flush(at: now)
@@ -191,7 +197,7 @@ struct ConnectionStateMachine {
     mutating func writeWouldBlock(at now: DispatchTime) -> [Action] {
         guard !isClosed else { return take() }
         deadlines.writeBlocked(at: now)
-        actions.append(.pauseReading)
+        pauseReading()
         actions.append(.waitForWritable)
         armTimer()
         return take()
@@ -275,7 +281,7 @@ struct ConnectionStateMachine {
             }
             // Backpressure: no more requests while answers wait to be sent or read.
             if decoder.phase == .head, slots.count >= limits.maxPipelinedRequests || isWriteBacklogged {
-                actions.append(.pauseReading)
+                pauseReading()
                 break
             }
             do {
@@ -415,6 +421,20 @@ struct ConnectionStateMachine {
         guard case .open = phase, !isWriteBacklogged,
               slots.count < limits.maxPipelinedRequests, inbound.count - readIndex < limits.readBufferBytes
         else { return }
+        resumeReading()
+    }
+
+    /// Asks to stop reading, unless reading is stopped already.
+    private mutating func pauseReading() {
+        guard !readingPaused else { return }
+        readingPaused = true
+        actions.append(.pauseReading)
+    }
+
+    /// Asks to read again, if reading was stopped: only then (an action less per request).
+    private mutating func resumeReading() {
+        guard readingPaused else { return }
+        readingPaused = false
         actions.append(.resumeReading)
     }
 
@@ -436,7 +456,7 @@ struct ConnectionStateMachine {
             // the kernel does not answer them with a reset that could destroy our answer.
             actions.append(.shutdownWrite)
             phase = .lingering(until: now + .nanoseconds(Int(Self.lingerNanoseconds)))
-            actions.append(.resumeReading)
+            resumeReading()
             armTimer()
         case .open where slots.isEmpty:
             // Idle: give the answer queues' storage back (an idle connection should cost little).
