@@ -46,6 +46,11 @@ final class Connection: @unchecked Sendable {
     private var liveSources = 0
     /// Set by `close`: the sources are cancelled, and no action after it is performed.
     private var closed = false
+    /// Answers given at once while performing, kept between events so that its storage is
+    /// reused (`perform` is never re-entered: answers given later arrive through `queue`).
+    private var ready: [(sequence: Int, response: HTTPResponse)] = []
+    /// The actions being performed, kept between events for the same reason.
+    private var work: [ConnectionStateMachine.Action] = []
 
     /// How this connection may give up its slot to a newcomer, for other threads to read:
     /// 0 while busy, else `since << 2 | kind` (see `ConnectionDeadlines.Reclaimable`).
@@ -125,8 +130,8 @@ final class Connection: @unchecked Sendable {
     /// written once they are all in.
     private func perform(_ first: [ConnectionStateMachine.Action]) {
         dispatchPrecondition(condition: .onQueue(queue))
-        var work = first
-        var ready: [(sequence: Int, response: HTTPResponse)] = []
+        work.removeAll(keepingCapacity: true)
+        absorb(first)
         var wantsWrite = false
         while true {
             var index = 0
@@ -136,9 +141,9 @@ final class Connection: @unchecked Sendable {
                 if closed { continue }
                 switch action {
                 case .read(let limit):
-                    work.append(contentsOf: read(upTo: limit))
+                    absorb(read(upTo: limit))
                 case .discardInput:
-                    work.append(contentsOf: discardInput())
+                    absorb(discardInput())
                 case .respond(var request, let sequence):
                     request.peerAddress = peer
                     let immediate = owner.responder.respond(to: request) { [self] response in
@@ -167,7 +172,7 @@ final class Connection: @unchecked Sendable {
                             try loop.watch(self)
                             watched = true
                         } catch {
-                            work.append(contentsOf: machine.peerLeft())
+                            absorb(machine.peerLeft())
                         }
                     }
                 case .armTimer(let deadline):
@@ -178,17 +183,25 @@ final class Connection: @unchecked Sendable {
                     close(reset: reset)
                 }
             }
+            work.removeAll(keepingCapacity: true)
             if !ready.isEmpty {
-                work = machine.responsesReady(ready, at: .now())
+                absorb(machine.responsesReady(ready, at: .now()))
                 ready.removeAll(keepingCapacity: true)
             } else if wantsWrite {
                 wantsWrite = false
-                work = write()
+                absorb(write())
             } else {
                 break
             }
         }
         publishReclaimable()
+    }
+
+    /// Queues actions the machine handed out, and hands their array back to it for reuse.
+    private func absorb(_ handedOut: consuming [ConnectionStateMachine.Action]) {
+        var actions = handedOut
+        work.append(contentsOf: actions)
+        machine.recycle(&actions)
     }
 
     /// One read into a temporary buffer, reported to the machine.

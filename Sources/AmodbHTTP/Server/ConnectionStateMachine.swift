@@ -509,4 +509,12 @@ struct ConnectionStateMachine {
         defer { actions = [] }
         return actions
     }
+
+    /// Takes back an array of actions that was handed out and performed: the next event's
+    /// actions reuse its storage, so a connection's steady state allocates none.
+    mutating func recycle(_ performed: inout [Action]) {
+        guard actions.capacity == 0 else { return }
+        performed.removeAll(keepingCapacity: true)
+        swap(&actions, &performed)
+    }
 }
