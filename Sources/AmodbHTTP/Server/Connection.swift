@@ -48,9 +48,9 @@ final class Connection: @unchecked Sendable {
     private var closed = false
     /// Answers given at once while performing, kept between events so that its storage is
     /// reused (`perform` is never re-entered: answers given later arrive through `queue`).
-    private var ready: [(sequence: Int, response: HTTPResponse)] = []
-    /// The actions being performed, kept between events for the same reason.
-    private var work: [ConnectionStateMachine.Action] = []
+    private var spareReady: [(sequence: Int, response: HTTPResponse)] = []
+    /// The storage of the actions being performed, kept between events for the same reason.
+    private var spareWork: [ConnectionStateMachine.Action] = []
 
     /// How this connection may give up its slot to a newcomer, for other threads to read:
     /// 0 while busy, else `since << 2 | kind` (see `ConnectionDeadlines.Reclaimable`).
@@ -130,8 +130,16 @@ final class Connection: @unchecked Sendable {
     /// written once they are all in.
     private func perform(_ first: [ConnectionStateMachine.Action]) {
         dispatchPrecondition(condition: .onQueue(queue))
-        work.removeAll(keepingCapacity: true)
-        absorb(first)
+        // Worked on as locals (one exclusivity check each, not one per use), then put back.
+        var work: [ConnectionStateMachine.Action] = []
+        var ready: [(sequence: Int, response: HTTPResponse)] = []
+        swap(&work, &spareWork)
+        swap(&ready, &spareReady)
+        defer {
+            swap(&work, &spareWork)
+            swap(&ready, &spareReady)
+        }
+        absorb(first, into: &work)
         var wantsWrite = false
         while true {
             var index = 0
@@ -141,9 +149,9 @@ final class Connection: @unchecked Sendable {
                 if closed { continue }
                 switch action {
                 case .read(let limit):
-                    absorb(read(upTo: limit))
+                    absorb(read(upTo: limit), into: &work)
                 case .discardInput:
-                    absorb(discardInput())
+                    absorb(discardInput(), into: &work)
                 case .respond(var request, let sequence):
                     request.peerAddress = peer
                     let immediate = owner.responder.respond(to: request) { [self] response in
@@ -172,7 +180,7 @@ final class Connection: @unchecked Sendable {
                             try loop.watch(self)
                             watched = true
                         } catch {
-                            absorb(machine.peerLeft())
+                            absorb(machine.peerLeft(), into: &work)
                         }
                     }
                 case .armTimer(let deadline):
@@ -185,11 +193,11 @@ final class Connection: @unchecked Sendable {
             }
             work.removeAll(keepingCapacity: true)
             if !ready.isEmpty {
-                absorb(machine.responsesReady(ready, at: .now()))
+                absorb(machine.responsesReady(ready, at: .now()), into: &work)
                 ready.removeAll(keepingCapacity: true)
             } else if wantsWrite {
                 wantsWrite = false
-                absorb(write())
+                absorb(write(), into: &work)
             } else {
                 break
             }
@@ -198,7 +206,7 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Queues actions the machine handed out, and hands their array back to it for reuse.
-    private func absorb(_ handedOut: consuming [ConnectionStateMachine.Action]) {
+    private func absorb(_ handedOut: consuming [ConnectionStateMachine.Action], into work: inout [ConnectionStateMachine.Action]) {
         var actions = handedOut
         work.append(contentsOf: actions)
         machine.recycle(&actions)
