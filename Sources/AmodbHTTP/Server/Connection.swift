@@ -212,24 +212,22 @@ final class Connection: @unchecked Sendable {
         machine.recycle(&actions)
     }
 
-    /// One read into a temporary buffer, reported to the machine.
+    /// One read into the loop's read buffer, reported to the machine.
     private func read(upTo limit: Int) -> [ConnectionStateMachine.Action] {
+        let buffer = UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[..<min(limit, loop.readBuffer.count)])
         do {
-            return try withUnsafeTemporaryAllocation(byteCount: limit, alignment: 1) {
-                (buffer) throws(SyscallError) -> [ConnectionStateMachine.Action] in
-                switch try Syscalls.read(fd, into: buffer) {
-                case .wouldBlock:
-                    return []
-                case .done(0):
-                    return machine.endOfInput(at: .now())
-                case .done(let count):
-                    reads.add(1, ordering: .relaxed)
-                    let actions = machine.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: .now())
-                    // Published before the count, so whoever sees the bytes read sees their effect.
-                    publishReclaimable()
-                    received.add(count, ordering: .relaxed)
-                    return actions
-                }
+            switch try Syscalls.read(fd, into: buffer) {
+            case .wouldBlock:
+                return []
+            case .done(0):
+                return machine.endOfInput(at: .now())
+            case .done(let count):
+                reads.add(1, ordering: .relaxed)
+                let actions = machine.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: .now())
+                // Published before the count, so whoever sees the bytes read sees their effect.
+                publishReclaimable()
+                received.add(count, ordering: .relaxed)
+                return actions
             }
         } catch {
             return machine.peerLeft()   // ECONNRESET and friends
@@ -239,10 +237,7 @@ final class Connection: @unchecked Sendable {
     /// Reads and drops the peer's leftovers while lingering.
     private func discardInput() -> [ConnectionStateMachine.Action] {
         while true {
-            let outcome = try? withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) {
-                (buffer) throws(SyscallError) -> IOOutcome<Int> in try Syscalls.read(fd, into: buffer)
-            }
-            switch outcome {
+            switch try? Syscalls.read(fd, into: loop.readBuffer) {
             case .done(let count) where count > 0:
                 received.add(count, ordering: .relaxed)
             case .wouldBlock:

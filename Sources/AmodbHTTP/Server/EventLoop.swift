@@ -13,7 +13,7 @@ import Dispatch
 /// nginx's loop does, so a busy loop serves many requests per wake-up.
 ///
 /// `@unchecked Sendable`: the set's fd is only used through thread-safe syscalls, and
-/// the tokens it reports are dereferenced only on `queue` (see `Connection.start`).
+/// the tokens it reports and the read buffer are only used on `queue`.
 final class EventLoop: @unchecked Sendable {
     /// Most ready connections taken per `epoll_wait`.
     static let batchSize = 64
@@ -23,6 +23,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// The serial queue every connection of this loop runs on.
     let queue: DispatchQueue
+    /// Where the loop's connections read, one at a time, on `queue`: a connection keeps only
+    /// the bytes it has not parsed yet (so an idle one holds no read buffer), and a read
+    /// allocates nothing (a temporary buffer per read was a 16 KB `malloc` per request).
+    let readBuffer: UnsafeMutableRawBufferPointer
     private let epollFD: Int32
     private let source: any DispatchSourceRead
     private let probe: ServerProbe
@@ -34,6 +38,7 @@ final class EventLoop: @unchecked Sendable {
         self.queue = queue
         self.epollFD = epollFD
         self.probe = probe
+        readBuffer = .allocate(byteCount: ConnectionStateMachine.readChunkBytes, alignment: 1)
         source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
         source.setEventHandler { [weak self] in self?.serveReady() }
         source.setCancelHandler { Syscalls.close(epollFD) }
@@ -42,6 +47,7 @@ final class EventLoop: @unchecked Sendable {
 
     deinit {
         source.cancel()
+        readBuffer.deallocate()   // connections hold their loop: none is left to read into it
     }
 
     /// Starts reporting `connection` to its `readable()` while it has input. Any thread.
