@@ -8,7 +8,7 @@ enum BodyFraming: Sendable, Equatable {
 
 /// A request head read off the wire, with what the connection needs for framing.
 struct ParsedHead: Sendable {
-    /// The request as the responder sees it (`peerAddress` is set by the connection).
+    /// The request as the responder sees it (`peerAddress` is set by the connection's state machine).
     var request: HTTPRequest
     /// The body that follows the head (read and discarded: GET and HEAD carry no meaning in one).
     var body: BodyFraming

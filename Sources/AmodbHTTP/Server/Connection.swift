@@ -70,7 +70,8 @@ final class Connection: @unchecked Sendable {
         self.peerPort = peerPort
         self.owner = owner
         self.machine = ConnectionStateMachine(
-            limits: owner.limits, timeouts: owner.timeouts, errorResponse: owner.errorResponse, openedAt: .now())
+            limits: owner.limits, timeouts: owner.timeouts, errorResponse: owner.errorResponse, peerAddress: peer,
+            openedAt: .now())
         self.loop = loop
         self.queue = loop.queue
         self.timer = DispatchSource.makeTimerSource(queue: loop.queue)
@@ -152,8 +153,7 @@ final class Connection: @unchecked Sendable {
                     absorb(read(upTo: limit), into: &work)
                 case .discardInput:
                     absorb(discardInput(), into: &work)
-                case .respond(var request, let sequence):
-                    request.peerAddress = peer
+                case .respond(let request, let sequence):
                     let immediate = owner.responder.respond(to: request) { [self] response in
                         queue.async { self.perform(self.machine.responsesReady([(sequence, response)], at: .now())) }
                     }

@@ -75,6 +75,8 @@ struct ConnectionStateMachine {
     /// Most bytes asked of one read.
     static let readChunkBytes = 16 * 1024
 
+    /// The peer's address, which every request read here carries (`HTTPRequest.peerAddress`).
+    private let peerAddress: String
     private let limits: HTTPLimits
     private let errorResponse: HTTPResponse.ErrorMaker
     private var decoder: RequestDecoder
@@ -96,9 +98,11 @@ struct ConnectionStateMachine {
     /// A connection accepted at `openedAt`; the answers it gives itself are worded by `errorResponse`.
     init(
         limits: HTTPLimits, timeouts: HTTPTimeouts,
-        errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError, openedAt: DispatchTime
+        errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError, peerAddress: String = "",
+        openedAt: DispatchTime
     ) {
         self.limits = limits
+        self.peerAddress = peerAddress
         self.errorResponse = errorResponse
         decoder = RequestDecoder(limits: limits)
         deadlines = ConnectionDeadlines(timeouts: timeouts, openedAt: openedAt)
@@ -287,7 +291,7 @@ struct ConnectionStateMachine {
             do {
                 let (event, consumed) = try decoder.decode(inbound, from: readIndex)
                 readIndex += consumed
-                switch event {
+                switch consume event {
                 case .needMore:
                     if decoder.phase == .head { deadlines.headArriving(at: now) }
                     if consumed == 0 {
@@ -299,15 +303,16 @@ struct ConnectionStateMachine {
                     if head.expectsContinue, slots.isEmpty, pendingOutput.isEmpty {
                         pendingOutput.append(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
                     }
-                case .request(let head):
+                case .request(var head):
                     deadlines.requestRead()
+                    head.request.peerAddress = peerAddress
                     let sequence = nextSequence
                     nextSequence += 1
-                    let request = head.request
                     slots.append(Slot(
-                        sequence: sequence, isHead: request.method == "HEAD", keepAlive: head.keepAlive, version: request.version))
-                    actions.append(.respond(request, sequence: sequence))
+                        sequence: sequence, isHead: head.request.method == "HEAD", keepAlive: head.keepAlive,
+                        version: head.request.version))
                     if !head.keepAlive { phase = .draining }
+                    actions.append(.respond(head.request, sequence: sequence))
                 }
             } catch {
                 reject(error)
