@@ -282,6 +282,21 @@ struct ConnectionStateMachineTests {
         #expect(driver.machine.inboundCapacity == 0)
     }
 
+    /// A kept-alive connection keeps the room one request's answer needs, so the next
+    /// request allocates no queue; room grown by a pipelined burst is given back when idle.
+    @Test func anIdleConnectionKeepsOneRequestsAnswerQueuesAndGivesABurstsBack() {
+        var driver = Driver()
+        driver.receive(get("/a"))
+        let kept = driver.machine.answerQueueCapacity
+        #expect(kept.answers >= 1 && kept.answers <= ConnectionStateMachine.keptQueueCapacity)
+        #expect(kept.pieces >= 1 && kept.pieces <= ConnectionStateMachine.keptQueueCapacity)
+        driver.receive((1...12).map { get("/\($0)") }.joined())
+        #expect(driver.statuses.count == 13)
+        let afterBurst = driver.machine.answerQueueCapacity
+        #expect(afterBurst.answers <= ConnectionStateMachine.keptQueueCapacity)
+        #expect(afterBurst.pieces <= ConnectionStateMachine.keptQueueCapacity)
+    }
+
     @Test func aSlowPeerIsReclaimableAndABusyOneIsNot() {
         var driver = Driver()
         driver.answer = { _ in nil }

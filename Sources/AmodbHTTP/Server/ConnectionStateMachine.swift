@@ -72,6 +72,9 @@ struct ConnectionStateMachine {
     /// How long a connection reads and drops the peer's leftovers after its last answer.
     static let lingerNanoseconds: UInt64 = 2_000_000_000
 
+    /// Room for answers and output pieces an idle connection keeps (one request's).
+    static let keptQueueCapacity = 2
+
     /// Most bytes asked of one read.
     static let readChunkBytes = 16 * 1024
 
@@ -117,6 +120,10 @@ struct ConnectionStateMachine {
     /// Bytes read and not yet parsed, with the capacity held for them: an idle connection
     /// holds none.
     var inboundCapacity: Int { inbound.capacity }
+
+    /// Room held for answers owed and for output pieces: an idle connection keeps at most
+    /// `keptQueueCapacity` of each.
+    var answerQueueCapacity: (answers: Int, pieces: Int) { (slots.capacity, pendingOutput.pieceCapacity) }
 
     // MARK: Events
 
@@ -464,9 +471,11 @@ struct ConnectionStateMachine {
             resumeReading()
             armTimer()
         case .open where slots.isEmpty:
-            // Idle: give the answer queues' storage back (an idle connection should cost little).
-            slots = []
-            pendingOutput.removeAll()
+            // Idle: give back answer queues that grew for a burst of pipelined requests (an
+            // idle connection should cost little); the room one request needs is kept, or
+            // every request would allocate both queues again.
+            if slots.capacity > Self.keptQueueCapacity { slots = [] }
+            pendingOutput.releaseStorage(above: Self.keptQueueCapacity)
             armTimer()
         default:
             break

@@ -15,6 +15,9 @@ struct OutboundQueue {
     /// Bytes queued and not yet taken by the kernel.
     private(set) var unsentBytes = 0
 
+    /// Room held for pieces.
+    var pieceCapacity: Int { pieces.capacity }
+
     /// Whether everything queued has been sent.
     var isEmpty: Bool { unsentBytes == 0 }
 
@@ -34,6 +37,12 @@ struct OutboundQueue {
     mutating func append(_ response: SerializedResponse) {
         append(response.head)
         append(response.body)
+    }
+
+    /// Gives the storage back if it has room for more than `capacity` pieces; call only
+    /// when everything was sent.
+    mutating func releaseStorage(above capacity: Int) {
+        if pieces.capacity > capacity { removeAll() }
     }
 
     /// Drops everything queued (the connection is closing).
