@@ -10,13 +10,25 @@
 /// path or a method is written `<redacted>`. The client address is the peer's, or an
 /// `X-Forwarded-For` hop that parsed as an IP address; everything else is a number or a
 /// label from a fixed set.
-struct AccessLog: Sendable {
+///
+/// A class: the responder records through one reference, where copying a struct of a
+/// format, a closure, a logger and a writer cost a retain and a release of each per line.
+final class AccessLog: Sendable {
     let format: LogFormat
     /// Where lines go: `nil` for `writer`, written in place; tests capture lines.
     let sink: ProxyLogger.Sink?
     let logger: ProxyLogger
     /// The writer lines go to when there is no `sink`.
-    var writer = LineWriter.standardOutput
+    let writer: LineWriter
+
+    /// An access log in `format` that scrubs with `logger`'s secrets, to `sink` if given,
+    /// else to `writer`.
+    init(format: LogFormat, sink: ProxyLogger.Sink?, logger: ProxyLogger, writer: LineWriter = .standardOutput) {
+        self.format = format
+        self.sink = sink
+        self.logger = logger
+        self.writer = writer
+    }
 
     /// Writes the line of one answered request.
     func record(_ entry: consuming AccessLogEntry) {
