@@ -3,33 +3,58 @@ import AmodbModels
 
 /// One stored amodb answer: its status (200, or 404 kept as a negative entry), the body
 /// exactly as amodb sent it, when it was stored and for how long it is fresh.
+///
+/// Its parts live in one immutable object: a hit copies an entry out of the cache and
+/// passes it along, and each copy is then one reference, not one per array and string.
 public struct CachedResponse: Sendable, Equatable {
+    /// The parts, set once.
+    private final class Parts: Sendable {
+        let status: Int
+        let body: [UInt8]
+        let storedAt: Double
+        let lifetime: Double
+        let etag: String
+        let variants: ContentVariants?
+        let variantTags: (gzip: String, br: String)?
+
+        init(
+            status: Int, body: [UInt8], storedAt: Double, lifetime: Double, etag: String,
+            variants: ContentVariants?, variantTags: (gzip: String, br: String)?
+        ) {
+            self.status = status
+            self.body = body
+            self.storedAt = storedAt
+            self.lifetime = lifetime
+            self.etag = etag
+            self.variants = variants
+            self.variantTags = variantTags
+        }
+    }
+
+    private let parts: Parts
+
     /// 200, or 404 for a negative entry (a movie amodb does not have).
-    public let status: Int
+    public var status: Int { parts.status }
     /// The JSON body.
-    public let body: [UInt8]
+    public var body: [UInt8] { parts.body }
     /// When it was stored, in seconds since 1970.
-    public let storedAt: Double
+    public var storedAt: Double { parts.storedAt }
     /// How long it is fresh, in seconds.
-    public let lifetime: Double
+    public var lifetime: Double { parts.lifetime }
     /// A strong `ETag` (RFC 9110 §8.8.3), derived from the body.
-    public let etag: String
+    public var etag: String { parts.etag }
     /// The body compressed in gzip and br, made once off the event loops after the entry
     /// is stored (`VariantMaker`); `nil` until then, and identity is answered meanwhile.
-    public let variants: ContentVariants?
+    public var variants: ContentVariants? { parts.variants }
     /// The strong tags of the gzip and br variants: the identity tag with the coding
     /// appended inside the quotes, made once here so that a hit does no String work.
-    let variantTags: (gzip: String, br: String)?
+    var variantTags: (gzip: String, br: String)? { parts.variantTags }
 
     /// An entry stored `storedAt` (seconds since 1970), fresh for `lifetime` seconds.
     public init(status: Int = 200, body: [UInt8], storedAt: Double, lifetime: Double) {
-        self.status = status
-        self.body = body
-        self.storedAt = storedAt
-        self.lifetime = lifetime
-        self.etag = Self.entityTag(for: body)
-        self.variants = nil
-        self.variantTags = nil
+        parts = Parts(
+            status: status, body: body, storedAt: storedAt, lifetime: lifetime, etag: Self.entityTag(for: body),
+            variants: nil, variantTags: nil)
     }
 
     /// This entry with its variants, which must hold this body as their identity bytes.
@@ -38,14 +63,10 @@ public struct CachedResponse: Sendable, Equatable {
     }
 
     private init(_ entry: CachedResponse, variants: ContentVariants) {
-        status = entry.status
-        body = entry.body
-        storedAt = entry.storedAt
-        lifetime = entry.lifetime
-        etag = entry.etag
-        self.variants = variants
-        let open = etag.dropLast()
-        variantTags = (open + "-gzip\"", open + "-br\"")
+        let open = entry.etag.dropLast()
+        parts = Parts(
+            status: entry.status, body: entry.body, storedAt: entry.storedAt, lifetime: entry.lifetime, etag: entry.etag,
+            variants: variants, variantTags: (open + "-gzip\"", open + "-br\""))
     }
 
     /// Whether `other` is this same stored answer (variants aside): the same body stored
