@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "AmodbHTTP", dependencies: ["CSystemShims"]),
         // The proxy: routing, cache, upstream fetcher, on the AmodbHTTP server.
         .target(name: "AmodbProxy", dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression"]),
-        // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4).
+        // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4, posix_spawn's _np actions).
         .target(name: "CSystemShims"),
         // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders.
         .target(name: "AmodbCompression", dependencies: ["CZlib", "CBrotli"]),
@@ -48,8 +48,9 @@ let package = Package(
                 .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release))
             ]
         ),
-        // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped servers.
-        .target(name: "AmodbHTTPTestSupport"),
+        // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped
+        // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
+        .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),
         // Helpers shared by the proxy's test targets (harnesses, stand-ins, servers on port 0); re-exports AmodbHTTPTestSupport.
         .target(name: "AmodbTestSupport", dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
@@ -57,7 +58,7 @@ let package = Package(
         .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport"]),
         .testTarget(
             name: "AmodbCompressionTests",
-            dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox"]
+            dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox", "AmodbHTTPTestSupport"]
         ),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbTestSupport"]),

@@ -1,9 +1,12 @@
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <sched.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include "CSystemShims.h"
 
 int amodb_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
@@ -46,4 +49,16 @@ int amodb_epoll_wait(int epfd, uint64_t *tokens, int max) {
         tokens[index] = events[index].data.u64;
     }
     return count;
+}
+
+int amodb_pipe_cloexec(int ends[2]) {
+    return pipe2(ends, O_CLOEXEC);
+}
+
+int amodb_spawn_addchdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}
+
+int amodb_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <spawn.h>
 #include <sys/socket.h>
 
 /// accept4(2), which Glibc's Swift module does not export (it needs _GNU_SOURCE).
@@ -29,5 +30,16 @@ int amodb_epoll_ctl(int epfd, int fd, int add, uint64_t token);
 
 /// epoll_wait(2) with a zero timeout: writes the tokens of up to `max` ready fds.
 int amodb_epoll_wait(int epfd, uint64_t *tokens, int max);
+
+/// pipe2(2) with O_CLOEXEC, also _GNU_SOURCE: a pipe no other launch can leak into its child.
+int amodb_pipe_cloexec(int ends[2]);
+
+/// posix_spawn_file_actions_addchdir_np(3) (glibc >= 2.29, _GNU_SOURCE): the child changes
+/// to `path` before it runs the program.
+int amodb_spawn_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+
+/// posix_spawn_file_actions_addclosefrom_np(3) (glibc >= 2.34, _GNU_SOURCE): the child
+/// closes every descriptor from `lowest` up, whether or not it is close-on-exec.
+int amodb_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int lowest);
 
 #endif
