@@ -135,44 +135,27 @@ public func withRedisClient<Result>(
 }
 
 /// One `redis-server` process and its log.
-///
-/// `@unchecked Sendable`: `Process` is only started, signalled and polled, which it allows
-/// from any thread; the log is behind a `Mutex`.
-private final class RunningProcess: @unchecked Sendable {
-    private let process: Process
-    private let pipe: Pipe
-    private let log = Mutex("")
-
-    private init(process: Process, pipe: Pipe) {
-        self.process = process
-        self.pipe = pipe
-    }
+private struct RunningProcess: Sendable {
+    private let child: ChildProcess
+    /// Its log (`--logfile ""` writes it to standard output; standard error joins it).
+    private let log: ChildOutput
 
     /// Starts a server on `port` and returns once it accepts connections; throws with its log if it exits.
     static func launch(port: Int, directory: URL, settings: [String]) async throws -> RunningProcess {
         guard let executable = RedisServer.executable else { throw RedisServer.StartError(description: RedisServer.notInstalledMessage) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--dir", directory.path, "--daemonize", "no", "--logfile", "",
-        ] + settings
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let running = RunningProcess(process: process, pipe: pipe)
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            running.log.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-        try ProcessLaunch.run(process)
+        let child = try ChildProcess(
+            executable,
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", directory.path, "--daemonize", "no", "--logfile", "",
+            ] + settings,
+            environment: ProcessInfo.processInfo.environment, standardOutput: .pipe, standardError: .standardOutput)
+        let running = RunningProcess(child: child, log: child.standardOutput!)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            if running.log.withLock({ $0.contains("Ready to accept connections") }) { return running }
-            if !process.isRunning {
-                pipe.fileHandleForReading.readabilityHandler = nil
-                let text = running.log.withLock { $0 }
-                throw RedisServer.StartError(description: "redis-server exited: \(text.suffix(400))")
+            if running.log.text.contains("Ready to accept connections") { return running }
+            if !child.isRunning {
+                throw RedisServer.StartError(description: "redis-server exited: \(running.log.text.suffix(400))")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -182,16 +165,13 @@ private final class RunningProcess: @unchecked Sendable {
 
     /// Sends signal `number` to the server if it still runs.
     func signal(_ number: Int32) {
-        if process.isRunning { kill(process.processIdentifier, number) }
+        child.kill(number)
     }
 
     /// SIGKILL (nothing is persisted, so nothing is lost), then waits for the exit.
     func terminate() async {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGCONT)
-            kill(process.processIdentifier, SIGKILL)   // the test runner may leave SIGTERM blocked in children
-        }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
-        pipe.fileHandleForReading.readabilityHandler = nil
+        child.kill(SIGCONT)
+        child.kill(SIGKILL)
+        _ = try? await offloaded { [child] in child.waitUntilExit() }
     }
 }

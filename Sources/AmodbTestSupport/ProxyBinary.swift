@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The built `amodb-proxy` executable, run as an operator or a container runtime would:
 /// flags and environment in, exit status and output back. Tests of the command line go
@@ -42,54 +42,29 @@ public struct ProxyBinary: Sendable {
     /// `directory` (the temporary directory by default, so the repository's settings file
     /// is not picked up).
     public func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) async throws -> Outcome {
-        let process = makeProcess(arguments, environment: environment, directory: directory)
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        let running = RunningProcess(process)
+        let child = try launch(arguments, environment: environment, directory: directory, standardOutput: .pipe, standardError: .pipe)
+        // Both pipes are drained as the child writes, so neither can fill up and stall it;
+        // both are read to their end before the wait (blocking, hence offloaded).
         return try await offloaded {
-            try ProcessLaunch.run(running.process)
-            // Read both pipes to their end before waiting, so a full pipe cannot stall the child.
-            let errorData = DataBox()
-            let errorRead = DispatchSemaphore(value: 0)
-            Thread {
-                errorData.data = error.fileHandleForReading.readDataToEndOfFile()
-                errorRead.signal()
-            }.start()
-            let outputData = output.fileHandleForReading.readDataToEndOfFile()
-            running.process.waitUntilExit()
-            errorRead.wait()
+            let output = child.standardOutput?.readToEnd() ?? []
+            let error = child.standardError?.readToEnd() ?? []
+            let status = child.waitUntilExit().shellStatus
             return Outcome(
-                status: running.process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-                standardError: String(decoding: errorData.data, as: UTF8.self))
+                status: status, standardOutput: String(decoding: output, as: UTF8.self),
+                standardError: String(decoding: error, as: UTF8.self))
         }
     }
 
-    /// A `Process` for the executable, started through `/bin/sh -c "<prefix>; exec …"` when
-    /// `shellPrefix` is set (to lower a limit with `ulimit` first; `exec` keeps the pid).
-    public func makeProcess(_ arguments: [String], environment: [String: String], directory: String? = nil, shellPrefix: String? = nil) -> Process {
-        let process = Process()
-        if let shellPrefix {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", shellPrefix + #"; exec "$0" "$@""#, path] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-        }
-        process.environment = environment
-        process.currentDirectoryURL = directory.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
-        return process
+    /// Starts the executable with exactly `environment` in `directory` (the temporary directory
+    /// by default), through `/bin/sh -c "<prefix>; exec …"` when `shellPrefix` is set (to lower
+    /// a limit with `ulimit` first; `exec` keeps the pid).
+    public func launch(
+        _ arguments: [String], environment: [String: String], directory: String? = nil, shellPrefix: String? = nil,
+        standardOutput: ChildProcess.Output = .null, standardError: ChildProcess.Output = .null
+    ) throws -> ChildProcess {
+        let (executable, argv) = shellPrefix.map { ("/bin/sh", ["-c", $0 + #"; exec "$0" "$@""#, path] + arguments) } ?? (path, arguments)
+        return try ChildProcess(
+            executable, argv, environment: environment, directory: directory ?? FileManager.default.temporaryDirectory.path,
+            standardOutput: standardOutput, standardError: standardError)
     }
-}
-
-/// `Process` is not `Sendable`; each instance here is used by one thread at a time.
-public struct RunningProcess: @unchecked Sendable {
-    public let process: Process
-    public init(_ process: Process) { self.process = process }
-}
-
-/// Bytes one thread reads and another takes after a semaphore says they are complete.
-private final class DataBox: @unchecked Sendable {
-    var data = Data()
 }

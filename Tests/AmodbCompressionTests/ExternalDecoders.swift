@@ -1,3 +1,4 @@
+import AmodbHTTPTestSupport
 import Foundation
 
 /// Decoders outside this code base, to show the encoders' output is what other
@@ -52,16 +53,13 @@ enum ExternalDecoders {
             .appendingPathComponent("amodb-compression-\(UUID().uuidString)")
         try Data(input).write(to: inputURL)
         defer { try? FileManager.default.removeItem(at: inputURL) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: [UInt8](bytes))
+        // `env` finds the tool on this process's PATH, which the child is given with the rest
+        // of the environment.
+        let child = try ChildProcess(
+            "/usr/bin/env", arguments, environment: ProcessInfo.processInfo.environment,
+            standardInput: .file(inputURL.path), standardOutput: .pipe)
+        let bytes = child.standardOutput?.readToEnd() ?? []
+        let status = child.waitUntilExit().shellStatus
+        return Outcome(status: status, output: bytes)
     }
 }

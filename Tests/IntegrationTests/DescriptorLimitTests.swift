@@ -17,38 +17,22 @@ struct DescriptorLimitTests {
         try #require((hard ?? .max) > 256, "the hard limit leaves nothing to raise")
 
         let binary = try ProxyBinary()
-        let process = binary.makeProcess(["--sandbox"], environment: [
+        let process = try binary.launch(["--sandbox"], environment: [
             "HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off", "AMODB_SHUTDOWN_GRACE": "1",
-        ], shellPrefix: "ulimit -Sn 256")
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let running = RunningProcess(process)
-        try ProcessLaunch.run(running.process)
-        defer { if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) } }
+        ], shellPrefix: "ulimit -Sn 256", standardError: .pipe)
+        let errors = try #require(process.standardError)
 
         // Started once it says it listens (the descriptor limit is raised before listening).
-        let started = try await offloaded { () -> Bool in
-            var seen = ""
-            while !seen.contains("amodb-proxy listening") {
-                let chunk = errors.fileHandleForReading.availableData
-                if chunk.isEmpty { return false }
-                seen += String(decoding: chunk, as: UTF8.self)
-            }
-            return true
-        }
-        try #require(started, "the proxy did not start")
-        let limits = try String(contentsOfFile: "/proc/\(running.process.processIdentifier)/limits", encoding: .utf8)
+        #expect(await eventually(within: 20) { errors.text.contains("amodb-proxy listening") || !process.isRunning })
+        try #require(errors.text.contains("amodb-proxy listening"), "the proxy did not start: \(errors.text.suffix(400))")
+        let limits = try String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)
         let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
         let fields = line.split(separator: " ").suffix(3)   // soft, hard, unit
         let soft = fields.first.map(String.init)
         #expect(soft == (hard.map(String.init) ?? "unlimited"), "\(line)")
 
-        kill(running.process.processIdentifier, SIGTERM)
-        let status = try await offloaded { () -> Int32 in
-            running.process.waitUntilExit()
-            return running.process.terminationStatus
-        }
-        #expect(status == 0, "a clean exit on SIGTERM")
+        process.kill(SIGTERM)
+        let termination = try await offloaded { process.waitUntilExit() }
+        #expect(termination == .exited(0), "a clean exit on SIGTERM")
     }
 }

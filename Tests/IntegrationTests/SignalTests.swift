@@ -1,6 +1,5 @@
 import AmodbTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The built `amodb-proxy` binary, as an operator runs it: in sandbox mode on port 0,
@@ -8,35 +7,16 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct SignalTests {
     /// A running `amodb-proxy` whose standard error the test reads.
-    private final class RunningProxy: Sendable {
-        let process: Process
-        private let errorLines = Mutex<[String]>([])
-        private let partial = Mutex<[UInt8]>([])
+    private struct RunningProxy: Sendable {
+        let process: ChildProcess
 
         init(arguments: [String], environment: [String: String]) throws {
-            process = try ProxyBinary().makeProcess(arguments, environment: environment)
-            process.standardOutput = FileHandle.nullDevice
-            let stderr = Pipe()
-            process.standardError = stderr
-            stderr.fileHandleForReading.readabilityHandler = { [self] handle in
-                let data = handle.availableData
-                let complete = partial.withLock { partial -> [String] in
-                    partial += data
-                    var lines: [String] = []
-                    while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
-                        lines.append(String(decoding: partial[..<newline], as: UTF8.self))
-                        partial.removeSubrange(...newline)
-                    }
-                    return lines
-                }
-                errorLines.withLock { $0 += complete }
-            }
-            try ProcessLaunch.run(process)
+            process = try ProxyBinary().launch(arguments, environment: environment, standardError: .pipe)
         }
 
         /// The JSON event lines so far.
         var events: [[String: String]] {
-            errorLines.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+            (process.standardError?.lines ?? []).compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
         }
 
         /// The port in the "amodb-proxy listening" line, once it is written.
@@ -46,7 +26,7 @@ struct SignalTests {
         }
 
         func stop() {
-            if process.isRunning { process.terminate() }
+            process.terminate()
             process.waitUntilExit()
         }
     }
@@ -59,7 +39,7 @@ struct SignalTests {
             arguments: ["--sandbox"], environment: ["HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off"])
         defer { proxy.stop() }
         #expect(await eventually(within: 20) { proxy.port != nil })
-        let pid = proxy.process.processIdentifier
+        let pid = proxy.process.pid
         let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
         #expect(threads.count > 1)
         // Bits 0, 1 and 14 of SigBlk: SIGHUP (1), SIGINT (2), SIGTERM (15). The main thread
@@ -76,9 +56,9 @@ struct SignalTests {
         let call = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/syscall", encoding: .utf8)
         #expect(call.hasPrefix("128 "), "the main thread is in \(call.prefix(12))")
         #endif
-        kill(pid, SIGTERM)
+        proxy.process.kill(SIGTERM)
         #expect(await eventually(within: 20) { !proxy.process.isRunning })
-        #expect(proxy.process.terminationStatus == 0)
+        #expect(proxy.process.termination == .exited(0))
         #expect(proxy.events.contains { $0["message"] == "stopped" })
     }
 
@@ -100,7 +80,7 @@ struct SignalTests {
 
         try "AMODB_LOG_LEVEL=debug\n".write(toFile: settings, atomically: true, encoding: .utf8)
         try "first-token\nsecond-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
-        kill(proxy.process.processIdentifier, SIGHUP)
+        proxy.process.kill(SIGHUP)
 
         #expect(await eventually(within: 10) { proxy.events.contains { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true } })
         let reload = try #require(proxy.events.first { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true })
@@ -119,6 +99,6 @@ struct SignalTests {
 
         proxy.process.terminate()
         #expect(await eventually(within: 20) { !proxy.process.isRunning })
-        #expect(proxy.process.terminationReason == .exit && proxy.process.terminationStatus == 0)
+        #expect(proxy.process.termination == .exited(0))
     }
 }
