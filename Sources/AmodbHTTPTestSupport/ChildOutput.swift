@@ -33,14 +33,15 @@ public final class ChildOutput: @unchecked Sendable {
     /// One serial queue for every child's output: reading is brief, and a thread per pipe is not needed.
     private static let queue = DispatchQueue(label: "amodb.child-output")
 
-    /// Takes ownership of `descriptor`, the read end of a pipe.
+    /// Reads `descriptor`, the read end of a pipe, once started; from then on it owns and closes it.
     init(reading descriptor: Int32) {
         self.descriptor = descriptor
-        collected.done.enter()
     }
 
-    /// Starts reading; the descriptor is closed when end of file is read.
+    /// Starts reading; the descriptor is closed when end of file is read. Called once, right
+    /// after the spawn (a handle whose spawn failed is never started, and closes nothing).
     func start() {
+        collected.done.enter()
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: Self.queue)
         let descriptor = descriptor

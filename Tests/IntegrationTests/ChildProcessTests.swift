@@ -73,9 +73,10 @@ struct ChildProcessTests {
         #expect(written == "from a file\n\(directory.resolvingSymlinksInPath().path)\n")
     }
 
-    @Test func aProgramThatCannotBeRunIsALaunchError() {
+    @Test(arguments: [ChildProcess.Output.null, .pipe])
+    func aProgramThatCannotBeRunIsALaunchError(_ output: ChildProcess.Output) {
         #expect(throws: ChildProcess.LaunchError.self) {
-            try ChildProcess("/nonexistent/amodb-program", environment: [:])
+            try ChildProcess("/nonexistent/amodb-program", environment: [:], standardOutput: output, standardError: output)
         }
     }
 
