@@ -154,8 +154,10 @@ private struct RunningProcess: Sendable {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if running.log.text.contains("Ready to accept connections") { return running }
-            if !child.isRunning {
-                throw RedisServer.StartError(description: "redis-server exited: \(running.log.text.suffix(400))")
+            if let termination = child.termination {
+                // All of the log, not what the drain had read when the exit was seen: it names the cause.
+                let log = try await offloaded { String(decoding: running.log.readToEnd(), as: UTF8.self) }
+                throw RedisServer.StartError(description: "redis-server exited (\(termination)): \(log.suffix(400))")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
