@@ -127,6 +127,29 @@ struct LogLineTests {
         #expect(line == expected)
     }
 
+    @Test(arguments: [0, 7, 9, 10, 99, 100, 999, 1000, 10_213, 999_999_999, 1_000_000_000, Int.max, Int.min, -1, -10, -12_345])
+    func integersAreWrittenAsSwiftPrintsThem(value: Int) {
+        #expect(LogFormat.json.line([("n", .integer(value))]) == #"{"n":"# + String(value) + "}")
+    }
+
+    @Test(arguments: [
+        "", "a", String(repeating: "x", count: 64), String(repeating: "x", count: 65), String(repeating: "é", count: 40),
+        "abc\"", String(repeating: "y", count: 63) + "\n", String(repeating: "z", count: 70) + "\\",
+    ])
+    func shortAndLongTextIsQuotedTheSameWay(text: String) {
+        var expected = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": expected += "\\\""
+            case "\\": expected += "\\\\"
+            case "\n": expected += "\\n"
+            default: expected.unicodeScalars.append(scalar)
+            }
+        }
+        expected += "\""
+        #expect(JSONText.quoted(text) == expected)
+    }
+
     @Test(arguments: [
         ("\u{0}\u{8}\u{B}\u{C}\u{1B}", #""\u0000\u0008\u000b\u000c\u001b""#), ("\u{7F}", "\"\u{7F}\""), ("tab\there", #""tab\there""#),
         ("🎬 \"ok\"", #""🎬 \"ok\"""#),

@@ -26,15 +26,25 @@ enum JSONText {
             next += 1
         }
         put(UInt8(ascii: "\""))
-        // Most text (every log field but a hostile one) needs no escape: one scan of its
-        // bytes and one copy, instead of a byte at a time.
-        if let base = bytes.baseAddress,
-           !bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+        // Most text (every log field but a hostile one) needs no escape: short text is
+        // copied as it is scanned, longer text scanned once and copied with `memcpy`.
+        var plain = 0
+        if bytes.count <= 64 {
+            while plain < bytes.count {
+                let byte = bytes[plain]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                next[plain] = byte
+                plain += 1
+            }
+        } else if let base = bytes.baseAddress,
+                  !bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
             next.update(from: base, count: bytes.count)
-            next += bytes.count
-        } else {
+            plain = bytes.count
+        }
+        next += plain
+        if plain < bytes.count {
             let hex = Array("0123456789abcdef".utf8)
-            for byte in bytes {
+            for byte in bytes[plain...] {
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"):
                     put(UInt8(ascii: "\\"))

@@ -157,11 +157,12 @@ struct LogFields {
         if value < 0 { put(UInt8(ascii: "-")) }
         var rest = value.magnitude
         var digits = 1
-        while rest >= 10 {
-            rest /= 10
+        var bound: UInt = 10
+        while rest >= bound, digits < 19 {
+            bound &*= 10
             digits += 1
         }
-        rest = value.magnitude
+        if rest >= bound { digits += 1 }   // 20 digits: past the largest power of ten a UInt holds
         var index = digits
         repeat {
             index -= 1
