@@ -46,36 +46,31 @@ final class ProxyResponder: HTTPResponder {
         let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
         let (underAPI, amodbRoute) = Self.route(for: request.path)
         let route = Self.routeLabel(for: request.path, route: amodbRoute)
-        let exchange = Exchange(request: request, route: route, client: client, started: started)
+        // The closure that finishes a later answer captures what finishing needs; an answer
+        // given at once is finished from the locals, with no copy of the request.
         let later: @Sendable (HTTPResponse) -> Void = { [self] response in
             var response = response
-            finish(&response, exchange)
+            finish(&response, request: request, route: route, client: client, started: started)
             deliver(response)
         }
         guard var response = answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client, deliver: later) else {
             return nil
         }
-        finish(&response, exchange)
+        finish(&response, request: request, route: route, client: client, started: started)
         return response
-    }
-
-    /// What finishing an answer needs to know of its request.
-    private struct Exchange: Sendable {
-        let request: HTTPRequest
-        let route: ProxyMetrics.RouteLabel
-        let client: String
-        let started: UInt64
     }
 
     /// The last step of every answer, immediate or delivered later: the typed outcome becomes
     /// `Cache-Status` text here, once (RFC 9211), API answers get their CORS fields, and the
     /// answer is counted and logged.
-    private func finish(_ response: inout HTTPResponse, _ exchange: Exchange) {
+    private func finish(
+        _ response: inout HTTPResponse, request: HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, started: UInt64
+    ) {
         if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
-        if let cors = access.cors, exchange.route == .trending || exchange.route == .movie {
-            cors.decorate(&response, origin: exchange.request.headers["Origin"])
+        if let cors = access.cors, route == .trending || route == .movie {
+            cors.decorate(&response, origin: request.headers["Origin"])
         }
-        record(exchange.request, response, route: exchange.route, client: exchange.client, started: exchange.started)
+        record(request, response, route: route, client: client, started: started)
     }
 
     private func answer(
