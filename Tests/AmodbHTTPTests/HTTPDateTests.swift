@@ -23,6 +23,28 @@ struct HTTPDateTests {
         #expect(String(decoding: output, as: UTF8.self) == expected)
     }
 
+    @Test("A thread's kept field is for the second asked, however seconds come", arguments: [
+        [784_111_777, 784_111_777, 784_111_778, 784_111_777, 784_198_177, 0, 0, -1, 784_111_777],
+    ])
+    func keptFieldsFollowTheSecond(seconds: [Int]) async {
+        // Several threads at once, each with its own kept field.
+        await withTaskGroup(of: Void.self) { group in
+            for offset in 0..<8 {
+                group.addTask {
+                    for second in seconds.map({ $0 + offset }) {
+                        var kept: [UInt8] = []
+                        HTTPDate.appendField(epochSeconds: second, to: &kept)
+                        let fresh = [UInt8](unsafeUninitializedCapacity: HTTPDate.fieldLength) { buffer, count in
+                            HTTPDate.render(epochSeconds: second, into: buffer)
+                            count = HTTPDate.fieldLength
+                        }
+                        #expect(kept == fresh)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("Numbers are written as their decimal digits", arguments: [0, 7, 10, 99, 100, 1795, -1, -1800, Int.max, Int.min])
     func numbersAreWrittenInDecimal(value: Int) {
         var output: [UInt8] = []

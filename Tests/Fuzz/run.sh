@@ -40,6 +40,7 @@ sources=(
     "$http/HTTPResponse+PlainText.swift"
     "$http/RenderedFields.swift"
     "$http/DecimalDigits.swift"
+    "$http/ThreadDate.swift"
     "$http/RequestDecoder.swift"
     "$http/RequestHeadParser.swift"
     "$http/ChunkedBodyParser.swift"

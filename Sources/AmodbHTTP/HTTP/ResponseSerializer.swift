@@ -83,8 +83,9 @@ enum ResponseSerializer {
     }
 }
 
-/// The `Date` field (RFC 9110 §6.6.1), written from the clock's seconds by arithmetic:
-/// no shared cache, no lock, no `gmtime_r` (which takes glibc's time-zone lock).
+/// The `Date` field (RFC 9110 §6.6.1), written from the clock's seconds by arithmetic
+/// (no `gmtime_r`, which takes glibc's time-zone lock) and kept for the rest of the second
+/// by each thread for itself: the event loops share no cache and no lock for it.
 enum HTTPDate {
     /// Seconds since 1970 now.
     static func nowEpochSeconds() -> Int {
@@ -93,34 +94,51 @@ enum HTTPDate {
         return now.tv_sec
     }
 
-    /// Appends `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for `epochSeconds`: 37 bytes,
-    /// written into a stack buffer and appended at once. Years outside 0…9999 are clamped.
+    /// The field's length: `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n`.
+    static let fieldLength = 37
+
+    /// Appends `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for `epochSeconds`, from this
+    /// thread's copy when it is for the same second, else rendered into it first.
     static func appendField(epochSeconds: Int, to output: inout [UInt8]) {
+        guard let cached = ThreadDate.current else {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fieldLength) { field in
+                render(epochSeconds: epochSeconds, into: field)
+                output.append(contentsOf: UnsafeBufferPointer(field))
+            }
+            return
+        }
+        if cached.second != epochSeconds {
+            render(epochSeconds: epochSeconds, into: cached.field)
+            cached.second = epochSeconds
+        }
+        output.append(contentsOf: UnsafeBufferPointer(cached.field))
+    }
+
+    /// Writes the field for `epochSeconds` into `field` (`fieldLength` bytes). Years outside
+    /// 0…9999 are clamped.
+    static func render(epochSeconds: Int, into field: UnsafeMutableBufferPointer<UInt8>) {
         let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
         let secondOfDay = epochSeconds - days * 86_400
         let weekday = ((days % 7) + 11) % 7   // 1970-01-01 was a Thursday (4); Sunday is 0
         let (year, month, day) = civil(daysSince1970: days)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 37) { field in
-            copy("Date: ", into: field, at: 0)
-            copy(dayNames, range: weekday * 3, count: 3, into: field, at: 6)
-            field[9] = UInt8(ascii: ",")
-            field[10] = UInt8(ascii: " ")
-            two(day, into: field, at: 11)
-            field[13] = UInt8(ascii: " ")
-            copy(monthNames, range: (month - 1) * 3, count: 3, into: field, at: 14)
-            field[17] = UInt8(ascii: " ")
-            let clamped = min(max(year, 0), 9999)
-            two(clamped / 100, into: field, at: 18)
-            two(clamped % 100, into: field, at: 20)
-            field[22] = UInt8(ascii: " ")
-            two(secondOfDay / 3600, into: field, at: 23)
-            field[25] = UInt8(ascii: ":")
-            two(secondOfDay / 60 % 60, into: field, at: 26)
-            field[28] = UInt8(ascii: ":")
-            two(secondOfDay % 60, into: field, at: 29)
-            copy(" GMT\r\n", into: field, at: 31)
-            output.append(contentsOf: UnsafeBufferPointer(field))
-        }
+        copy("Date: ", into: field, at: 0)
+        copy(dayNames, range: weekday * 3, count: 3, into: field, at: 6)
+        field[9] = UInt8(ascii: ",")
+        field[10] = UInt8(ascii: " ")
+        two(day, into: field, at: 11)
+        field[13] = UInt8(ascii: " ")
+        copy(monthNames, range: (month - 1) * 3, count: 3, into: field, at: 14)
+        field[17] = UInt8(ascii: " ")
+        let clamped = min(max(year, 0), 9999)
+        two(clamped / 100, into: field, at: 18)
+        two(clamped % 100, into: field, at: 20)
+        field[22] = UInt8(ascii: " ")
+        two(secondOfDay / 3600, into: field, at: 23)
+        field[25] = UInt8(ascii: ":")
+        two(secondOfDay / 60 % 60, into: field, at: 26)
+        field[28] = UInt8(ascii: ":")
+        two(secondOfDay % 60, into: field, at: 29)
+        copy(" GMT\r\n", into: field, at: 31)
     }
 
     private static let dayNames: StaticString = "SunMonTueWedThuFriSat"
