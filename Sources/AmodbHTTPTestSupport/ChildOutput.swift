@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
@@ -6,8 +7,8 @@ import Synchronization
 /// child starts (so a chatty child never stalls on a full pipe): callers look at the lines as
 /// they come (`lines`, `text`) or wait for all of it (`readToEnd()`).
 ///
-/// `@unchecked Sendable`: `source` is set once in `start()`, before the handle is returned to
-/// anyone, and is then only cancelled; everything it reads is behind `Collected`'s lock.
+/// `@unchecked Sendable`: its stored properties never change after `init`; everything it reads
+/// is behind `Collected`'s lock.
 public final class ChildOutput: @unchecked Sendable {
     /// What has been read so far.
     fileprivate struct State {
@@ -28,10 +29,6 @@ public final class ChildOutput: @unchecked Sendable {
 
     private let descriptor: Int32
     private let collected = Collected()
-    private var source: (any DispatchSourceRead)?
-
-    /// One serial queue for every child's output: reading is brief, and a thread per pipe is not needed.
-    private static let queue = DispatchQueue(label: "amodb.child-output")
 
     /// Reads `descriptor`, the read end of a pipe, once started; from then on it owns and closes it.
     init(reading descriptor: Int32) {
@@ -40,14 +37,17 @@ public final class ChildOutput: @unchecked Sendable {
 
     /// Starts reading; the descriptor is closed when end of file is read. Called once, right
     /// after the spawn (a handle whose spawn failed is never started, and closes nothing).
+    ///
+    /// A thread of its own reads the pipe with blocking reads, not a Dispatch read source:
+    /// libdispatch's epoll bookkeeping on Linux can be corrupted by sources set up and torn
+    /// down on many threads at once (swift-corelibs-libdispatch#949; the manager thread then
+    /// crashes in `_dispatch_event_loop_drain`), and a test run starts and stops many children
+    /// beside many servers. A thread per child costs nothing in tests.
     func start() {
         collected.done.enter()
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: Self.queue)
         let descriptor = descriptor
         let collected = collected
-        // The handlers hold the source until it is cancelled (at end of file, or in `deinit`).
-        source.setEventHandler {
+        let reader = Thread {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -55,21 +55,16 @@ public final class ChildOutput: @unchecked Sendable {
                     Self.append(buffer[..<count], to: collected)
                 } else if count == -1 && errno == EINTR {
                     continue
-                } else if count == -1 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                    return
                 } else {
-                    source.cancel()   // end of file, or the pipe failed: nothing more will come
-                    return
+                    break   // end of file, or the pipe failed: nothing more will come
                 }
             }
-        }
-        source.setCancelHandler {
             close(descriptor)
             collected.state.withLock { $0.finished = true }
             collected.done.leave()
         }
-        self.source = source
-        source.resume()
+        reader.stackSize = 1 << 18
+        reader.start()
     }
 
     private static func append(_ chunk: ArraySlice<UInt8>, to collected: Collected) {
@@ -98,10 +93,5 @@ public final class ChildOutput: @unchecked Sendable {
     public func readToEnd() -> [UInt8] {
         collected.done.wait()
         return collected.state.withLock { $0.bytes }
-    }
-
-    /// Stops reading if the pipe is still open (its cancel handler closes the descriptor).
-    deinit {
-        source?.cancel()
     }
 }
