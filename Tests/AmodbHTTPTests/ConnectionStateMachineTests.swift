@@ -297,6 +297,18 @@ struct ConnectionStateMachineTests {
         #expect(afterBurst.pieces <= ConnectionStateMachine.keptQueueCapacity)
     }
 
+    /// Action arrays handed back are reused, unless a burst grew them: then they are let go,
+    /// so connections that once took many pipelined requests do not keep the room.
+    @Test(arguments: [(1, true), (2, true), (64, false)])
+    func performedActionArraysAreReusedUnlessABurstGrewThem(capacity: Int, kept: Bool) {
+        var machine = ConnectionStateMachine(limits: HTTPLimits(), timeouts: ConnectionClock.timeouts, openedAt: at(0))
+        var performed = machine.start()
+        performed.reserveCapacity(capacity)
+        let room = performed.capacity
+        machine.recycle(&performed)
+        #expect(machine.actionCapacity == (kept ? room : 0))
+    }
+
     @Test func aSlowPeerIsReclaimableAndABusyOneIsNot() {
         var driver = Driver()
         driver.answer = { _ in nil }

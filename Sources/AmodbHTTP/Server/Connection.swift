@@ -137,6 +137,9 @@ final class Connection: @unchecked Sendable {
         swap(&work, &spareWork)
         swap(&ready, &spareReady)
         defer {
+            // Storage grown by a burst is not kept (see `ConnectionStateMachine.recycle`).
+            if work.capacity > ConnectionStateMachine.keptActionCapacity { work = [] }
+            if ready.capacity > ConnectionStateMachine.keptQueueCapacity { ready = [] }
             swap(&work, &spareWork)
             swap(&ready, &spareReady)
         }
