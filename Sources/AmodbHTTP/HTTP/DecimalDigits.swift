@@ -1,15 +1,15 @@
 /// Decimal digits of integers, written straight into bytes: no `String` per number.
 @usableFromInline
-enum DecimalDigits {
+package enum DecimalDigits {
     /// Appends `value`'s decimal digits (with a `-` when negative).
-    static func append(_ value: Int, to output: inout [UInt8]) {
+    package static func append(_ value: Int, to output: inout [UInt8]) {
         withDigits(of: value) { output.append(contentsOf: $0) }
     }
 
     /// Calls `body` with `value`'s decimal digits (with a `-` when negative), written into
     /// a buffer on the stack.
     @inlinable
-    static func withDigits<R>(of value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    package static func withDigits<R>(of value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var magnitude = value.magnitude
         // A sign and 20 digits hold any Int; filled from the right.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in

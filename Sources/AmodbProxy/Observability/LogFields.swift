@@ -1,3 +1,5 @@
+import AmodbHTTP
+
 /// Writes the fields of one log line through a pointer into room `LogLine` made, with
 /// no checks per byte: `,"name":value` in JSON, ` name=value` in text.
 ///
@@ -152,24 +154,9 @@ struct LogFields {
         }
     }
 
-    /// `value` in decimal.
+    /// `value` in decimal, as the server writes its numbers (`DecimalDigits`).
     mutating func put(integer value: Int) {
-        if value < 0 { put(UInt8(ascii: "-")) }
-        var rest = value.magnitude
-        var digits = 1
-        var bound: UInt = 10
-        while rest >= bound, digits < 19 {
-            bound &*= 10
-            digits += 1
-        }
-        if rest >= bound { digits += 1 }   // 20 digits: past the largest power of ten a UInt holds
-        var index = digits
-        repeat {
-            index -= 1
-            pointer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-        } while rest > 0
-        pointer += digits
+        DecimalDigits.withDigits(of: value) { put($0) }
     }
 
     /// `bytes` as a JSON string, by `JSONText`'s rule.
