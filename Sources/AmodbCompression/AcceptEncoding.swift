@@ -46,8 +46,10 @@ public struct AcceptEncoding: Sendable, Hashable {
     /// Whether a field name is `Accept-Encoding`, in any case.
     static func isFieldName(_ name: String) -> Bool {
         guard name.utf8.count == 15 else { return false }
-        var name = name
-        return name.withUTF8 { ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }
+        if let equal = name.utf8.withContiguousStorageIfAvailable({ ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }) {
+            return equal
+        }
+        return Array(name.utf8).withUnsafeBufferPointer { ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }
     }
 
     /// Adds one `Accept-Encoding` field value (a comma-separated list of members).

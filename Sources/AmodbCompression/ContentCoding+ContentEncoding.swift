@@ -4,15 +4,23 @@ extension ContentCoding {
     /// gzip, and an empty value or `identity` is identity. `nil` for a coding this
     /// module cannot decode (`deflate`, `zstd`, …) and for a list of several codings
     /// (`gzip, br`): such a body cannot be read, so it is not an answer to store.
+    ///
+    /// It also reads back the coding of every answer sent, for the metrics and the log:
+    /// so it reads the bytes in place, with no string made.
     public init?(contentEncoding: String) {
-        var value = Substring(contentEncoding)
-        while let first = value.first, first == " " || first == "\t" { value.removeFirst() }
-        while let last = value.last, last == " " || last == "\t" { value.removeLast() }
-        switch value.lowercased() {
-        case "", "identity": self = .identity
-        case "gzip", "x-gzip": self = .gzip
-        case "br": self = .br
-        default: return nil
+        var value = contentEncoding
+        let coding: ContentCoding? = value.withUTF8 { bytes in
+            var start = 0
+            var end = bytes.count
+            while start < end, ASCII.isWhitespace(bytes[start]) { start += 1 }
+            while end > start, ASCII.isWhitespace(bytes[end - 1]) { end -= 1 }
+            if ASCII.equalsIgnoringCase(bytes, start, end, "br") { return .br }
+            if ASCII.equalsIgnoringCase(bytes, start, end, "gzip") { return .gzip }
+            if start == end || ASCII.equalsIgnoringCase(bytes, start, end, "identity") { return .identity }
+            if ASCII.equalsIgnoringCase(bytes, start, end, "x-gzip") { return .gzip }
+            return nil
         }
+        guard let coding else { return nil }
+        self = coding
     }
 }

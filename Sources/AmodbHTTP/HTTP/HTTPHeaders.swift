@@ -62,12 +62,19 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
 extension StringProtocol {
     /// ASCII case-insensitive comparison, as header names and tokens are compared.
+    /// Runs for every field of every request (framing, lookups): native strings are
+    /// compared as the bytes they hold, in place.
     func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+        let inPlace = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for index in 0..<x.count where !asciiEqualIgnoringCase(x[index], y[index]) { return false }
+                return true
+            }
         }
+        if let inPlace, let equal = inPlace { return equal }
+        return zip(a, b).allSatisfy(asciiEqualIgnoringCase)
     }
 
     /// Drops leading and trailing spaces and tabs (optional white space, RFC 9110 §5.6.3).
@@ -78,4 +85,10 @@ extension StringProtocol {
         while end > start, s[s.index(before: end)] == " " || s[s.index(before: end)] == "\t" { end = s.index(before: end) }
         return s[start..<end]
     }
+}
+
+/// Whether two bytes are the same ASCII character, letters compared without case.
+@inline(__always)
+private func asciiEqualIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
+    x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
 }

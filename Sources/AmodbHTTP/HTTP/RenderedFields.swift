@@ -101,8 +101,11 @@ public struct RenderedFields: Sendable {
                 written += text.utf8.count
                 return
             }
-            var text = text
-            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+            // In place for a native string (no copy of it to get at its bytes).
+            if text.utf8.withContiguousStorageIfAvailable({ write(UnsafeRawBufferPointer($0)) }) == nil {
+                var text = text
+                text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+            }
         }
 
         /// Writes a number's decimal digits (with a `-` when negative).
