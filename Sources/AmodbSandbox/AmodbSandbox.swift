@@ -7,7 +7,7 @@ import Synchronization
 /// limit headers and per-key sliding-window rate limit, with deterministic data and
 /// hooks that let tests script failures and see exactly what reached "amodb".
 ///
-/// It is an `HTTPResponder`: tests call `respond(to:deliver:)` directly, and `start()`
+/// It is an `HTTPResponder`: tests call `respond(to:later:)` directly, and `start()`
 /// serves it over loopback with the project's own `HTTPServer` (`amodb-proxy --sandbox`).
 public final class AmodbSandbox: HTTPResponder, Sendable {
     /// The keys, plan limit, latency and clock this sandbox was made with.
@@ -141,9 +141,10 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
     // MARK: Answering
 
     /// Answers a request as amodb would: at once, or (with a latency or a scripted delay)
-    /// by returning `nil` and calling `deliver` later from a Dispatch timer, never
-    /// blocking a thread. While `hold()` is in force, `deliver` waits for `release()`.
-    public func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
+    /// by returning `nil` and handing it to the delivery `later()` makes from a Dispatch
+    /// timer, never blocking a thread. While `hold()` is in force, it waits for `release()`.
+    public func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+        let deliver = later()
         let now = configuration.now()
         let plan = state.withLock { state in decide(request, at: now, state: &state) }
         let response = makeResponse(plan, for: request)

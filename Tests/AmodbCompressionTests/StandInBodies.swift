@@ -22,7 +22,7 @@ enum StandInBodies {
             method: "GET", target: target, path: String(parts[0]), query: query,
             headers: HTTPHeaders([("Host", "api.amodb.dev"), ("Authorization", "Bearer sandbox-key")]))
         let response = await withCheckedContinuation { continuation in
-            if let response = sandbox.respond(to: request, deliver: { continuation.resume(returning: $0) }) {
+            if let response = sandbox.respond(to: request, later: { { continuation.resume(returning: $0) } }) {
                 continuation.resume(returning: response)
             }
         }

@@ -9,9 +9,10 @@ import Testing
 private final class EchoResponder: HTTPResponder {
     private let gated = Mutex<[@Sendable (HTTPResponse) -> Void]>([])
 
-    func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
+    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
         let body = Array("\(request.method) \(request.path)".utf8)
         if request.path.hasPrefix("/slow/"), let ms = Int(request.path.dropFirst(6)) {
+            let deliver = later()
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms)) {
                 deliver(HTTPResponse(status: 200, body: body))
             }
@@ -21,6 +22,7 @@ private final class EchoResponder: HTTPResponder {
             return HTTPResponse(status: 200, body: Array(repeating: UInt8(ascii: "b"), count: size))
         }
         if request.path == "/gate" {
+            let deliver = later()
             gated.withLock { $0.append(deliver) }
             return nil
         }

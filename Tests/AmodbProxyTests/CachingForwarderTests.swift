@@ -242,7 +242,7 @@ private func forwarder(
 private func ask(_ forwarder: CachingForwarder, _ request: AmodbRequest, client: String? = nil) async -> HTTPResponse {
     await withCheckedContinuation { continuation in
         DispatchQueue.global().async {
-            let immediate = forwarder.respond(to: request, ifNoneMatch: nil, client: client) { continuation.resume(returning: $0) }
+            let immediate = forwarder.respond(to: request, ifNoneMatch: nil, client: client) { { continuation.resume(returning: $0) } }
             if let immediate { continuation.resume(returning: immediate) }
         }
     }
@@ -324,7 +324,7 @@ struct CoalescingTests {
         let held = (1...2).map { id in Task { await ask(forwarder, try! AmodbRequest(route: .movie(id: id))) } }
         #expect(await eventually { fetcher.heldCount == 2 })
         // Refused at once, not held: the answer is immediate.
-        let refused = forwarder.respond(to: try AmodbRequest(route: .movie(id: 3)), ifNoneMatch: nil, client: nil) { _ in }
+        let refused = forwarder.respond(to: try AmodbRequest(route: .movie(id: 3)), ifNoneMatch: nil, client: nil) { { _ in } }
         #expect(refused?.status == 503)
         #expect(refused?.headers["Retry-After"] == "1")
         #expect(refused?.cacheOutcome == .miss(fwdStatus: nil, stored: false, collapsed: false, detail: .tooManyFetches))

@@ -42,7 +42,7 @@ func makeRequest(
 /// The sandbox's answer, whether it comes at once or later through `deliver`.
 func send(_ sandbox: AmodbSandbox, _ request: HTTPRequest) async -> HTTPResponse {
     await withCheckedContinuation { continuation in
-        if let response = sandbox.respond(to: request, deliver: { continuation.resume(returning: $0) }) {
+        if let response = sandbox.respond(to: request, later: { { continuation.resume(returning: $0) } }) {
             continuation.resume(returning: response)
         }
     }

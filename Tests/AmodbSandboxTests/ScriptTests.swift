@@ -81,19 +81,19 @@ import Testing
         sandbox.script("/3/movie/550", .delay(.milliseconds(200)), times: 1)
         let delivered = DeliveryBox()
         let started = ContinuousClock.now
-        let immediate = sandbox.respond(to: makeRequest("/3/movie/550")) { delivered.put($0) }
+        let immediate = sandbox.respond(to: makeRequest("/3/movie/550")) { { delivered.put($0) } }
         #expect(immediate == nil)
         let response = await delivered.take()
         #expect(ContinuousClock.now - started >= .milliseconds(200))
         #expect(response.status == 200)
         #expect(try decode(MovieDetails.self, response).id == 550)
-        #expect(sandbox.respond(to: makeRequest("/3/movie/550")) { _ in } != nil)
+        #expect(sandbox.respond(to: makeRequest("/3/movie/550")) { { _ in } } != nil)
     }
 
     @Test func configuredLatencyDelaysEveryAnswer() async {
         let sandbox = AmodbSandbox(configuration: .init(latency: .milliseconds(50)))
         let started = ContinuousClock.now
-        #expect(sandbox.respond(to: makeRequest("/3/movie/550", bearer: nil)) { _ in } == nil)
+        #expect(sandbox.respond(to: makeRequest("/3/movie/550", bearer: nil)) { { _ in } } == nil)
         let response = await get(sandbox, "/3/trending/movie/week")
         #expect(response.status == 200)
         #expect(ContinuousClock.now - started >= .milliseconds(50))

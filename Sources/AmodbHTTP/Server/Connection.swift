@@ -157,8 +157,10 @@ final class Connection: @unchecked Sendable {
                 case .discardInput:
                     absorb(discardInput(), into: &work)
                 case .respond(let request, let sequence):
-                    let immediate = owner.responder.respond(to: request) { [self] response in
-                        queue.async { self.perform(self.machine.responsesReady([(sequence, response)], at: .now())) }
+                    let immediate = owner.responder.respond(to: request) { [self] in
+                        { [self] response in
+                            queue.async { self.perform(self.machine.responsesReady([(sequence, response)], at: .now())) }
+                        }
                     }
                     if let immediate { ready.append((sequence, immediate)) }
                 case .refused(let status, let head):

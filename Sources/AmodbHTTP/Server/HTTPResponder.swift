@@ -1,10 +1,15 @@
+/// Hands a response given later to the connection that asked for it.
+public typealias ResponseDelivery = @Sendable (HTTPResponse) -> Void
+
 /// What the server asks of the application: a response for each request.
 ///
 /// A responder answers at once by returning the response (a cache hit: no task,
-/// no queue hop) or returns `nil` and calls `deliver` exactly once later, from
-/// any thread. Responses go out in request order whatever order they finish in.
+/// no queue hop, no closure made), or returns `nil` and hands the response, exactly
+/// once and from any thread, to the delivery `later()` makes. It calls `later` only
+/// when it answers later, so that an answer given at once costs no allocation.
+/// Responses go out in request order whatever order they finish in.
 public protocol HTTPResponder: Sendable {
-    func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse?
+    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse?
 
     /// Told when the server itself answered a request it refused before it could be
     /// routed (malformed, over a limit, too slow): for logs and metrics. `head` is the

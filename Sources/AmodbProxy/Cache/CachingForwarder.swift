@@ -94,22 +94,24 @@ final class CachingForwarder: Sendable {
         self.keyProbe = KeyProbe(tasks: tasks, interval: policy.keyProbeInterval)
     }
 
-    /// The answer for `request`: at once from the cache, else `nil` and `deliver` later.
+    /// The answer for `request`: at once from the cache, else `nil` and, later, to the
+    /// delivery `later()` makes (made only then: a hit allocates none).
     /// `client` names who asks (a token or an address) for its share of the calls; `nil`: no share applies.
     func respond(
         to request: AmodbRequest, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(), client: String?,
-        deliver: @escaping @Sendable (HTTPResponse) -> Void
+        later: () -> ResponseDelivery
     ) -> HTTPResponse? {
         let key = request.pathAndQuery
         let now = clock.now()
         // The hit path: one lookup in the cache, no lease taken.
         if let entry = cache.entry(for: key) {
-            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, deliver: deliver) {
+            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later) {
             case .now(let answer): return answer
             case .later: return nil
             case .unusable: break
             }
         }
+        let deliver = later()
         let waiter: FetchWaiter = { [clock] result in
             deliver(result.response(at: clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
         }
@@ -120,7 +122,7 @@ final class CachingForwarder: Sendable {
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
-            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, deliver: deliver) {
+            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later) {
             case .now(let answer): return answer
             case .later: return nil
             case .unusable:
@@ -175,7 +177,7 @@ final class CachingForwarder: Sendable {
     /// The answer from a stored entry (a hit, or a stale copy).
     private func stored(
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
-        ifNoneMatch: String?, deliver: @escaping @Sendable (HTTPResponse) -> Void
+        ifNoneMatch: String?, later: () -> ResponseDelivery
     ) -> StoredAnswer {
         if entry.isFresh(at: now) {
             statistics.count(entry.status == 200 ? .hit : .negativeHit)
@@ -183,7 +185,7 @@ final class CachingForwarder: Sendable {
             return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         }
         guard usable(entry, now: now) != nil else { return .unusable }
-        return serveStale(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, deliver: deliver)
+        return serveStale(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later)
     }
 
     /// Refuses a new fetch when `client` has used its share of the window's calls for misses
@@ -201,7 +203,7 @@ final class CachingForwarder: Sendable {
     /// most); every other one at once.
     private func serveStale(
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
-        ifNoneMatch: String?, deliver: @escaping @Sendable (HTTPResponse) -> Void
+        ifNoneMatch: String?, later: () -> ResponseDelivery
     ) -> StoredAnswer {
         let ttl = entry.remainingLifetime(at: now)
         if let failure = backoff.failure(for: key, now: now) {
@@ -215,6 +217,7 @@ final class CachingForwarder: Sendable {
             statistics.count(.staleWhileRevalidate)
             return .now(revalidating)
         }
+        let deliver = later()
         let started = tasks.run(.background) {
             if case .denied = await self.budget.acquire(.refresh, now: now) {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }

@@ -41,41 +41,63 @@ final class ProxyResponder: HTTPResponder {
         self.clock = clock
     }
 
-    func respond(to request: HTTPRequest, deliver: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponse? {
+    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
         let started = DispatchTime.now().uptimeNanoseconds
         let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
         let (underAPI, amodbRoute) = Self.route(for: request.path)
         let route = Self.routeLabel(for: request.path, route: amodbRoute)
-        // The closure that finishes a later answer captures what finishing needs; an answer
-        // given at once is finished from the locals, with no copy of the request.
-        let later: @Sendable (HTTPResponse) -> Void = { [self] response in
-            var response = response
-            finish(&response, request: request, route: route, client: client, started: started)
-            deliver(response)
+        // The delivery of a later answer captures what finishing needs, not the request: it
+        // is made only for an answer given later. (A closure passed as it is written stays on
+        // the stack; one stored in a local first would be allocated for every request.)
+        let finishing = Finishing(request, route: route, client: client, started: started, cors: access.cors)
+        let immediate = answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client) { [self] in
+            let deliver = later()
+            return { [self] response in
+                var response = response
+                finish(&response, finishing)
+                deliver(response)
+            }
         }
-        guard var response = answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client, deliver: later) else {
-            return nil
-        }
-        finish(&response, request: request, route: route, client: client, started: started)
+        guard var response = immediate else { return nil }
+        finish(&response, finishing)
         return response
+    }
+
+    /// What finishing an answer needs of its request: a few values, not a copy of the request.
+    private struct Finishing: Sendable {
+        let method: String
+        let route: ProxyMetrics.RouteLabel
+        /// The request's `Origin`, read only when CORS applies to the route.
+        let origin: String?
+        /// The path as logged: only for a route that matched none (others are logged by route).
+        let loggedPath: String?
+        let client: String
+        let started: UInt64
+
+        init(_ request: HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, started: UInt64, cors: CORSPolicy?) {
+            method = request.method
+            self.route = route
+            origin = cors != nil && (route == .trending || route == .movie) ? request.headers["Origin"] : nil
+            loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
+            self.client = client
+            self.started = started
+        }
     }
 
     /// The last step of every answer, immediate or delivered later: the typed outcome becomes
     /// `Cache-Status` text here, once (RFC 9211), API answers get their CORS fields, and the
     /// answer is counted and logged.
-    private func finish(
-        _ response: inout HTTPResponse, request: HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, started: UInt64
-    ) {
+    private func finish(_ response: inout HTTPResponse, _ finishing: Finishing) {
         if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
-        if let cors = access.cors, route == .trending || route == .movie {
-            cors.decorate(&response, origin: request.headers["Origin"])
+        if let cors = access.cors, finishing.route == .trending || finishing.route == .movie {
+            cors.decorate(&response, origin: finishing.origin)
         }
-        record(request, response, route: route, client: client, started: started)
+        record(response, finishing)
     }
 
     private func answer(
         _ request: HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, underAPI: Bool, client: String,
-        deliver: @escaping @Sendable (HTTPResponse) -> Void
+        later: () -> ResponseDelivery
     ) -> HTTPResponse? {
         if request.method == "OPTIONS", let cors = access.cors, underAPI {
             return cors.preflight(origin: request.headers["Origin"])
@@ -140,7 +162,7 @@ final class ProxyResponder: HTTPResponder {
         return forwarder.respond(
             to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"],
             accept: AcceptEncoding(fields: request.headers.fields),
-            client: identity, deliver: deliver)
+            client: identity, later: later)
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
@@ -150,16 +172,16 @@ final class ProxyResponder: HTTPResponder {
             client: peerAddress))
     }
 
-    private func record(_ request: HTTPRequest, _ response: HTTPResponse, route: ProxyMetrics.RouteLabel, client: String, started: UInt64) {
-        let nanoseconds = DispatchTime.now().uptimeNanoseconds - started
+    private func record(_ response: HTTPResponse, _ finishing: Finishing) {
+        let nanoseconds = DispatchTime.now().uptimeNanoseconds - finishing.started
         let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
-        metrics.recordRequest(route: route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9)
-        let bytes = request.method == "HEAD" ? 0 : response.body.count
+        metrics.recordRequest(route: finishing.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9)
+        let bytes = finishing.method == "HEAD" ? 0 : response.body.count
         let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
         metrics.recordResponseBytes(bytes, encoding: encoding)
         accessLog?.record(AccessLogEntry(
-            method: request.method, route: route, path: route == .unmatched ? LoggedPath.of(target: request.target) : nil,
-            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: client))
+            method: finishing.method, route: finishing.route, path: finishing.loggedPath,
+            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: finishing.client))
     }
 
     private static func plainJSON(_ status: Int, _ body: String) -> HTTPResponse {
