@@ -9,6 +9,10 @@
 # the same warm-up. Start-up, warm-up and shutdown cost the same in both runs, so
 # (I_many - I_few) / (MANY - FEW) is the cost of one hit, the whole process's user-space
 # instructions (every thread: event loops, Dispatch, the access-log writer).
+#
+# HIT_ACCEPT_ENCODING="gzip, deflate, br" sends that header with every request (URLSession's):
+# the hits are then compressed ones (the first answer fills the cache; the variants are made
+# off the event loops just after, so the warm-up waits for them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 binary=${1:-.build/release/amodb-proxy}
@@ -37,10 +41,12 @@ count() {   # $1: hits; prints the total instructions (Ir) of the run
   done
   [ -n "$port" ] || { echo "the proxy did not start"; cat "$log" "$log.err"; kill $pid; exit 1; }
   python3 - "$port" "$path" "$hits" <<'PY'
-import socket, sys
+import os, socket, sys, time
 port, path, hits = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 s = socket.create_connection(("127.0.0.1", port))
-request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+accept = os.environ.get("HIT_ACCEPT_ENCODING", "")
+request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+           + (f"Accept-Encoding: {accept}\r\n" if accept else "") + "\r\n").encode()
 def one():
     s.sendall(request)
     data = b""
@@ -51,11 +57,15 @@ def one():
     while len(body) < length:
         body += s.recv(65536)
     return head
-for _ in range(20):   # warm-up: fill, then hits
+one()                 # the fill
+time.sleep(2)         # its variants are made meanwhile, off the event loops
+for _ in range(20):   # warm-up: hits
     one()
 for _ in range(hits):
     head = one()
     assert b"hit" in head, head
+    if accept:
+        assert b"Content-Encoding:" in head, head
 PY
   kill -TERM $pid; wait $pid || true
   callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}'
