@@ -13,7 +13,7 @@ struct SocketAddress {
         if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(port).bigEndian)
-            withUnsafeMutableBytes(of: &storage) { raw in withUnsafeBytes(of: v4) { raw.copyMemory(from: $0) } }
+            storage = Self.storage(holding: v4)
             family = AF_INET
             return
         }
@@ -22,11 +22,18 @@ struct SocketAddress {
         if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            withUnsafeMutableBytes(of: &storage) { raw in withUnsafeBytes(of: v6) { raw.copyMemory(from: $0) } }
+            storage = Self.storage(holding: v6)
             family = AF_INET6
             return
         }
         return nil
+    }
+
+    /// A `sockaddr_in` or `sockaddr_in6` in the room of any address.
+    private static func storage<Address>(holding address: Address) -> sockaddr_storage {
+        var storage = sockaddr_storage()
+        withUnsafeMutableBytes(of: &storage) { raw in withUnsafeBytes(of: address) { raw.copyMemory(from: $0) } }
+        return storage
     }
 
     init(_ storage: sockaddr_storage) {

@@ -122,7 +122,7 @@ final class CachingForwarder: Sendable {
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
-            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later) {
+            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: { deliver }) {
             case .now(let answer): return answer
             case .later: return nil
             case .unusable:
