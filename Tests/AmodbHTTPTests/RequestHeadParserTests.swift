@@ -212,4 +212,37 @@ struct RequestHeadParserTests {
         while text.utf8.count < 16 + 256 + 2 { text += "X: " + String(repeating: "v", count: 20) + "\r\n" }
         #expect(throws: HTTPParseError.headerTooLarge) { try parser.parse(Array(text.utf8), from: 0) }
     }
+
+    /// Heads on one connection reuse the previous head's field strings where they repeat:
+    /// every head must still get exactly its own fields, whether the previous request is
+    /// still held (its fields must not change) or gone, and whatever changes between heads
+    /// (a value, a name, fewer fields, more fields, another method).
+    @Test func eachHeadOnAConnectionGetsExactlyItsOwnFields() throws {
+        let heads: [(method: String, fields: [(String, String)])] = [
+            ("GET", [("Host", "a"), ("Accept-Encoding", "gzip, deflate, br"), ("User-Agent", "App/1.0 CFNetwork/1496")]),
+            ("GET", [("Host", "a"), ("Accept-Encoding", "gzip, deflate, br"), ("User-Agent", "App/1.0 CFNetwork/1496")]),
+            ("HEAD", [("Host", "a"), ("Accept-Encoding", "br"), ("User-Agent", "App/1.0 CFNetwork/1496")]),
+            ("GET", [("Host", "a"), ("accept-encoding", "br")]),
+            ("GET", [("Host", "a"), ("accept-encoding", "br"), ("If-None-Match", #""v1-br""#), ("X-Extra", "1")]),
+            ("DELETE", [("Host", "b")]),
+            ("GET", [("Host", "b"), ("X-Extra", "1"), ("If-None-Match", #""v1-br""#)]),
+        ]
+        for keepsEarlierRequests in [true, false] {
+            var parser = RequestHeadParser(limits: HTTPLimits())
+            var held: [(HTTPRequest, [(String, String)])] = []
+            for head in heads {
+                let text = "\(head.method) /p HTTP/1.1\r\n" + head.fields.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
+                guard case .complete(let parsed, _) = try parser.parse(Array(text.utf8), from: 0) else {
+                    Issue.record("incomplete: \(text)")
+                    return
+                }
+                #expect(parsed.request.method == head.method)
+                #expect(parsed.request.headers == HTTPHeaders(head.fields.map { (name: $0.0, value: $0.1) }))
+                if keepsEarlierRequests { held.append((parsed.request, head.fields)) }
+            }
+            for (request, fields) in held {
+                #expect(request.headers == HTTPHeaders(fields.map { (name: $0.0, value: $0.1) }))
+            }
+        }
+    }
 }

@@ -67,7 +67,8 @@ struct ChunkedBodyParser: Sendable {
         }
     }
 
-    private mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Int {
+    /// The same, from bytes in place.
+    mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Int {
         var index = 0
         while index < bytes.count {
             if case .data(let remaining) = state {

@@ -50,8 +50,15 @@ struct RequestDecoder: Sendable {
     /// still have used body bytes). Throws `HTTPParseError` for anything malformed or over
     /// a limit; the connection must then be answered and closed.
     mutating func decode(_ buffer: [UInt8], from start: Int) throws(HTTPParseError) -> (event: Event, consumed: Int) {
+        try buffer.withUnsafeBufferPointer { (all) throws(HTTPParseError) -> (event: Event, consumed: Int) in
+            try decode(UnsafeBufferPointer(rebasing: all[start...]))
+        }
+    }
+
+    /// The same, from bytes in place: where they were read, when nothing was buffered before them.
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> (event: Event, consumed: Int) {
         guard let (head, body) = pending else {
-            switch try heads.parse(buffer, from: start) {
+            switch try heads.parse(bytes) {
             case .needMore:
                 return (.needMore, 0)
             case .complete(let head, let consumed):
@@ -66,7 +73,7 @@ struct RequestDecoder: Sendable {
                 return (.bodyFollows(head), consumed)
             }
         }
-        let available = buffer.count - start
+        let available = bytes.count
         switch body {
         case .length(let remaining):
             let used = min(remaining, available)
@@ -77,7 +84,7 @@ struct RequestDecoder: Sendable {
             pending = nil
             return (.request(head), used)
         case .chunked(var parser):
-            let used = try parser.consume(buffer, from: start)
+            let used = try parser.consume(bytes)
             guard parser.isComplete else {
                 pending = (head, .chunked(parser))
                 return (.needMore, used)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// How the body after a request head is delimited (RFC 9112 §6.3).
 enum BodyFraming: Sendable, Equatable {
     /// `Content-Length` bytes (0: no body).
@@ -16,6 +18,14 @@ struct ParsedHead: Sendable {
     var keepAlive: Bool
     /// `Expect: 100-continue` with a body: send `100 Continue` before reading it.
     var expectsContinue: Bool
+
+    /// Moves the request out, leaving an empty one (a copy would retain each of its strings
+    /// and arrays, and destroying the head release them again).
+    mutating func takeRequest() -> HTTPRequest {
+        var taken = HTTPRequest(method: "", target: "", path: "", query: [])
+        swap(&taken, &request)
+        return taken
+    }
 }
 
 /// Parses HTTP/1.1 request heads (RFC 9112 §2–§6) from bytes. A pure value: it never
@@ -35,6 +45,12 @@ struct RequestHeadParser: Sendable {
     private var lineScanned = 0
     /// Bytes already searched for the blank line, from the head's start.
     private var scanned = 0
+    /// The fields of the previous head on this connection. A client sends much the same
+    /// fields with every request (`Host`, `User-Agent`, `Accept-Encoding`…): a field that
+    /// repeats the one at its place last time reuses its strings, and the array is reused
+    /// when nobody holds the previous request any more, so such a head allocates nothing
+    /// for its fields.
+    private var previousFields: [(name: String, value: String)] = []
 
     init(limits: HTTPLimits) {
         self.limits = limits
@@ -49,7 +65,8 @@ struct RequestHeadParser: Sendable {
         }
     }
 
-    private mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Outcome {
+    /// The same, from bytes in place (the head starts at the first of them).
+    mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Outcome {
         // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
         var headStart = 0
         while headStart + 1 < bytes.count, bytes[headStart] == cr, bytes[headStart + 1] == lf, headStart < 8 {
@@ -139,15 +156,16 @@ struct RequestHeadParser: Sendable {
 
         let targetText = String(decoding: target, as: UTF8.self)
         let (path, query) = try RequestTarget.parse(targetText)
-        let request = HTTPRequest(
-            method: String(decoding: method, as: UTF8.self), target: targetText, path: path,
-            query: query, version: version)
+        let request = HTTPRequest(method: methodName(method), target: targetText, path: path, query: query, version: version)
         return ParsedHead(request: request, body: .length(0), keepAlive: true, expectsContinue: false)
     }
 
     /// `field-name ":" OWS field-value OWS CRLF`, strictly (RFC 9112 §5, RFC 9110 §5.5).
-    private func parseFields(_ block: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders {
+    private mutating func parseFields(_ block: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders {
+        // Written over the previous head's fields (see `previousFields`).
         var fields: [(name: String, value: String)] = []
+        swap(&fields, &previousFields)
+        var count = 0
         var lineStart = 0
         while lineStart < block.count {
             guard let lf = firstLineFeed(block, from: lineStart, end: block.count) else { throw .malformedHeader }
@@ -164,9 +182,17 @@ struct RequestHeadParser: Sendable {
             while valueEnd > valueStart, line[valueEnd - 1] == space || line[valueEnd - 1] == tab { valueEnd -= 1 }
             let value = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
             guard value.allSatisfy({ $0 == tab || ($0 >= 0x20 && $0 != 0x7F) }) else { throw .malformedHeader }
-            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-            if fields.count > limits.maxHeaderCount { throw .tooManyHeaders }
+            if count < fields.count {
+                if !holds(fields[count].name, name) { fields[count].name = String(decoding: name, as: UTF8.self) }
+                if !holds(fields[count].value, value) { fields[count].value = String(decoding: value, as: UTF8.self) }
+            } else {
+                fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            }
+            count += 1
+            if count > limits.maxHeaderCount { throw .tooManyHeaders }
         }
+        if count < fields.count { fields.removeLast(fields.count - count) }
+        previousFields = fields
         return HTTPHeaders(fields)
     }
 
@@ -256,6 +282,19 @@ extension RequestHeadParser {
     }
 }
 
+/// The method as a string: the usual ones are literals, not built from the bytes.
+private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    for method in ["GET", "HEAD"] where holds(method, bytes) { return method }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Whether a string's UTF-8 is exactly these bytes.
+private func holds(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard string.utf8.count == bytes.count else { return false }
+    guard let base = bytes.baseAddress else { return true }
+    return string.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, base, bytes.count) == 0 } ?? false
+}
+
 private let cr = UInt8(ascii: "\r")
 private let lf = UInt8(ascii: "\n")
 private let space = UInt8(ascii: " ")
@@ -263,16 +302,16 @@ private let tab = UInt8(ascii: "\t")
 
 private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-/// `tchar` of RFC 9110 §5.6.2.
+/// `tchar` of RFC 9110 §5.6.2. Read from two 64-bit masks (a bit per ASCII byte): every
+/// byte of every method and field name passes here, and a chain of range tests cost
+/// several times as much.
+@inline(__always)
 func isTokenByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-        true
-    case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-         UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-         UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-        true
-    default:
-        false
-    }
+    byte < 64 ? (tokenMaskLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenMaskHigh >> UInt64(byte - 64)) & 1 == 1
 }
+
+/// The `tchar` bytes below 64 (`!#$%&'*+-.` and the digits), a bit each; checked against
+/// the RFC's list by `TokenByteTests`.
+private let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
+/// The `tchar` bytes from 64 to 127 (letters and ``^_`|~``), bit `byte - 64` each.
+private let tokenMaskHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE

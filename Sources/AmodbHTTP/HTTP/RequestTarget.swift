@@ -5,13 +5,17 @@
 enum RequestTarget {
     /// The decoded path and query pairs of an origin-form or absolute-form target.
     static func parse(_ target: String) throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)]) {
-        var target = target
-        return try target.withUTF8 { parse(bytes: $0) }.get()
+        var bytes = target
+        return try bytes.withUTF8 { parse(bytes: $0, whole: target) }.get()
     }
 
     /// The same, read from the target's bytes by index: every request passes here, and
     /// searching a `Substring`'s UTF-8 view checked each index (6k instructions a hit).
-    private static func parse(bytes target: UnsafeBufferPointer<UInt8>) -> Result<(path: String, query: [(name: String, value: String)]), HTTPParseError> {
+    /// `whole` is the target as a string: a path that is the whole target and needs no
+    /// decoding (the common case) shares its storage instead of being copied.
+    private static func parse(
+        bytes target: UnsafeBufferPointer<UInt8>, whole: String
+    ) -> Result<(path: String, query: [(name: String, value: String)]), HTTPParseError> {
         if target.count == 1, target[0] == UInt8(ascii: "*") { return .failure(.invalidTarget) }   // asterisk-form is for OPTIONS to the server itself
         var start = 0
         if target.first != UInt8(ascii: "/"), let scheme = schemeLength(target) {
@@ -33,7 +37,7 @@ enum RequestTarget {
         }
         let path = UnsafeBufferPointer(rebasing: target[start..<(question ?? target.count)])
         return Result { () throws(HTTPParseError) in
-            let decoded = try decodePath(path)
+            let decoded = try decodePath(path, whole: start == 0 && question == nil ? whole : nil)
             guard let question else { return (decoded, []) }
             let query = String(decoding: UnsafeBufferPointer(rebasing: target[(question + 1)...]), as: UTF8.self)
             return (decoded, try decodeQuery(Substring(query)))
@@ -48,7 +52,8 @@ enum RequestTarget {
         return nil
     }
 
-    private static func decodePath(_ raw: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> String {
+    /// `raw` decoded; `whole`, when given, is `raw` as a string.
+    private static func decodePath(_ raw: UnsafeBufferPointer<UInt8>, whole: String?) throws(HTTPParseError) -> String {
         // A backslash, NUL or another control byte is refused escaped or not; one pass finds
         // them and whether any escape needs decoding.
         var hasEscape = false
@@ -60,7 +65,7 @@ enum RequestTarget {
         // ASCII through): checked in place, with no copy but the result (the common case).
         if !hasEscape {
             guard segmentsAreValid(raw) else { throw .invalidPath }
-            return String(decoding: raw, as: UTF8.self)
+            return whole ?? String(decoding: raw, as: UTF8.self)
         }
         // An encoded "/" or "\\" would change the segments another parser sees; NUL and controls mean nothing here.
         let text = String(decoding: raw, as: UTF8.self)
