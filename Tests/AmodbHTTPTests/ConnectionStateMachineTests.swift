@@ -38,7 +38,8 @@ private struct Driver {
     }
 
     mutating func deliver(_ sequence: Int, _ path: String, at time: Double = 1) {
-        perform(machine.responsesReady([(sequence, HTTPResponse(status: 200, body: Array(path.utf8)))], at: at(time)), at: time)
+        var delivered: [(sequence: Int, response: HTTPResponse)] = [(sequence, HTTPResponse(status: 200, body: Array(path.utf8)))]
+        perform(machine.responsesReady(&delivered, at: at(time)), at: time)
     }
 
     mutating func perform(_ first: [ConnectionStateMachine.Action], at time: Double = 1) {
@@ -50,7 +51,8 @@ private struct Driver {
                 guard closed == nil else { continue }
                 switch action {
                 case .read, .discardInput: break
-                case .respond(let request, let sequence):
+                case .respond(let sequence):
+                    guard let request = machine.takeRequest(sequence) else { continue }
                     asked.append((request.path, sequence))
                     if let response = answer(request.path) { ready.append((sequence, response)) }
                 case .refused(let status, _): refused.append(status)
@@ -65,8 +67,7 @@ private struct Driver {
                 }
             }
             if !ready.isEmpty {
-                work = machine.responsesReady(ready, at: at(time))
-                ready = []
+                work = machine.responsesReady(&ready, at: at(time))
             } else if wantsWrite {
                 wantsWrite = false
                 work = write(at: time)

@@ -60,7 +60,8 @@ func fuzzConnection(
                 if run.closed { fail("an action after close: \(action)") }
                 switch action {
                 case .read, .discardInput: break
-                case .respond(let request, let sequence):
+                case .respond(let sequence):
+                    guard let request = machine.takeRequest(sequence) else { fail("no request for sequence \(sequence)") }
                     if let last = run.asked.last, sequence <= last.sequence { fail("sequence \(sequence) after \(last.sequence)") }
                     run.asked.append((request.target, sequence))
                     if deferAnswers { run.owed.append(sequence) } else {
@@ -81,8 +82,7 @@ func fuzzConnection(
                 fail("\(machine.pendingOutput.unsentBytes) bytes unsent")
             }
             if !ready.isEmpty {
-                work = machine.responsesReady(ready, at: now())
-                ready = []
+                work = machine.responsesReady(&ready, at: now())
             } else if wantsWrite {
                 wantsWrite = false
                 let pending = machine.pendingOutput.bytes
@@ -126,7 +126,8 @@ func fuzzConnection(
         } else if !run.owed.isEmpty {
             let index = next(run.owed.count)
             let sequence = run.owed.remove(at: index)
-            perform(machine.responsesReady([(sequence, HTTPResponse(status: 200, body: Array("ok".utf8)))], at: now()))
+            var answer: [(sequence: Int, response: HTTPResponse)] = [(sequence, HTTPResponse(status: 200, body: Array("ok".utf8)))]
+            perform(machine.responsesReady(&answer, at: now()))
         } else if !ended, delivered == input.count || run.readingPaused {
             if run.readingPaused, delivered < input.count { break }   // paused for good: draining or refused
             ended = true
@@ -137,7 +138,8 @@ func fuzzConnection(
     }
     // Whatever is left owed is answered, and the kernel takes everything.
     while !run.closed, !run.owed.isEmpty {
-        perform(machine.responsesReady([(run.owed.removeFirst(), HTTPResponse(status: 200, body: Array("ok".utf8)))], at: now()))
+        var answer: [(sequence: Int, response: HTTPResponse)] = [(run.owed.removeFirst(), HTTPResponse(status: 200, body: Array("ok".utf8)))]
+        perform(machine.responsesReady(&answer, at: now()))
     }
     kernelRoom = .max
     if !run.closed, !machine.pendingOutput.isEmpty { perform([.write]) }

@@ -156,10 +156,14 @@ final class Connection: @unchecked Sendable {
                     absorb(read(upTo: limit), into: &work)
                 case .discardInput:
                     absorb(discardInput(), into: &work)
-                case .respond(let request, let sequence):
+                case .respond(let sequence):
+                    guard let request = machine.takeRequest(sequence) else { continue }
                     let immediate = owner.responder.respond(to: request) { [self] in
                         { [self] response in
-                            queue.async { self.perform(self.machine.responsesReady([(sequence, response)], at: .now())) }
+                            queue.async {
+                                var delivered: [(sequence: Int, response: HTTPResponse)] = [(sequence, response)]
+                                self.perform(self.machine.responsesReady(&delivered, at: .now()))
+                            }
                         }
                     }
                     if let immediate { ready.append((sequence, immediate)) }
@@ -198,8 +202,7 @@ final class Connection: @unchecked Sendable {
             }
             work.removeAll(keepingCapacity: true)
             if !ready.isEmpty {
-                absorb(machine.responsesReady(ready, at: .now()), into: &work)
-                ready.removeAll(keepingCapacity: true)
+                absorb(machine.responsesReady(&ready, at: .now()), into: &work)
             } else if wantsWrite {
                 wantsWrite = false
                 absorb(write(), into: &work)

@@ -19,9 +19,10 @@ struct ConnectionStateMachine {
         /// Read and drop whatever arrives (lingering after the last answer); at the end of
         /// the stream or on an error, report `peerLeft`.
         case discardInput
-        /// Ask the responder for the answer to this request; report it with `responsesReady`.
-        /// (Boxed: actions are copied as they are performed, and a request is large.)
-        indirect case respond(HTTPRequest, sequence: Int)
+        /// Ask the responder for the answer to the request with this sequence number, taken
+        /// with `takeRequest`; report it with `responsesReady`. (The request waits in its
+        /// slot and moves out from there: an action carries no copy of it.)
+        case respond(sequence: Int)
         /// The server answered a request itself (malformed, over a limit, too slow): tell the
         /// responder, with the refused request's bytes as far as they were read.
         case refused(status: Int, head: ArraySlice<UInt8>)
@@ -49,6 +50,8 @@ struct ConnectionStateMachine {
         let isHead: Bool
         let keepAlive: Bool
         let version: HTTPVersion
+        /// The request, until `takeRequest` moves it out.
+        var request: HTTPRequest?
         var response: HTTPResponse?
     }
 
@@ -158,8 +161,19 @@ struct ConnectionStateMachine {
     /// Bytes arrived: every complete request in them is handed on, then answers are written.
     mutating func bytesRead<Bytes: Collection<UInt8>>(_ bytes: Bytes, at now: DispatchTime) -> [Action] {
         guard case .open = phase else { return take() }
-        inbound.append(contentsOf: bytes)
-        processInbound(at: now)
+        let decodedInPlace: Void? = inbound.count == readIndex ? bytes.withContiguousStorageIfAvailable { fresh in
+            // Nothing was buffered (the usual case): requests are decoded where the bytes
+            // were read, and only what is left of them (a partial head, requests held back)
+            // is kept, so a request read whole costs no copy and no buffer.
+            inbound = []
+            readIndex = 0
+            let used = decodeRequests(in: fresh, from: 0, at: now)
+            if used < fresh.count { inbound.append(contentsOf: UnsafeBufferPointer(rebasing: fresh[used...])) }
+        } : nil
+        if decodedInPlace == nil {
+            inbound.append(contentsOf: bytes)
+            processInbound(at: now)
+        }
         flush(at: now)
         return take()
     }
@@ -180,16 +194,36 @@ struct ConnectionStateMachine {
         return take()
     }
 
+    /// Moves out the request a `respond` action names (once; `nil` when its slot is gone
+    /// because the connection closed meanwhile).
+    mutating func takeRequest(_ sequence: Int) -> HTTPRequest? {
+        guard let index = slotIndex(sequence) else { return nil }
+        return slots[index].request.take()
+    }
+
     /// Answers arrived, each for the request with that sequence number (in any order).
-    mutating func responsesReady(_ responses: [(sequence: Int, response: HTTPResponse)], at now: DispatchTime) -> [Action] {
-        guard !isClosed else { return take() }
-        for (sequence, response) in responses {
+    /// They are moved out of `responses`, which is left empty with its storage kept.
+    mutating func responsesReady(_ responses: inout [(sequence: Int, response: HTTPResponse)], at now: DispatchTime) -> [Action] {
+        guard !isClosed else {
+            responses.removeAll(keepingCapacity: true)
+            return take()
+        }
+        // Popped from the end: each answer moves into its slot without a copy.
+        while let (sequence, response) = responses.popLast() {
             // A slot is gone when the connection closed meanwhile.
-            guard let index = slots.firstIndex(where: { $0.sequence == sequence }) else { continue }
-            slots[index].response = response
+            guard let index = slotIndex(sequence) else { continue }
+            slots[index].response = consume response
         }
         flush(at: now)
         return take()
+    }
+
+    /// The index of a request's slot: slots hold consecutive sequence numbers (requests are
+    /// appended in order and answered from the front), so it is found by subtraction.
+    private func slotIndex(_ sequence: Int) -> Int? {
+        guard let first = slots.first?.sequence else { return nil }
+        let index = sequence - first
+        return index >= 0 && index < slots.count ? index : nil
     }
 
     /// The kernel took `count` bytes of `pendingOutput`.
@@ -231,11 +265,11 @@ struct ConnectionStateMachine {
             close(reset: false)   // the client stopped reading
         case .head:
             // Slowloris: the head did not arrive in time (RFC 9110 §15.5.9).
-            reject(.headTimedOut)
+            reject(.headTimedOut, head: inbound[min(readIndex, inbound.count)...])
             flush(at: now)
         case .body:
             // A trickled body: reading it is not activity, so it has a deadline of its own.
-            reject(.bodyTimedOut)
+            reject(.bodyTimedOut, head: inbound[min(readIndex, inbound.count)...])
             flush(at: now)
         case .idle:
             close(reset: false)   // idle keep-alive
@@ -281,12 +315,21 @@ struct ConnectionStateMachine {
 
     // MARK: Reading requests
 
-    /// Decodes every complete request in the buffer and hands each on. Bodies are read (and
-    /// dropped) before their request is answered; reading bodies never counts as activity,
-    /// and each body has its own deadline.
+    /// Decodes every complete request in the buffer and hands each on.
     private mutating func processInbound(at now: DispatchTime) {
+        let buffered = inbound   // kept alive while its bytes are read in place
+        readIndex = buffered.withUnsafeBufferPointer { decodeRequests(in: $0, from: readIndex, at: now) }
+        compactInbound()
+    }
+
+    /// Decodes every complete request in `bytes[start...]` and hands each on; returns where
+    /// it stopped (the bytes from there on are not used yet). Bodies are read (and dropped)
+    /// before their request is answered; reading bodies never counts as activity, and each
+    /// body has its own deadline.
+    private mutating func decodeRequests(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, at now: DispatchTime) -> Int {
+        var index = start
         while case .open = phase {
-            guard inbound.count > readIndex else {
+            guard bytes.count > index else {
                 if decoder.phase == .head { deadlines.noHeadPending() }
                 break
             }
@@ -296,15 +339,12 @@ struct ConnectionStateMachine {
                 break
             }
             do {
-                let (event, consumed) = try decoder.decode(inbound, from: readIndex)
-                readIndex += consumed
+                let (event, consumed) = try decoder.decode(UnsafeBufferPointer(rebasing: bytes[index...]))
+                index += consumed
                 switch consume event {
                 case .needMore:
                     if decoder.phase == .head { deadlines.headArriving(at: now) }
-                    if consumed == 0 {
-                        compactInbound()
-                        return
-                    }
+                    if consumed == 0 { return index }
                 case .bodyFollows(let head):
                     deadlines.bodyArriving(at: now)
                     if head.expectsContinue, slots.isEmpty, pendingOutput.isEmpty {
@@ -315,28 +355,30 @@ struct ConnectionStateMachine {
                     head.request.peerAddress = peerAddress
                     let sequence = nextSequence
                     nextSequence += 1
+                    let keepAlive = head.keepAlive
                     slots.append(Slot(
-                        sequence: sequence, isHead: head.request.method == "HEAD", keepAlive: head.keepAlive,
-                        version: head.request.version))
-                    if !head.keepAlive { phase = .draining }
-                    actions.append(.respond(head.request, sequence: sequence))
+                        sequence: sequence, isHead: head.request.method == "HEAD", keepAlive: keepAlive,
+                        version: head.request.version, request: head.takeRequest()))
+                    if !keepAlive { phase = .draining }
+                    actions.append(.respond(sequence: sequence))
                 }
             } catch {
-                reject(error)
+                reject(error, head: Array(UnsafeBufferPointer(rebasing: bytes[min(index, bytes.count)...]))[...])
             }
         }
-        compactInbound()
+        return index
     }
 
     /// Answers a request the decoder refused (or that came too slowly), and stops reading:
     /// nothing after a framing error can be trusted.
-    private mutating func reject(_ error: HTTPParseError) {
+    /// `head` is the refused request's bytes as far as they were read, for the responder.
+    private mutating func reject(_ error: HTTPParseError, head: ArraySlice<UInt8>) {
         let sequence = nextSequence
         nextSequence += 1
         var response = errorResponse(error.status, error.message)
         response.closesConnection = true
-        slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, response: response))
-        actions.append(.refused(status: error.status, head: inbound[min(readIndex, inbound.count)...]))
+        slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, request: nil, response: response))
+        actions.append(.refused(status: error.status, head: head))
         phase = .draining
         deadlines.stopReading()
     }
@@ -344,7 +386,7 @@ struct ConnectionStateMachine {
     /// Drops parsed bytes; an empty buffer gives its storage back, so an idle connection
     /// holds no read buffer.
     private mutating func compactInbound() {
-        if readIndex == inbound.count {
+        if readIndex >= inbound.count {
             inbound = []
             readIndex = 0
         } else if readIndex > 4096 {
@@ -363,13 +405,16 @@ struct ConnectionStateMachine {
             var answered = 0
             var closing = false
             var full = false
-            while answered < slots.count, let response = slots[answered].response {
-                let slot = slots[answered]
+            while answered < slots.count, slots[answered].response != nil {
+                // Moved out of its slot (and put back only if it does not fit yet).
+                let response = slots[answered].response.take()!
                 // While draining, the last answer says `Connection: close`: nothing follows it.
-                closing = response.closesConnection || !slot.keepAlive || response.abortsAfterBodyBytes != nil
+                closing = response.closesConnection || !slots[answered].keepAlive || response.abortsAfterBodyBytes != nil
                     || (isDraining && answered + 1 == slots.count)
-                let serialized = ResponseSerializer.serialize(response, isHead: slot.isHead, closing: closing, version: slot.version)
+                let serialized = ResponseSerializer.serialize(
+                    response, isHead: slots[answered].isHead, closing: closing, version: slots[answered].version)
                 guard pendingOutput.isEmpty || pendingOutput.unsentBytes + serialized.count <= Self.maxUnsentBytes else {
+                    slots[answered].response = consume response
                     closing = false
                     full = true
                     break
