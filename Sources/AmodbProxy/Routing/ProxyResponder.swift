@@ -41,7 +41,7 @@ final class ProxyResponder: HTTPResponder {
         self.clock = clock
     }
 
-    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+    func respond(to request: borrowing HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
         let started = DispatchTime.now().uptimeNanoseconds
         let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
         let (underAPI, amodbRoute) = Self.route(for: request.path)
@@ -50,12 +50,18 @@ final class ProxyResponder: HTTPResponder {
         // is made only for an answer given later. (A closure passed as it is written stays on
         // the stack; one stored in a local first would be allocated for every request.)
         let finishing = Finishing(request, route: route, client: client, started: started, cors: access.cors)
-        let immediate = answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client) { [self] in
-            let deliver = later()
-            return { [self] response in
-                var response = response
-                finish(&response, finishing)
-                deliver(response)
+        // The closure reaches `finishing` through a pointer: capturing it would copy it into
+        // every function the closure is specialized into (three copies a hit), and it is
+        // copied only into a later delivery, which needs its own.
+        let immediate = withUnsafePointer(to: finishing) { finishingPointer in
+            answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client) { [self] in
+                let deliver = later()
+                let finishing = finishingPointer.pointee
+                return { [self] response in
+                    var response = response
+                    finish(&response, finishing)
+                    deliver(response)
+                }
             }
         }
         guard var response = immediate else { return nil }
@@ -74,7 +80,7 @@ final class ProxyResponder: HTTPResponder {
         let client: String
         let started: UInt64
 
-        init(_ request: HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, started: UInt64, cors: CORSPolicy?) {
+        init(_ request: borrowing HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, started: UInt64, cors: CORSPolicy?) {
             method = request.method
             self.route = route
             origin = cors != nil && (route == .trending || route == .movie) ? request.headers["Origin"] : nil
@@ -96,7 +102,7 @@ final class ProxyResponder: HTTPResponder {
     }
 
     private func answer(
-        _ request: HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, underAPI: Bool, client: String,
+        _ request: borrowing HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, underAPI: Bool, client: String,
         later: () -> ResponseDelivery
     ) -> HTTPResponse? {
         if request.method == "OPTIONS", let cors = access.cors, underAPI {
