@@ -284,7 +284,8 @@ extension RequestHeadParser {
 
 /// The method as a string: the usual ones are literals, not built from the bytes.
 private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    for method in ["GET", "HEAD"] where holds(method, bytes) { return method }
+    if holds("GET", bytes) { return "GET" }
+    if holds("HEAD", bytes) { return "HEAD" }
     return String(decoding: bytes, as: UTF8.self)
 }
 
