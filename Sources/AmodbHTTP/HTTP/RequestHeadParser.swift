@@ -113,11 +113,16 @@ struct RequestHeadParser: Sendable {
         lineScanned = 0
         scanned = 0
 
-        var head = try parseRequestLine(UnsafeBufferPointer(rebasing: bytes[headStart..<(lineEnd - 1)]))
+        // The request is built once, from its parts, at the end: one changed in place across
+        // calls that may throw is copied once more on its way out (a retain per string).
+        let line = try parseRequestLine(UnsafeBufferPointer(rebasing: bytes[headStart..<(lineEnd - 1)]))
         let headers = try parseFields(UnsafeBufferPointer(rebasing: bytes[(lineEnd + 1)..<(headEnd - 2)]))
-        head.request.headers = headers
-        try applyFraming(&head)
-        return .complete(head, consumed: headEnd)
+        let framing = try framing(headers, version: line.version)
+        let request = HTTPRequest(
+            method: line.method, target: line.target, path: line.path, query: line.query, version: line.version, headers: headers)
+        return .complete(
+            ParsedHead(request: request, body: framing.body, keepAlive: framing.keepAlive, expectsContinue: framing.expectsContinue),
+            consumed: headEnd)
     }
 
     private func firstLineFeed(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) -> Int? {
@@ -130,7 +135,9 @@ struct RequestHeadParser: Sendable {
     }
 
     /// `method SP request-target SP HTTP-version` with single spaces (RFC 9112 §3).
-    private func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> ParsedHead {
+    private func parseRequestLine(
+        _ line: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParseError) -> (method: String, target: String, path: String, query: [(name: String, value: String)], version: HTTPVersion) {
         if line.first == UInt8(ascii: "P"), line.starts(with: "PRI * HTTP/2.0".utf8) { throw .http2Preface }
         guard let firstSpace = line.firstIndex(of: space) else { throw .malformedRequestLine }
         guard let lastSpace = line.lastIndex(of: space), lastSpace > firstSpace + 1 else { throw .malformedRequestLine }
@@ -156,8 +163,7 @@ struct RequestHeadParser: Sendable {
 
         let targetText = String(decoding: target, as: UTF8.self)
         let (path, query) = try RequestTarget.parse(targetText)
-        let request = HTTPRequest(method: methodName(method), target: targetText, path: path, query: query, version: version)
-        return ParsedHead(request: request, body: .length(0), keepAlive: true, expectsContinue: false)
+        return (methodName(method), targetText, path, query, version)
     }
 
     /// `field-name ":" OWS field-value OWS CRLF`, strictly (RFC 9112 §5, RFC 9110 §5.5).
@@ -197,8 +203,11 @@ struct RequestHeadParser: Sendable {
     }
 
     /// Message framing and connection handling (RFC 9112 §6, §9.3; RFC 9110 §10.1.1).
-    private func applyFraming(_ head: inout ParsedHead) throws(HTTPParseError) {
-        let headers = head.request.headers
+    private func framing(
+        _ headers: HTTPHeaders, version: HTTPVersion
+    ) throws(HTTPParseError) -> (body: BodyFraming, keepAlive: Bool, expectsContinue: Bool) {
+        var body = BodyFraming.length(0)
+        var expectsContinue = false
         // One pass finds which of the framing fields are there; their values are gathered
         // only when they are (a GET carries none of them but `Host`).
         var hosts = 0
@@ -213,10 +222,9 @@ struct RequestHeadParser: Sendable {
             default: break
             }
         }
-        if head.request.version == .http1_1, hosts != 1 { throw .missingHost }
+        if version == .http1_1, hosts != 1 { throw .missingHost }
         if present.isDisjoint(with: [.transferEncoding, .contentLength, .expect, .connection]) {
-            head.keepAlive = head.request.version == .http1_1
-            return
+            return (body, version == .http1_1, false)
         }
         let transferEncodings = present.contains(.transferEncoding) ? headers.values("Transfer-Encoding") : []
         let lengths = present.contains(.contentLength) ? headers.values("Content-Length") : []
@@ -224,8 +232,8 @@ struct RequestHeadParser: Sendable {
             // Both framings at once is the classic smuggling vector (RFC 9112 §6.3 ¶3), and an
             // HTTP/1.0 message with Transfer-Encoding has faulty framing (§6.1): refuse and close.
             guard lengths.isEmpty else { throw .conflictingFraming }
-            guard head.request.version == .http1_1 else { throw .transferEncodingOnHTTP10 }
-            head.body = try Self.transferFraming(transferEncodings)
+            guard version == .http1_1 else { throw .transferEncodingOnHTTP10 }
+            body = try Self.transferFraming(transferEncodings)
         } else if !lengths.isEmpty {
             // Repeated or listed values are accepted only when all are the same number (RFC 9110 §8.6).
             var length: Int?
@@ -239,16 +247,16 @@ struct RequestHeadParser: Sendable {
                     length = value
                 }
             }
-            head.body = .length(length ?? 0)
+            body = .length(length ?? 0)
             if (length ?? 0) > limits.maxBodyBytes { throw .bodyTooLarge }
         }
         if let expectation = headers["Expect"] {
             guard expectation.caseInsensitiveEquals("100-continue") else { throw .unsupportedExpectation }
-            head.expectsContinue = head.body != .length(0)
+            expectsContinue = body != .length(0)
         }
-        switch head.request.version {
-        case .http1_1: head.keepAlive = !headers.containsToken("close", in: "Connection")
-        case .http1_0: head.keepAlive = headers.containsToken("keep-alive", in: "Connection")
+        switch version {
+        case .http1_1: return (body, !headers.containsToken("close", in: "Connection"), expectsContinue)
+        case .http1_0: return (body, headers.containsToken("keep-alive", in: "Connection"), expectsContinue)
         }
     }
 }
