@@ -28,6 +28,10 @@ struct TrustedProxiesTests {
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.1.1.1, 198.51.100.1, 10.0.0.3"]) == "198.51.100.1")
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["garbage"]) == "10.0.0.2")
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: []) == "10.0.0.2")
+        // Only a trusted peer's header is worth reading; with no trusted network, none is.
+        #expect(proxies.mayForward("10.0.0.2"))
+        #expect(!proxies.mayForward("203.0.113.9"))
+        #expect(!TrustedProxies(networks: []).mayForward("10.0.0.2"))
     }
 }
 

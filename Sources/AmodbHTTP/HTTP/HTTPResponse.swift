@@ -24,18 +24,22 @@ public struct HTTPResponse: Sendable {
     /// existential: every copy of a response on the hit path would pay for one. 0 when unset.
     public var annotation: UInt64
 
+    /// A response with everything given at once. (A response built empty and then set
+    /// field by field is copied once more on its way out: a retain and a release of each of
+    /// its arrays and strings, on every hit.)
+    @inlinable
     public init(
-        status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-        closesConnection: Bool = false
+        status: Int, renderedFields: RenderedFields = RenderedFields(), headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [], contentEncoding: String? = nil, closesConnection: Bool = false, annotation: UInt64 = 0
     ) {
         self.status = status
-        self.renderedFields = RenderedFields()
+        self.renderedFields = renderedFields
         self.headers = headers
         self.body = body
-        self.contentEncoding = nil
+        self.contentEncoding = contentEncoding
         self.closesConnection = closesConnection
         self.abortsAfterBodyBytes = nil
-        self.annotation = 0
+        self.annotation = annotation
     }
 
     /// A JSON response.

@@ -41,12 +41,16 @@ struct TrustedProxies: Sendable {
         self.networks = networks
     }
 
+    /// Whether `peer` may name the client in `X-Forwarded-For`: worth reading the header
+    /// for (most proxies trust no peer, and then no request's header is looked at).
+    func mayForward(_ peer: String) -> Bool {
+        !networks.isEmpty && isTrusted(peer)
+    }
+
     /// The client's address: the peer, or, when the peer is trusted, the right-most
     /// address in `X-Forwarded-For` that is not itself a trusted proxy.
-    /// `forwardedFor` is read only when the peer is trusted: most proxies trust none.
-    func clientAddress(peer: String, forwardedFor: @autoclosure () -> [String]) -> String {
-        guard !networks.isEmpty, isTrusted(peer) else { return peer }
-        let forwardedFor = forwardedFor()
+    func clientAddress(peer: String, forwardedFor: [String]) -> String {
+        guard mayForward(peer) else { return peer }
         guard !forwardedFor.isEmpty else { return peer }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { Self.hopAddress($0.trimmingSpaces()) }
         for hop in hops.reversed() {

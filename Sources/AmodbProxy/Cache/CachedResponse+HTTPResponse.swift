@@ -21,19 +21,13 @@ extension CachedResponse {
         case .notAcceptable where status == 200: return Self.notAcceptable(outcome: outcome)
         case .notAcceptable: coding = .identity   // a short negative entry: sent as it is
         }
-        var body = body
-        var tag: String? = status == 200 ? etag : nil
-        var contentEncoding: String?
-        if coding != .identity, let variants, let tags = variantTags, let bytes = variants.bytes(for: coding) {
-            body = bytes
-            contentEncoding = coding.contentEncoding
-            if status == 200 { tag = coding == .gzip ? tags.gzip : tags.br }
-        }
-        var answerStatus = status
-        if let tag, let ifNoneMatch, ConditionalRequest.matches(ifNoneMatch, etag: tag) {
-            answerStatus = 304
-            body = []
-        }
+        // What is sent, each decided once (`let`s, not variables changed in place: see
+        // `HTTPResponse.init`).
+        let variant: (bytes: [UInt8], tags: (gzip: String, br: String))? =
+            coding == .identity ? nil : variants?.bytes(for: coding).flatMap { bytes in variantTags.map { (bytes, $0) } }
+        let tag: String? = status != 200 ? nil : variant.map { coding == .gzip ? $0.tags.gzip : $0.tags.br } ?? etag
+        let notModified = if let tag, let ifNoneMatch { ConditionalRequest.matches(ifNoneMatch, etag: tag) } else { false }
+        let answerStatus = notModified ? 304 : status
         let age = age(at: now)
         let freshFor = max(0, remainingLifetime(age: age))
         // Room for the `Cache-Status` and CORS lines added after these, in the same allocation.
@@ -47,11 +41,9 @@ extension CachedResponse {
             lines.write("Vary: Accept-Encoding\r\n")
             if let tag { lines.line("ETag", tag) }
         }
-        var response = HTTPResponse(status: answerStatus, body: body)
-        response.renderedFields = fields
-        response.contentEncoding = contentEncoding
-        response.cacheOutcome = outcome
-        return response
+        return HTTPResponse(
+            status: answerStatus, renderedFields: fields, body: notModified ? [] : variant?.bytes ?? body,
+            contentEncoding: variant == nil ? nil : coding.contentEncoding, annotation: outcome.annotation)
     }
 
     /// The 406 for a client that refuses every coding the answer has; the proxy's own

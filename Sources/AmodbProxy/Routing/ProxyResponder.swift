@@ -43,7 +43,12 @@ final class ProxyResponder: HTTPResponder {
 
     func respond(to request: borrowing HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
         let started = DispatchTime.now().uptimeNanoseconds
-        let client = access.trustedProxies.clientAddress(peer: request.peerAddress, forwardedFor: request.headers.values("X-Forwarded-For"))
+        // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none), and
+        // here, not in a closure: one that reads the request copies all of it first.
+        let peer = request.peerAddress
+        let client =
+            access.trustedProxies.mayForward(peer)
+            ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For")) : peer
         let (underAPI, amodbRoute) = Self.route(for: request.path)
         let route = Self.routeLabel(for: request.path, route: amodbRoute)
         // The delivery of a later answer captures what finishing needs, not the request: it
