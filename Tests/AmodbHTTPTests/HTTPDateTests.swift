@@ -51,4 +51,24 @@ struct HTTPDateTests {
         DecimalDigits.append(value, to: &output)
         #expect(String(decoding: output, as: UTF8.self) == String(value))
     }
+
+    @Test("The clocks read the system's time: the coarse second is never ahead, at most a tick behind")
+    func clocksReadTheSystemsTime() {
+        var before = timespec()
+        clock_gettime(CLOCK_REALTIME, &before)
+        let coarse = Clocks.coarseEpochSeconds()
+        var after = timespec()
+        clock_gettime(CLOCK_REALTIME, &after)
+        // A tick is at most 10 ms (HZ=100): the coarse second is this one or the one before.
+        #expect(coarse <= after.tv_sec)
+        #expect(coarse >= before.tv_sec - 1)
+
+        var monotonic = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        let first = Clocks.uptimeNanoseconds()
+        let second = Clocks.uptimeNanoseconds()
+        #expect(first >= UInt64(monotonic.tv_sec) * 1_000_000_000 + UInt64(monotonic.tv_nsec))
+        #expect(second >= first)
+        #expect(second - first < 1_000_000_000)
+    }
 }

@@ -41,6 +41,7 @@ sources=(
     "$http/RenderedFields.swift"
     "$http/DecimalDigits.swift"
     "$http/ThreadDate.swift"
+    "$http/Clocks.swift"
     "$http/RequestDecoder.swift"
     "$http/RequestHeadParser.swift"
     "$http/ChunkedBodyParser.swift"

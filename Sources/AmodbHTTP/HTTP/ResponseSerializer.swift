@@ -28,9 +28,9 @@ enum ResponseSerializer {
     private static let okLine: StaticString = "HTTP/1.1 200 OK\r\n"
 
     /// The status line, fields and framing as bytes, and (unless `isHead`) the body to follow.
-    /// The current second is read here, for the `Date` field.
+    /// The current second is read here (as of the clock's last tick), for the `Date` field.
     static func serialize(_ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion) -> SerializedResponse {
-        serialize(response, isHead: isHead, closing: closing, version: version, now: HTTPDate.nowEpochSeconds())
+        serialize(response, isHead: isHead, closing: closing, version: version, now: Clocks.coarseEpochSeconds())
     }
 
     /// The same at `now` (seconds since 1970), which dates the answer.
@@ -87,13 +87,6 @@ enum ResponseSerializer {
 /// (no `gmtime_r`, which takes glibc's time-zone lock) and kept for the rest of the second
 /// by each thread for itself: the event loops share no cache and no lock for it.
 enum HTTPDate {
-    /// Seconds since 1970 now.
-    static func nowEpochSeconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return now.tv_sec
-    }
-
     /// The field's length: `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n`.
     static let fieldLength = 37
 

@@ -144,6 +144,9 @@ final class Connection: @unchecked Sendable {
             swap(&ready, &spareReady)
         }
         absorb(first, into: &work)
+        // One clock read for the pass: what it reads, writes and answers happens within
+        // microseconds, and the machine's deadlines are seconds.
+        let now = DispatchTime.now()
         var wantsWrite = false
         while true {
             var index = 0
@@ -153,7 +156,7 @@ final class Connection: @unchecked Sendable {
                 if closed { continue }
                 switch action {
                 case .read(let limit):
-                    absorb(read(upTo: limit), into: &work)
+                    absorb(read(upTo: limit, at: now), into: &work)
                 case .discardInput:
                     absorb(discardInput(), into: &work)
                 case .respond(let sequence):
@@ -202,10 +205,10 @@ final class Connection: @unchecked Sendable {
             }
             work.removeAll(keepingCapacity: true)
             if !ready.isEmpty {
-                absorb(machine.responsesReady(&ready, at: .now()), into: &work)
+                absorb(machine.responsesReady(&ready, at: now), into: &work)
             } else if wantsWrite {
                 wantsWrite = false
-                absorb(write(), into: &work)
+                absorb(write(at: now), into: &work)
             } else {
                 break
             }
@@ -221,17 +224,17 @@ final class Connection: @unchecked Sendable {
     }
 
     /// One read into the loop's read buffer, reported to the machine.
-    private func read(upTo limit: Int) -> [ConnectionStateMachine.Action] {
+    private func read(upTo limit: Int, at now: DispatchTime) -> [ConnectionStateMachine.Action] {
         let buffer = UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[..<min(limit, loop.readBuffer.count)])
         do {
             switch try Syscalls.read(fd, into: buffer) {
             case .wouldBlock:
                 return []
             case .done(0):
-                return machine.endOfInput(at: .now())
+                return machine.endOfInput(at: now)
             case .done(let count):
                 reads.add(1, ordering: .relaxed)
-                let actions = machine.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: .now())
+                let actions = machine.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: now)
                 // Published before the count, so whoever sees the bytes read sees their effect.
                 publishReclaimable()
                 received.add(count, ordering: .relaxed)
@@ -257,14 +260,14 @@ final class Connection: @unchecked Sendable {
     }
 
     /// One `sendmsg` of the pending output, reported to the machine.
-    private func write() -> [ConnectionStateMachine.Action] {
+    private func write(at now: DispatchTime) -> [ConnectionStateMachine.Action] {
         guard !machine.isClosed else { return [] }
         owner.probe.noteUnsent(machine.pendingOutput.unsentBytes)
         sends.add(1, ordering: .relaxed)
         do {
             switch try machine.pendingOutput.send(to: fd) {
-            case .done(let sent): return machine.didWrite(sent, at: .now())
-            case .wouldBlock: return machine.writeWouldBlock(at: .now())
+            case .done(let sent): return machine.didWrite(sent, at: now)
+            case .wouldBlock: return machine.writeWouldBlock(at: now)
             }
         } catch {
             return machine.peerLeft()   // EPIPE / ECONNRESET: the peer left

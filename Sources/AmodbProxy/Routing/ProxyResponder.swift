@@ -1,7 +1,6 @@
 import AmodbCompression
 import AmodbHTTP
 import AmodbModels
-import Dispatch
 import Synchronization
 
 /// The proxy's routes: `/healthz`, `/readyz`, `/metrics`, and under `/3` exactly the
@@ -42,7 +41,7 @@ final class ProxyResponder: HTTPResponder {
     }
 
     func respond(to request: borrowing HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = Clocks.uptimeNanoseconds()
         // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none), and
         // here, not in a closure: one that reads the request copies all of it first.
         let peer = request.peerAddress
@@ -184,7 +183,7 @@ final class ProxyResponder: HTTPResponder {
     }
 
     private func record(_ response: HTTPResponse, _ finishing: Finishing) {
-        let nanoseconds = DispatchTime.now().uptimeNanoseconds - finishing.started
+        let nanoseconds = Clocks.uptimeNanoseconds() - finishing.started
         let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
         metrics.recordRequest(route: finishing.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9)
         let bytes = finishing.method == "HEAD" ? 0 : response.body.count
