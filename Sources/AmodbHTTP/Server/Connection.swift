@@ -129,7 +129,7 @@ final class Connection: @unchecked Sendable {
     /// Performs the machine's actions, and those that follow from them, until none is left.
     /// Answers given at once are gathered and handed back together, and the output is
     /// written once they are all in.
-    private func perform(_ first: [ConnectionStateMachine.Action]) {
+    private func perform(_ first: consuming [ConnectionStateMachine.Action]) {
         dispatchPrecondition(condition: .onQueue(queue))
         // Worked on as locals (one exclusivity check each, not one per use), then put back.
         var work: [ConnectionStateMachine.Action] = []
@@ -218,7 +218,7 @@ final class Connection: @unchecked Sendable {
 
     /// Queues actions the machine handed out, and hands their array back to it for reuse.
     private func absorb(_ handedOut: consuming [ConnectionStateMachine.Action], into work: inout [ConnectionStateMachine.Action]) {
-        var actions = handedOut
+        var actions = consume handedOut
         work.append(contentsOf: actions)
         machine.recycle(&actions)
     }
