@@ -173,21 +173,28 @@ struct RequestHeadParser: Sendable {
         swap(&fields, &previousFields)
         var count = 0
         var lineStart = 0
+        // Each line is read once: the name up to its colon, the value up to the CR. The head's
+        // scan already refused a CR or LF that is not part of a CRLF, so the first CR ends the line.
         while lineStart < block.count {
-            guard let lf = firstLineFeed(block, from: lineStart, end: block.count) else { throw .malformedHeader }
-            guard lf > lineStart, block[lf - 1] == cr else { throw .malformedHeader }
-            let line = UnsafeBufferPointer(rebasing: block[lineStart..<(lf - 1)])
-            lineStart = lf + 1
-            guard let first = line.first else { throw .malformedHeader }
+            let first = block[lineStart]
             if first == space || first == tab { throw .obsoleteLineFolding }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { throw .malformedHeader }
-            let name = UnsafeBufferPointer(rebasing: line[..<colon])
-            guard name.allSatisfy(isTokenByte) else { throw .malformedHeader }   // also: no space before the colon
-            var valueStart = colon + 1, valueEnd = line.count
-            while valueStart < valueEnd, line[valueStart] == space || line[valueStart] == tab { valueStart += 1 }
-            while valueEnd > valueStart, line[valueEnd - 1] == space || line[valueEnd - 1] == tab { valueEnd -= 1 }
-            let value = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
-            guard value.allSatisfy({ $0 == tab || ($0 >= 0x20 && $0 != 0x7F) }) else { throw .malformedHeader }
+            var index = lineStart
+            while index < block.count, isTokenByte(block[index]) { index += 1 }   // also: no space before the colon
+            guard index > lineStart, index < block.count, block[index] == colon else { throw .malformedHeader }
+            let name = UnsafeBufferPointer(rebasing: block[lineStart..<index])
+            index += 1
+            while index < block.count, block[index] == space || block[index] == tab { index += 1 }
+            let valueStart = index
+            while index < block.count, block[index] != cr {
+                let byte = block[index]
+                guard byte == tab || (byte >= 0x20 && byte != 0x7F) else { throw .malformedHeader }
+                index += 1
+            }
+            guard index + 1 < block.count, block[index + 1] == lf else { throw .malformedHeader }
+            var valueEnd = index
+            while valueEnd > valueStart, block[valueEnd - 1] == space || block[valueEnd - 1] == tab { valueEnd -= 1 }
+            let value = UnsafeBufferPointer(rebasing: block[valueStart..<valueEnd])
+            lineStart = index + 2
             if count < fields.count {
                 if !holds(fields[count].name, name) { fields[count].name = String(decoding: name, as: UTF8.self) }
                 if !holds(fields[count].value, value) { fields[count].value = String(decoding: value, as: UTF8.self) }
@@ -308,6 +315,7 @@ private let cr = UInt8(ascii: "\r")
 private let lf = UInt8(ascii: "\n")
 private let space = UInt8(ascii: " ")
 private let tab = UInt8(ascii: "\t")
+private let colon = UInt8(ascii: ":")
 
 private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
