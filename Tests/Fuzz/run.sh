@@ -42,6 +42,7 @@ sources=(
     "$http/DecimalDigits.swift"
     "$http/ThreadDate.swift"
     "$http/Clocks.swift"
+    "$http/CivilTime.swift"
     "$http/RequestDecoder.swift"
     "$http/RequestHeadParser.swift"
     "$http/ChunkedBodyParser.swift"

@@ -110,46 +110,28 @@ enum HTTPDate {
     /// Writes the field for `epochSeconds` into `field` (`fieldLength` bytes). Years outside
     /// 0…9999 are clamped.
     static func render(epochSeconds: Int, into field: UnsafeMutableBufferPointer<UInt8>) {
-        let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
-        let secondOfDay = epochSeconds - days * 86_400
-        let weekday = ((days % 7) + 11) % 7   // 1970-01-01 was a Thursday (4); Sunday is 0
-        let (year, month, day) = civil(daysSince1970: days)
+        let time = CivilTime(epochSeconds: epochSeconds)
         copy("Date: ", into: field, at: 0)
-        copy(dayNames, range: weekday * 3, count: 3, into: field, at: 6)
+        copy(dayNames, range: time.weekday * 3, count: 3, into: field, at: 6)
         field[9] = UInt8(ascii: ",")
         field[10] = UInt8(ascii: " ")
-        two(day, into: field, at: 11)
+        two(time.day, into: field, at: 11)
         field[13] = UInt8(ascii: " ")
-        copy(monthNames, range: (month - 1) * 3, count: 3, into: field, at: 14)
+        copy(monthNames, range: (time.month - 1) * 3, count: 3, into: field, at: 14)
         field[17] = UInt8(ascii: " ")
-        let clamped = min(max(year, 0), 9999)
-        two(clamped / 100, into: field, at: 18)
-        two(clamped % 100, into: field, at: 20)
+        two(time.year / 100, into: field, at: 18)
+        two(time.year % 100, into: field, at: 20)
         field[22] = UInt8(ascii: " ")
-        two(secondOfDay / 3600, into: field, at: 23)
+        two(time.hour, into: field, at: 23)
         field[25] = UInt8(ascii: ":")
-        two(secondOfDay / 60 % 60, into: field, at: 26)
+        two(time.minute, into: field, at: 26)
         field[28] = UInt8(ascii: ":")
-        two(secondOfDay % 60, into: field, at: 29)
+        two(time.second, into: field, at: 29)
         copy(" GMT\r\n", into: field, at: 31)
     }
 
     private static let dayNames: StaticString = "SunMonTueWedThuFriSat"
     private static let monthNames: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
-
-    /// Year, month (1…12) and day (1…31) of a day counted from 1970-01-01, in the proleptic
-    /// Gregorian calendar (Howard Hinnant's `civil_from_days`).
-    static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153   // March is 0
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 
     private static func two(_ value: Int, into field: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
         field[index] = UInt8(ascii: "0") + UInt8(value / 10)

@@ -1,3 +1,4 @@
+import AmodbHTTP
 import Glibc
 
 /// `2026-11-29T20:39:05.123Z` for log lines, written as bytes. A value keeps the date
@@ -42,29 +43,27 @@ struct LogTime {
     }
 
     private mutating func format(_ second: Int) {
-        var seconds = time_t(second)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let time = CivilTime(epochSeconds: second)
         prefix.removeAll(keepingCapacity: true)
-        func digits(_ value: Int32, _ width: Int) {
-            var divisor: Int32 = 1
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
             for _ in 1..<width { divisor *= 10 }
             while divisor > 0 {
                 prefix.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
                 divisor /= 10
             }
         }
-        digits(parts.tm_year + 1900, 4)
+        digits(time.year, 4)
         prefix.append(UInt8(ascii: "-"))
-        digits(parts.tm_mon + 1, 2)
+        digits(time.month, 2)
         prefix.append(UInt8(ascii: "-"))
-        digits(parts.tm_mday, 2)
+        digits(time.day, 2)
         prefix.append(UInt8(ascii: "T"))
-        digits(parts.tm_hour, 2)
+        digits(time.hour, 2)
         prefix.append(UInt8(ascii: ":"))
-        digits(parts.tm_min, 2)
+        digits(time.minute, 2)
         prefix.append(UInt8(ascii: ":"))
-        digits(parts.tm_sec, 2)
+        digits(time.second, 2)
         self.second = second
     }
 }
