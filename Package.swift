@@ -18,13 +18,15 @@ let package = Package(
         .target(name: "AmodbModels"),
         // async/await client over URLSession, for apps (iOS, macOS) and for the tests.
         .target(name: "AmodbClient", dependencies: ["AmodbModels"]),
-        // A raw-socket HTTP/1.1 server on Dispatch (sockets, parser, connections, event loops);
+        // A raw-socket HTTP/1.1 server on Dispatch (parser, connections, event loops, on AmodbSockets);
         // knows nothing of amodb: the application answers requests and words its errors.
-        .target(name: "AmodbHTTP", dependencies: ["CSystemShims"]),
+        .target(name: "AmodbHTTP", dependencies: ["AmodbSockets", "CSystemShims"]),
         // The proxy: routing, cache, upstream fetcher, on the AmodbHTTP server.
         .target(name: "AmodbProxy", dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4, posix_spawn's _np actions).
         .target(name: "CSystemShims"),
+        // The libc socket calls, shared by the HTTP server and the Redis client.
+        .target(name: "AmodbSockets", dependencies: ["CSystemShims"]),
         // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders.
         .target(name: "AmodbCompression", dependencies: ["CZlib", "CBrotli"]),
         // The system's zlib (Debian zlib1g-dev; the toolchain already depends on it).
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "AmodbSandbox", dependencies: ["AmodbHTTP", "AmodbModels"]),
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
         // that share one cache and one budget (issue 13); knows nothing of the proxy.
-        .target(name: "AmodbRedis", dependencies: ["CSystemShims"]),
+        .target(name: "AmodbRedis", dependencies: ["AmodbSockets"]),
         // Starts and stops a real redis-server on a free port, for the tests that need one.
         .target(name: "AmodbRedisTestSupport", dependencies: ["AmodbRedis", "AmodbTestSupport"]),
         // main only: load configuration, start, wait for signals.

@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 import Glibc
 import Synchronization

@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 
 /// One event loop: a serial queue, and one readiness set (an epoll set of our own) that

@@ -1,3 +1,4 @@
+import AmodbSockets
 import CSystemShims
 import Dispatch
 import Glibc

@@ -1,3 +1,4 @@
+public import AmodbSockets
 import Dispatch
 import Glibc
 import Synchronization

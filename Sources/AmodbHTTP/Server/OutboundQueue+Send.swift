@@ -1,3 +1,4 @@
+import AmodbSockets
 import Glibc
 
 extension OutboundQueue {

@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 
 /// Where a command's reply (or its failure) goes. Called once, on the connection's queue.
@@ -60,7 +61,7 @@ final class RedisConnection: @unchecked Sendable {
     /// Counts connection attempts, so a resolver answer for an abandoned attempt is ignored.
     private var attempt = 0
     /// Addresses of the host not tried yet in this attempt.
-    private var untriedAddresses: ArraySlice<RedisSocketAddress> = []
+    private var untriedAddresses: ArraySlice<SocketAddress> = []
     private var parser: RESPParser
     private var outbound: [UInt8] = []
     private var writeIndex = 0
@@ -198,10 +199,10 @@ final class RedisConnection: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let socket, writeIndex < outbound.count else { return }
         while writeIndex < outbound.count {
-            let outcome: RedisIO<Int>
+            let outcome: IOOutcome<Int>
             do {
-                outcome = try outbound.withUnsafeBytes { (all) throws(RedisSocketError) -> RedisIO<Int> in
-                    try RedisSyscalls.send(socket.fd, UnsafeRawBufferPointer(rebasing: all[writeIndex...]))
+                outcome = try outbound.withUnsafeBytes { (all) throws(SyscallError) -> IOOutcome<Int> in
+                    try Syscalls.send(socket.fd, UnsafeRawBufferPointer(rebasing: all[writeIndex...]))
                 }
             } catch {
                 return fail(.connectionClosed)
@@ -231,7 +232,7 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    private func resolved(_ result: Result<[RedisSocketAddress], RedisSocketError>, attempt current: Int) {
+    private func resolved(_ result: Result<[SocketAddress], SyscallError>, attempt current: Int) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard current == attempt, case .connecting = state else { return }
         switch result {
@@ -246,22 +247,22 @@ final class RedisConnection: @unchecked Sendable {
 
     /// Connects to the next address the name resolved to (`localhost` may give `::1` first
     /// while Redis listens on 127.0.0.1 only); fails once none is left.
-    private func connectNextAddress(after failure: RedisSocketError? = nil) {
+    private func connectNextAddress(after failure: SyscallError? = nil) {
         socket?.close()
         socket = nil
         guard let address = untriedAddresses.popFirst() else {
             return fail(.unavailable(failure?.description ?? "no address for \(configuration.endpoint.host)"))
         }
         do {
-            let fd = try RedisSyscalls.socket(domain: address.family)
+            let fd = try Syscalls.socket(domain: address.family)
             let socket = RedisSocket(
                 fd: fd, queue: queue,
                 onReadable: { [weak self] in self?.readable() },
                 onWritable: { [weak self] in self?.writable() }
             )
             self.socket = socket
-            try RedisSyscalls.setNoDelay(fd)
-            switch try RedisSyscalls.connect(fd, address) {
+            Syscalls.disableNagle(fd)
+            switch try Syscalls.connect(fd, address) {
             case .done: startHandshake()
             case .wouldBlock: socket.watchWritable(true)
             }
@@ -276,8 +277,8 @@ final class RedisConnection: @unchecked Sendable {
         guard let socket else { return }
         socket.watchWritable(false)
         do {
-            let code = try RedisSyscalls.pendingError(socket.fd)
-            guard code == 0 else { return connectNextAddress(after: RedisSocketError("connect", code)) }
+            let code = try Syscalls.pendingError(socket.fd)
+            guard code == 0 else { return connectNextAddress(after: SyscallError("connect", code)) }
             startHandshake()
         } catch {
             connectNextAddress(after: error)
@@ -331,11 +332,11 @@ final class RedisConnection: @unchecked Sendable {
     private func readable() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let socket else { return }
-        let outcome: RedisIO<Int>
+        let outcome: IOOutcome<Int>
         do {
             outcome = try withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) {
-                (buffer) throws(RedisSocketError) -> RedisIO<Int> in
-                let outcome = try RedisSyscalls.read(socket.fd, into: buffer)
+                (buffer) throws(SyscallError) -> IOOutcome<Int> in
+                let outcome = try Syscalls.read(socket.fd, into: buffer)
                 if case .done(let count) = outcome, count > 0 {
                     parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
                 }

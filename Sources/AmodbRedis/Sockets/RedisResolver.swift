@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 import Glibc
 
@@ -8,14 +9,14 @@ enum RedisResolver {
     /// Calls `completion` on `queue` with the addresses of `host`, or the failure.
     static func resolve(
         host: String, port: Int, queue: DispatchQueue,
-        completion: @escaping @Sendable (Result<[RedisSocketAddress], RedisSocketError>) -> Void
+        completion: @escaping @Sendable (Result<[SocketAddress], SyscallError>) -> Void
     ) {
-        if let literal = RedisSocketAddress(literal: host, port: port) {
+        if let literal = SocketAddress(host: host, port: port) {
             queue.async { completion(.success([literal])) }
             return
         }
         let started = startThread {
-            let result = Result { () throws(RedisSocketError) in try RedisSyscalls.resolve(host: host, port: port) }
+            let result = Result { () throws(SyscallError) in try Syscalls.resolve(host: host, port: port) }
             queue.async { completion(result) }
         }
         if let failure = started {
@@ -31,7 +32,7 @@ enum RedisResolver {
 
     /// `pthread_create(3)` of a detached thread running `body`; the error if it could not start.
     /// (Foundation's `Thread` would do, but this module stays free of Foundation.)
-    private static func startThread(_ body: @escaping @Sendable () -> Void) -> RedisSocketError? {
+    private static func startThread(_ body: @escaping @Sendable () -> Void) -> SyscallError? {
         let work = Unmanaged.passRetained(Work(body)).toOpaque()
         var thread = pthread_t()
         let code = pthread_create(&thread, nil, { raw in
@@ -41,7 +42,7 @@ enum RedisResolver {
         }, work)
         guard code == 0 else {
             Unmanaged<Work>.fromOpaque(work).release()
-            return RedisSocketError("pthread_create", code)
+            return SyscallError("pthread_create", code)
         }
         pthread_detach(thread)
         return nil

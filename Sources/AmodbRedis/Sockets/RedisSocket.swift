@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 
 /// One TCP connection's fd and its two Dispatch sources, confined to the owning
@@ -61,6 +62,6 @@ final class RedisSocket: @unchecked Sendable {
     private func sourceCancelled() {
         dispatchPrecondition(condition: .onQueue(queue))
         liveSources -= 1
-        if liveSources == 0 { RedisSyscalls.close(fd) }
+        if liveSources == 0 { Syscalls.close(fd) }
     }
 }

@@ -1,13 +1,14 @@
-import Glibc
+package import Glibc
 
-/// An IPv4 or IPv6 socket address, built from a literal or read back from the kernel.
-struct SocketAddress {
+/// An IPv4 or IPv6 socket address: parsed from a literal, read back from the kernel, or
+/// copied from `getaddrinfo`.
+package struct SocketAddress: Sendable {
     private var storage = sockaddr_storage()
     /// The address family, `AF_INET` or `AF_INET6`.
-    let family: Int32
+    package let family: Int32
 
     /// Parses an IP literal (`127.0.0.1`, `::1`, `0.0.0.0`); `nil` for anything else.
-    init?(host: String, port: Int) {
+    package init?(host: String, port: Int) {
         guard (0...65535).contains(port) else { return nil }
         var v4 = sockaddr_in()
         if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
@@ -36,18 +37,27 @@ struct SocketAddress {
         return storage
     }
 
-    init(_ storage: sockaddr_storage) {
+    package init(_ storage: sockaddr_storage) {
         self.storage = storage
         self.family = Int32(storage.ss_family)
     }
 
+    /// Copies an address `getaddrinfo` returned; `nil` for a family other than IPv4 or IPv6.
+    package init?(_ address: UnsafeMutablePointer<sockaddr>?, length: socklen_t) {
+        guard let address, Int(length) <= MemoryLayout<sockaddr_storage>.size,
+              Int32(address.pointee.sa_family) == AF_INET || Int32(address.pointee.sa_family) == AF_INET6
+        else { return nil }
+        withUnsafeMutableBytes(of: &storage) { raw in raw.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(length))) }
+        family = Int32(address.pointee.sa_family)
+    }
+
     /// The size of the concrete address structure.
-    var length: socklen_t {
+    package var length: socklen_t {
         socklen_t(family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
     }
 
     /// The port, in host byte order.
-    var port: Int {
+    package var port: Int {
         withUnsafeBytes(of: storage) { raw in
             if family == AF_INET6 { Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)) }
             else { Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)) }
@@ -55,7 +65,7 @@ struct SocketAddress {
     }
 
     /// The address as text, e.g. `127.0.0.1` or `::1`.
-    var host: String {
+    package var host: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         withUnsafeBytes(of: storage) { raw in
             if family == AF_INET6 {
@@ -71,7 +81,7 @@ struct SocketAddress {
     }
 
     /// Calls `body` with the address as a `sockaddr` pointer.
-    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SyscallError) -> R) throws(SyscallError) -> R {
+    package func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SyscallError) -> R) throws(SyscallError) -> R {
         var copy = storage
         let length = self.length
         return try withUnsafePointer(to: &copy) { (pointer) throws(SyscallError) -> R in
