@@ -30,4 +30,25 @@ struct ProxyMetricsTests {
             #expect(try samples.value("amodb_proxy_response_bytes_total", ["encoding": coding]) == bytes)
         }
     }
+
+    @Test func durationsLandInTheirBucketsAndTheCountIsTheirTotal() throws {
+        let metrics = ProxyMetrics()
+        // At a bound, between bounds, and above every bound (only +Inf holds it).
+        for seconds in [0.0005, 0.003, 0.003, 42.0] {
+            metrics.recordRequest(route: .trending, status: 200, cache: .hit, seconds: seconds)
+        }
+        let samples = try PrometheusSamples(metrics.render())
+        let route = ["route": "/3/trending/{media_type}/{time_window}"]
+        func bucket(_ le: String) throws -> Double {
+            try samples.value("amodb_proxy_request_duration_seconds_bucket", route.merging(["le": le]) { $1 })
+        }
+        #expect(try bucket("0.0005") == 1)
+        #expect(try bucket("0.0025") == 1)
+        #expect(try bucket("0.005") == 3)
+        #expect(try bucket("10") == 3)
+        #expect(try bucket("+Inf") == 4)
+        #expect(try samples.value("amodb_proxy_request_duration_seconds_count", route) == 4)
+        let sum = try samples.value("amodb_proxy_request_duration_seconds_sum", route)
+        #expect(abs(sum - 42.0065) < 0.000_01)
+    }
 }

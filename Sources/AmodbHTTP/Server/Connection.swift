@@ -58,6 +58,8 @@ final class Connection: @unchecked Sendable {
     private let reclaimable = Atomic<UInt64>(0)
     /// Set while the server has chosen this connection to close for a newcomer.
     private let evictionClaimed = Atomic<Bool>(false)
+    // These three have one writer, this connection's queue, and are read from anywhere: they
+    // grow by a relaxed load and store (`increase(by:)`), not a locked add per request.
     /// Bytes read off the socket so far (package-visible, so tests wait on it instead of sleeping).
     private let received = Atomic<Int>(0)
     /// Reads that brought bytes, and `sendmsg` calls: what shows that pipelined requests
@@ -234,11 +236,11 @@ final class Connection: @unchecked Sendable {
             case .done(0):
                 return machine.endOfInput(at: now)
             case .done(let count):
-                reads.add(1, ordering: .relaxed)
+                reads.increase(by: 1)
                 let actions = machine.bytesRead(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: now)
                 // Published before the count, so whoever sees the bytes read sees their effect.
                 publishReclaimable()
-                received.add(count, ordering: .relaxed)
+                received.increase(by: count)
                 return actions
             }
         } catch {
@@ -251,7 +253,7 @@ final class Connection: @unchecked Sendable {
         while true {
             switch try? Syscalls.read(fd, into: loop.readBuffer) {
             case .done(let count) where count > 0:
-                received.add(count, ordering: .relaxed)
+                received.increase(by: count)
             case .wouldBlock:
                 return []
             default:
@@ -264,7 +266,7 @@ final class Connection: @unchecked Sendable {
     private func write(at now: DispatchTime) -> [ConnectionStateMachine.Action] {
         guard !machine.isClosed else { return [] }
         owner.probe.noteUnsent(machine.pendingOutput.unsentBytes)
-        sends.add(1, ordering: .relaxed)
+        sends.increase(by: 1)
         do {
             switch try machine.pendingOutput.send(to: fd) {
             case .done(let sent): return machine.didWrite(sent, at: now)
@@ -366,5 +368,13 @@ final class Connection: @unchecked Sendable {
         guard liveSources == 0 else { return }
         Syscalls.close(fd)
         owner.connectionDidClose(self)
+    }
+}
+
+extension Atomic where Value == Int {
+    /// Adds `amount` for a counter only one thread ever writes: a load and a store, which
+    /// readers elsewhere see whole, without the locked read-modify-write of `add`.
+    fileprivate func increase(by amount: Int) {
+        store(load(ordering: .relaxed) &+ amount, ordering: .relaxed)
     }
 }

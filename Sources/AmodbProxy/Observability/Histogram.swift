@@ -1,9 +1,11 @@
 /// A Prometheus histogram of durations with fixed bucket bounds, lock-free: one atomic
-/// per bucket, plus the sum (in microseconds) and the count.
+/// per bucket (the last for observations above every bound) and one for the sum (in
+/// microseconds). The count is the buckets' total, so an observation costs two atomic
+/// adds, and a snapshot's count always agrees with its buckets.
 final class Histogram: Sendable {
     /// Upper bounds, in seconds (the `le` labels), ascending; `+Inf` is implied.
     let bounds: [Double]
-    private let counters: AtomicCounters   // buckets…, sum in µs, count
+    private let counters: AtomicCounters   // buckets…, above every bound, sum in µs
 
     /// Latency bounds from half a millisecond to ten seconds.
     static let latencyBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -15,9 +17,8 @@ final class Histogram: Sendable {
 
     /// Records one observation.
     func observe(seconds: Double) {
-        if let bucket = bounds.firstIndex(where: { seconds <= $0 }) { counters.add(bucket) }
-        counters.add(bounds.count, Int((seconds * 1_000_000).rounded()))
-        counters.add(bounds.count + 1)
+        counters.add(bounds.firstIndex(where: { seconds <= $0 }) ?? bounds.count)
+        counters.add(bounds.count + 1, Int((seconds * 1_000_000).rounded()))
     }
 
     /// Cumulative counts per bound (as Prometheus wants them), the sum in seconds, the count.
@@ -27,6 +28,6 @@ final class Histogram: Sendable {
             running += counters.value(index)
             return running
         }
-        return (cumulative, Double(counters.value(bounds.count)) / 1_000_000, counters.value(bounds.count + 1))
+        return (cumulative, Double(counters.value(bounds.count + 1)) / 1_000_000, running + counters.value(bounds.count))
     }
 }
