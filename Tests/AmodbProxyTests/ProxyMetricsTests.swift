@@ -51,4 +51,21 @@ struct ProxyMetricsTests {
         let sum = try samples.value("amodb_proxy_request_duration_seconds_sum", route)
         #expect(abs(sum - 42.0065) < 0.000_01)
     }
+
+    @Test func countsFromEveryLaneAddUp() async {
+        // Two loops, each the single writer of its lane, while other threads add to the
+        // shared lane at the same time (an index past the lanes counts there too).
+        let counters = AtomicCounters(count: 3, loopLanes: 2)
+        await withTaskGroup(of: Void.self) { group in
+            for loop in [0, 1] {
+                group.addTask { for _ in 0..<10_000 { counters.add(1, 2, loop: loop) } }
+            }
+            for loop in [nil, nil, 7, -1] as [Int?] {
+                group.addTask { for _ in 0..<10_000 { counters.add(1, loop: loop) } }
+            }
+        }
+        #expect(counters.value(1) == 2 * 10_000 * 2 + 4 * 10_000)
+        #expect(counters.value(0) == 0)
+        #expect(counters.value(2) == 0)
+    }
 }

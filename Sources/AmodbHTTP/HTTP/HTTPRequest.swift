@@ -21,6 +21,11 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The peer's address (`127.0.0.1`), for logs and per-client limits.
     public var peerAddress: String
+    /// The index of the event loop answering this request (0 ..< `HTTPServer.eventLoopCount()`),
+    /// while the responder runs on that loop's queue, within `respond(to:later:)`: bookkeeping
+    /// kept per loop then has a single writer and needs no lock. `nil` for a request the
+    /// server did not read (tests), and never valid in a later delivery, which runs elsewhere.
+    public var loopIndex: Int?
 
     public init(
         method: String, target: String, path: String, query: [(name: String, value: String)],
@@ -33,6 +38,7 @@ public struct HTTPRequest: Sendable {
         self.version = version
         self.headers = headers
         self.peerAddress = peerAddress
+        self.loopIndex = nil
     }
 
     /// The first value of a query parameter.

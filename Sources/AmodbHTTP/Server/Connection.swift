@@ -163,7 +163,8 @@ final class Connection: @unchecked Sendable {
                 case .discardInput:
                     absorb(discardInput(), into: &work)
                 case .respond(let sequence):
-                    guard let request = machine.takeRequest(sequence) else { continue }
+                    guard var request = machine.takeRequest(sequence) else { continue }
+                    request.loopIndex = loop.index
                     let immediate = owner.responder.respond(to: request) { [self] in
                         { [self] response in
                             queue.async {

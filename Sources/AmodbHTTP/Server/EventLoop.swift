@@ -32,9 +32,14 @@ final class EventLoop: @unchecked Sendable {
     private let source: any DispatchSourceRead
     private let probe: ServerProbe
 
-    /// A loop whose queue targets `target`; reports its wake-ups to `probe`.
-    init(label: String, target: DispatchQueue, probe: ServerProbe) throws(SyscallError) {
-        let queue = DispatchQueue(label: label, target: target)
+    /// Its position among the server's loops (0 ..< `HTTPServer.eventLoopCount()`): what a
+    /// request answered on its queue carries as `HTTPRequest.loopIndex`.
+    let index: Int
+
+    /// Loop number `index`, whose queue targets `target`; reports its wake-ups to `probe`.
+    init(index: Int, target: DispatchQueue, probe: ServerProbe) throws(SyscallError) {
+        let queue = DispatchQueue(label: "amodb-proxy.loop-\(index)", target: target)
+        self.index = index
         let epollFD = try Syscalls.epollCreate()
         self.queue = queue
         self.epollFD = epollFD

@@ -19,7 +19,7 @@ final class EventLoops: Sendable {
         let target = DispatchQueue.global(qos: .userInitiated)
         var loops: [EventLoop] = []
         for index in 0..<max(1, count) {
-            loops.append(try EventLoop(label: "amodb-proxy.loop-\(index)", target: target, probe: probe))
+            loops.append(try EventLoop(index: index, target: target, probe: probe))
         }
         self.loops = loops
     }

@@ -75,6 +75,12 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     /// What the connections did, for tests and operators.
     package let probe = ServerProbe()
 
+    /// How many event loops a server runs: one per core this process may use. Requests
+    /// carry the index of the loop that answers them (`HTTPRequest.loopIndex`).
+    public static func eventLoopCount() -> Int {
+        EventLoops.usableCores()
+    }
+
     public init(configuration: Configuration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder

@@ -10,15 +10,16 @@ final class Histogram: Sendable {
     /// Latency bounds from half a millisecond to ten seconds.
     static let latencyBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    init(bounds: [Double] = Histogram.latencyBounds) {
+    /// A histogram with `loopLanes` single-writer lanes (`AtomicCounters`).
+    init(bounds: [Double] = Histogram.latencyBounds, loopLanes: Int = 0) {
         self.bounds = bounds
-        counters = AtomicCounters(count: bounds.count + 2)
+        counters = AtomicCounters(count: bounds.count + 2, loopLanes: loopLanes)
     }
 
-    /// Records one observation.
-    func observe(seconds: Double) {
-        counters.add(bounds.firstIndex(where: { seconds <= $0 }) ?? bounds.count)
-        counters.add(bounds.count + 1, Int((seconds * 1_000_000).rounded()))
+    /// Records one observation, in the lane of event loop `loop` when given (see `AtomicCounters`).
+    func observe(seconds: Double, loop: Int? = nil) {
+        counters.add(bounds.firstIndex(where: { seconds <= $0 }) ?? bounds.count, loop: loop)
+        counters.add(bounds.count + 1, Int((seconds * 1_000_000).rounded()), loop: loop)
     }
 
     /// Cumulative counts per bound (as Prometheus wants them), the sum in seconds, the count.

@@ -1,4 +1,5 @@
 import AmodbCompression
+import AmodbHTTP
 import AmodbModels
 import Dispatch
 import Synchronization
@@ -65,7 +66,7 @@ public final class ProxyMetrics: Sendable {
     /// Stored amodb answers the shared models could not decode, by forwarded route (trending, movie).
     private let schemaMismatches = AtomicCounters(count: 2)
     /// Body bytes sent, by content coding (`ContentCoding.allCases` order).
-    private let responseBytes = AtomicCounters(count: ContentCoding.allCases.count)
+    private let responseBytes: AtomicCounters
     private let sources = Mutex<Sources?>(nil)
 
     /// What the gauges read at scrape time.
@@ -81,10 +82,19 @@ public final class ProxyMetrics: Sendable {
         var redis: RedisLink?
     }
 
-    public init() {
-        requests = AtomicCounters(count: RouteLabel.allCases.count * (Self.statuses.count + 1) * CacheLabel.allCases.count)
-        requestDurations = RouteLabel.allCases.map { _ in Histogram() }
+    /// Metrics for the server's event loops (`HTTPServer.eventLoopCount()`).
+    public convenience init() {
+        self.init(eventLoops: HTTPServer.eventLoopCount())
+    }
+
+    /// Metrics for a server with `eventLoops` event loops: what requests answered on a loop
+    /// count goes into that loop's lane, without a locked instruction (`AtomicCounters`).
+    init(eventLoops: Int) {
+        requests = AtomicCounters(
+            count: RouteLabel.allCases.count * (Self.statuses.count + 1) * CacheLabel.allCases.count, loopLanes: eventLoops)
+        requestDurations = RouteLabel.allCases.map { _ in Histogram(loopLanes: eventLoops) }
         upstreamCalls = AtomicCounters(count: Self.upstreamStatuses.count)
+        responseBytes = AtomicCounters(count: ContentCoding.allCases.count, loopLanes: eventLoops)
     }
 
     func connect(_ sources: Sources) {
@@ -96,15 +106,16 @@ public final class ProxyMetrics: Sendable {
     }
 
     /// Counts one answered client request.
-    func recordRequest(route: RouteLabel, status: Int, cache: CacheLabel, seconds: Double) {
+    /// `loop`: the event loop whose queue this runs on, if it runs on one (`HTTPRequest.loopIndex`).
+    func recordRequest(route: RouteLabel, status: Int, cache: CacheLabel, seconds: Double, loop: Int? = nil) {
         let index = (route.rawValue * (Self.statuses.count + 1) + Self.statusIndex(status)) * CacheLabel.allCases.count + cache.rawValue
-        requests.add(index)
-        requestDurations[route.rawValue].observe(seconds: seconds)
+        requests.add(index, loop: loop)
+        requestDurations[route.rawValue].observe(seconds: seconds, loop: loop)
     }
 
-    /// Counts the body bytes of one answer sent in `encoding`.
-    func recordResponseBytes(_ bytes: Int, encoding: ContentCoding) {
-        responseBytes.add(ContentCoding.allCases.firstIndex(of: encoding) ?? 0, bytes)
+    /// Counts the body bytes of one answer sent in `encoding`; `loop` as for `recordRequest`.
+    func recordResponseBytes(_ bytes: Int, encoding: ContentCoding, loop: Int? = nil) {
+        responseBytes.add(ContentCoding.allCases.firstIndex(of: encoding) ?? 0, bytes, loop: loop)
     }
 
     /// Counts one call to amodb: its status, or `timeout` / `unreachable`.

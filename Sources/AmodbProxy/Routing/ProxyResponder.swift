@@ -60,7 +60,10 @@ final class ProxyResponder: HTTPResponder {
         let immediate = withUnsafePointer(to: finishing) { finishingPointer in
             answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client) { [self] in
                 let deliver = later()
-                let finishing = finishingPointer.pointee
+                // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
+                var elsewhere = finishingPointer.pointee
+                elsewhere.loop = nil
+                let finishing = elsewhere
                 return { [self] response in
                     var response = response
                     finish(&response, finishing)
@@ -83,6 +86,8 @@ final class ProxyResponder: HTTPResponder {
         let loggedPath: String?
         let client: String
         let started: UInt64
+        /// The event loop the answer is counted on, while it is given on that loop's queue.
+        var loop: Int?
 
         init(_ request: borrowing HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, started: UInt64, cors: CORSPolicy?) {
             method = request.method
@@ -91,6 +96,7 @@ final class ProxyResponder: HTTPResponder {
             loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
             self.client = client
             self.started = started
+            loop = request.loopIndex
         }
     }
 
@@ -185,10 +191,11 @@ final class ProxyResponder: HTTPResponder {
     private func record(_ response: HTTPResponse, _ finishing: Finishing) {
         let nanoseconds = Clocks.uptimeNanoseconds() - finishing.started
         let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
-        metrics.recordRequest(route: finishing.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9)
+        metrics.recordRequest(
+            route: finishing.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9, loop: finishing.loop)
         let bytes = finishing.method == "HEAD" ? 0 : response.body.count
         let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
-        metrics.recordResponseBytes(bytes, encoding: encoding)
+        metrics.recordResponseBytes(bytes, encoding: encoding, loop: finishing.loop)
         accessLog?.record(AccessLogEntry(
             method: finishing.method, route: finishing.route, path: finishing.loggedPath,
             status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: finishing.client))
