@@ -68,4 +68,14 @@ struct ProxyMetricsTests {
         #expect(counters.value(0) == 0)
         #expect(counters.value(2) == 0)
     }
+
+    @Test func eachCacheStatisticHasACounterOfItsOwn() {
+        let statistics = CacheStatistics(eventLoops: 1)
+        for (position, counter) in CacheStatistics.Counter.allCases.enumerated() {
+            for _ in 0...position { statistics.count(counter, loop: position % 2 == 0 ? 0 : nil) }
+        }
+        for (position, counter) in CacheStatistics.Counter.allCases.enumerated() {
+            #expect(statistics.value(counter) == position + 1, "\(counter)")
+        }
+    }
 }

@@ -1,7 +1,8 @@
-import Synchronization
+import AmodbHTTP
 
 /// Counters of what the cache and the budget did, for operators (metrics) and tests.
-/// Each is an atomic of its own: counting takes no lock on the request path.
+/// Counting takes no lock on the request path, and a hit counted on an event loop's queue
+/// takes no locked instruction either (`AtomicCounters`' lanes).
 public final class CacheStatistics: Sendable {
     /// What is counted.
     public enum Counter: String, CaseIterable, Sendable {
@@ -31,37 +32,47 @@ public final class CacheStatistics: Sendable {
         case clientShareDenial = "client_share_denial"
     }
 
-    private let hit = Atomic<Int>(0), negativeHit = Atomic<Int>(0), miss = Atomic<Int>(0)
-    private let collapsed = Atomic<Int>(0), staleWhileRevalidate = Atomic<Int>(0), staleIfError = Atomic<Int>(0)
-    private let staleForBudget = Atomic<Int>(0), refresh = Atomic<Int>(0), budgetDenial = Atomic<Int>(0)
-    private let upstreamCall = Atomic<Int>(0), keyProbe = Atomic<Int>(0), clientShareDenial = Atomic<Int>(0)
+    /// One counter per `Counter`, in `allCases` order, with a lane per event loop.
+    private let counters: AtomicCounters
 
-    public init() {}
+    /// Counters for the server's event loops (`HTTPServer.eventLoopCount()`).
+    public convenience init() {
+        self.init(eventLoops: HTTPServer.eventLoopCount())
+    }
 
-    /// Adds one.
-    public func count(_ counter: Counter) {
-        withCounter(counter) { _ = $0.add(1, ordering: .relaxed) }
+    /// Counters with a single-writer lane for each of `eventLoops` event loops (`AtomicCounters`).
+    init(eventLoops: Int) {
+        counters = AtomicCounters(count: Counter.allCases.count, loopLanes: eventLoops)
+    }
+
+    /// Adds one; in the lane of event loop `loop` when this runs on that loop's queue
+    /// (`HTTPRequest.loopIndex`), else in the shared lane.
+    public func count(_ counter: Counter, loop: Int? = nil) {
+        counters.add(counter.index, loop: loop)
     }
 
     /// The count so far.
     public func value(_ counter: Counter) -> Int {
-        withCounter(counter) { $0.load(ordering: .relaxed) }
+        counters.value(counter.index)
     }
+}
 
-    private func withCounter<R>(_ counter: Counter, _ body: (borrowing Atomic<Int>) -> R) -> R {
-        switch counter {
-        case .hit: body(hit)
-        case .negativeHit: body(negativeHit)
-        case .miss: body(miss)
-        case .collapsed: body(collapsed)
-        case .staleWhileRevalidate: body(staleWhileRevalidate)
-        case .staleIfError: body(staleIfError)
-        case .staleForBudget: body(staleForBudget)
-        case .refresh: body(refresh)
-        case .budgetDenial: body(budgetDenial)
-        case .upstreamCall: body(upstreamCall)
-        case .keyProbe: body(keyProbe)
-        case .clientShareDenial: body(clientShareDenial)
+extension CacheStatistics.Counter {
+    /// Its position in `allCases`: where it is kept.
+    fileprivate var index: Int {
+        switch self {
+        case .hit: 0
+        case .negativeHit: 1
+        case .miss: 2
+        case .collapsed: 3
+        case .staleWhileRevalidate: 4
+        case .staleIfError: 5
+        case .staleForBudget: 6
+        case .refresh: 7
+        case .budgetDenial: 8
+        case .upstreamCall: 9
+        case .keyProbe: 10
+        case .clientShareDenial: 11
         }
     }
 }

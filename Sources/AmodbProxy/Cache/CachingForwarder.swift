@@ -97,15 +97,17 @@ final class CachingForwarder: Sendable {
     /// The answer for `request`: at once from the cache, else `nil` and, later, to the
     /// delivery `later()` makes (made only then: a hit allocates none).
     /// `client` names who asks (a token or an address) for its share of the calls; `nil`: no share applies.
+    /// `loop`: the event loop whose queue this runs on, if any (`HTTPRequest.loopIndex`), where
+    /// a hit is counted.
     func respond(
         to request: AmodbRequest, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(), client: String?,
-        later: () -> ResponseDelivery
+        loop: Int? = nil, later: () -> ResponseDelivery
     ) -> HTTPResponse? {
         let key = request.pathAndQuery
         let now = clock.now()
         // The hit path: one lookup in the cache, no lease taken.
         if let entry = cache.entry(for: key) {
-            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later) {
+            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, loop: loop, later: later) {
             case .now(let answer): return answer
             case .later: return nil
             case .unusable: break
@@ -122,7 +124,9 @@ final class CachingForwarder: Sendable {
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
-            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: { deliver }) {
+            switch stored(
+                entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, loop: loop, later: { deliver }
+            ) {
             case .now(let answer): return answer
             case .later: return nil
             case .unusable:
@@ -177,10 +181,10 @@ final class CachingForwarder: Sendable {
     /// The answer from a stored entry (a hit, or a stale copy).
     private func stored(
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
-        ifNoneMatch: String?, later: () -> ResponseDelivery
+        ifNoneMatch: String?, loop: Int?, later: () -> ResponseDelivery
     ) -> StoredAnswer {
         if entry.isFresh(at: now) {
-            statistics.count(entry.status == 200 ? .hit : .negativeHit)
+            statistics.count(entry.status == 200 ? .hit : .negativeHit, loop: loop)
             let outcome = CacheOutcome.hit(ttl: entry.remainingLifetime(at: now))
             return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         }

@@ -178,7 +178,7 @@ final class ProxyResponder: HTTPResponder {
         return forwarder.respond(
             to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"],
             accept: AcceptEncoding(fields: request.headers.fields),
-            client: identity, later: later)
+            client: identity, loop: request.loopIndex, later: later)
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
