@@ -371,11 +371,3 @@ final class Connection: @unchecked Sendable {
         owner.connectionDidClose(self)
     }
 }
-
-extension Atomic where Value == Int {
-    /// Adds `amount` for a counter only one thread ever writes: a load and a store, which
-    /// readers elsewhere see whole, without the locked read-modify-write of `add`.
-    fileprivate func increase(by amount: Int) {
-        store(load(ordering: .relaxed) &+ amount, ordering: .relaxed)
-    }
-}

@@ -1,3 +1,4 @@
+import AmodbHTTP
 import Synchronization
 
 /// A fixed number of counters in one allocation, indexed by position: counting on the
@@ -5,9 +6,9 @@ import Synchronization
 ///
 /// The counters come in lanes. Lane 0 is shared: any thread adds to it with an atomic add.
 /// Each further lane has a single writer, one event loop's queue (`HTTPRequest.loopIndex`),
-/// and grows by a relaxed load and store. That keeps locked instructions off the request
-/// path: on a cache hit each cost about 0.4% of the throughput. A counter's value is its
-/// sum over the lanes.
+/// and grows by a relaxed load and store (`increase(by:)`). That keeps locked instructions
+/// off the request path: taking the metrics' four off a cache hit measured 1.017× the
+/// throughput. A counter's value is its sum over the lanes.
 final class AtomicCounters: @unchecked Sendable {
     // @unchecked: the buffer is allocated once, never resized, and only touched through
     // atomic operations until `deinit`; a single-writer lane is written by its one queue.
@@ -42,8 +43,7 @@ final class AtomicCounters: @unchecked Sendable {
             storage[index].add(amount, ordering: .relaxed)
             return
         }
-        let slot = (loop + 1) * laneStride + index
-        storage[slot].store(storage[slot].load(ordering: .relaxed) &+ amount, ordering: .relaxed)
+        storage[(loop + 1) * laneStride + index].increase(by: amount)
     }
 
     /// The value of counter `index`: its sum over the lanes.
