@@ -162,6 +162,23 @@ struct AcceptEncodingTests {
         #expect(acceptEncoding.negotiate() == .send(.br))
     }
 
+    /// The values clients send on every request are read from a table made by the same
+    /// parser: each must read exactly as parsing it does (here, parsed after an empty field,
+    /// which adds nothing but is not the table's case), as must values that nearly match one.
+    @Test(arguments: [
+        "gzip, deflate, br", "gzip", "gzip, deflate", "br, gzip, deflate", "gzip, deflate, br, zstd",
+        "deflate, gzip, br, zstd", "deflate, gzip", "identity", "gzip, deflate, b", "gzip, deflate, br ", "GZIP",
+        "identity;q=0", "br", "",
+    ])
+    func aWellKnownValueReadsAsItParses(value: String) {
+        let read = AcceptEncoding(fieldValues: [value])
+        #expect(read == AcceptEncoding(fieldValues: ["", value]))
+        #expect(read == AcceptEncoding(fields: [(name: "Accept-Encoding", value: value)]))
+        for available in [ContentCodingSet.all, .identity, [.identity, .gzip], [.gzip, .br]] {
+            #expect(read.negotiate(available: available) == AcceptEncoding(fieldValues: ["", value]).negotiate(available: available))
+        }
+    }
+
     /// Reordering the members of a list cannot change the answer: weights combine by
     /// their maximum and ties break by a fixed preference. Every list of three members
     /// from a vocabulary of valid and malformed ones, in three orders and split across
