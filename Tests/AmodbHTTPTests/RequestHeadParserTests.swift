@@ -245,4 +245,39 @@ struct RequestHeadParserTests {
             }
         }
     }
+    /// A target that repeats the previous head's reuses its strings: every head must still get
+    /// exactly its own target, path and query, with one refused in between, and the earlier
+    /// requests must keep theirs.
+    @Test func eachHeadOnAConnectionGetsExactlyItsOwnTarget() throws {
+        let targets: [(target: String, path: String?, query: [String])] = [
+            ("/3/movie/550?language=fr-FR", "/3/movie/550", ["language=fr-FR"]),
+            ("/3/movie/550?language=fr-FR", "/3/movie/550", ["language=fr-FR"]),
+            ("/3/trending/movie/week", "/3/trending/movie/week", []),
+            ("/3/movie/%zz", nil, []),
+            ("/3/trending/movie/week", "/3/trending/movie/week", []),
+            ("/3/movie/551?language=fr-FR", "/3/movie/551", ["language=fr-FR"]),
+            ("/3/movie/550?language=fr-FR&page=2", "/3/movie/550", ["language=fr-FR", "page=2"]),
+        ]
+        var parser = RequestHeadParser(limits: HTTPLimits())
+        var held: [(request: HTTPRequest, target: String)] = []
+        for expected in targets {
+            let text = "GET \(expected.target) HTTP/1.1\r\nHost: a\r\n\r\n"
+            guard let path = expected.path else {
+                #expect(throws: HTTPParseError.self) { try parser.parse(Array(text.utf8), from: 0) }
+                continue
+            }
+            guard case .complete(let parsed, _) = try parser.parse(Array(text.utf8), from: 0) else {
+                Issue.record("incomplete: \(text)")
+                return
+            }
+            #expect(parsed.request.target == expected.target)
+            #expect(parsed.request.path == path)
+            #expect(parsed.request.query.map { "\($0.name)=\($0.value)" } == expected.query)
+            held.append((parsed.request, expected.target))
+        }
+        #expect(held.count == targets.count - 1)
+        for (request, target) in held {
+            #expect(request.target == target)
+        }
+    }
 }

@@ -51,6 +51,14 @@ struct RequestHeadParser: Sendable {
     /// when nobody holds the previous request any more, so such a head allocates nothing
     /// for its fields.
     private var previousFields: [(name: String, value: String)] = []
+    /// The previous head's target, read. A client asking for the same resource again (an app
+    /// polling the trending page, a load balancer's probe) reuses its strings: its target
+    /// allocates nothing and is not read again (~1,500 instructions a request).
+    /// (Empty before the first: a request's target never is. Three properties, not an optional
+    /// tuple, so that comparing with it copies nothing.)
+    private var previousTarget = ""
+    private var previousPath = ""
+    private var previousQuery: [(name: String, value: String)] = []
 
     init(limits: HTTPLimits) {
         self.limits = limits
@@ -135,7 +143,7 @@ struct RequestHeadParser: Sendable {
     }
 
     /// `method SP request-target SP HTTP-version` with single spaces (RFC 9112 §3).
-    private func parseRequestLine(
+    private mutating func parseRequestLine(
         _ line: UnsafeBufferPointer<UInt8>
     ) throws(HTTPParseError) -> (method: String, target: String, path: String, query: [(name: String, value: String)], version: HTTPVersion) {
         if line.first == UInt8(ascii: "P"), line.starts(with: "PRI * HTTP/2.0".utf8) { throw .http2Preface }
@@ -161,8 +169,12 @@ struct RequestHeadParser: Sendable {
         default: throw .unsupportedVersion
         }
 
+        if holds(previousTarget, target) {
+            return (methodName(method), previousTarget, previousPath, previousQuery, version)
+        }
         let targetText = String(decoding: target, as: UTF8.self)
         let (path, query) = try RequestTarget.parse(targetText)
+        (previousTarget, previousPath, previousQuery) = (targetText, path, query)
         return (methodName(method), targetText, path, query, version)
     }
 
