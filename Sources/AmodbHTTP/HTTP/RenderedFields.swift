@@ -7,20 +7,33 @@
 /// They must not hold `Content-Length`, `Connection` or `Content-Encoding`, which the
 /// server writes itself from the response's framing and `contentEncoding`.
 public struct RenderedFields: Sendable {
-    /// The lines so far, each ending in CRLF.
+    /// Lines rendered once and shared by every answer that sends them (a stored answer's
+    /// constant fields): written first, then `bytes`. Referenced, never copied per answer.
+    public private(set) var shared: ArraySlice<UInt8> = []
+    /// The lines rendered for this answer, each ending in CRLF.
     public private(set) var bytes: [UInt8] = []
 
     /// No lines yet.
     public init() {}
 
-    /// No lines yet, with room for `capacity` bytes of lines, so that the lines appended
-    /// by everyone who adds to an answer go into one allocation.
-    public init(reservingCapacity capacity: Int) {
+    /// The `shared` lines, and room for `capacity` bytes of lines of this answer, so that
+    /// the lines appended by everyone who adds to an answer go into one allocation.
+    public init(shared: ArraySlice<UInt8> = [], reservingCapacity capacity: Int) {
+        self.shared = shared
         bytes.reserveCapacity(capacity)
     }
 
     /// Whether no line was rendered.
-    public var isEmpty: Bool { bytes.isEmpty }
+    public var isEmpty: Bool { shared.isEmpty && bytes.isEmpty }
+
+    /// The bytes of all the lines, shared and this answer's.
+    public var count: Int { shared.count + bytes.count }
+
+    /// Writes every line, the shared ones first, to `writer`, which has room for `count` bytes.
+    func write(to writer: inout Writer) {
+        shared.withUnsafeBytes { writer.write($0) }
+        bytes.withUnsafeBytes { writer.write($0) }
+    }
 
     /// Appends the lines `render` writes. It runs twice: once to count the bytes, once to
     /// write them into a buffer on the stack, which is then appended in one copy (many
@@ -114,7 +127,7 @@ public struct RenderedFields: Sendable {
             DecimalDigits.withDigits(of: number) { write(UnsafeRawBufferPointer($0)) }
         }
 
-        @inlinable
+        @inlinable @inline(__always)
         mutating func write(_ source: UnsafeRawBufferPointer) {
             guard let start = source.baseAddress, source.count > 0 else { return }
             if let buffer {

@@ -1,4 +1,5 @@
 public import AmodbCompression
+import AmodbHTTP
 import AmodbModels
 
 /// One stored amodb answer: its status (200, or 404 kept as a negative entry), the body
@@ -16,6 +17,12 @@ public struct CachedResponse: Sendable, Equatable {
         let etag: String
         let variants: ContentVariants?
         let variantTags: (gzip: String, br: String)?
+        /// The lifetime in whole seconds, as `Cache-Control: max-age` counts it.
+        let lifetimeSeconds: Int
+        /// How each coding is answered (`Form`): identity always, the others once made.
+        let identity: Form
+        let gzip: Form?
+        let br: Form?
 
         init(
             status: Int, body: [UInt8], storedAt: Double, lifetime: Double, etag: String,
@@ -28,8 +35,59 @@ public struct CachedResponse: Sendable, Equatable {
             self.etag = etag
             self.variants = variants
             self.variantTags = variantTags
+            lifetimeSeconds = lifetime.checkedInt(.towardZero, clampedTo: CachedResponse.secondsRange) ?? 0
+            identity = Form(coding: .identity, body: body, tag: status == 200 ? etag : nil)
+            gzip = variants?.gzip.flatMap { bytes in
+                variantTags.map { Form(coding: .gzip, body: bytes, tag: status == 200 ? $0.gzip : nil) }
+            }
+            br = variants?.br.flatMap { bytes in
+                variantTags.map { Form(coding: .br, body: bytes, tag: status == 200 ? $0.br : nil) }
+            }
+        }
+
+        /// The form answered in `coding`: identity when that coding was not made.
+        func form(_ coding: ContentCoding) -> Form {
+            switch coding {
+            case .identity: identity
+            case .gzip: gzip ?? identity
+            case .br: br ?? identity
+            }
         }
     }
+
+    /// What every answer of an entry in one coding sends, whatever its age: the bytes, the
+    /// tag, and the fields that never change (`Content-Type`, `Vary`, `ETag`) rendered once,
+    /// so that a hit writes only its two per-second fields.
+    struct Form: Sendable {
+        let coding: ContentCoding
+        let body: [UInt8]
+        /// The strong tag of these bytes, for a 200 (`If-None-Match` is matched against it).
+        let tag: String?
+        /// `Content-Type`, `Vary` and (with a tag) `ETag`, as lines; a 304 sends them from
+        /// `afterContentType` on, as it has no body.
+        let fields: [UInt8]
+
+        init(coding: ContentCoding, body: [UInt8], tag: String?) {
+            self.coding = coding
+            self.body = body
+            self.tag = tag
+            var fields = RenderedFields()
+            fields.append { lines in
+                lines.write(Form.contentType)
+                lines.write("Vary: Accept-Encoding\r\n")
+                if let tag { lines.line("ETag", tag) }
+            }
+            self.fields = fields.bytes
+        }
+
+        static let contentType: StaticString = "Content-Type: application/json;charset=utf-8\r\n"
+
+        /// The fields a 304 sends: all but `Content-Type`.
+        var afterContentType: Int { Form.contentType.utf8CodeUnitCount }
+    }
+
+    /// The form answered in `coding` (identity when that coding was not made).
+    func form(_ coding: ContentCoding) -> Form { parts.form(coding) }
 
     private let parts: Parts
 
@@ -100,7 +158,7 @@ public struct CachedResponse: Sendable, Equatable {
 
     /// Whole seconds of freshness left at `age` (from `age(at:)`, read once per answer).
     func remainingLifetime(age: Int) -> Int {
-        (lifetime.checkedInt(.towardZero, clampedTo: Self.secondsRange) ?? 0) - age
+        parts.lifetimeSeconds - age
     }
 
     /// Ages and lifetimes are read within about 68 years, so their difference never overflows.
