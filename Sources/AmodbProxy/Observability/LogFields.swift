@@ -52,11 +52,13 @@ struct LogFields {
 
     /// Text a caller may control (a method, a path, a message's field): escaped in JSON;
     /// in text, bare unless it is empty or holds a space, `"` or `=`, then as a JSON string.
+    @inline(__always)
     mutating func text(_ name: StaticString, _ value: String) {
         name.withUTF8Buffer { text($0, value) }
     }
 
     /// As `text(_:_:)`, for a name known only at run time (an event's fields).
+    @inline(__always)
     mutating func text(_ name: UnsafeBufferPointer<UInt8>, _ value: String) {
         var value = value
         value.withUTF8 { value in
@@ -72,6 +74,7 @@ struct LogFields {
 
     /// A value from a fixed set the code owns (a route template, `hit`, `gzip`): never
     /// holds a quote, a backslash, a control character, a space or `=`, so it is copied.
+    @inline(__always)
     mutating func label(_ name: StaticString, _ value: StaticString) {
         self.name(name)
         if json { put(UInt8(ascii: "\"")) }
@@ -80,6 +83,7 @@ struct LogFields {
     }
 
     /// As `label(_:_:)`, for a label kept as a string (a content coding).
+    @inline(__always)
     mutating func label(_ name: StaticString, _ value: String) {
         var value = value
         self.name(name)
@@ -89,11 +93,13 @@ struct LogFields {
     }
 
     /// An integer field.
+    @inline(__always)
     mutating func integer(_ name: StaticString, _ value: Int) {
         name.withUTF8Buffer { integer($0, value) }
     }
 
     /// As `integer(_:_:)`, for a name known only at run time.
+    @inline(__always)
     mutating func integer(_ name: UnsafeBufferPointer<UInt8>, _ value: Int) {
         self.name(name)
         put(integer: value)
@@ -108,18 +114,21 @@ struct LogFields {
     /// Milliseconds from a duration in nanoseconds, as `number` writes them. The
     /// division is the one the seconds always went through, so every duration rounds to
     /// the same thousandth it always did.
+    @inline(__always)
     mutating func milliseconds(_ name: StaticString, nanoseconds: UInt64) {
         self.name(name)
         put(number: Double(nanoseconds) / 1e9 * 1000)
     }
 
     /// One byte.
+    @inline(__always)
     mutating func put(_ byte: UInt8) {
         pointer.pointee = byte
         pointer += 1
     }
 
     /// Bytes as they are.
+    @inline(__always)
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         pointer.update(from: base, count: bytes.count)
@@ -155,6 +164,7 @@ struct LogFields {
     }
 
     /// `value` in decimal, as the server writes its numbers (`DecimalDigits`).
+    @inline(__always)
     mutating func put(integer value: Int) {
         DecimalDigits.withDigits(of: value) { put($0) }
     }
@@ -164,11 +174,13 @@ struct LogFields {
         pointer += JSONText.write(quoting: bytes, to: pointer)
     }
 
+    @inline(__always)
     private mutating func name(_ name: StaticString) {
         name.withUTF8Buffer { self.name($0) }
     }
 
     /// `,"name":` in JSON, ` name=` in text.
+    @inline(__always)
     private mutating func name(_ name: UnsafeBufferPointer<UInt8>) {
         if json {
             if !first { put(UInt8(ascii: ",")) }
@@ -185,6 +197,7 @@ struct LogFields {
     }
 
     /// The space between fields of a text line.
+    @inline(__always)
     private mutating func separate() {
         if !first { put(UInt8(ascii: " ")) }
         first = false

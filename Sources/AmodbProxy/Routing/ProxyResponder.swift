@@ -57,7 +57,7 @@ final class ProxyResponder: HTTPResponder {
         // The closure reaches `finishing` through a pointer: capturing it would copy it into
         // every function the closure is specialized into (three copies a hit), and it is
         // copied only into a later delivery, which needs its own.
-        let immediate = withUnsafePointer(to: finishing) { finishingPointer in
+        var immediate = withUnsafePointer(to: finishing) { finishingPointer in
             answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client) { [self] in
                 let deliver = later()
                 // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
@@ -71,9 +71,9 @@ final class ProxyResponder: HTTPResponder {
                 }
             }
         }
-        guard var response = immediate else { return nil }
-        finish(&response, finishing)
-        return response
+        // Finished in place in its optional: unwrapping it into a variable would copy it.
+        if immediate != nil { finish(&immediate!, finishing) }
+        return immediate
     }
 
     /// What finishing an answer needs of its request: a few values, not a copy of the request.
