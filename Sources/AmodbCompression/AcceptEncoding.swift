@@ -40,13 +40,15 @@ public struct AcceptEncoding: Sendable, Hashable {
     /// `Accept-Encoding` fields, found by name without case, are read as by `init(fieldValues:)`.
     /// Runs for every hit: the names are compared as bytes, with no list of values built.
     public init(fields: [(name: String, value: String)]) {
-        for field in fields where Self.isFieldName(field.name) {
-            add(fieldValue: field.value)
+        for index in fields.indices where Self.isFieldName(fields[index].name) {
+            add(fieldValue: fields[index].value)
         }
     }
 
     /// Whether a field name is `Accept-Encoding`, in any case.
     static func isFieldName(_ name: String) -> Bool {
+        // The usual spelling first: equality of a short string compares two words.
+        if name == "Accept-Encoding" { return true }
         guard name.utf8.count == 15 else { return false }
         if let equal = name.utf8.withContiguousStorageIfAvailable({ ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }) {
             return equal

@@ -10,7 +10,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The first value of a field, names compared case-insensitively.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        // By index: the fields passed over are compared in place, not copied out.
+        for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) {
+            return fields[index].value
+        }
+        return nil
     }
 
     /// Every value of a field, in order.

@@ -231,13 +231,14 @@ struct RequestHeadParser: Sendable {
         // only when they are (a GET carries none of them but `Host`).
         var hosts = 0
         var present = FramingFields()
-        for field in headers.fields {
-            switch field.name.utf8.count {
-            case 4: if field.name.caseInsensitiveEquals("Host") { hosts += 1 }
-            case 6: if field.name.caseInsensitiveEquals("Expect") { present.insert(.expect) }
-            case 10: if field.name.caseInsensitiveEquals("Connection") { present.insert(.connection) }
-            case 14: if field.name.caseInsensitiveEquals("Content-Length") { present.insert(.contentLength) }
-            case 17: if field.name.caseInsensitiveEquals("Transfer-Encoding") { present.insert(.transferEncoding) }
+        for index in headers.fields.indices {
+            let name = headers.fields[index].name
+            switch name.utf8.count {
+            case 4: if name.caseInsensitiveEquals("Host") { hosts += 1 }
+            case 6: if name.caseInsensitiveEquals("Expect") { present.insert(.expect) }
+            case 10: if name.caseInsensitiveEquals("Connection") { present.insert(.connection) }
+            case 14: if name.caseInsensitiveEquals("Content-Length") { present.insert(.contentLength) }
+            case 17: if name.caseInsensitiveEquals("Transfer-Encoding") { present.insert(.transferEncoding) }
             default: break
             }
         }

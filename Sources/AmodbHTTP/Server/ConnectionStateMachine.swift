@@ -53,6 +53,11 @@ struct ConnectionStateMachine {
         /// The request, until `takeRequest` moves it out.
         var request: HTTPRequest?
         var response: HTTPResponse?
+
+        /// Whether its answer is in (a pattern, not `response != nil`, which copies the answer).
+        var isAnswered: Bool {
+            if case .some = response { true } else { false }
+        }
     }
 
     /// Why the connection stopped reading requests.
@@ -405,7 +410,7 @@ struct ConnectionStateMachine {
             var answered = 0
             var closing = false
             var full = false
-            while answered < slots.count, slots[answered].response != nil {
+            while answered < slots.count, slots[answered].isAnswered {
                 // Moved out of its slot (and put back only if it does not fit yet).
                 let response = slots[answered].response.take()!
                 // While draining, the last answer says `Connection: close`: nothing follows it.
@@ -451,7 +456,7 @@ struct ConnectionStateMachine {
         let wasBlocked = deadlines.writeBlockedSince != nil
         deadlines.writeDrained(at: now, answered: hadOutput && slots.isEmpty)
         if wasBlocked { actions.append(.stopWaitingForWritable) }
-        if !slots.isEmpty, slots[0].response != nil {
+        if !slots.isEmpty, slots[0].isAnswered {
             flush(at: now)   // answers held back by the output bound can go now
             return
         }

@@ -113,32 +113,34 @@ extension AddressSet {
     /// parts 0…255 without leading zeros, as `inet_pton` reads them), or `nil` for
     /// anything else, which is left to `inet_pton`.
     static func dottedQuad(_ text: String) -> (UInt8, UInt8, UInt8, UInt8)? {
+        // One pass over the bytes in place, into one word (this runs for every request).
         var text = text
-        return text.withUTF8 { bytes -> (UInt8, UInt8, UInt8, UInt8)? in
-            var parts: (Int, Int, Int, Int) = (0, 0, 0, 0)
-            var part = 0, value = 0, digits = 0
-            for index in 0...bytes.count {
-                let byte = index < bytes.count ? bytes[index] : UInt8(ascii: ".")
+        return text.withUTF8 { bytes in
+            var address: UInt32 = 0
+            var value: UInt32 = 0
+            var digits = 0
+            var dots = 0
+            for byte in bytes {
                 if byte == UInt8(ascii: ".") {
-                    guard digits > 0, value <= 255, part < 4 else { return nil }
-                    switch part {
-                    case 0: parts.0 = value
-                    case 1: parts.1 = value
-                    case 2: parts.2 = value
-                    default: parts.3 = value
-                    }
-                    part += 1
+                    guard digits > 0, dots < 3 else { return nil }
+                    address = address << 8 | value
                     value = 0
                     digits = 0
+                    dots += 1
                 } else {
-                    let digit = Int(byte &- UInt8(ascii: "0"))
+                    let digit = UInt32(byte &- UInt8(ascii: "0"))
                     guard digit <= 9, digits < 3, !(digits == 1 && value == 0) else { return nil }
                     value = value * 10 + digit
+                    guard value <= 255 else { return nil }
                     digits += 1
                 }
             }
-            guard part == 4 else { return nil }
-            return (UInt8(parts.0), UInt8(parts.1), UInt8(parts.2), UInt8(parts.3))
+            guard dots == 3, digits > 0 else { return nil }
+            address = address << 8 | value
+            return (
+                UInt8(truncatingIfNeeded: address >> 24), UInt8(truncatingIfNeeded: address >> 16),
+                UInt8(truncatingIfNeeded: address >> 8), UInt8(truncatingIfNeeded: address)
+            )
         }
     }
 }

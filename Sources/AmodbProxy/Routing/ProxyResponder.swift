@@ -72,7 +72,7 @@ final class ProxyResponder: HTTPResponder {
             }
         }
         // Finished in place in its optional: unwrapping it into a variable would copy it.
-        if immediate != nil { finish(&immediate!, finishing) }
+        if case .some = immediate { finish(&immediate!, finishing) }
         return immediate
     }
 
