@@ -78,10 +78,13 @@ let package = Package(
 )
 
 // The same upcoming features for every Swift target (as swift-log does); system
-// libraries take no settings.
+// libraries take no settings. Release builds optimize across modules: the hit path runs
+// through AmodbHTTP, AmodbCompression and AmodbProxy, and calls between them are inlined.
+// (This is a root package: unsafe flags only keep it from being someone's dependency.)
 for target in package.targets where target.name != "CSystemShims" && target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)))
     target.swiftSettings = settings
 }
