@@ -280,4 +280,42 @@ struct RequestHeadParserTests {
             #expect(request.target == target)
         }
     }
+
+    /// A head that repeats the previous one byte for byte is the same head again, without a
+    /// parse: whatever follows it, however it arrives, and only while it is exactly the same.
+    @Test func aRepeatedHeadIsTheSameHeadAgain() throws {
+        let get = "GET /3/movie/550?language=fr-FR HTTP/1.1\r\nHost: a\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n"
+        let other = get.replacingOccurrences(of: "550", with: "551")
+        let http10 = get.replacingOccurrences(of: "HTTP/1.1", with: "HTTP/1.0")
+        func parse(_ parser: inout RequestHeadParser, _ text: String) throws -> (HTTPRequest, consumed: Int, keepAlive: Bool)? {
+            guard case .complete(let head, let consumed) = try parser.parse(Array(text.utf8), from: 0) else { return nil }
+            return (head.request, consumed, head.keepAlive)
+        }
+        var parser = RequestHeadParser(limits: HTTPLimits())
+        let size = get.utf8.count
+        for (text, path, consumed, keepAlive) in [
+            (get, "/3/movie/550", size, true),
+            (get, "/3/movie/550", size, true),
+            (get + "GET /next", "/3/movie/550", size, true),   // a pipelined request follows
+            (other, "/3/movie/551", size, true),
+            (get, "/3/movie/550", size, true),
+            (http10, "/3/movie/550", size, false),
+        ] {
+            let parsed = try #require(try parse(&parser, text))
+            #expect(parsed.0.path == path)
+            #expect(parsed.0.query.first?.value == "fr-FR")
+            #expect(parsed.0.headers["Accept-Encoding"] == "gzip, deflate, br")
+            #expect(parsed.consumed == consumed)
+            #expect(parsed.keepAlive == keepAlive)
+        }
+        // The same head arriving in two reads: the first part is not a head yet.
+        var split = RequestHeadParser(limits: HTTPLimits())
+        _ = try parse(&split, get)
+        #expect(try parse(&split, String(get.prefix(20))) == nil)
+        #expect(try parse(&split, get)?.consumed == size)
+        // A head that starts like the previous one but breaks the rules is still refused.
+        var strict = RequestHeadParser(limits: HTTPLimits())
+        _ = try parse(&strict, get)
+        #expect(throws: HTTPParseError.self) { try strict.parse(Array((String(get.utf8.dropLast(2))! + "Bad Field\r\n\r\n").utf8), from: 0) }
+    }
 }

@@ -59,6 +59,16 @@ struct RequestHeadParser: Sendable {
     private var previousTarget = ""
     private var previousPath = ""
     private var previousQuery: [(name: String, value: String)] = []
+    /// The previous complete head on this connection, as its bytes, and what it parsed to.
+    /// Parsing is a function of the bytes alone: a client repeating a request byte for byte
+    /// (an app polling a page with the same fields, a balancer's probe) gets the same head
+    /// back after one comparison, not a parse (~3,000 instructions a request). Kept only for
+    /// heads up to `maxRepeatedHeadBytes` (empty: none kept).
+    private var previousHeadBytes: [UInt8] = []
+    private var previousHead: ParsedHead?
+
+    /// The longest head kept for comparison: an app's usual head is a few hundred bytes.
+    static let maxRepeatedHeadBytes = 1024
 
     init(limits: HTTPLimits) {
         self.limits = limits
@@ -75,6 +85,7 @@ struct RequestHeadParser: Sendable {
 
     /// The same, from bytes in place (the head starts at the first of them).
     mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Outcome {
+        if let repeated = repeatedHead(bytes) { return repeated }
         // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
         var headStart = 0
         while headStart + 1 < bytes.count, bytes[headStart] == cr, bytes[headStart + 1] == lf, headStart < 8 {
@@ -128,9 +139,27 @@ struct RequestHeadParser: Sendable {
         let framing = try framing(headers, version: line.version)
         let request = HTTPRequest(
             method: line.method, target: line.target, path: line.path, query: line.query, version: line.version, headers: headers)
-        return .complete(
-            ParsedHead(request: request, body: framing.body, keepAlive: framing.keepAlive, expectsContinue: framing.expectsContinue),
-            consumed: headEnd)
+        let parsed = ParsedHead(request: request, body: framing.body, keepAlive: framing.keepAlive, expectsContinue: framing.expectsContinue)
+        previousHeadBytes.removeAll(keepingCapacity: true)
+        if headEnd <= Self.maxRepeatedHeadBytes {
+            previousHeadBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<headEnd]))
+            previousHead = parsed
+        } else {
+            previousHead = nil
+        }
+        return .complete(parsed, consumed: headEnd)
+    }
+
+    /// The previous head again, if `bytes` start with exactly its bytes: they end where it
+    /// ended (its blank line) and say what it said, so parsing them would give the same head.
+    private mutating func repeatedHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Outcome? {
+        let count = previousHeadBytes.count
+        guard count > 0, bytes.count >= count, let base = bytes.baseAddress, let previousHead,
+              previousHeadBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, count) == 0 })
+        else { return nil }
+        lineScanned = 0
+        scanned = 0
+        return .complete(previousHead, consumed: count)
     }
 
     private func firstLineFeed(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) -> Int? {
