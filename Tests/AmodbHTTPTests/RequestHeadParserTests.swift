@@ -293,6 +293,7 @@ struct RequestHeadParserTests {
         }
         var parser = RequestHeadParser(limits: HTTPLimits())
         let size = get.utf8.count
+        var memos: [HeadMemo] = []   // held, so that no address is reused
         for (text, path, consumed, keepAlive) in [
             (get, "/3/movie/550", size, true),
             (get, "/3/movie/550", size, true),
@@ -307,7 +308,11 @@ struct RequestHeadParserTests {
             #expect(parsed.0.headers["Accept-Encoding"] == "gzip, deflate, br")
             #expect(parsed.consumed == consumed)
             #expect(parsed.keepAlive == keepAlive)
+            memos.append(try #require(parsed.0.headMemo))
         }
+        // A repeat shares its head's memo; every other head has one of its own.
+        #expect(memos[1] === memos[0] && memos[2] === memos[0])
+        #expect(Set([memos[0], memos[3], memos[4], memos[5]].map(ObjectIdentifier.init)).count == 4)
         // The same head arriving in two reads: the first part is not a head yet.
         var split = RequestHeadParser(limits: HTTPLimits())
         _ = try parse(&split, get)
@@ -317,5 +322,18 @@ struct RequestHeadParserTests {
         var strict = RequestHeadParser(limits: HTTPLimits())
         _ = try parse(&strict, get)
         #expect(throws: HTTPParseError.self) { try strict.parse(Array((String(get.utf8.dropLast(2))! + "Bad Field\r\n\r\n").utf8), from: 0) }
+    }
+
+    /// A memo keeps the first value it is given, for every request that shares it.
+    @Test func aHeadMemoKeepsItsFirstValue() {
+        final class Kept: Sendable {
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        let memo = HeadMemo()
+        #expect(memo.value == nil)
+        #expect((memo.keep(Kept(1)) as? Kept)?.number == 1)
+        #expect((memo.keep(Kept(2)) as? Kept)?.number == 1)
+        #expect((memo.value as? Kept)?.number == 1)
     }
 }

@@ -51,6 +51,7 @@ sources=(
     "$http/HTTPParseError.swift"
     "$http/HTTPHeaders.swift"
     "$http/HTTPRequest.swift"
+    "$http/HeadMemo.swift"
 )
 
 name=request-parser

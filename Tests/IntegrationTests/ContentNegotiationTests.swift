@@ -55,6 +55,55 @@ struct ContentNegotiationTests {
         }
     }
 
+    /// On one keep-alive connection, a request that repeats the previous head byte for byte
+    /// is answered from what was read of that head the first time (`HeadMemo`), and any other
+    /// is read anew: each answer must be its own request's, whatever the order of repeats
+    /// and changes (codings, a validator, an invalid query, another path).
+    @Test func eachRequestOnOneConnectionGetsItsOwnAnswer() async throws {
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        try await withServer(harness) { harness in
+            _ = try await Self.filled(harness)
+            let connection = try RawHTTPConnection(port: harness.port)
+            defer { connection.close() }
+            func exchange(_ target: String, _ fields: String = "") throws -> RawHTTPResponse {
+                try connection.send("GET \(target) HTTP/1.1\r\nHost: a\r\n\(fields)\r\n")
+                return try #require(try connection.readResponse())
+            }
+            let gzip = try exchange(Self.path, "Accept-Encoding: gzip\r\n")
+            let tag = try #require(gzip.header("ETag"))
+            let steps: [(target: String, fields: String, status: Int, coding: String?)] = [
+                (Self.path, "Accept-Encoding: gzip\r\n", 200, "gzip"),
+                (Self.path, "Accept-Encoding: br\r\n", 200, "br"),
+                (Self.path, "Accept-Encoding: br\r\n", 200, "br"),
+                (Self.path, "", 200, nil),
+                (Self.path, "Accept-Encoding: gzip\r\nIf-None-Match: \(tag)\r\n", 304, "gzip"),
+                (Self.path, "Accept-Encoding: gzip\r\nIf-None-Match: \(tag)\r\n", 304, "gzip"),
+                (Self.path, "Accept-Encoding: br\r\nIf-None-Match: \(tag)\r\n", 200, "br"),
+                (Self.path + "?page=0", "Accept-Encoding: gzip\r\n", 400, nil),
+                (Self.path + "?page=0", "Accept-Encoding: gzip\r\n", 400, nil),
+                ("/3/nothing/here", "Accept-Encoding: gzip\r\n", 404, nil),
+                (Self.path, "Accept-Encoding: gzip\r\n", 200, "gzip"),
+            ]
+            for step in steps {
+                let answer = try exchange(step.target, step.fields)
+                let what = "\(step.target) \(step.fields)"
+                #expect(answer.status == step.status, "\(what)")
+                if step.status == 200 {
+                    // Each variant's own tag: the identity tag with its coding inside the quotes.
+                    let etag = try #require(answer.header("ETag"))
+                    #expect(etag.hasSuffix("-gzip\"") == (step.coding == "gzip"), "\(what)")
+                    #expect(etag.hasSuffix("-br\"") == (step.coding == "br"), "\(what)")
+                    #expect(answer.header("Content-Encoding") == step.coding, "\(what)")
+                    let decoded = try ContentDecoder(maximumOutputSize: 1 << 20).decode(
+                        answer.body, from: step.coding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity)
+                    #expect(try JSONSerialization.jsonObject(with: Data(decoded)) is [String: Any], "\(what)")
+                }
+                if step.status == 304 { #expect(answer.header("ETag") == tag, "\(what)") }
+                if step.status >= 400 { #expect(answer.text.contains("status_message"), "\(what)") }
+            }
+        }
+    }
+
     @Test func eachVariantHasItsOwnETagAndA304IsPerVariant() async throws {
         let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in

@@ -26,10 +26,15 @@ public struct HTTPRequest: Sendable {
     /// kept per loop then has a single writer and needs no lock. `nil` for a request the
     /// server did not read (tests), and never valid in a later delivery, which runs elsewhere.
     public var loopIndex: Int?
+    /// The memo of this head on its connection (`HeadMemo`): the same for every request that
+    /// repeats the head byte for byte there. `nil` when the head is not remembered (a long
+    /// head, or a request the server did not read).
+    public var headMemo: HeadMemo?
 
     public init(
         method: String, target: String, path: String, query: [(name: String, value: String)],
-        version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders(), peerAddress: String = ""
+        version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders(), peerAddress: String = "",
+        headMemo: HeadMemo? = nil
     ) {
         self.method = method
         self.target = target
@@ -39,6 +44,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.peerAddress = peerAddress
         self.loopIndex = nil
+        self.headMemo = headMemo
     }
 
     /// The first value of a query parameter.

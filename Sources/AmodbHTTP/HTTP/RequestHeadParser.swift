@@ -137,11 +137,14 @@ struct RequestHeadParser: Sendable {
         let line = try parseRequestLine(UnsafeBufferPointer(rebasing: bytes[headStart..<(lineEnd - 1)]))
         let headers = try parseFields(UnsafeBufferPointer(rebasing: bytes[(lineEnd + 1)..<(headEnd - 2)]))
         let framing = try framing(headers, version: line.version)
+        // A head that is remembered for its repeats gets a memo they share (`HeadMemo`).
+        let remembered = headEnd <= Self.maxRepeatedHeadBytes
         let request = HTTPRequest(
-            method: line.method, target: line.target, path: line.path, query: line.query, version: line.version, headers: headers)
+            method: line.method, target: line.target, path: line.path, query: line.query, version: line.version, headers: headers,
+            headMemo: remembered ? HeadMemo() : nil)
         let parsed = ParsedHead(request: request, body: framing.body, keepAlive: framing.keepAlive, expectsContinue: framing.expectsContinue)
         previousHeadBytes.removeAll(keepingCapacity: true)
-        if headEnd <= Self.maxRepeatedHeadBytes {
+        if remembered {
             previousHeadBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<headEnd]))
             previousHead = parsed
         } else {

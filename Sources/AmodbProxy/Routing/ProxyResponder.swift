@@ -42,23 +42,16 @@ final class ProxyResponder: HTTPResponder {
 
     func respond(to request: borrowing HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
         let started = Clocks.uptimeNanoseconds()
-        // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none), and
-        // here, not in a closure: one that reads the request copies all of it first.
-        let peer = request.peerAddress
-        let client =
-            access.trustedProxies.mayForward(peer)
-            ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For")) : peer
-        let (underAPI, amodbRoute) = Self.route(for: request.path)
-        let route = Self.routeLabel(for: request.path, route: amodbRoute)
+        let head = headFacts(request)
         // The delivery of a later answer captures what finishing needs, not the request: it
         // is made only for an answer given later. (A closure passed as it is written stays on
         // the stack; one stored in a local first would be allocated for every request.)
-        let finishing = Finishing(request, route: route, client: client, started: started, cors: access.cors)
+        let finishing = Finishing(request, head: head, started: started)
         // The closure reaches `finishing` through a pointer: capturing it would copy it into
         // every function the closure is specialized into (three copies a hit), and it is
         // copied only into a later delivery, which needs its own.
         var immediate = withUnsafePointer(to: finishing) { finishingPointer in
-            answer(request, route: route, amodbRoute: amodbRoute, underAPI: underAPI, client: client) { [self] in
+            answer(request, head: head) { [self] in
                 let deliver = later()
                 // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
                 var elsewhere = finishingPointer.pointee
@@ -89,12 +82,12 @@ final class ProxyResponder: HTTPResponder {
         /// The event loop the answer is counted on, while it is given on that loop's queue.
         var loop: Int?
 
-        init(_ request: borrowing HTTPRequest, route: ProxyMetrics.RouteLabel, client: String, started: UInt64, cors: CORSPolicy?) {
+        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64) {
             method = request.method
-            self.route = route
-            origin = cors != nil && (route == .trending || route == .movie) ? request.headers["Origin"] : nil
-            loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
-            self.client = client
+            route = head.route
+            origin = head.origin
+            loggedPath = head.loggedPath
+            client = head.client
             self.started = started
             loop = request.loopIndex
         }
@@ -111,11 +104,8 @@ final class ProxyResponder: HTTPResponder {
         record(response, finishing)
     }
 
-    private func answer(
-        _ request: borrowing HTTPRequest, route: ProxyMetrics.RouteLabel, amodbRoute: Route?, underAPI: Bool, client: String,
-        later: () -> ResponseDelivery
-    ) -> HTTPResponse? {
-        if request.method == "OPTIONS", let cors = access.cors, underAPI {
+    private func answer(_ request: borrowing HTTPRequest, head: HeadFacts, later: () -> ResponseDelivery) -> HTTPResponse? {
+        if request.method == "OPTIONS", let cors = access.cors, head.underAPI {
             return cors.preflight(origin: request.headers["Origin"])
         }
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -123,7 +113,7 @@ final class ProxyResponder: HTTPResponder {
             headers.set("Allow", access.cors == nil ? "GET, HEAD" : "GET, HEAD, OPTIONS")
             return .error(405, "Method \(request.method) is not allowed; use GET.", headers: headers)
         }
-        switch route {
+        switch head.route {
         case .healthz:
             return Self.plainJSON(200, #"{"status":"ok"}"#)
         case .readyz:
@@ -140,7 +130,7 @@ final class ProxyResponder: HTTPResponder {
         case .trending, .movie, .unmatched, .invalid:
             break
         }
-        guard underAPI else {
+        guard head.underAPI else {
             return .error(404, "The resource you requested could not be found.")
         }
         // Who is calling: a valid token (when tokens are configured), then within their rate.
@@ -156,29 +146,34 @@ final class ProxyResponder: HTTPResponder {
         // By address, exempt peers (loopback by default: a sidecar or a local reverse proxy
         // speaks for many users from one address) are not limited. The identity a limit
         // counts is built only for those it counts.
-        let limited = token != nil || !access.rateLimitExempt.contains(client)
-        let identity = limited ? token ?? "address:" + client : nil
+        let limited = token != nil || head.limitedByAddress
+        let identity = limited ? token ?? "address:" + head.client : nil
         if let identity, let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()
             let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
             headers.set("Retry-After", String(seconds))
             return .error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers)
         }
-        guard let amodbRoute else {
+        switch head.amodbRequest {
+        case nil:
             return .error(404, "The resource you requested could not be found.")
-        }
-        let amodbRequest: AmodbRequest
-        do {
-            // amodb answers an untranslated language (or none) in English: one entry for all of them.
-            amodbRequest = try AmodbRequest(route: amodbRoute, query: request.query).resolvingLanguage(among: languages)
-        } catch {
+        case .failure(let error):
             return .error(400, error.description)
+        case .success(let amodbRequest):
+            // Each client's share of the calls for misses follows the same exemption as its rate.
+            return forwarder.respond(
+                to: amodbRequest, ifNoneMatch: head.ifNoneMatch, accept: head.accept, client: identity, loop: request.loopIndex,
+                later: later)
         }
-        // Each client's share of the calls for misses follows the same exemption as its rate.
-        return forwarder.respond(
-            to: amodbRequest, ifNoneMatch: request.headers["If-None-Match"],
-            accept: AcceptEncoding(fields: request.headers.fields),
-            client: identity, loop: request.loopIndex, later: later)
+    }
+
+    /// What this proxy reads from a request's head (`HeadFacts`): read once per head on a
+    /// connection, and kept in its memo for the requests that repeat it byte for byte.
+    private func headFacts(_ request: borrowing HTTPRequest) -> HeadFacts {
+        if let kept = request.headMemo?.value as? HeadFacts { return kept }
+        let facts = HeadFacts(request, access: access, languages: languages)
+        request.headMemo?.keep(facts)
+        return facts
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
