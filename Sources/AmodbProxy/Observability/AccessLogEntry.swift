@@ -37,7 +37,18 @@ struct AccessLogEntry: Sendable {
         line.label("cache", cache.literal)
         line.milliseconds("duration_ms", nanoseconds: nanoseconds)
         line.integer("bytes", bytes)
-        line.label("encoding", encoding.description)
+        line.label("encoding", encoding.literal)
         line.text("client", client)
+    }
+}
+
+extension ContentCoding {
+    /// The coding's name as the access log copies it, without building a string.
+    var literal: StaticString {
+        switch self {
+        case .identity: "identity"
+        case .gzip: "gzip"
+        case .br: "br"
+        }
     }
 }

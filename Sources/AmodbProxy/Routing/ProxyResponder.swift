@@ -66,7 +66,7 @@ final class ProxyResponder: HTTPResponder {
         }
         // Finished in place in its optional: unwrapping it into a variable would copy it.
         if case .some = immediate { finish(&immediate!, finishing) }
-        return immediate
+        return consume immediate
     }
 
     /// What finishing an answer needs of its request: a few values, not a copy of the request.
@@ -98,7 +98,7 @@ final class ProxyResponder: HTTPResponder {
     /// answer is counted and logged.
     private func finish(_ response: inout HTTPResponse, _ finishing: Finishing) {
         if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
-        if let cors = access.cors, finishing.route == .trending || finishing.route == .movie {
+        if finishing.route == .trending || finishing.route == .movie, let cors = access.cors {
             cors.decorate(&response, origin: finishing.origin)
         }
         record(response, finishing)
@@ -148,7 +148,7 @@ final class ProxyResponder: HTTPResponder {
         // counts is built only for those it counts.
         let limited = token != nil || head.limitedByAddress
         let identity = limited ? token ?? "address:" + head.client : nil
-        if let identity, let limiter = access.rateLimiter, let wait = limiter.take(identity, now: clock.now()) {
+        if let identity, let wait = access.rateLimiter?.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()
             let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
             headers.set("Retry-After", String(seconds))
