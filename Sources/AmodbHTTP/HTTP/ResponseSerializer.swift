@@ -54,30 +54,34 @@ enum ResponseSerializer {
             } else if version == .http1_0 {
                 size += connectionKeepAlive.utf8CodeUnitCount
             }
-            let head = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                var head = RenderedFields.Writer(into: buffer)
-                head.write(statusLine)
-                response.renderedFields.write(to: &head)
-                for (name, value) in response.headers where isWritten(name) {
-                    head.write(name)
-                    head.write(": ")
-                    head.write(value)
+            // The closure reaches the response through a pointer: captured, it was retained
+            // and released around the call (a pair for each of its arrays, every answer).
+            let head = withUnsafePointer(to: response) { response in
+                [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                    var head = RenderedFields.Writer(into: buffer)
+                    head.write(statusLine)
+                    response.pointee.renderedFields.write(to: &head)
+                    for (name, value) in response.pointee.headers where isWritten(name) {
+                        head.write(name)
+                        head.write(": ")
+                        head.write(value)
+                        head.write("\r\n")
+                    }
+                    HTTPDate.withField(epochSeconds: now) { head.write(UnsafeRawBufferPointer($0)) }
+                    if let coding = response.pointee.contentEncoding {
+                        head.write(contentEncoding)
+                        head.write(coding)
+                        head.write("\r\n")
+                    }
+                    if hasBody { head.line(contentLength, number: response.pointee.body.count) }
+                    if closing {
+                        head.write(connectionClose)
+                    } else if version == .http1_0 {
+                        head.write(connectionKeepAlive)
+                    }
                     head.write("\r\n")
+                    count = head.count
                 }
-                HTTPDate.withField(epochSeconds: now) { head.write(UnsafeRawBufferPointer($0)) }
-                if let coding = response.contentEncoding {
-                    head.write(contentEncoding)
-                    head.write(coding)
-                    head.write("\r\n")
-                }
-                if hasBody { head.line(contentLength, number: response.body.count) }
-                if closing {
-                    head.write(connectionClose)
-                } else if version == .http1_0 {
-                    head.write(connectionKeepAlive)
-                }
-                head.write("\r\n")
-                count = head.count
             }
             guard hasBody, !isHead else { return SerializedResponse(head: head, body: []) }
             let length = min(response.abortsAfterBodyBytes ?? response.body.count, response.body.count)
