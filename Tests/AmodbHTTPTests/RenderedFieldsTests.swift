@@ -35,4 +35,32 @@ struct RenderedFieldsTests {
 
             """)
     }
+
+    /// A connection writes each head over the storage of the one before: a head still held
+    /// (unsent) keeps its bytes, a longer head grows the storage, and every head is exactly
+    /// the one its answer would have alone.
+    @Test func headsWrittenOverOneStorageKeepTheirOwnBytes() {
+        func answer(_ status: Int, _ field: String) -> HTTPResponse {
+            var response = HTTPResponse(status: status, body: Array("{}".utf8))
+            response.renderedFields = RenderedFields(shared: Array(field.utf8)[...], reservingCapacity: 0)
+            return response
+        }
+        let answers = [
+            answer(200, "A: 1\r\n"), answer(404, "B: 22\r\n"),
+            answer(200, "C: " + String(repeating: "c", count: 700) + "\r\n"), answer(304, "D: 4\r\n"),
+        ]
+        var storage: [UInt8] = []
+        var held: [(head: ArraySlice<UInt8>, alone: ArraySlice<UInt8>)] = []
+        for response in answers {
+            let head = ResponseSerializer.serialize(response, isHead: false, closing: false, version: .http1_1, now: 0, into: &storage)
+            let alone = ResponseSerializer.serialize(response, isHead: false, closing: false, version: .http1_1, now: 0)
+            #expect(head.head == alone.head)
+            #expect(head.body == alone.body)
+            held.append((head.head, alone.head))
+        }
+        for (head, alone) in held {
+            #expect(head == alone)
+        }
+        #expect(storage.count >= 700)
+    }
 }

@@ -98,6 +98,11 @@ struct ConnectionStateMachine {
     private var nextSequence = 0
     /// The bytes to send: heads, and bodies by reference.
     private(set) var pendingOutput = OutboundQueue()
+    /// The array the last head was written to: once that head is sent (and let go of by
+    /// `pendingOutput`), the next head is written over it, with no allocation.
+    private var headStorage: [UInt8] = []
+    /// The most head storage kept between answers (a usual head is a few hundred bytes).
+    static let keptHeadStorage = 1024
     private var dropAfterWrite = false
     /// Whether the last reading action asked was `pauseReading`.
     private var readingPaused = false
@@ -416,8 +421,11 @@ struct ConnectionStateMachine {
                 // While draining, the last answer says `Connection: close`: nothing follows it.
                 closing = response.closesConnection || !slots[answered].keepAlive || response.abortsAfterBodyBytes != nil
                     || (isDraining && answered + 1 == slots.count)
+                // Written over the last head's storage (copied first while that head is unsent).
                 let serialized = ResponseSerializer.serialize(
-                    response, isHead: slots[answered].isHead, closing: closing, version: slots[answered].version)
+                    response, isHead: slots[answered].isHead, closing: closing, version: slots[answered].version,
+                    now: Clocks.coarseEpochSeconds(), into: &headStorage)
+                if headStorage.count > Self.keptHeadStorage { headStorage = [] }
                 guard pendingOutput.isEmpty || pendingOutput.unsentBytes + serialized.count <= Self.maxUnsentBytes else {
                     slots[answered].response = consume response
                     closing = false
