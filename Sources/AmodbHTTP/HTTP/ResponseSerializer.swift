@@ -67,7 +67,7 @@ enum ResponseSerializer {
             }
             // The closure reaches the response through a pointer: captured, it was retained
             // and released around the call (a pair for each of its arrays, every answer).
-            if storage.count < size { storage = [UInt8](repeating: 0, count: max(size, minimumStorage)) }
+            if storage.count < size { storage = [UInt8](repeating: 0, count: (size + storageGrain - 1) / storageGrain * storageGrain) }
             let written = withUnsafePointer(to: response) { response in
                 storage.withUnsafeMutableBufferPointer { buffer in
                     var head = RenderedFields.Writer(into: buffer)
@@ -101,8 +101,9 @@ enum ResponseSerializer {
         }
     }
 
-    /// The least storage made for a head: room for a usual one and its longer neighbours.
-    private static let minimumStorage = 512
+    /// Head storage is made in multiples of this: room for the head and for its neighbours
+    /// a few digits longer (an `Age` that grows), without keeping much more than a head.
+    private static let storageGrain = 64
 
     private static let contentEncoding: StaticString = "Content-Encoding: "
     private static let contentLength: StaticString = "Content-Length: "
