@@ -11,7 +11,7 @@ struct HTTPDateTests {
     ] + (0..<200).map { $0 * 19_999_999 + 12_345 })
     func datesAreFormattedAsGmtimeDoes(second: Int) {
         var output: [UInt8] = []
-        HTTPDate.appendField(epochSeconds: second, to: &output)
+        HTTPDate.withField(epochSeconds: second) { output.append(contentsOf: $0) }
         var time = time_t(second)
         var parts = tm()
         gmtime_r(&time, &parts)
@@ -33,7 +33,7 @@ struct HTTPDateTests {
                 group.addTask {
                     for second in seconds.map({ $0 + offset }) {
                         var kept: [UInt8] = []
-                        HTTPDate.appendField(epochSeconds: second, to: &kept)
+                        HTTPDate.withField(epochSeconds: second) { kept.append(contentsOf: $0) }
                         let fresh = [UInt8](unsafeUninitializedCapacity: HTTPDate.fieldLength) { buffer, count in
                             HTTPDate.render(epochSeconds: second, into: buffer)
                             count = HTTPDate.fieldLength

@@ -134,13 +134,8 @@ enum HTTPDate {
     /// The field's length: `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n`.
     static let fieldLength = 37
 
-    /// Appends `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for `epochSeconds` (see `withField`).
-    static func appendField(epochSeconds: Int, to output: inout [UInt8]) {
-        withField(epochSeconds: epochSeconds) { output.append(contentsOf: $0) }
-    }
-
-    /// Calls `body` with the field's bytes for `epochSeconds`: this thread's copy when it is
-    /// for the same second, else rendered into it first.
+    /// Calls `body` with `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for `epochSeconds`: this
+    /// thread's copy when it is for the same second, else rendered into it first.
     static func withField<R>(epochSeconds: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         guard let cached = ThreadDate.current else {
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fieldLength) { field in
