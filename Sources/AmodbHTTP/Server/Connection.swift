@@ -143,12 +143,15 @@ final class Connection: @unchecked Sendable {
         var ready: [(sequence: Int, response: HTTPResponse)] = []
         swap(&work, &spareWork)
         swap(&ready, &spareReady)
+        // The loop's head storage, for the answers written in this pass.
+        swap(&machine.headStorage, &loop.headStorage)
         defer {
             // Storage grown by a burst is not kept (see `ConnectionStateMachine.recycle`).
             if work.capacity > ConnectionStateMachine.keptActionCapacity { work = [] }
             if ready.capacity > ConnectionStateMachine.keptQueueCapacity { ready = [] }
             swap(&work, &spareWork)
             swap(&ready, &spareReady)
+            swap(&machine.headStorage, &loop.headStorage)
         }
         absorb(first, into: &work)
         // One clock read for the pass: what it reads, writes and answers happens within

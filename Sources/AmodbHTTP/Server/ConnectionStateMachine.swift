@@ -98,9 +98,11 @@ struct ConnectionStateMachine {
     private var nextSequence = 0
     /// The bytes to send: heads, and bodies by reference.
     private(set) var pendingOutput = OutboundQueue()
-    /// The array the last head was written to: once that head is sent (and let go of by
-    /// `pendingOutput`), the next head is written over it, with no allocation.
-    private var headStorage: [UInt8] = []
+    /// The array heads are written to: once the last head written there is sent (and let
+    /// go of by `pendingOutput`), the next is written over it, with no allocation. Lent by
+    /// the connection's event loop while the connection is served (`Connection.perform`),
+    /// so that an idle connection holds none.
+    var headStorage: [UInt8] = []
     /// The most head storage kept between answers (a usual head is a few hundred bytes).
     static let keptHeadStorage = 1024
     private var dropAfterWrite = false

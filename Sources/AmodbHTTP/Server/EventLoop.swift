@@ -28,6 +28,10 @@ final class EventLoop: @unchecked Sendable {
     /// the bytes it has not parsed yet (so an idle one holds no read buffer), and a read
     /// allocates nothing (a temporary buffer per read was a 16 KB `malloc` per request).
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// The storage answer heads are written to, lent to the connection being served
+    /// (`ConnectionStateMachine.headStorage`), on `queue` only: reused from answer to answer
+    /// once the last head written there was sent, and held by no idle connection.
+    @exclusivity(unchecked) var headStorage: [UInt8] = []
     private let epollFD: Int32
     private let source: any DispatchSourceRead
     private let probe: ServerProbe
