@@ -4,11 +4,8 @@ import AmodbCompression
 /// route, cache outcome and content coding are labels from fixed sets, the duration is
 /// integer nanoseconds.
 struct AccessLogEntry: Sendable {
-    /// The method token as sent, or `-` when the request was refused before it was read.
-    var method: String
-    var route: ProxyMetrics.RouteLabel
-    /// The path as `LoggedPath` cuts it, only for a request no route names.
-    var path: String?
+    /// The fields that come from the request: as values, or rendered once per head.
+    var request: Request
     var status: Int
     var cache: ProxyMetrics.CacheLabel
     /// From the complete request head to the answer.
@@ -17,28 +14,70 @@ struct AccessLogEntry: Sendable {
     var bytes: Int
     /// The coding of the body sent.
     var encoding: ContentCoding = .identity
-    /// The client's address (the peer, or the trusted `X-Forwarded-For` hop).
-    var client: String
 
-    /// Most bytes the fields take: the method, path and client escaped byte by byte, and
-    /// 512 for the rest (names, punctuation, the time, the labels and three numbers take
-    /// under 300).
+    /// The fields of a line that come from the request's head.
+    enum Request: Sendable {
+        /// `method`: the token as sent, or `-` when the request was refused before it was
+        /// read; `path`: as `LoggedPath` cuts it, only for a request no route names;
+        /// `client`: the peer, or the trusted `X-Forwarded-For` hop.
+        case fields(method: String, route: ProxyMetrics.RouteLabel, path: String?, client: String)
+        /// The same, rendered and scrubbed once (`AccessLog.requestFields`).
+        case rendered(AccessLog.RequestFields)
+    }
+
+    init(
+        method: String, route: ProxyMetrics.RouteLabel, path: String? = nil, status: Int, cache: ProxyMetrics.CacheLabel,
+        nanoseconds: UInt64, bytes: Int, encoding: ContentCoding = .identity, client: String
+    ) {
+        self.init(
+            request: .fields(method: method, route: route, path: path, client: client), status: status, cache: cache,
+            nanoseconds: nanoseconds, bytes: bytes, encoding: encoding)
+    }
+
+    init(request: Request, status: Int, cache: ProxyMetrics.CacheLabel, nanoseconds: UInt64, bytes: Int, encoding: ContentCoding) {
+        self.request = request
+        self.status = status
+        self.cache = cache
+        self.nanoseconds = nanoseconds
+        self.bytes = bytes
+        self.encoding = encoding
+    }
+
+    /// Most bytes the fields take: the method, path and client escaped byte by byte (or as
+    /// rendered), and 512 for the rest (names, punctuation, the time, the labels and three
+    /// numbers take under 300).
     var room: Int {
-        512 + (method.utf8.count + (path?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
+        switch request {
+        case .fields(let method, _, let path, let client):
+            512 + (method.utf8.count + (path?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
+        case .rendered(let fields):
+            512 + fields.lead.count + fields.client.count
+        }
     }
 
     /// Writes the fields, in the order every line has them.
     func write(to line: inout LogFields, time: inout LogTime) {
         line.time(&time)
-        line.text("method", method)
-        line.label("route", route.literal)
-        if let path { line.text("path", path) }
+        switch request {
+        case .fields(let method, let route, let path, _): Self.writeLead(method: method, route: route, path: path, to: &line)
+        case .rendered(let fields): fields.lead.withUnsafeBufferPointer { line.put($0) }
+        }
         line.integer("status", status)
         line.label("cache", cache.literal)
         line.milliseconds("duration_ms", nanoseconds: nanoseconds)
         line.integer("bytes", bytes)
         line.label("encoding", encoding.literal)
-        line.text("client", client)
+        switch request {
+        case .fields(_, _, _, let client): line.text("client", client)
+        case .rendered(let fields): fields.client.withUnsafeBufferPointer { line.put($0) }
+        }
+    }
+
+    /// The request's fields before the answer's: method, route, and path if any.
+    static func writeLead(method: String, route: ProxyMetrics.RouteLabel, path: String?, to line: inout LogFields) {
+        line.text("method", method)
+        line.label("route", route.literal)
+        if let path { line.text("path", path) }
     }
 }
 

@@ -16,9 +16,11 @@ struct LogFields {
     /// Where the next byte goes.
     private(set) var pointer: UnsafeMutablePointer<UInt8>
 
-    /// Fields in `format` starting at `pointer`.
-    init(_ format: LogFormat, at pointer: UnsafeMutablePointer<UInt8>) {
+    /// Fields in `format` starting at `pointer`; `continuing` a line begun elsewhere (the
+    /// first field then gets its separator too).
+    init(_ format: LogFormat, at pointer: UnsafeMutablePointer<UInt8>, continuing: Bool = false) {
         json = format == .json
+        first = !continuing
         self.pointer = pointer
     }
 

@@ -24,6 +24,19 @@ enum LogLine {
         }
     }
 
+    /// Fields rendered on their own, to be copied into lines later (`LogFields.put`): each
+    /// with its separator, as in the middle of a line, and no braces.
+    static func fragment(_ format: LogFormat, room: Int, _ fields: (inout LogFields) -> Void) -> [UInt8] {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
+            let base = buffer.baseAddress!
+            var line = LogFields(format, at: base, continuing: true)
+            fields(&line)
+            let written = line.pointer - base
+            precondition(written <= buffer.count, "log fields wrote past the room they asked for")
+            return Array(UnsafeBufferPointer(start: base, count: written))
+        }
+    }
+
     /// Most bytes a field of `name` whose value is text of `count` bytes takes: separator,
     /// quoted name, and the value quoted with every byte escaped.
     static func room(name: Int, text count: Int) -> Int {

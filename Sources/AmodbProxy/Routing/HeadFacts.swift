@@ -25,10 +25,11 @@ final class HeadFacts: Sendable {
     let ifNoneMatch: String?
     /// `Origin`, read only when CORS applies to the route.
     let origin: String?
-    /// The path as logged: only for a route that matched none (others are logged by route).
-    let loggedPath: String?
+    /// The access-log line's fields from the request (method, route, path, client), rendered
+    /// once; `nil` without an access log.
+    let logFields: AccessLog.RequestFields?
 
-    init(_ request: borrowing HTTPRequest, access: ProxyResponder.Access, languages: [String]) {
+    init(_ request: borrowing HTTPRequest, access: ProxyResponder.Access, languages: [String], accessLog: AccessLog?) {
         // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none).
         let peer = request.peerAddress
         client =
@@ -47,6 +48,8 @@ final class HeadFacts: Sendable {
         accept = AcceptEncoding(fields: request.headers.fields)
         ifNoneMatch = request.headers["If-None-Match"]
         origin = access.cors != nil && (route == .trending || route == .movie) ? request.headers["Origin"] : nil
-        loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
+        // The path as logged: only for a route that matched none (others are logged by route).
+        let loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
+        logFields = accessLog?.requestFields(method: request.method, route: route, path: loggedPath, client: client)
     }
 }

@@ -71,23 +71,22 @@ final class ProxyResponder: HTTPResponder {
 
     /// What finishing an answer needs of its request: a few values, not a copy of the request.
     private struct Finishing: Sendable {
-        let method: String
+        /// Whether the request is a `HEAD` (its answer's body bytes are not sent).
+        let isHead: Bool
         let route: ProxyMetrics.RouteLabel
         /// The request's `Origin`, read only when CORS applies to the route.
         let origin: String?
-        /// The path as logged: only for a route that matched none (others are logged by route).
-        let loggedPath: String?
-        let client: String
+        /// The access-log line's fields from the request, rendered once per head.
+        let logFields: AccessLog.RequestFields?
         let started: UInt64
         /// The event loop the answer is counted on, while it is given on that loop's queue.
         var loop: Int?
 
         init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64) {
-            method = request.method
+            isHead = request.method == "HEAD"
             route = head.route
             origin = head.origin
-            loggedPath = head.loggedPath
-            client = head.client
+            logFields = head.logFields
             self.started = started
             loop = request.loopIndex
         }
@@ -171,7 +170,7 @@ final class ProxyResponder: HTTPResponder {
     /// connection, and kept in its memo for the requests that repeat it byte for byte.
     private func headFacts(_ request: borrowing HTTPRequest) -> HeadFacts {
         if let kept = request.headMemo?.value as? HeadFacts { return kept }
-        let facts = HeadFacts(request, access: access, languages: languages)
+        let facts = HeadFacts(request, access: access, languages: languages, accessLog: accessLog)
         request.headMemo?.keep(facts)
         return facts
     }
@@ -188,12 +187,14 @@ final class ProxyResponder: HTTPResponder {
         let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
         metrics.recordRequest(
             route: finishing.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9, loop: finishing.loop)
-        let bytes = finishing.method == "HEAD" ? 0 : response.body.count
+        let bytes = finishing.isHead ? 0 : response.body.count
         let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
         metrics.recordResponseBytes(bytes, encoding: encoding, loop: finishing.loop)
-        accessLog?.record(AccessLogEntry(
-            method: finishing.method, route: finishing.route, path: finishing.loggedPath,
-            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: finishing.client))
+        if let accessLog, let logFields = finishing.logFields {
+            accessLog.record(AccessLogEntry(
+                request: .rendered(logFields), status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes,
+                encoding: encoding))
+        }
     }
 
     private static func plainJSON(_ status: Int, _ body: String) -> HTTPResponse {
