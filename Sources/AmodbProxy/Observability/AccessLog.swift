@@ -69,7 +69,9 @@ final class AccessLog: Sendable {
         let lead = LogLine.fragment(format, room: 512 + (method.utf8.count + (path?.utf8.count ?? 0)) * JSONText.maxBytesPerByte) {
             AccessLogEntry.writeLead(method: method, route: route, path: path, to: &$0)
         }
-        let client = LogLine.fragment(format, room: 64 + client.utf8.count * JSONText.maxBytesPerByte) { $0.text("client", client) }
+        let client = LogLine.fragment(format, room: 64 + client.utf8.count * JSONText.maxBytesPerByte) {
+            AccessLogEntry.writeClient(client, to: &$0)
+        }
         return RequestFields(lead: lead, client: client)
     }
 }

@@ -68,7 +68,7 @@ struct AccessLogEntry: Sendable {
         line.integer("bytes", bytes)
         line.label("encoding", encoding.literal)
         switch request {
-        case .fields(_, _, _, let client): line.text("client", client)
+        case .fields(_, _, _, let client): Self.writeClient(client, to: &line)
         case .rendered(let fields): fields.client.withUnsafeBufferPointer { line.put($0) }
         }
     }
@@ -78,6 +78,11 @@ struct AccessLogEntry: Sendable {
         line.text("method", method)
         line.label("route", route.literal)
         if let path { line.text("path", path) }
+    }
+
+    /// The request's field after the answer's: the client.
+    static func writeClient(_ client: String, to line: inout LogFields) {
+        line.text("client", client)
     }
 }
 
