@@ -1,3 +1,4 @@
+import AmodbModels
 import AmodbProxy
 import AmodbTestSupport
 import Foundation
@@ -150,33 +151,55 @@ struct UpstreamBudgetTests {
                     #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
                 }
             }
-            // A quarter of the window (2 of 8) is kept for refreshes of entries in use.
-            #expect(fetcher.calls.count == 6)
-            #expect(statuses.filter { $0 == 200 }.count == 6)
-            #expect(statuses.filter { $0 == 503 }.count == 14)
+            // Misses may use every call of the window: nothing is held back for refreshes.
+            #expect(fetcher.calls.count == 8)
+            #expect(statuses.filter { $0 == 200 }.count == 8)
+            #expect(statuses.filter { $0 == 503 }.count == 12)
+            #expect(proxy.proxy.statistics.value(.missRefused, kind: Route.movie(id: 1).kindIndex) == 12)
 
             clock.advance(by: 61)
             #expect(try await proxy.get("/3/movie/100").status == 200)
-            #expect(fetcher.calls.count == 7)
+            #expect(fetcher.calls.count == 9)
         }
     }
 
-    @Test func refreshesOfEntriesInUseMayUseTheReserve() async throws {
+    @Test func aRefreshWaitsForSlackOnceTheWindowIsHalfSpent() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
         let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.cacheTTL = 10 }
         try await withServer(proxy) { _ in
-            for id in 1...10 { _ = try await proxy.get("/3/movie/\(id)") }
-            #expect(fetcher.calls.count == 6)
+            for id in 1...3 { _ = try await proxy.get("/3/movie/\(id)") }
+            #expect(fetcher.calls.count == 3)
             clock.advance(by: 11)   // entries stale, the window not over
-            _ = try await proxy.get("/3/movie/1")
-            _ = try await proxy.get("/3/movie/2")
-            #expect(await eventually { fetcher.calls.count == 8 })
-            let third = try await proxy.get("/3/movie/3")   // the window is now spent: stale, no call
-            #expect(third.status == 200)
-            #expect(third.header("Cache-Status")?.hasSuffix("detail=budget-exhausted") == true)
+            _ = try await proxy.get("/3/movie/1")   // 3 of 8 spent: a refresh leaves it half spent
+            #expect(await eventually { fetcher.calls.count == 4 })
+            let second = try await proxy.get("/3/movie/2")   // half spent: the refresh waits for slack
+            #expect(second.status == 200)
+            #expect(second.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1; detail=budget")
             #expect(proxy.proxy.statistics.value(.staleForBudget) == 1)
+            #expect(proxy.proxy.statistics.value(.refreshDeferred, kind: Route.movie(id: 1).kindIndex) == 1)
+            #expect(fetcher.calls.count == 4)
+            // A miss has nothing stored to answer with: it may take every call that is left.
+            for id in 4...7 { #expect(try await proxy.get("/3/movie/\(id)").status == 200) }
             #expect(fetcher.calls.count == 8)
+        }
+    }
+
+    @Test func aRefreshOfAnEntryOlderThanTwiceItsLifetimeGoesFirst() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let clock = ManualClock()
+        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.cacheTTL = 10 }
+        try await withServer(proxy) { _ in
+            for id in 1...2 { _ = try await proxy.get("/3/movie/\(id)") }
+            clock.advance(by: 15)
+            for id in 3...7 { _ = try await proxy.get("/3/movie/\(id)") }   // 7 of 8 spent
+            let drifting = try await proxy.get("/3/movie/1")   // 15 s old: waits for slack
+            #expect(drifting.header("Cache-Status")?.hasSuffix("detail=budget") == true)
+            #expect(fetcher.calls.count == 7)
+            clock.advance(by: 6)   // 21 s old, past twice its lifetime; the window still 7 of 8
+            let overdue = try await proxy.get("/3/movie/2")
+            #expect(overdue.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-11")
+            #expect(await eventually { fetcher.calls.count == 8 }, "refreshed from the last call of the window")
         }
     }
 

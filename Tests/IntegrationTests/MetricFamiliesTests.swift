@@ -57,12 +57,18 @@ struct MetricFamiliesTests {
             let stale = try await harness.get("/3/trending/movie/day")              // stale, refresh denied
             statuses.append(stale.status)
             #expect(statuses == [200, 200, 503, 200])
-            #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1; detail=budget-exhausted")
+            #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1; detail=budget")
 
             let metrics = try await harness.metrics()
             #expect(try metrics.value("amodb_proxy_upstream_budget_denials_total") == 2)
             #expect(try metrics.value("amodb_proxy_stale_responses_total", ["reason": "budget"]) == 1)
             #expect(try metrics.value("amodb_proxy_stale_responses_total", ["reason": "revalidate"]) == 0)
+            let trending = ["route": "/3/trending/{media_type}/{time_window}"]
+            let movie = ["route": "/3/movie/{movie_id}"]
+            #expect(try metrics.value("amodb_proxy_budget_refreshes_deferred_total", trending) == 1)
+            #expect(try metrics.value("amodb_proxy_budget_misses_refused_total", trending) == 1)
+            #expect(try metrics.value("amodb_proxy_budget_refreshes_deferred_total", movie) == 0)
+            #expect(try metrics.value("amodb_proxy_budget_misses_refused_total", movie) == 0)
             let events = ["hit": 1.0, "miss": 2, "budget_denial": 2, "stale_budget": 1, "upstream_call": 1, "refresh": 0]
             for (event, count) in events {
                 #expect(try metrics.value("amodb_proxy_cache_events_total", ["event": event]) == count, "\(event)")

@@ -3,8 +3,13 @@ import Dispatch
 import Synchronization
 
 /// The forwarder's tasks (fetches, refreshes, the key probe) and their waits (429
-/// retries, probe intervals), tracked so that shutdown can end them: `stop()` wakes every
-/// sleeper and refuses new background work, `drain(within:)` waits for what is in flight.
+/// retries, probe intervals, misses waiting for a call), tracked so that shutdown can end
+/// them: `stop()` wakes every sleeper and refuses new background work, `drain(within:)`
+/// waits for what is in flight.
+///
+/// Waits run on the forwarder's clock (`ProxyClock.schedule`), and a task is either
+/// running or asleep in `pause`: so a simulation can tell when every task has gone as far
+/// as it can without time passing (`settled()`).
 final class BackgroundTasks: Sendable {
     /// Whether a client waits on the task's result.
     enum Kind: Sendable {
@@ -16,7 +21,11 @@ final class BackgroundTasks: Sendable {
 
     private struct State {
         var tasks: [UInt64: Task<Void, Never>] = [:]
-        var sleepers: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var sleepers: [UInt64: CheckedContinuation<Wake, Never>] = [:]
+        /// Sleepers woken (`wake`) before they had gone to sleep: they do not sleep.
+        var wokenEarly: Set<UInt64> = []
+        /// Those waiting in `settled()`.
+        var settling: [CheckedContinuation<Void, Never>] = []
         var nextID: UInt64 = 0
         var stopping = false
 
@@ -24,9 +33,22 @@ final class BackgroundTasks: Sendable {
             nextID &+= 1
             return nextID
         }
+
+        /// Every task asleep (or none left): resumes those waiting for that.
+        mutating func settledWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard tasks.count <= sleepers.count, !settling.isEmpty else { return [] }
+            defer { settling = [] }
+            return settling
+        }
     }
 
     private let state = Mutex(State())
+    private let clock: any ProxyClock
+
+    /// Tasks whose waits run on `clock`.
+    init(clock: any ProxyClock) {
+        self.clock = clock
+    }
 
     /// Runs `work` as a tracked task; `false` (and nothing runs) for background work once stopping.
     @discardableResult
@@ -37,27 +59,88 @@ final class BackgroundTasks: Sendable {
             // Registered under the lock the task's own removal takes: it cannot end unregistered.
             state.tasks[id] = Task {
                 await work()
-                self.state.withLock { _ = $0.tasks.removeValue(forKey: id) }
+                let settled = self.state.withLock { state in
+                    _ = state.tasks.removeValue(forKey: id)
+                    return state.settledWaiters()
+                }
+                for waiter in settled { waiter.resume() }
             }
             return true
         }
     }
 
-    /// Waits `seconds`; `false` when shutdown woke it (or had begun): the caller gives up.
+    /// A name for a sleep that `wake(_:)` can end early.
+    func makeSleeperID() -> UInt64 {
+        state.withLock { $0.makeID() }
+    }
+
+    /// What ended a sleep.
+    enum Wake: Sendable {
+        /// Its time passed.
+        case timer
+        /// `wake(_:)`, before its time.
+        case early
+        /// Shutdown: the caller gives up.
+        case stopping
+    }
+
+    /// Waits `seconds` of the clock's time; `false` when shutdown woke it (or had begun):
+    /// the caller gives up.
     func pause(_ seconds: Double) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let id = state.withLock { state -> UInt64? in
-                if state.stopping { return nil }
-                let id = state.makeID()
+        await sleep(seconds, as: nil) != .stopping
+    }
+
+    /// Waits `seconds` of the clock's time, or until `wake(id)`, and says which ended it.
+    func sleep(_ seconds: Double, as id: UInt64?) async -> Wake {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+            enum Start { case sleeps(UInt64, [CheckedContinuation<Void, Never>]), stopping, woken }
+            let start = state.withLock { state -> Start in
+                if state.stopping { return .stopping }
+                let id = id ?? state.makeID()
+                if state.wokenEarly.remove(id) != nil { return .woken }
                 state.sleepers[id] = continuation
-                return id
+                return .sleeps(id, state.settledWaiters())
             }
-            guard let id else { return continuation.resume(returning: false) }
-            let nanoseconds = (seconds * 1e9).checkedInt(.up, clampedTo: 0...86_400_000_000_000) ?? 0
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                // Whoever removes the sleeper resumes it: the timer or `stop()`, never both.
-                self.state.withLock { $0.sleepers.removeValue(forKey: id) }?.resume(returning: true)
+            switch start {
+            case .stopping: continuation.resume(returning: .stopping)
+            case .woken: continuation.resume(returning: .early)
+            case .sleeps(let id, let settled):
+                for waiter in settled { waiter.resume() }
+                clock.schedule(after: max(0, seconds)) { self.wake(id, early: false) }
             }
+        }
+    }
+
+    /// Ends the sleep named `id` now (or, if it has not begun, makes it end at once).
+    func wake(_ id: UInt64) {
+        wake(id, early: true)
+    }
+
+    /// Whoever removes the sleeper resumes it: the timer, `wake` or `stop()`, exactly once.
+    private func wake(_ id: UInt64, early: Bool) {
+        let sleeper = state.withLock { state in
+            let sleeper = state.sleepers.removeValue(forKey: id)
+            if sleeper == nil, early, !state.stopping { state.wokenEarly.insert(id) }
+            return sleeper
+        }
+        sleeper?.resume(returning: early ? .early : .timer)
+    }
+
+    /// Forgets an early wake that found no sleep (its waiter left without sleeping again).
+    func forget(_ id: UInt64) {
+        _ = state.withLock { $0.wokenEarly.remove(id) }
+    }
+
+    /// Returns once every task has ended or sleeps in `pause`: nothing more happens until
+    /// the clock moves. For simulations on a clock they move themselves.
+    func settled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.tasks.count <= state.sleepers.count { return true }
+                state.settling.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
@@ -66,12 +149,13 @@ final class BackgroundTasks: Sendable {
 
     /// Begins shutdown: wakes every sleeper (its task gives up) and refuses new background work.
     func stop() {
-        let sleepers = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let sleepers = state.withLock { state -> [CheckedContinuation<Wake, Never>] in
             state.stopping = true
+            state.wokenEarly = []
             defer { state.sleepers = [:] }
             return Array(state.sleepers.values)
         }
-        for sleeper in sleepers { sleeper.resume(returning: false) }
+        for sleeper in sleepers { sleeper.resume(returning: .stopping) }
     }
 
     /// Begins shutdown (`stop()`), waits for the tracked tasks for at most `seconds`, then

@@ -42,7 +42,7 @@ public enum CacheOutcome: Sendable, Equatable {
             switch reason {
             case .revalidate: return "amodb-proxy; fwd=stale\(status); ttl=\(ttl)"
             case .error: return "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=stale-if-error"
-            case .budget: return "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=budget-exhausted"
+            case .budget: return "amodb-proxy; fwd=stale\(status); ttl=\(ttl); detail=budget"
             }
         case .miss(let fwdStatus, let stored, let collapsed, let detail):
             var text = "amodb-proxy; fwd=miss"

@@ -1,4 +1,5 @@
 import AmodbHTTP
+import AmodbModels
 
 /// Counters of what the cache and the budget did, for operators (metrics) and tests.
 /// Counting takes no lock on the request path, and a hit counted on an event loop's queue
@@ -32,8 +33,18 @@ public final class CacheStatistics: Sendable {
         case clientShareDenial = "client_share_denial"
     }
 
+    /// What the budget did to one route's requests, counted per route.
+    public enum RouteEvent: String, CaseIterable, Sendable {
+        /// A stale entry's refresh waited for slack in the window; the entry was served stale.
+        case refreshDeferred = "refresh_deferred"
+        /// A miss got no call within its wait, and its clients a 503.
+        case missRefused = "miss_refused"
+    }
+
     /// One counter per `Counter`, in `allCases` order, with a lane per event loop.
     private let counters: AtomicCounters
+    /// One counter per `RouteEvent` and route kind (`Route.kindIndex`).
+    private let routeEvents = AtomicCounters(count: RouteEvent.allCases.count * Route.kindCount)
 
     /// Counters for the server's event loops (`HTTPServer.eventLoopCount()`).
     public convenience init() {
@@ -54,6 +65,20 @@ public final class CacheStatistics: Sendable {
     /// The count so far.
     public func value(_ counter: Counter) -> Int {
         counters.value(counter.index)
+    }
+
+    /// Adds one to `event`'s count for `route`'s kind (off the hit path: a shared lane).
+    func count(_ event: RouteEvent, route: Route) {
+        routeEvents.add(Self.index(event, route.kindIndex))
+    }
+
+    /// `event`'s count so far for routes of kind `kind` (`Route.kindIndex`).
+    public func value(_ event: RouteEvent, kind: Int) -> Int {
+        routeEvents.value(Self.index(event, kind))
+    }
+
+    private static func index(_ event: RouteEvent, _ kind: Int) -> Int {
+        RouteEvent.allCases.firstIndex(of: event)! * Route.kindCount + kind
     }
 }
 

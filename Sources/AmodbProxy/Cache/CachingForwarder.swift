@@ -33,6 +33,10 @@ final class CachingForwarder: Sendable {
         var refreshBackoff: Double = 10
         /// Each client's share of the window's calls for misses (0…1; 1: no share limit).
         var clientShare: Double
+        /// Seconds a miss waits for a call once the window is spent, before its 503 (0: none).
+        var missWait: Double
+        /// Misses waiting for a call at once, at most; beyond, a miss is refused at once.
+        var maxWaitingMisses = 256
         /// Seconds between probes of a refused key, chosen at random in this range.
         var keyProbeInterval: ClosedRange<Double> = 30...60
         /// Paths fetched at once, at most.
@@ -49,6 +53,7 @@ final class CachingForwarder: Sendable {
             negativeTTL = configuration.negativeTTL
             retryAfterCap = configuration.retryAfterCap
             clientShare = configuration.clientUpstreamShare
+            missWait = configuration.missWait
         }
     }
 
@@ -63,7 +68,9 @@ final class CachingForwarder: Sendable {
     private let coalescer: FetchCoalescer
     private let backoff: RefreshBackoff
     private let shares: ClientUpstreamShare?
-    private let tasks = BackgroundTasks()
+    private let tasks: BackgroundTasks
+    /// Misses waiting for a call, in turn, once the window is spent.
+    private let missQueue: MissQueue
     private let keyProbe: KeyProbe
     /// Cleared once shutdown has written (or is about to write) the final snapshot.
     private let storesOpen = Mutex(true)
@@ -87,6 +94,8 @@ final class CachingForwarder: Sendable {
         self.policy = policy
         self.validator = validator
         self.statistics = statistics
+        self.tasks = BackgroundTasks(clock: clock)
+        self.missQueue = MissQueue(wait: policy.missWait, capacity: policy.maxWaitingMisses)
         self.coalescer = FetchCoalescer(leases: leases ?? MemoryFetchLeases(capacity: policy.maxFetchesInFlight))
         self.backoff = RefreshBackoff(capacity: policy.maxBackoffEntries)
         self.shares = policy.clientShare < 1
@@ -222,11 +231,15 @@ final class CachingForwarder: Sendable {
             return .now(revalidating)
         }
         let deliver = later()
+        // A stale entry can still be answered, so its refresh waits for slack in the window;
+        // past twice its lifetime it goes first like a miss, so popular pages do not drift.
+        let priority: CallPriority = now - entry.storedAt > 2 * entry.lifetime ? .miss : .refresh
         let started = tasks.run(.background) {
-            if case .denied = await self.budget.acquire(.refresh, now: now) {
+            if case .denied = await self.budget.acquire(priority, now: now) {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }
                 self.statistics.count(.budgetDenial)
                 self.statistics.count(.staleForBudget)
+                self.statistics.count(.refreshDeferred, route: request.route)
                 let outcome = CacheOutcome.stale(ttl: ttl, reason: .budget, fwdStatus: nil)
                 deliver(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
                 return
@@ -240,7 +253,7 @@ final class CachingForwarder: Sendable {
                 await self.coalescer.share(key, nil)
                 return
             }
-            let fetched = await self.fill(request, priority: .refresh, firstCallGranted: true)
+            let fetched = await self.fill(request, priority: priority, firstCallGranted: true)
             let result = self.finish(key, with: fetched, refreshing: true)
             await self.coalescer.share(key, result.sharedEntry)
         }
@@ -297,8 +310,9 @@ final class CachingForwarder: Sendable {
         var retries = 0
         var granted = firstCallGranted
         while true {
-            if !granted, case .denied(let retryAfter) = await budget.acquire(retries == 0 ? priority : .refresh, now: clock.now()) {
+            if !granted, case .denied(let retryAfter) = await acquire(priority) {
                 statistics.count(.budgetDenial)
+                if priority == .miss { statistics.count(.missRefused, route: request.route) }
                 logger.warning("upstream budget spent; not calling amodb",
                                ["path": request.route.template, "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter))])
                 return .failed(.noCall(.budgetExhausted, retryAfter: retryAfter))
@@ -319,6 +333,15 @@ final class CachingForwarder: Sendable {
                 }
             }
             return interpret(outcome, retryAfter: retryAfter, for: request)
+        }
+    }
+
+    /// A call from the budget: a miss waits its turn for one (`MissQueue`); a refresh takes
+    /// one only from slack, and never waits.
+    private func acquire(_ priority: CallPriority) async -> CallDecision {
+        switch priority {
+        case .miss: await missQueue.acquire(from: budget, clock: clock, tasks: tasks)
+        case .refresh: await budget.acquire(.refresh, now: clock.now())
         }
     }
 
@@ -389,6 +412,12 @@ final class CachingForwarder: Sendable {
     }
 
     // MARK: Shutdown
+
+    /// Returns once every task has ended or waits for the clock (`BackgroundTasks.settled`):
+    /// how a replay on a simulated clock knows a request has gone as far as it can.
+    func settled() async {
+        await tasks.settled()
+    }
 
     /// Begins shutdown: wakes the tasks waiting out a 429 or a probe interval (they give up)
     /// and starts no new refreshes or probes.

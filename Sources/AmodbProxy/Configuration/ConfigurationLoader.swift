@@ -86,6 +86,9 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_RATE_LIMIT", flag: "--rate-limit", help: "calls to amodb per minute at most (plan: 20, 40, 120)", show: { config in String(config.rateLimit) }) { config, value throws(ConfigurationError) in
             config.rateLimit = try integer(value, "AMODB_RATE_LIMIT", 1...100_000)
         },
+        Setting(variable: "AMODB_MISS_WAIT", flag: "--miss-wait", help: "seconds a miss waits for a call when the budget is spent", show: { config in format(config.missWait) }) { config, value throws(ConfigurationError) in
+            config.missWait = try seconds(value, "AMODB_MISS_WAIT", 0...30)
+        },
         Setting(variable: "AMODB_CLIENT_SHARE", flag: "--client-share", help: "each client's share of the calls for misses, 0-1; 1: no limit", show: { config in format(config.clientUpstreamShare) }) { config, value throws(ConfigurationError) in
             guard let share = Double(value.trimmingSpacesAndNewlines()), share.isFinite, share > 0, share <= 1 else {
                 throw ConfigurationError("AMODB_CLIENT_SHARE must be a fraction above 0 and at most 1 (such as 0.125), not \(shown(value))")

@@ -29,6 +29,8 @@ public struct ProxyConfiguration: Sendable {
     public var snapshotPath: String?
     /// How often the snapshot is written, in seconds.
     public var snapshotIntervalSeconds: Double = 300
+    /// How long a miss waits for a call once the window is spent, before its 503, in seconds (0: no wait).
+    public var missWait: Double = 2
     /// Each client's share of the window's amodb calls for misses (a fraction, 0 < share ≤ 1; 1: no share limit).
     public var clientUpstreamShare = 0.125
     /// How long to wait for amodb, in seconds: a deadline for the whole call, last byte included.

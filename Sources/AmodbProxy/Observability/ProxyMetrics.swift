@@ -186,6 +186,12 @@ public final class ProxyMetrics: Sendable {
                   sources.tables().map { ([("table", $0.table)], Double($0.size)) })
         out.counter("amodb_proxy_upstream_budget_denials_total", "Calls to amodb the budget refused.",
                     [([], Double(statistics.value(.budgetDenial)))])
+        out.counter("amodb_proxy_budget_refreshes_deferred_total",
+                    "Refreshes of stale entries that waited for slack in the window (the entry was served stale), by route.",
+                    Route.kindExamples.map { ([("route", "/3" + $0.template)], Double(statistics.value(.refreshDeferred, kind: $0.kindIndex))) })
+        out.counter("amodb_proxy_budget_misses_refused_total",
+                    "Misses that got no call from the budget within their wait (503), by route.",
+                    Route.kindExamples.map { ([("route", "/3" + $0.template)], Double(statistics.value(.missRefused, kind: $0.kindIndex))) })
         return out.text
     }
 }

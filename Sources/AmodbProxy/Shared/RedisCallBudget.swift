@@ -2,9 +2,9 @@ import AmodbRedis
 import Synchronization
 
 /// amodb's budget spent by a fleet of replicas: `SharedBudget` in Redis (one sliding
-/// window with the refresh reserve, a 429 closing it for every replica, amodb's limit
-/// headers binding all) while Redis answers. While it does not, this replica spends from
-/// its fair share: `AMODB_RATE_LIMIT` divided by the replicas it last saw alive, so the
+/// window, a refresh only from its slack, a 429 closing it for every replica, amodb's
+/// limit headers binding all) while Redis answers. While it does not, this replica spends
+/// from its fair share: `AMODB_RATE_LIMIT` divided by the replicas it last saw alive, so the
 /// fleet as a whole stays within the key's limit.
 ///
 /// The share is an `UpstreamBudget` that also records the calls the fleet's budget granted
@@ -42,10 +42,10 @@ final class RedisCallBudget: CallBudget {
         if let decision = await link.call({ _ in try await shared.acquire(sharedPriority, now: Self.milliseconds(now), callID: id) }) {
             switch decision {
             case .granted:
-                _ = local.acquire(.refresh, now: now)   // recorded, should Redis go away within the window
+                _ = local.acquire(.miss, now: now)   // recorded, should Redis go away within the window
                 return .granted
             case .denied(let wait):
-                return .denied(retryAfter: max(1, Double(wait) / 1000))
+                return .denied(retryAfter: max(UpstreamBudget.shortestWait, Double(wait) / 1000))
             }
         }
         return local.acquire(priority, now: now)

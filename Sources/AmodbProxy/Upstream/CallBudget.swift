@@ -1,9 +1,14 @@
 /// Who asks the budget for a call.
+///
+/// A stale entry can still be answered and a miss has nothing to answer with, so when the
+/// window is tight the calls go to misses: a refresh waits for slack while its entry is
+/// served stale.
 public enum CallPriority: Sendable {
-    /// Refreshing an entry in use, retrying for waiting clients, probing a refused key:
-    /// may use every call.
+    /// Nobody waits on it (a refresh of a stale entry served meanwhile, a probe of a
+    /// refused key): only from slack, while the window is at most half spent.
     case refresh
-    /// A path with nothing stored: may not use the reserve.
+    /// A client waits on it (a miss, its retries after a 429, a refresh of an entry older
+    /// than twice its lifetime): may use every call of the window.
     case miss
 }
 

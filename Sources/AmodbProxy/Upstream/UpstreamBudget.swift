@@ -5,9 +5,9 @@ import Synchronization
 /// window, background refreshes and retries included. It adopts amodb's own limit
 /// headers when they are stricter, and treats the window as spent while amodb says 429.
 ///
-/// The last quarter of a window's calls is kept for refreshes of entries that clients
-/// are using (and retries they wait on): a flood of cold misses for rarely asked paths
-/// cannot starve them.
+/// Misses come first when the window is tight: a refresh (`CallPriority.refresh`) is
+/// granted only while the window is at most half spent, so the calls that remain go to
+/// requests that have nothing stored to answer with (`slack(of:)`).
 public final class UpstreamBudget: CallBudget, Sendable {
     /// Who is asking.
     public typealias Priority = CallPriority
@@ -40,7 +40,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
             state.sent.removeAll { $0 <= now - Self.window }
             if now < state.exhaustedUntil { return .denied(retryAfter: state.exhaustedUntil - now) }
             let effectiveLimit = min(limit, state.upstreamLimit ?? limit)
-            let needed = priority == .miss ? Self.reserve(of: effectiveLimit) + 1 : 1
+            let needed = priority == .refresh ? Self.slack(of: effectiveLimit) : 1
             var available = effectiveLimit - state.sent.count
             var upstreamBound = false
             if let remaining = state.upstreamRemaining, now < state.upstreamResetAt, remaining < available {
@@ -56,14 +56,19 @@ public final class UpstreamBudget: CallBudget, Sendable {
             // The call that frees enough room leaves the window first.
             let index = max(0, min(state.sent.count - 1, state.sent.count - effectiveLimit + needed - 1))
             let frees = state.sent.isEmpty ? now + Self.window : state.sent[index] + Self.window
-            return .denied(retryAfter: max(1, frees - now))
+            return .denied(retryAfter: max(Self.shortestWait, frees - now))
         }
     }
 
-    /// Calls of a window kept for refreshes: a quarter of it (none below 4).
-    static func reserve(of limit: Int) -> Int {
-        limit >= 4 ? limit / 4 : 0
+    /// The calls a window must have left for a refresh to take one: more than half of it,
+    /// so that after the refresh the window is at most half spent.
+    static func slack(of limit: Int) -> Int {
+        limit / 2 + 1
     }
+
+    /// The shortest wait a denial names, in seconds: the exact time a call frees (a miss
+    /// waiting for one wakes then), never zero.
+    static let shortestWait: Double = 0.001
 
     /// The limits amodb may state that are taken as given; anything outside is ignored.
     static let limitRange = 1...100_000

@@ -1,6 +1,6 @@
 /// amodb's per-key budget kept in Redis, so every replica spends from one window: the
-/// sliding 60 s window of `AMODB_RATE_LIMIT` with the refresh reserve (the last quarter of
-/// a window's calls only for refreshes), and a 429 closing the window for every replica
+/// sliding 60 s window of `AMODB_RATE_LIMIT` (a refresh only while the window is at most
+/// half spent; a miss may take every call), and a 429 closing the window for every replica
 /// until its `Retry-After`, and amodb's own rate-limit headers, once one replica has read
 /// them, binding every replica. The same rules as the proxy's in-memory `UpstreamBudget`,
 /// decided atomically by one Lua script.
@@ -11,9 +11,9 @@
 public struct SharedBudget: Sendable {
     /// Who is asking, as in `UpstreamBudget.Priority`.
     public enum Priority: String, Sendable {
-        /// Refreshing an entry in use, or retrying for waiting clients: may use every call.
+        /// Nobody waits on it: only while the window is at most half spent.
         case refresh
-        /// A path with nothing stored: may not use the reserve.
+        /// A client waits on it: may use every call.
         case miss
     }
 
@@ -126,8 +126,8 @@ public struct SharedBudget: Sendable {
         local upstream = redis.call('HMGET', KEYS[3], 'limit', 'remaining', 'reset_at')
         local effective = math.min(limit, tonumber(upstream[1]) or limit)
         local needed = 1
-        if ARGV[5] == 'miss' and effective >= 4 then
-          needed = math.floor(effective / 4) + 1
+        if ARGV[5] == 'refresh' then
+          needed = math.floor(effective / 2) + 1
         end
         local available = effective - used
         local remaining = tonumber(upstream[2])
