@@ -218,6 +218,28 @@ struct UpstreamBudgetTests {
         }
     }
 
+    @Test(arguments: [2.0, 0])
+    func aMissWaitsForACallThatFreesWithinItsWaitInsteadOfA503(wait: Double) async throws {
+        // amodb says its window has no call left for one more second.
+        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails, headers: [
+            "x-ratelimit-limit": "40", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1",
+        ]))
+        var configuration = ProxyHarness.configuration()
+        configuration.missWait = wait
+        let proxy = try ProxyHarness(configuration: configuration, fetcher: fetcher, clock: SystemClock())
+        try await withServer(proxy) { _ in
+            #expect(try await proxy.get("/3/movie/1").status == 200)
+            let next = try await proxy.get("/3/movie/2")
+            if wait > 0 {
+                #expect(next.status == 200, "served once the call freed, within AMODB_MISS_WAIT")
+                #expect(fetcher.calls.count == 2)
+            } else {
+                #expect(next.status == 503)
+                #expect(fetcher.calls.count == 1)
+            }
+        }
+    }
+
     @Test func a429SpendsTheWindowForEveryone() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(429, headers: ["retry-after": "45"]))
         let clock = ManualClock()
