@@ -68,4 +68,21 @@ struct FillCompressionTests {
             #expect(setup.sandbox.requestCount(path: Self.path) == 1)
         }
     }
+
+    /// amodb's own gzip is inflated as it arrives, and the JSON is what is stored: the
+    /// fill's gzip is made from the JSON, so a client decodes it once, to the JSON.
+    @Test func anAnswerAmodbSentInGzipIsCompressedOnceFromItsJSON() async throws {
+        let body = Array(ScriptedUpstream.movieDetails.utf8)
+        let upstream = try MisbehavingUpstream(.respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(body)))
+        try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
+            let harness = try ProxyHarness(configuration: ProxyHarness.configuration(upstreamURL: upstream.baseURL))
+            try await withServer(harness) { harness in
+                let answer = try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "gzip"])
+                #expect(answer.status == 200)
+                #expect(answer.header("Content-Encoding") == "gzip")
+                #expect(try ContentDecoder(maximumOutputSize: 1 << 20).decode(answer.body, from: .gzip) == body)
+                #expect(try await harness.get("/3/movie/550").body == body, "identity is the JSON")
+            }
+        }
+    }
 }
