@@ -1,7 +1,8 @@
-/// One answer in every coding worth sending, made once when the answer is stored:
-/// the identity bytes always, and gzip and br when the answer is long enough and the
-/// coding makes it smaller. Variants of one answer are made together and replaced
-/// together, so they always hold the same content.
+/// One answer in every coding worth sending: the identity bytes always, and gzip and br
+/// when the answer is long enough and the coding makes it smaller. Variants of one answer
+/// are made for the same bytes and replaced together, so they always hold the same
+/// content. They may be made in two steps (gzip first, for the clients waiting on the
+/// answer; br after, off the event loops): `pending` names the codings still to make.
 public struct ContentVariants: Sendable, Equatable {
     /// Answers shorter than this, in bytes, stay identity: compressing them saves a few
     /// bytes at most, and the proxy's own JSON errors are this short (nginx's
@@ -14,31 +15,58 @@ public struct ContentVariants: Sendable, Equatable {
     public let gzip: [UInt8]?
     /// The brotli variant, if one is kept.
     public let br: [UInt8]?
+    /// The codings not tried yet (`completed()` makes them); empty once every coding was
+    /// tried, whether its variant was kept or dropped.
+    public let pending: ContentCodingSet
 
-    /// Compresses `identity` in gzip and br with `encoder` (gzip -9, brotli 11): slow
-    /// on purpose, so call it off the event loops, once per stored answer. Nothing is
-    /// made below `minimumSize` bytes, and a variant not smaller than the identity
+    /// Compresses `identity` in `codings` (every coding unless told) with `encoder` (gzip
+    /// -9, brotli 11): slow on purpose, so call it off the event loops, once per stored
+    /// answer; the other codings stay `pending`. Nothing is made below `minimumSize`
+    /// bytes (and nothing is left pending), and a variant not smaller than the identity
     /// bytes is dropped (a client that accepts it gets identity, just as small).
     public init(
-        compressing identity: [UInt8], minimumSize: Int = defaultMinimumSize,
+        compressing identity: [UInt8], codings: ContentCodingSet = .all, minimumSize: Int = defaultMinimumSize,
         encoder: ContentEncoder = ContentEncoder()
     ) throws(CompressionError) {
         guard identity.count >= minimumSize else {
             self.init(identity: identity, gzip: nil, br: nil)
             return
         }
-        let gzip = try encoder.encode(identity, as: .gzip)
-        let br = try encoder.encode(identity, as: .br)
-        self.init(
-            identity: identity, gzip: gzip.count < identity.count ? gzip : nil,
-            br: br.count < identity.count ? br : nil)
+        self = try ContentVariants(identity: identity, gzip: nil, br: nil, pending: [.gzip, .br])
+            .completed(codings, encoder: encoder)
     }
 
-    /// Variants made earlier (restored from a snapshot, say), taken as they are.
+    /// Variants made earlier (restored from a snapshot, say), taken as they are: none pending.
     public init(identity: [UInt8], gzip: [UInt8]?, br: [UInt8]?) {
+        self.init(identity: identity, gzip: gzip, br: br, pending: [])
+    }
+
+    private init(identity: [UInt8], gzip: [UInt8]?, br: [UInt8]?, pending: ContentCodingSet) {
         self.identity = identity
         self.gzip = gzip
         self.br = br
+        self.pending = pending
+    }
+
+    /// These variants with the pending codings among `codings` made too; the variants made
+    /// already are kept byte for byte (a client may hold their tags).
+    public func completed(
+        _ codings: ContentCodingSet = .all, encoder: ContentEncoder = ContentEncoder()
+    ) throws(CompressionError) -> ContentVariants {
+        let making = pending.intersection(codings)
+        var gzip = gzip
+        var br = br
+        if making.contains(.gzip) { gzip = try Self.smaller(identity, as: .gzip, encoder: encoder) }
+        if making.contains(.br) { br = try Self.smaller(identity, as: .br, encoder: encoder) }
+        return ContentVariants(identity: identity, gzip: gzip, br: br, pending: pending.subtracting(making))
+    }
+
+    /// `identity` in `coding`, if that is smaller.
+    private static func smaller(
+        _ identity: [UInt8], as coding: ContentCoding, encoder: ContentEncoder
+    ) throws(CompressionError) -> [UInt8]? {
+        let bytes = try encoder.encode(identity, as: coding)
+        return bytes.count < identity.count ? bytes : nil
     }
 
     /// The codings this answer has, to negotiate among.

@@ -162,6 +162,14 @@ public final class RawHTTPConnection {
         }
     }
 
+    /// Every byte the server sends until it closes, those already read but not yet taken
+    /// by `readResponse` first: what follows a response, which should be nothing.
+    public func readUntilClosed() throws -> [UInt8] {
+        while try fill() {}
+        defer { buffer.removeAll() }
+        return buffer
+    }
+
     /// True if the server closes the connection within `seconds` (end of stream or reset),
     /// false if it stays open. Bytes that arrive meanwhile are kept for `readResponse`.
     public func waitForClose(seconds: Double = 3) -> Bool {

@@ -56,4 +56,26 @@ struct ContentVariantsTests {
         #expect(ContentVariants(identity: made.identity, gzip: made.gzip, br: made.br) == made)
         #expect(ContentVariants(identity: made.identity, gzip: nil, br: made.br).available == [.identity, .br])
     }
+
+    /// A fill makes gzip for its waiters, and the queue br after: the variants are those
+    /// made in one step, and the gzip bytes made first are the ones kept.
+    @Test
+    func variantsMadeInTwoStepsAreThoseMadeInOne() async throws {
+        let body = await StandInBodies.body(StandInBodies.trendingTarget)
+        let gzipOnly = try ContentVariants(compressing: body, codings: .gzip)
+        #expect(gzipOnly.available == [.identity, .gzip])
+        #expect(gzipOnly.pending == .br)
+        let completed = try gzipOnly.completed()
+        #expect(completed.pending.isEmpty)
+        #expect(completed.gzip == gzipOnly.gzip)
+        #expect(completed == (try ContentVariants(compressing: body)))
+        #expect(try completed.completed() == completed, "nothing left to make")
+    }
+
+    @Test(arguments: [(255, ContentCodingSet()), (256, ContentCodingSet.br)])
+    func nothingIsPendingBelowTheMinimumSize(size: Int, pending: ContentCodingSet) throws {
+        let body = Array(String(repeating: "{\"status_message\":\"x\"}", count: 20).utf8.prefix(size))
+        #expect(try ContentVariants(compressing: body, codings: .gzip).pending == pending)
+        #expect(ContentVariants(identity: body, gzip: nil, br: nil).pending.isEmpty, "restored variants are complete")
+    }
 }

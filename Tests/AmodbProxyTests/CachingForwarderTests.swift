@@ -1,3 +1,4 @@
+import AmodbCompression
 import AmodbHTTP
 import AmodbModels
 @testable import AmodbProxy
@@ -225,7 +226,7 @@ struct CachingForwarderTests {
 // MARK: The forwarder on its own
 
 /// A forwarder over `fetcher`, as `ProxyServer` builds one, for tests that drive it directly.
-private func forwarder(
+func forwarder(
     _ fetcher: ScriptedUpstream, cache: any ResponseCache = MemoryResponseCache(), clock: ManualClock = ManualClock(),
     limit: Int = 40, adjust: (inout CachingForwarder.Policy) -> Void = { _ in }
 ) -> CachingForwarder {
@@ -239,10 +240,14 @@ private func forwarder(
 
 /// Asks `forwarder` as the responder does, from a Dispatch thread as an event loop would,
 /// and waits for the answer, immediate or delivered.
-private func ask(_ forwarder: CachingForwarder, _ request: AmodbRequest, client: String? = nil) async -> HTTPResponse {
+func ask(
+    _ forwarder: CachingForwarder, _ request: AmodbRequest, client: String? = nil, accept: AcceptEncoding = AcceptEncoding()
+) async -> HTTPResponse {
     await withCheckedContinuation { continuation in
         DispatchQueue.global().async {
-            let immediate = forwarder.respond(to: request, ifNoneMatch: nil, client: client) { { continuation.resume(returning: $0) } }
+            let immediate = forwarder.respond(to: request, ifNoneMatch: nil, accept: accept, client: client) {
+                { continuation.resume(returning: $0) }
+            }
             if let immediate { continuation.resume(returning: immediate) }
         }
     }
@@ -272,6 +277,7 @@ private final class InterleavingCache: ResponseCache {
     }
 
     func store(_ entry: CachedResponse, for key: String) -> Bool { inner.store(entry, for: key) }
+    func admits(_ entry: CachedResponse, for key: String) -> Bool { inner.admits(entry, for: key) }
     var usage: (entries: Int, bytes: Int) { inner.usage }
     func allEntries() -> [(key: String, entry: CachedResponse)] { inner.allEntries() }
 }

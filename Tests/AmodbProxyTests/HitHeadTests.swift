@@ -127,4 +127,32 @@ struct HitHeadTests {
 
             """)
     }
+
+    /// RFC 9110 §15.4.5: a 304 carries the validator and caching fields, nothing that
+    /// describes content. The coding stays on the value, for the metrics and the log.
+    @Test("A 304 for a compressed variant sends its tag and no content fields", arguments: [ContentCoding.gzip, .br])
+    func aNotModifiedVariantSendsNoContentFields(coding: ContentCoding) throws {
+        let variants = try ContentVariants(compressing: Array(repeating: UInt8(ascii: "a"), count: 4096))
+        let entry = CachedResponse(body: variants.identity, storedAt: 1_000, lifetime: 1800).with(variants)
+        let tags = try #require(entry.variantTags)
+        let tag = coding == .gzip ? tags.gzip : tags.br
+        var accept = AcceptEncoding()
+        accept.add(fieldValue: coding.rawValue)
+        let response = Self.answer(entry, at: 1_001, accept: accept, ifNoneMatch: tag)
+        #expect(response.status == 304)
+        #expect(response.body.isEmpty)
+        #expect(response.contentEncoding == coding.contentEncoding)
+        #expect(Self.head(response) == """
+            HTTP/1.1 304 Not Modified\r
+            Vary: Accept-Encoding\r
+            ETag: \(tag)\r
+            Cache-Control: public, max-age=1799\r
+            Age: 1\r
+            Cache-Status: amodb-proxy; hit; ttl=1799\r
+            Date: Sun, 06 Nov 1994 08:49:37 GMT\r
+            \r
+
+            """)
+        #expect(Self.head(response, isHead: true) == Self.head(response), "the same for HEAD")
+    }
 }

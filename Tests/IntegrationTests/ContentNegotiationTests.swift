@@ -150,7 +150,8 @@ struct ContentNegotiationTests {
         let fetcher = ScriptedUpstream()
         let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
-            // The miss is answered from the entry just stored, before its variants are made.
+            // The miss is answered from the entry just stored, before its br variant is made
+            // (its gzip is made first: `FillCompressionTests`); a client taking br alone gets identity.
             let miss = try await harness.get(Self.path, headers: ["Accept-Encoding": "br"])
             #expect(miss.header("Content-Encoding") == nil)
             #expect(miss.header("Vary") == "Accept-Encoding")

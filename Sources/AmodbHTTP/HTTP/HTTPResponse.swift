@@ -2,6 +2,8 @@
 ///
 /// The server adds `Content-Length`, `Connection` and `Content-Encoding` (from
 /// `contentEncoding`) itself and sends no body for `HEAD`; responders set everything else.
+/// An answer without content (1xx, 204, 304) gets none of the fields that describe content
+/// (`Content-Length`, `Content-Encoding`, `Content-Type`), whatever the responder set.
 public struct HTTPResponse: Sendable {
     /// The status code, 100…599.
     public var status: Int
@@ -11,7 +13,9 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// The body's content coding (RFC 9110 §8.4: `gzip`, `br`), or `nil` for identity:
     /// written as `Content-Encoding` when the response is, and read as a value (never
-    /// parsed back from the fields) by whoever counts what was sent.
+    /// parsed back from the fields) by whoever counts what was sent. A 304 may keep the
+    /// coding of the variant whose validator it confirms, for those counts; it is not
+    /// written, as a 304 has no content (RFC 9110 §15.4.5).
     public var contentEncoding: String?
     /// Close the connection after this response.
     public var closesConnection: Bool

@@ -52,13 +52,18 @@ enum ResponseSerializer {
     static func serialize(
         _ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion, now: Int, into storage: inout [UInt8]
     ) -> SerializedResponse {
+        // 1xx, 204 and 304 carry no content (RFC 9110 §6.4.1), so none of the fields that
+        // describe it: no Content-Length, and no Content-Encoding or Content-Type, though a
+        // 304 names the coding of the variant it validates (RFC 9110 §15.4.5: a client that
+        // reads a coding on a 304 tries to decode its empty body).
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
+        let coding = hasBody ? response.contentEncoding : nil
         return withStatusLine(response.status) { statusLine in
             var size = statusLine.count + response.renderedFields.count + HTTPDate.fieldLength + 2
-            for (name, value) in response.headers where isWritten(name) {
+            for (name, value) in response.headers where isWritten(name, hasBody: hasBody) {
                 size += name.utf8.count + value.utf8.count + 4
             }
-            if let coding = response.contentEncoding { size += contentEncoding.utf8CodeUnitCount + coding.utf8.count + 2 }
+            if let coding { size += contentEncoding.utf8CodeUnitCount + coding.utf8.count + 2 }
             if hasBody { size += contentLength.utf8CodeUnitCount + 20 + 2 }
             if closing {
                 size += connectionClose.utf8CodeUnitCount
@@ -73,14 +78,14 @@ enum ResponseSerializer {
                     var head = RenderedFields.Writer(into: buffer)
                     head.write(statusLine)
                     response.pointee.renderedFields.write(to: &head)
-                    for (name, value) in response.pointee.headers where isWritten(name) {
+                    for (name, value) in response.pointee.headers where isWritten(name, hasBody: hasBody) {
                         head.write(name)
                         head.write(": ")
                         head.write(value)
                         head.write("\r\n")
                     }
                     HTTPDate.withField(epochSeconds: now) { head.write(UnsafeRawBufferPointer($0)) }
-                    if let coding = response.pointee.contentEncoding {
+                    if let coding {
                         head.write(contentEncoding)
                         head.write(coding)
                         head.write("\r\n")
@@ -110,9 +115,11 @@ enum ResponseSerializer {
     private static let connectionClose: StaticString = "Connection: close\r\n"
     private static let connectionKeepAlive: StaticString = "Connection: keep-alive\r\n"
 
-    /// Whether a field of `HTTPResponse.headers` is written: not those the server writes itself.
-    private static func isWritten(_ name: String) -> Bool {
+    /// Whether a field of `HTTPResponse.headers` is written: not those the server writes
+    /// itself, and, in an answer without content, none that would describe that content.
+    private static func isWritten(_ name: String, hasBody: Bool) -> Bool {
         !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection")
+            && (hasBody || !name.caseInsensitiveEquals("Content-Type") && !name.caseInsensitiveEquals("Content-Encoding"))
     }
 
     /// Calls `body` with the status line's bytes, CRLF included.

@@ -101,8 +101,10 @@ public struct CachedResponse: Sendable, Equatable {
     public var lifetime: Double { parts.lifetime }
     /// A strong `ETag` (RFC 9110 §8.8.3), derived from the body.
     public var etag: String { parts.etag }
-    /// The body compressed in gzip and br, made once off the event loops after the entry
-    /// is stored (`VariantMaker`); `nil` until then, and identity is answered meanwhile.
+    /// The body compressed in gzip and br (`VariantMaker`): a fill makes gzip before anyone
+    /// is answered from it, and br is made off the event loops once the entry is stored (both
+    /// there, for an entry loaded from a snapshot or too long to gzip at once). Until a
+    /// coding is made, a client that asks for it gets the best of those made (identity at least).
     public var variants: ContentVariants? { parts.variants }
     /// The strong tags of the gzip and br variants: the identity tag with the coding
     /// appended inside the quotes, made once here so that a hit does no String work.

@@ -265,12 +265,14 @@ final class CachingForwarder: Sendable {
 
     /// Stores a fetched answer and ends the lease in one step, hands the result to those who
     /// joined, and remembers a failed refresh's back-off. Nothing is stored once shutdown
-    /// has closed the cache for its final snapshot.
+    /// has closed the cache for its final snapshot. An answer to store gets its gzip
+    /// variant first (`withGzip`), before anyone is answered from it.
     @discardableResult
     private func finish(_ key: String, with fetched: FetchResult, refreshing: Bool) -> FetchResult {
+        let fetched = withGzip(fetched, for: key)
         // The back-off is settled in the same step as the lease ends: a request arriving in
         // between would find neither the refresh in flight nor its failure, and start another.
-        coalescer.finish(key) { () -> FetchResult in
+        return coalescer.finish(key) { () -> FetchResult in
             switch fetched {
             case .answer(let entry, true):
                 let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
@@ -290,14 +292,29 @@ final class CachingForwarder: Sendable {
         }
     }
 
-    /// Has `entry`'s variants made off the event loops and stores it again with them,
-    /// while it is still the answer stored under `key` and the cache still takes stores.
-    /// Also for entries loaded from a snapshot, which keeps identity bytes only.
+    /// A fetched 200 that the cache will keep, with its gzip variant made now, on the fill's
+    /// own task: those who joined the fill, and the hits until br is made too, are answered
+    /// in gzip when they ask for it, not identity (br, much slower to make, follows off the
+    /// event loops). Anything else is left as it is: an answer not stored is not compressed.
+    private func withGzip(_ fetched: FetchResult, for key: String) -> FetchResult {
+        guard case .answer(let entry, true) = fetched, entry.status == 200, cache.admits(entry, for: key),
+              storesOpen.withLock({ $0 })
+        else { return fetched }
+        let gzipped = variantMaker.gzipped(entry)
+        // Small enough alone but not with its gzip bytes: kept identity only, as before.
+        return .answer(cache.admits(gzipped, for: key) ? gzipped : entry, stored: true)
+    }
+
+    /// Has `entry`'s variants (those still pending) made off the event loops and stores it
+    /// again with them, while it is still the answer stored under `key`, with the variants
+    /// it had, and the cache still takes stores. Also for entries loaded from a snapshot,
+    /// which keeps identity bytes only.
     func makeVariants(of entry: CachedResponse, for key: String) {
         variantMaker.make(entry) { [self] withVariants in
             // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
             storesOpen.withLock { open in
-                guard open, let current = cache.entry(for: key), current.isSameAnswer(as: entry), current.variants == nil else { return }
+                guard open, let current = cache.entry(for: key), current.isSameAnswer(as: entry), current.variants == entry.variants
+                else { return }
                 cache.store(withVariants, for: key)
             }
         }

@@ -88,6 +88,10 @@ public final class MemoryResponseCache: ResponseCache {
         return true
     }
 
+    public func admits(_ entry: CachedResponse, for key: String) -> Bool {
+        Self.cost(of: entry, key: key) <= maxEntryBytes
+    }
+
     public var usage: (entries: Int, bytes: Int) {
         shards.reduce(into: (0, 0)) { total, shard in
             shard.state.withLock {

@@ -11,6 +11,8 @@ public protocol ResponseCache: Sendable {
     /// (larger than it keeps).
     @discardableResult
     func store(_ entry: CachedResponse, for key: String) -> Bool
+    /// Whether `store` would keep `entry` under `key` (`false`: larger than it keeps).
+    func admits(_ entry: CachedResponse, for key: String) -> Bool
     /// How many entries and bytes are held (bodies, keys and each entry's overhead).
     var usage: (entries: Int, bytes: Int) { get }
     /// Every entry, for a snapshot on disk.

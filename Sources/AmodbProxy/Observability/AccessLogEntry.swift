@@ -12,7 +12,8 @@ struct AccessLogEntry: Sendable {
     var nanoseconds: UInt64
     /// Body bytes sent (0 for `HEAD`).
     var bytes: Int
-    /// The coding of the body sent.
+    /// The coding of the body sent; for a 304, which sends none (`bytes` 0), the coding of
+    /// the variant whose tag matched, so the log says which variant was revalidated.
     var encoding: ContentCoding = .identity
 
     /// The fields of a line that come from the request's head.
