@@ -226,7 +226,9 @@ struct UpstreamBudgetTests {
         ]))
         var configuration = ProxyHarness.configuration()
         configuration.missWait = wait
-        let proxy = try ProxyHarness(configuration: configuration, fetcher: fetcher, clock: SystemClock())
+        // Without a wait, a clock held still makes the refusal certain; with one, time must pass.
+        let clock: any ProxyClock = wait > 0 ? SystemClock() : ManualClock()
+        let proxy = try ProxyHarness(configuration: configuration, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             #expect(try await proxy.get("/3/movie/1").status == 200)
             let next = try await proxy.get("/3/movie/2")
