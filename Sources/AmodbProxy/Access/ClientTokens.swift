@@ -5,7 +5,8 @@ import Synchronization
 /// The tokens an app's users present as `Authorization: Bearer <token>`. Several can be
 /// valid at once (rotation): those from `AMODB_PROXY_TOKENS` plus the lines of
 /// `AMODB_PROXY_TOKENS_FILE`, which is read again when it changes. Tokens are compared
-/// in constant time, never logged and never forwarded.
+/// in constant time and never forwarded; every token in force, however it arrived, is
+/// handed to the logger's scrubber, so none is ever logged.
 public final class ClientTokens: Sendable {
     /// A valid token: the bytes a client must present, and the name the limits know it by.
     private struct Entry: Sendable {
@@ -43,6 +44,7 @@ public final class ClientTokens: Sendable {
         self.identifier = identifier
         self.state = Mutex(State(entries: fixedEntries))
         self.logger = logger
+        logger.scrubTokens(fixed)
         reloadIfChanged()
     }
 
@@ -91,6 +93,9 @@ public final class ClientTokens: Sendable {
         let entries = fixedEntries + tokens.map { Entry($0, identifier: identifier) }
         let previous = state.withLock { state -> Int in
             defer { state = State(entries: entries, fileStamp: stamp) }
+            // Under the lock: of two reloads at once (the timer, SIGHUP), the scrubber keeps
+            // the tokens of the one whose tokens stay in force.
+            logger.scrubTokens(fixed + tokens)
             return state.entries.count - fixedEntries.count
         }
         if stamp != nil { logger.info("client tokens loaded", ["path": file, "tokens": String(tokens.count), "previously": String(previous)]) }

@@ -43,7 +43,7 @@ public final class ProxyServer: Sendable {
         self.configuration = configuration
         let logger = logger ?? ProxyLogger(
             minimumLevel: configuration.logLevel, format: configuration.logFormat,
-            secrets: [configuration.apiKey] + configuration.clientTokens)
+            secrets: [configuration.apiKey])
         self.logger = logger
         self.clock = clock
         let cache = cache ?? MemoryResponseCache(maxBytes: configuration.cacheMaxBytes)
