@@ -51,12 +51,13 @@ FROM ${BUILDER_IMAGE} AS build
 WORKDIR /build
 
 # Compressed answers (AmodbCompression) link the system's zlib and brotli through
-# the system-library targets CZlib and CBrotli. The swift images already carry
-# zlib1g-dev; libbrotli-dev (libbrotlienc, libbrotlidec) is installed when missing.
-RUN dpkg -s libbrotli-dev >/dev/null 2>&1 \
+# the system-library targets CZlib and CBrotli, and AmodbCrypto links OpenSSL 3's
+# libcrypto through CCrypto. The swift images already carry zlib1g-dev;
+# libbrotli-dev (libbrotlienc, libbrotlidec) and libssl-dev are installed when missing.
+RUN dpkg -s libbrotli-dev libssl-dev >/dev/null 2>&1 \
  || { export DEBIAN_FRONTEND=noninteractive \
       && apt-get -q update \
-      && apt-get -q install -y --no-install-recommends libbrotli-dev \
+      && apt-get -q install -y --no-install-recommends libbrotli-dev libssl-dev \
       && rm -rf /var/lib/apt/lists/*; }
 
 # Manifest first: resolving dependencies stays cached while only sources change.
@@ -91,8 +92,9 @@ FROM ${RUNTIME_IMAGE}
 # What the binary still loads: libcurl4 (FoundationNetworking, the upstream
 # client and --healthcheck), ca-certificates (TLS to amodb), tzdata. The public
 # debian:bookworm-slim has none of them. zlib1g and libbrotli1 (libz,
-# libbrotlienc, libbrotlidec, for gzip and br answers) need no line of their own:
-# libcurl4 depends on both (`apt-cache depends libcurl4`).
+# libbrotlienc, libbrotlidec, for gzip and br answers) and libssl3 (libcrypto, for
+# HMAC-SHA256) need no line of their own: libcurl4 depends on all three
+# (`apt-cache depends libcurl4`).
 RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
  && apt-get -q update \
  && apt-get -q install -y --no-install-recommends ca-certificates libcurl4 tzdata \

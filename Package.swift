@@ -22,7 +22,7 @@ let package = Package(
         // knows nothing of amodb: the application answers requests and words its errors.
         .target(name: "AmodbHTTP", dependencies: ["AmodbSockets", "CSystemShims"]),
         // The proxy: routing, cache, upstream fetcher, on the AmodbHTTP server.
-        .target(name: "AmodbProxy", dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression"]),
+        .target(name: "AmodbProxy", dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression", "AmodbCrypto"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4, posix_spawn's _np actions).
         .target(name: "CSystemShims"),
         // The libc socket calls, shared by the HTTP server and the Redis client.
@@ -33,6 +33,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system's brotli: libbrotlienc, and libbrotlidec for decoding (Debian libbrotli-dev).
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
+        // HMAC-SHA256 and constant-time comparison over the system's libcrypto, behind a safe interface.
+        .target(name: "AmodbCrypto", dependencies: ["CCrypto"]),
+        // The system's OpenSSL 3 libcrypto (Debian libssl-dev).
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
         .target(name: "AmodbSandbox", dependencies: ["AmodbHTTP", "AmodbModels"]),
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
@@ -62,6 +66,7 @@ let package = Package(
             name: "AmodbCompressionTests",
             dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox", "AmodbHTTPTestSupport"]
         ),
+        .testTarget(name: "AmodbCryptoTests", dependencies: ["AmodbCrypto"]),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbHTTP", "AmodbSandbox", "AmodbTestSupport"]),

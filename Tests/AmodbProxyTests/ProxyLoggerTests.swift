@@ -17,6 +17,21 @@ struct ProxyLoggerTests {
         #expect(object["message"] == "leaked <redacted> here")
     }
 
+    @Test func scrubsTheClientTokensInForceFromEveryCopy() throws {
+        let capture = LogCapture()
+        let logger = ProxyLogger(secrets: [Secret("the-amodb-key")], sink: capture.sink)
+        let copy = logger
+        logger.scrubTokens([Secret("token-from-the-file"), Secret("token-from-the-setting")])
+        copy.error("the-amodb-key token-from-the-file token-from-the-setting")
+        #expect(capture.all.last?.contains("<redacted> <redacted> <redacted>") == true)
+        // A reload hands over the tokens now in force; the key stays scrubbed.
+        logger.scrubTokens([Secret("a-token-added-later")])
+        copy.error("the-amodb-key a-token-added-later")
+        #expect(capture.all.last?.contains("<redacted> <redacted>") == true)
+        #expect(logger.scrubbed("GET") == "GET", "shorter than every secret: passed on as it is")
+        #expect(logger.scrubbed("/3/a-token-added-later") == "/3/<redacted>")
+    }
+
     @Test func writesTextWhenAsked() throws {
         let capture = LogCapture()
         ProxyLogger(format: .text, sink: capture.sink).warning("amodb failed", ["path": "/movie/{movie_id}", "upstream_status": "500"])

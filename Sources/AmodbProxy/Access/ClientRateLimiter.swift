@@ -1,8 +1,8 @@
 import Synchronization
 
-/// A token bucket per client (per token, or per address without tokens): a client may
-/// burst up to `burst` requests, then `perMinute` a minute. Sharded, so clients rarely
-/// share a lock.
+/// A token bucket per client (its token and address, as `ProxyResponder` names it): a
+/// client may burst up to `burst` requests, then `perMinute` a minute. Sharded, so clients
+/// rarely share a lock.
 ///
 /// The table is keyed by something a client chooses (its address, or one taken from a
 /// trusted `X-Forwarded-For`), so it is bounded: past `capacity` buckets, those that

@@ -1,26 +1,50 @@
+import AmodbCrypto
 import Foundation
 import Synchronization
 
 /// The tokens an app's users present as `Authorization: Bearer <token>`. Several can be
 /// valid at once (rotation): those from `AMODB_PROXY_TOKENS` plus the lines of
 /// `AMODB_PROXY_TOKENS_FILE`, which is read again when it changes. Tokens are compared
-/// in constant time, never logged and never forwarded.
+/// in constant time and never forwarded; every token in force, however it arrived, is
+/// handed to the logger's scrubber, so none is ever logged.
 public final class ClientTokens: Sendable {
+    /// A valid token: the bytes a client must present, and the name the limits know it by.
+    private struct Entry: Sendable {
+        let bytes: [UInt8]
+        let identity: String
+
+        init(_ token: Secret, identifier: TokenIdentifier) {
+            bytes = Array(token.revealed.utf8)
+            identity = identifier.identity(of: token)
+        }
+    }
+
     private struct State {
-        var fileTokens: [Secret] = []
+        /// The setting's tokens, then the file's.
+        var entries: [Entry]
         var fileStamp: String?
     }
 
     private let fixed: [Secret]
+    private let fixedEntries: [Entry]
     private let file: String?
-    private let state = Mutex(State())
+    private let identifier: TokenIdentifier
+    private let state: Mutex<State>
     private let logger: ProxyLogger
 
-    /// Tokens from the setting and (optionally) a file of one token per line (`#` comments).
-    public init(tokens: [Secret], file: String?, logger: ProxyLogger) {
-        self.fixed = tokens.filter { !$0.isEmpty }
+    /// Tokens from the setting and (optionally) a file of one token per line (`#` comments),
+    /// named for the limits under a key derived from `amodbKey` (`TokenIdentifier`).
+    public init(tokens: [Secret], file: String?, amodbKey: Secret, logger: ProxyLogger) {
+        let fixed = tokens.filter { !$0.isEmpty }
+        let identifier = TokenIdentifier(amodbKey: amodbKey)
+        let fixedEntries = fixed.map { Entry($0, identifier: identifier) }
+        self.fixed = fixed
+        self.fixedEntries = fixedEntries
         self.file = file
+        self.identifier = identifier
+        self.state = Mutex(State(entries: fixedEntries))
         self.logger = logger
+        logger.scrubTokens(fixed)
         reloadIfChanged()
     }
 
@@ -31,12 +55,13 @@ public final class ClientTokens: Sendable {
 
     /// How many tokens are valid now.
     public var count: Int {
-        fixed.count + state.withLock { $0.fileTokens.count }
+        state.withLock { $0.entries.count }
     }
 
-    /// The client's identity for rate limiting (`token:<n>`, never the token), or `nil`
-    /// when the field is missing or holds no valid token. Every configured token is
-    /// compared, whatever matched, so the time taken does not say which one nearly did.
+    /// The client's token's identity for the limits (`TokenIdentifier`: never the token,
+    /// nor its place in the list), or `nil` when the field is missing or holds no valid
+    /// token. Every token in force is compared, whatever matched, so the time taken does
+    /// not say which one nearly did.
     func authenticate(_ authorization: String?) -> String? {
         guard let authorization else { return nil }
         let prefix = "bearer "
@@ -44,21 +69,11 @@ public final class ClientTokens: Sendable {
               authorization.prefix(prefix.count).lowercased() == prefix
         else { return nil }
         let presented = Array(authorization.dropFirst(prefix.count).trimmingSpaces().utf8)
-        let candidates = fixed + state.withLock { $0.fileTokens }
-        var match: Int?
-        for (index, token) in candidates.enumerated() where Self.constantTimeEquals(presented, Array(token.revealed.utf8)) {
-            match = match ?? index
+        var match: String?
+        for entry in state.withLock({ $0.entries }) where ConstantTime.equals(presented, entry.bytes) {
+            match = match ?? entry.identity
         }
-        return match.map { "token:\($0)" }
-    }
-
-    /// Equal length and bytes, in time that depends only on the lengths.
-    static func constantTimeEquals(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
-        var difference = UInt8(presented.count == expected.count ? 0 : 1)
-        for index in expected.indices {
-            difference |= (index < presented.count ? presented[index] : 0) ^ expected[index]
-        }
-        return difference == 0
+        return match
     }
 
     /// Reads the tokens file again if its size or modification time changed.
@@ -75,9 +90,13 @@ public final class ClientTokens: Sendable {
             .map { $0.trimmingSpacesAndNewlines() }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
             .map { Secret(String($0)) }
+        let entries = fixedEntries + tokens.map { Entry($0, identifier: identifier) }
         let previous = state.withLock { state -> Int in
-            defer { state = State(fileTokens: tokens, fileStamp: stamp) }
-            return state.fileTokens.count
+            defer { state = State(entries: entries, fileStamp: stamp) }
+            // Under the lock: of two reloads at once (the timer, SIGHUP), the scrubber keeps
+            // the tokens of the one whose tokens stay in force.
+            logger.scrubTokens(fixed + tokens)
+            return state.entries.count - fixedEntries.count
         }
         if stamp != nil { logger.info("client tokens loaded", ["path": file, "tokens": String(tokens.count), "previously": String(previous)]) }
     }

@@ -1,9 +1,9 @@
 import AmodbModels
 import Synchronization
 
-/// Each client's share of the upstream calls for misses (9 §7): a client (a token, or an
-/// address) may cause at most `callsPerWindow` of them in any sliding 60 s window, so
-/// made-up ids from one client cannot spend the budget everyone's misses need.
+/// Each client's share of the upstream calls for misses: a client (its token and address,
+/// as `ProxyResponder` names it) may cause at most `callsPerWindow` of them in any sliding
+/// 60 s window, so made-up ids from one client cannot spend the budget everyone's misses need.
 ///
 /// Only calls made count: a miss the budget then refuses is given back (`refund`), so
 /// the times held in all are at most the budget's calls in a window plus the fetches in

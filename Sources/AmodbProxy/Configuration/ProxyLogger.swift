@@ -2,8 +2,9 @@ import Dispatch
 import Synchronization
 
 /// Events and errors, one line each (JSON or text) on standard error. Every line passes
-/// a scrubber that replaces the secrets it was given (the amodb key, client tokens) with
-/// `<redacted>`: the last line of defence should any code ever interpolate one.
+/// a scrubber that replaces the secrets it was given (the amodb key) and the client tokens
+/// in force (`ClientTokens` hands them over) with `<redacted>`: the last line of defence
+/// should any code ever interpolate one.
 ///
 /// Repeats are summarised: the first `repeatBurst` lines of a kind (its level and
 /// message) in `repeatWindow` seconds are written, more of that kind in the window are
@@ -12,7 +13,7 @@ import Synchronization
 /// most eleven lines per window; a few lines of a kind, each about something else (a
 /// route, a snapshot entry), all go out.
 /// Copies of a logger share their level, which can change while running (`SIGHUP`),
-/// and their repeat windows.
+/// their repeat windows and the secrets they scrub.
 public struct ProxyLogger: Sendable {
     /// How much to say.
     public enum Level: Int, Sendable, Comparable, CaseIterable {
@@ -33,7 +34,7 @@ public struct ProxyLogger: Sendable {
     public typealias Sink = @Sendable (String) -> Void
 
     public let format: LogFormat
-    private let secrets: [Secret]
+    private let scrubber: SecretScrubber
     private let sink: Sink
     private let shared: Shared
 
@@ -49,7 +50,7 @@ public struct ProxyLogger: Sendable {
         repeatWindow: Double = 5, repeatBurst: Int = 10, sink: @escaping Sink = { LineWriter.standardError.write($0) }
     ) {
         self.format = format
-        self.secrets = secrets.filter { !$0.isEmpty }
+        self.scrubber = SecretScrubber(secrets: secrets)
         self.sink = sink
         self.shared = Shared(level: minimumLevel, repeatWindow: repeatWindow, repeatBurst: repeatBurst)
     }
@@ -81,11 +82,13 @@ public struct ProxyLogger: Sendable {
 
     /// A line with every secret replaced.
     func scrubbed(_ line: String) -> String {
-        var line = line
-        for secret in secrets where ByteSearch.contains(line.utf8, secret.revealed.utf8) {
-            line = line.replacingOccurrences(of: secret.revealed, with: "<redacted>")
-        }
-        return line
+        scrubber.scrubbed(line)
+    }
+
+    /// Scrubs `tokens`, the client tokens in force, from every copy's lines from now on,
+    /// in place of the tokens handed over before.
+    func scrubTokens(_ tokens: [Secret]) {
+        scrubber.setTokens(tokens)
     }
 
     public func debug(_ message: String, _ fields: [String: String] = [:]) { log(.debug, message, fields) }

@@ -16,7 +16,7 @@ final class ProxyResponder: HTTPResponder {
         var tokens: ClientTokens
         var rateLimiter: ClientRateLimiter?
         var trustedProxies: TrustedProxies
-        /// Client addresses not limited by address (tokens are limited all the same).
+        /// Client addresses not limited by address: a token from one is limited by the token alone.
         var rateLimitExempt: AddressSet
         var cors: CORSPolicy?
     }
@@ -142,11 +142,17 @@ final class ProxyResponder: HTTPResponder {
             }
             token = valid
         }
-        // By address, exempt peers (loopback by default: a sidecar or a local reverse proxy
-        // speaks for many users from one address) are not limited. The identity a limit
-        // counts is built only for those it counts.
-        let limited = token != nil || head.limitedByAddress
-        let identity = limited ? token ?? "address:" + head.client : nil
+        // Who a limit counts: the user, not the app every user shares a token with. With
+        // tokens, the token and the client's address; from an exempt address (loopback by
+        // default: a sidecar or a local reverse proxy speaks for many users from one
+        // address), the token alone. Without tokens, the address, and exempt addresses not
+        // at all. The identity is built only for those a limit counts.
+        let identity: String?
+        if let token {
+            identity = head.limitedByAddress ? token + "@" + head.client : token
+        } else {
+            identity = head.limitedByAddress ? "address:" + head.client : nil
+        }
         if let identity, let wait = access.rateLimiter?.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()
             let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1

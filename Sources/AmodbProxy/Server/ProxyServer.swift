@@ -43,7 +43,7 @@ public final class ProxyServer: Sendable {
         self.configuration = configuration
         let logger = logger ?? ProxyLogger(
             minimumLevel: configuration.logLevel, format: configuration.logFormat,
-            secrets: [configuration.apiKey] + configuration.clientTokens)
+            secrets: [configuration.apiKey])
         self.logger = logger
         self.clock = clock
         let cache = cache ?? MemoryResponseCache(maxBytes: configuration.cacheMaxBytes)
@@ -72,7 +72,8 @@ public final class ProxyServer: Sendable {
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
             validator: validator, statistics: statistics, leases: leases)
         self.forwarder = forwarder
-        let tokens = ClientTokens(tokens: configuration.clientTokens, file: configuration.clientTokensFile, logger: logger)
+        let tokens = ClientTokens(
+            tokens: configuration.clientTokens, file: configuration.clientTokensFile, amodbKey: configuration.apiKey, logger: logger)
         self.tokens = tokens
         let access = ProxyResponder.Access(
             tokens: tokens,

@@ -1,0 +1,39 @@
+import AmodbCrypto
+
+/// Names a client token where tokens must be told apart without being shown: in the keys
+/// of the per-client rate limit and share of the calls for misses.
+///
+/// A name is `token:` and 16 hex digits, the first 8 bytes of an HMAC-SHA256 of the token
+/// under a key derived from the amodb key, so it is
+/// - the token's own, whatever its place in the settings: a token removed in a rotation
+///   hands its bucket to no other;
+/// - the same in every process that holds the same amodb key (every replica of a fleet,
+///   and after a restart): no per-process seed, unlike `Hasher`;
+/// - of no use to whoever sees it (a log, a Redis key) without the amodb key: it cannot be
+///   reversed, and a guessed token cannot be tested against it offline.
+/// 64 bits: the tokens in force at once are few, so two never share a name, and a name
+/// keeps the rate limiter's keys short.
+struct TokenIdentifier: Sendable {
+    private let mac: HMACSHA256
+
+    /// What the amodb key is turned into a key for this use with: the amodb key itself is
+    /// sent to amodb, and a key derived for one purpose serves no other.
+    private static let purpose = "amodb-proxy client token identity v1"
+
+    /// Names tokens under a key derived from `amodbKey`.
+    init(amodbKey: Secret) {
+        let derived = HMACSHA256(key: Array(amodbKey.revealed.utf8)).authenticationCode(for: Array(Self.purpose.utf8))
+        mac = HMACSHA256(key: derived)
+    }
+
+    /// `token`'s name: `token:` and 16 lower-case hex digits.
+    func identity(of token: Secret) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var name = Array("token:".utf8)
+        for byte in mac.authenticationCode(for: Array(token.revealed.utf8)).prefix(8) {
+            name.append(digits[Int(byte >> 4)])
+            name.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+}
