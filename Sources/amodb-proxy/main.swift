@@ -57,6 +57,33 @@ case .healthcheck(let checked):
     }
     done.wait()
     exit(healthy.withLock { $0 } ? 0 : 1)
+case .plan(let options):
+    // A replay serves nothing and may run a while: SIGINT and SIGTERM stop it as they stop
+    // any program (unblocked before the first thread starts, so every thread inherits it).
+    pthread_sigmask(SIG_UNBLOCK, &handledSignals, nil)
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Mutex<Result<String, PlanReport.Failure>?>(nil)
+    // Detached: top-level code runs on the main actor, and the main thread waits below.
+    Task.detached {
+        let result: Result<String, PlanReport.Failure>
+        do throws(PlanReport.Failure) {
+            result = .success(try await PlanReport.run(options))
+        } catch {
+            result = .failure(error)
+        }
+        outcome.withLock { $0 = result }
+        done.signal()
+    }
+    done.wait()
+    switch outcome.withLock({ $0 }) {
+    case .success(let report):
+        print(report, terminator: "")
+        exit(0)
+    case .failure(let failure):
+        fail(failure.description)
+    case nil:
+        fail("the replay ended without a report")
+    }
 case .serve(let loaded):
     configuration = loaded
 }

@@ -23,6 +23,20 @@ struct LogLineTests {
             json: #","method":"GET","route":"/3/trending/{media_type}/{time_window}","status":200,"cache":"hit","duration_ms":0.123,"bytes":10240,"encoding":"gzip","client":"127.0.0.1"}"#,
             text: " method=GET route=/3/trending/{media_type}/{time_window} status=200 cache=hit duration_ms=0.123 bytes=10240 encoding=gzip client=127.0.0.1"),
         Case(
+            name: "a movie with its cache key, which holds = and &",
+            entry: AccessLogEntry(
+                method: "GET", route: .movie, key: "/movie/550?append_to_response=credits&language=de-DE", status: 200, cache: .miss,
+                nanoseconds: 41_000_000, bytes: 1937, client: "203.0.113.7"),
+            json: #","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550?append_to_response=credits&language=de-DE","status":200,"cache":"miss","duration_ms":41,"bytes":1937,"encoding":"identity","client":"203.0.113.7"}"#,
+            text: #" method=GET route=/3/movie/{movie_id} key="/movie/550?append_to_response=credits&language=de-DE" status=200 cache=miss duration_ms=41 bytes=1937 encoding=identity client=203.0.113.7"#),
+        Case(
+            name: "a trending list whose key has no query",
+            entry: AccessLogEntry(
+                method: "GET", route: .trending, key: "/trending/movie/week", status: 200, cache: .hit, nanoseconds: 84_000, bytes: 10_240,
+                client: "127.0.0.1"),
+            json: #","method":"GET","route":"/3/trending/{media_type}/{time_window}","key":"/trending/movie/week","status":200,"cache":"hit","duration_ms":0.084,"bytes":10240,"encoding":"identity","client":"127.0.0.1"}"#,
+            text: " method=GET route=/3/trending/{media_type}/{time_window} key=/trending/movie/week status=200 cache=hit duration_ms=0.084 bytes=10240 encoding=identity client=127.0.0.1"),
+        Case(
             name: "a stale movie in br, 1.5 ms, IPv6 client",
             entry: AccessLogEntry(
                 method: "HEAD", route: .movie, status: 200, cache: .stale, nanoseconds: 1_500_000, bytes: 0, encoding: .br, client: "2001:db8::1"),
@@ -85,7 +99,7 @@ struct LogLineTests {
     /// must be the bytes the fields write on every line, in both formats, scrubbed alike.
     @Test(arguments: cases)
     func requestFieldsRenderedOnceWriteTheSameLine(_ test: Case) throws {
-        guard case .fields(let method, let route, let path, let client) = test.entry.request else {
+        guard case .fields(let method, let route, let path, let key, let client) = test.entry.request else {
             Issue.record("the cases hold their fields as values")
             return
         }
@@ -93,10 +107,11 @@ struct LogLineTests {
             let log = AccessLog(format: format, sink: { _ in }, logger: ProxyLogger(secrets: [Secret("/a")], sink: { _ in }))
             let scrubbed = AccessLogEntry(
                 method: method.replacingOccurrences(of: "/a", with: "<redacted>"), route: route,
-                path: path?.replacingOccurrences(of: "/a", with: "<redacted>"), status: test.entry.status, cache: test.entry.cache,
+                path: path?.replacingOccurrences(of: "/a", with: "<redacted>"), key: key?.replacingOccurrences(of: "/a", with: "<redacted>"),
+                status: test.entry.status, cache: test.entry.cache,
                 nanoseconds: test.entry.nanoseconds, bytes: test.entry.bytes, encoding: test.entry.encoding, client: client)
             let rendered = AccessLogEntry(
-                request: .rendered(log.requestFields(method: method, route: route, path: path, client: client)),
+                request: .rendered(log.requestFields(method: method, route: route, path: path, key: key, client: client)),
                 status: test.entry.status, cache: test.entry.cache, nanoseconds: test.entry.nanoseconds, bytes: test.entry.bytes,
                 encoding: test.entry.encoding)
             // After the time, which may have moved on by a millisecond between the two.

@@ -226,7 +226,7 @@ status=$(curl -sS --interface 127.0.0.2 --cacert "$root" "${auth[@]}" \
   -o /dev/null -w '%{http_code}' "$base/3/movie/550" 2>"$work/curl.err" || true)
 logged=0
 for _ in $(seq 1 50); do   # the access log is written every 100 ms
-  if grep -q '"route":"/3/movie/{movie_id}","status":200.*"client":"127.0.0.2"' "$work/access.log"; then logged=1; break; fi
+  if grep -q '"route":"/3/movie/{movie_id}","key":"/movie/550","status":200.*"client":"127.0.0.2"' "$work/access.log"; then logged=1; break; fi
   sleep 0.1
 done
 if [[ $status == 200 && $logged == 1 ]] && ! grep -q '203\.0\.113\.' "$work/access.log"; then

@@ -111,7 +111,7 @@ struct AccessLogTests {
             _ = try await setup.harness.get("/3/trending/tv/day")
             #expect(await eventually { setup.accessLog.all.count == 1 })
             let line = try #require(setup.accessLog.all.first)
-            #expect(line.contains(" method=GET route=/3/trending/{media_type}/{time_window} status=200 cache=miss "))
+            #expect(line.contains(" method=GET route=/3/trending/{media_type}/{time_window} key=/trending/tv/day status=200 cache=miss "))
             #expect(line.contains(" client=127.0.0.1"))
         }
     }

@@ -33,4 +33,17 @@ public struct CivilTime: Equatable, Sendable {
         minute = secondOfDay / 60 % 60
         second = secondOfDay % 60
     }
+
+    /// The second counted from 1970 at which a UTC date and time of day begins: the inverse
+    /// of `init(epochSeconds:)` (Hinnant's `days_from_civil`), for reading times back from
+    /// text. `month` 1…12 and `day` 1…31 are the caller's to check.
+    public static func epochSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return days * 86_400 + hour * 3600 + minute * 60 + second
+    }
 }

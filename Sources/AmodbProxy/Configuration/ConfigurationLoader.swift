@@ -14,6 +14,8 @@ public enum Command: Sendable {
     case healthcheck(ProxyConfiguration)
     /// Print the effective configuration, secrets redacted.
     case checkConfig(ProxyConfiguration)
+    /// Replay an access log through the cache and budget for several plans and TTLs (`amodb-proxy plan`).
+    case plan(PlanOptions)
 }
 
 /// A configuration that cannot be used, said in one line.
@@ -247,6 +249,8 @@ public enum ConfigurationLoader {
     private static func parse(
         arguments: [String], environment: [String: String], into configuration: inout ProxyConfiguration
     ) throws(ConfigurationError) -> Command {
+        // A command of its own, with its own options: it serves nothing and reads no settings.
+        if arguments.first == "plan" { return try PlanOptions.command(arguments: Array(arguments.dropFirst())) }
         var flags: [(Setting, String)] = []
         var configPath = environment["AMODB_CONFIG"]
         var sandbox = environment["AMODB_SANDBOX"].map { $0 == "1" || $0.lowercased() == "true" } ?? false
@@ -453,6 +457,7 @@ public enum ConfigurationLoader {
           --version             print the version
           -h, --help            print this help
 
+        \(PlanOptions.usage)
         Settings (flag / environment variable; flags win over the environment, which wins over the file):
 
         """

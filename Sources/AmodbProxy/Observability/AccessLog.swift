@@ -2,12 +2,17 @@
 /// status, cache outcome, duration, body bytes and their content coding, client address. Never the query (it
 /// may hold someone's `api_key`), never a header. A request no route names
 /// (`unmatched`, or `invalid` when refused before routing) also gets its `path`, as
-/// `LoggedPath` cuts it, so an operator sees which paths apps ask for.
+/// `LoggedPath` cuts it, so an operator sees which paths apps ask for. A valid request
+/// for a forwarded route gets its `key`: the canonical path and query the cache stores it
+/// under (`/movie/550?language=de-DE`), built from the parameters the proxy knows and
+/// normalized, so none of the client's own query text reaches the line; the planner
+/// (`amodb-proxy plan`) replays a log by these keys.
 ///
 /// A line is written as bytes straight into the standard-output writer's buffer (one
-/// short lock, no string). Of its fields only the method and the path carry text a client
-/// chose, so only they pass the logger's scrubber: the key (or a client token) sent as a
-/// path or a method is written `<redacted>`. The client address is the peer's, or an
+/// short lock, no string). Of its fields the method and the path carry text a client
+/// chose, so they pass the logger's scrubber, and so does the key, whose language tag a
+/// client chose within a tag's shape: the key (or a client token) sent as a path or a
+/// method is written `<redacted>`. The client address is the peer's, or an
 /// `X-Forwarded-For` hop that parsed as an IP address; everything else is a number or a
 /// label from a fixed set.
 ///
@@ -32,8 +37,9 @@ final class AccessLog: Sendable {
 
     /// Writes the line of one answered request.
     func record(_ entry: consuming AccessLogEntry) {
-        if case .fields(let method, let route, let path, let client) = entry.request {
-            entry.request = .fields(method: logger.scrubbed(method), route: route, path: path.map(logger.scrubbed), client: client)
+        if case .fields(let method, let route, let path, let key, let client) = entry.request {
+            entry.request = .fields(
+                method: logger.scrubbed(method), route: route, path: path.map(logger.scrubbed), key: key.map(logger.scrubbed), client: client)
         }
         guard let sink else {
             writer.write { pending, time in
@@ -47,11 +53,11 @@ final class AccessLog: Sendable {
         sink(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// The fields of a line that come from a request's head (method, route, path; client),
+    /// The fields of a line that come from a request's head (method, route, path or key; client),
     /// rendered once, as `record` would write them: a head's repeats copy them (`HeadFacts`).
     /// A class: an answer's bookkeeping passes it along as one reference.
     final class RequestFields: Sendable {
-        /// Method, route and path, each with its separator.
+        /// Method, route, and path or key, each with its separator.
         let lead: [UInt8]
         /// The client, with its separator.
         let client: [UInt8]
@@ -63,11 +69,13 @@ final class AccessLog: Sendable {
     }
 
     /// The request's fields of a line, scrubbed and rendered in this log's format.
-    func requestFields(method: String, route: ProxyMetrics.RouteLabel, path: String?, client: String) -> RequestFields {
+    func requestFields(method: String, route: ProxyMetrics.RouteLabel, path: String?, key: String?, client: String) -> RequestFields {
         let method = logger.scrubbed(method)
         let path = path.map(logger.scrubbed)
-        let lead = LogLine.fragment(format, room: 512 + (method.utf8.count + (path?.utf8.count ?? 0)) * JSONText.maxBytesPerByte) {
-            AccessLogEntry.writeLead(method: method, route: route, path: path, to: &$0)
+        let key = key.map(logger.scrubbed)
+        let textBytes = method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0)
+        let lead = LogLine.fragment(format, room: 512 + textBytes * JSONText.maxBytesPerByte) {
+            AccessLogEntry.writeLead(method: method, route: route, path: path, key: key, to: &$0)
         }
         let client = LogLine.fragment(format, room: 64 + client.utf8.count * JSONText.maxBytesPerByte) {
             AccessLogEntry.writeClient(client, to: &$0)

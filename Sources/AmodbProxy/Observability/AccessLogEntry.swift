@@ -1,4 +1,5 @@
 import AmodbCompression
+import Glibc
 
 /// What the access log says about one answered request, typed until it is written: the
 /// route, cache outcome and content coding are labels from fixed sets, the duration is
@@ -19,19 +20,20 @@ struct AccessLogEntry: Sendable {
     /// The fields of a line that come from the request's head.
     enum Request: Sendable {
         /// `method`: the token as sent, or `-` when the request was refused before it was
-        /// read; `path`: as `LoggedPath` cuts it, only for a request no route names;
+        /// read; `path`: as `LoggedPath` cuts it, only for a request no route names; `key`:
+        /// the cache key (`AmodbRequest.pathAndQuery`), only for a valid forwarded request;
         /// `client`: the peer, or the trusted `X-Forwarded-For` hop.
-        case fields(method: String, route: ProxyMetrics.RouteLabel, path: String?, client: String)
+        case fields(method: String, route: ProxyMetrics.RouteLabel, path: String?, key: String?, client: String)
         /// The same, rendered and scrubbed once (`AccessLog.requestFields`).
         case rendered(AccessLog.RequestFields)
     }
 
     init(
-        method: String, route: ProxyMetrics.RouteLabel, path: String? = nil, status: Int, cache: ProxyMetrics.CacheLabel,
+        method: String, route: ProxyMetrics.RouteLabel, path: String? = nil, key: String? = nil, status: Int, cache: ProxyMetrics.CacheLabel,
         nanoseconds: UInt64, bytes: Int, encoding: ContentCoding = .identity, client: String
     ) {
         self.init(
-            request: .fields(method: method, route: route, path: path, client: client), status: status, cache: cache,
+            request: .fields(method: method, route: route, path: path, key: key, client: client), status: status, cache: cache,
             nanoseconds: nanoseconds, bytes: bytes, encoding: encoding)
     }
 
@@ -44,23 +46,35 @@ struct AccessLogEntry: Sendable {
         self.encoding = encoding
     }
 
-    /// Most bytes the fields take: the method, path and client escaped byte by byte (or as
-    /// rendered), and 512 for the rest (names, punctuation, the time, the labels and three
+    /// Most bytes the fields take: the method, path, key and client escaped byte by byte (or
+    /// as rendered), and 512 for the rest (names, punctuation, the time, the labels and three
     /// numbers take under 300).
     var room: Int {
         switch request {
-        case .fields(let method, _, let path, let client):
-            512 + (method.utf8.count + (path?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
+        case .fields(let method, _, let path, let key, let client):
+            512 + (method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
         case .rendered(let fields):
             512 + fields.lead.count + fields.client.count
         }
     }
 
-    /// Writes the fields, in the order every line has them.
+    /// Writes the fields, in the order every line has them, the time now first.
     func write(to line: inout LogFields, time: inout LogTime) {
         line.time(&time)
+        writeAfterTime(to: &line)
+    }
+
+    /// Writes the fields for a moment past (`AccessLogLine`), its time first.
+    func write(to line: inout LogFields, time: inout LogTime, at moment: timespec) {
+        line.time(&time, at: moment)
+        writeAfterTime(to: &line)
+    }
+
+    /// Writes every field after the time.
+    @inline(__always)
+    private func writeAfterTime(to line: inout LogFields) {
         switch request {
-        case .fields(let method, let route, let path, _): Self.writeLead(method: method, route: route, path: path, to: &line)
+        case .fields(let method, let route, let path, let key, _): Self.writeLead(method: method, route: route, path: path, key: key, to: &line)
         case .rendered(let fields): fields.lead.withUnsafeBufferPointer { line.put($0) }
         }
         line.integer("status", status)
@@ -69,16 +83,17 @@ struct AccessLogEntry: Sendable {
         line.integer("bytes", bytes)
         line.label("encoding", encoding.literal)
         switch request {
-        case .fields(_, _, _, let client): Self.writeClient(client, to: &line)
+        case .fields(_, _, _, _, let client): Self.writeClient(client, to: &line)
         case .rendered(let fields): fields.client.withUnsafeBufferPointer { line.put($0) }
         }
     }
 
-    /// The request's fields before the answer's: method, route, and path if any.
-    static func writeLead(method: String, route: ProxyMetrics.RouteLabel, path: String?, to line: inout LogFields) {
+    /// The request's fields before the answer's: method, route, and path or key if any.
+    static func writeLead(method: String, route: ProxyMetrics.RouteLabel, path: String?, key: String?, to line: inout LogFields) {
         line.text("method", method)
         line.label("route", route.literal)
         if let path { line.text("path", path) }
+        if let key { line.text("key", key) }
     }
 
     /// The request's field after the answer's: the client.

@@ -1,4 +1,5 @@
 import AmodbHTTP
+import Glibc
 
 /// Writes the fields of one log line through a pointer into room `LogLine` made, with
 /// no checks per byte: `,"name":value` in JSON, ` name=value` in text.
@@ -24,17 +25,35 @@ struct LogFields {
         self.pointer = pointer
     }
 
-    /// The `time` field, first on every line; in text, written bare.
+    /// The `time` field, now, first on every line; in text, written bare.
     mutating func time(_ time: inout LogTime) {
+        openTime()
+        time.write(to: &self)
+        closeTime()
+    }
+
+    /// The `time` field for a moment past, for a line written after the fact (`AccessLogLine`).
+    mutating func time(_ time: inout LogTime, at moment: timespec) {
+        openTime()
+        time.write(moment, to: &self)
+        closeTime()
+    }
+
+    /// What comes before a time: `"time":"` in JSON, the separator in text.
+    @inline(__always)
+    private mutating func openTime() {
         if json {
             name("time")
             put(UInt8(ascii: "\""))
-            time.write(to: &self)
-            put(UInt8(ascii: "\""))
         } else {
             separate()
-            time.write(to: &self)
         }
+    }
+
+    /// What comes after a time: its closing quote in JSON.
+    @inline(__always)
+    private mutating func closeTime() {
+        if json { put(UInt8(ascii: "\"")) }
     }
 
     /// A field that starts a line people read (`level`, `message`): bare in text, a JSON

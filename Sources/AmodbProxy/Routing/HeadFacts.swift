@@ -25,8 +25,8 @@ final class HeadFacts: Sendable {
     let ifNoneMatch: String?
     /// `Origin`, read only when CORS applies to the route.
     let origin: String?
-    /// The access-log line's fields from the request (method, route, path, client), rendered
-    /// once; `nil` without an access log.
+    /// The access-log line's fields from the request (method, route, path or key, client),
+    /// rendered once; `nil` without an access log.
     let logFields: AccessLog.RequestFields?
 
     init(_ request: borrowing HTTPRequest, access: ProxyResponder.Access, languages: [String], accessLog: AccessLog?) {
@@ -50,6 +50,9 @@ final class HeadFacts: Sendable {
         origin = access.cors != nil && (route == .trending || route == .movie) ? request.headers["Origin"] : nil
         // The path as logged: only for a route that matched none (others are logged by route).
         let loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
-        logFields = accessLog?.requestFields(method: request.method, route: route, path: loggedPath, client: client)
+        // The key the forwarder caches a valid request under (after the language is
+        // resolved): canonical, so it holds no text of the client's query but known values.
+        let key = accessLog == nil ? nil : try? amodbRequest?.get().pathAndQuery
+        logFields = accessLog?.requestFields(method: request.method, route: route, path: loggedPath, key: key, client: client)
     }
 }
