@@ -109,11 +109,6 @@ final class SandboxCatalog: Sendable {
             totalPages: totalPages, totalResults: list.count)
     }
 
-    /// `/movie/{id}`, or `nil` when the catalog has no such movie.
-    func movieDetails(id: Int, language: String, credits: Bool, ratings: Bool) -> MovieDetails? {
-        movies[id]?.details(in: language, credits: credits, ratings: ratings)
-    }
-
     /// A list item in a language; `nil` only for a reference the catalog lacks (a bug).
     private func item(for reference: CatalogItem, language: String) -> TrendingItem? {
         switch reference {
