@@ -28,6 +28,18 @@ struct AmodbClientRequestTests {
         #expect(request.timeoutInterval == 10)
     }
 
+    @Test func theConfigurationIsFetchedWithoutParametersAndDecoded() async throws {
+        let stub = StubUpstream(.json(Fixtures.configuration))
+        let configuration = try await stub.client(prefix: "/x/3").configuration()
+
+        #expect(stub.requests.count == 1)
+        #expect(stub.requests.first?.url?.absoluteString == "http://\(stub.host)/x/3/configuration")
+        #expect(configuration.images.secureBaseURL == "https://img.amodb.dev/t/p/")
+        #expect(configuration.images.posterSizes == ["w92", "w500", "original"])
+        #expect(configuration.images.logoSizes.isEmpty)
+        #expect(configuration.changeKeys == ["title"])
+    }
+
     @Test func namesAmodbDoesNotKnowAreNotSent() async throws {
         let stub = StubUpstream(.json(Fixtures.movieWithCreditsAndRatings), .json(Fixtures.movieWithCreditsAndRatings))
         _ = try await stub.client().movie(id: 550, appendToResponse: ["trailers", "credits", "casts"])

@@ -47,6 +47,8 @@ struct AmodbRequestTests {
         // An empty language is amodb's default.
         (.movie(id: 550), [("language", ""), ("append_to_response", "")], "/movie/550"),
         (.trending(.all, .day), [("language", ""), ("page", "2")], "/trending/all/day?page=2"),
+        (.configuration, [("api_key", "secret"), ("language", "de-DE"), ("page", "2"), ("append_to_response", "credits")],
+         "/configuration"),
     ] as [(Route, Query, String)])
     func canonicalForm(route: Route, query: Query, expected: String) throws {
         #expect(try Self.canonical(route, query) == expected)

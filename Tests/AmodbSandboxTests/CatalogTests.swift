@@ -254,6 +254,32 @@ import Testing
         #expect(((movie["watch/providers"] as? [String: Any])?["results"] as? [String: Any])?.isEmpty == true)
     }
 
+    @Test func theConfigurationHasAmodbsImageHostsAndSizes() async throws {
+        let response = await get(AmodbSandbox(), "/3/configuration")
+        #expect(response.status == 200)
+        #expect(response.headers["Cache-Control"] == "public, max-age=86400")
+        let configuration = try decode(APIConfiguration.self, response)
+        #expect(configuration.images.baseURL == "http://img.amodb.dev/t/p/")
+        #expect(configuration.images.secureBaseURL == "https://img.amodb.dev/t/p/")
+        #expect(configuration.images.backdropSizes == ["w300", "w780", "w1280", "original"])
+        #expect(configuration.images.logoSizes == ["w45", "w92", "w154", "w185", "w300", "w500", "original"])
+        #expect(configuration.images.posterSizes == ["w92", "w154", "w185", "w342", "w500", "w780", "original"])
+        #expect(configuration.images.profileSizes == ["w45", "w185", "h632", "original"])
+        #expect(configuration.images.stillSizes == ["w92", "w185", "w300", "original"])
+        #expect(configuration.changeKeys.contains("title"))
+    }
+
+    @Test func theConfigurationNeedsTheKeyAndCountsAgainstTheLimit() async {
+        let sandbox = AmodbSandbox(configuration: .init(requestsPerMinute: 2))
+        #expect(await get(sandbox, "/3/configuration", bearer: nil).status == 401)
+        #expect(await get(sandbox, "/3/configuration", bearer: "wrong").status == 401)
+        #expect(await get(sandbox, "/3/configuration").status == 200)
+        #expect(await get(sandbox, "/3/configuration").status == 200)
+        let limited = await get(sandbox, "/3/configuration")
+        #expect(limited.status == 429)
+        #expect(limited.headers["Retry-After"] != nil)
+    }
+
     @Test(arguments: [550, 680, 13, 155, 27205, 238, 278, 603, 157336, 129, 496243, 872585])
     func wellKnownMoviesHaveDetails(id: Int) async throws {
         let details = try decode(MovieDetails.self, await get(AmodbSandbox(), "/3/movie/\(id)?append_to_response=credits,ratings"))

@@ -21,6 +21,7 @@ final class CatalogBodies: Sendable {
         case trending(MediaType, TimeWindow, page: Int, language: String)
         /// `appended`: the request's canonical `append_to_response` names.
         case movie(id: Int, language: String, appended: [String])
+        case configuration
     }
 
     init(catalog: SandboxCatalog) {
@@ -42,6 +43,8 @@ final class CatalogBodies: Sendable {
             return try memoized(.movie(id: id, language: language, appended: names)) {
                 try SandboxJSON.encode(self.catalog.movieAnswer(id: id, language: language, appending: names))
             }
+        case .configuration:
+            return try memoized(.configuration) { try SandboxJSON.encode(SandboxCatalog.configuration) }
         }
     }
 
