@@ -21,6 +21,8 @@ struct ConfigurationRouteTests {
             #expect(try await client.configuration() == configuration)
             let third = try await client.response(for: AmodbRequest(route: .configuration))
             #expect(third.headers["Cache-Status"]?.hasPrefix("amodb-proxy; hit") == true)
+            // Fresh for a day by default: the answer says so to the apps' own caches.
+            #expect(third.headers["Cache-Control"]?.contains("max-age=8640") == true)
             #expect(setup.sandbox.requestCount(path: "/3/configuration") == 1)
         }
     }
