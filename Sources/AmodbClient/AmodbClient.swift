@@ -97,6 +97,12 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
         return try await send(request, as: MovieDetails.self)
     }
 
+    /// `GET /configuration`: the image base URLs and sizes to build poster and backdrop URLs with.
+    public func configuration() async throws(AmodbClientError) -> APIConfiguration {
+        let request = try Self.validated { () throws(RequestError) in try AmodbRequest(route: .configuration) }
+        return try await send(request, as: APIConfiguration.self)
+    }
+
     /// Sends `request` with full status handling and decodes the 2xx body as `T`.
     public func send<T: Decodable & Sendable>(
         _ request: AmodbRequest, as type: T.Type = T.self

@@ -5,12 +5,16 @@ public struct AmodbRequest: Sendable, Hashable {
     /// The lowest and highest `page` amodb accepts.
     public static let pageRange = 1...500
 
-    /// The sub-resources `append_to_response` may name on `/movie/{id}`.
+    /// The sub-resources amodb documents for `append_to_response` on `/movie/{id}`: the only
+    /// names the proxy forwards.
     public static let appendableResources: Set<String> = [
         "alternative_titles", "changes", "credits", "external_ids", "images", "keywords",
         "lists", "ratings", "recommendations", "release_dates", "reviews", "similar",
         "translations", "videos", "watch/providers",
     ]
+
+    /// The most names amodb accepts in one `append_to_response`.
+    public static let maxAppendedResources = 20
 
     public let route: Route
     /// A normalized language tag (`en-US`), or `nil` for amodb's default.
@@ -20,7 +24,8 @@ public struct AmodbRequest: Sendable, Hashable {
     /// Sorted and without duplicates.
     public let appendToResponse: [String]
 
-    /// Builds a request, checking and normalizing each parameter.
+    /// Builds a request, checking and normalizing each parameter. An empty `language` is no
+    /// language; `appendToResponse` keeps only the names amodb knows (`appendedResources`).
     public init(
         route: Route, language: String? = nil, page: Int? = nil, appendToResponse: [String] = []
     ) throws(RequestError) {
@@ -30,22 +35,42 @@ public struct AmodbRequest: Sendable, Hashable {
             throw .unsupportedParameter(.appendToResponse)
         }
         self.route = route
-        self.language = try language.map { (tag) throws(RequestError) in try Self.normalizedLanguage(tag) }
+        // Wrappers send `language=` for amodb's default: the same request as none.
+        self.language = try language.flatMap { (tag) throws(RequestError) in tag.isEmpty ? nil : try Self.normalizedLanguage(tag) }
         if let page {
             guard Self.pageRange.contains(page) else { throw .invalidValue(.page, "must be an integer from 1 to 500") }
             self.page = page == 1 ? nil : page
         } else {
             self.page = nil
         }
-        for resource in appendToResponse where !Self.appendableResources.contains(resource) {
-            throw .invalidValue(.appendToResponse, "names an unknown sub-resource")
+        self.appendToResponse = appendToResponse.isEmpty ? [] : Self.appendedResources(appendToResponse)
+    }
+
+    /// The names of an `append_to_response` list as they are forwarded and cached: those in
+    /// `known`, without spaces around them, each once, sorted, at most `maxAppendedResources`.
+    ///
+    /// amodb ignores names it does not know, so they are dropped rather than refused (TMDB
+    /// libraries send `trailers` or `casts` by default); and they are never forwarded, or any
+    /// client could split one movie's cache entry into as many as it likes. An empty list, or
+    /// one of only commas and spaces, names nothing: the plain movie.
+    public static func appendedResources(
+        _ names: some Sequence<some StringProtocol>, among known: Set<String> = appendableResources
+    ) -> [String] {
+        var found = Set<String>()
+        for name in names {
+            var trimmed = Substring(name)
+            while trimmed.first == " " { trimmed.removeFirst() }
+            while trimmed.last == " " { trimmed.removeLast() }
+            let resource = String(trimmed)
+            if known.contains(resource) { found.insert(resource) }
         }
-        self.appendToResponse = appendToResponse.isEmpty ? [] : Array(Set(appendToResponse)).sorted()
+        return Array(found.sorted().prefix(maxAppendedResources))
     }
 
     /// Builds a request from a route and the query's (decoded) name–value pairs.
-    /// Parameters the route does not know are dropped; a known one given twice,
-    /// empty or out of range is an error.
+    /// Parameters the route does not know are dropped; a known one given twice, or a `page`
+    /// empty or out of range, is an error. An empty `language` or `append_to_response` is
+    /// the same as none.
     public init(route: Route, query: [(name: String, value: String)]) throws(RequestError) {
         // Most requests carry no query: nothing to read, and no table to build for it.
         if query.isEmpty {
@@ -56,19 +81,17 @@ public struct AmodbRequest: Sendable, Hashable {
         for (name, value) in query {
             guard let parameter = QueryParameter(rawValue: name), route.parameters.contains(parameter) else { continue }
             guard values[parameter] == nil else { throw .invalidValue(parameter, "is given more than once") }
-            guard !value.isEmpty else { throw .invalidValue(parameter, "is empty") }
             values[parameter] = value
         }
         var page: Int?
         if let text = values[.page] {
+            guard !text.isEmpty else { throw .invalidValue(.page, "is empty") }
             guard let number = Route.positiveInteger(Substring(text)) else {
                 throw .invalidValue(.page, "must be an integer from 1 to 500")
             }
             page = number
         }
-        let append = values[.appendToResponse].map {
-            $0.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
-        } ?? []
+        let append = values[.appendToResponse].map { Self.appendedResources($0.split(separator: ",")) } ?? []
         try self.init(route: route, language: values[.language], page: page, appendToResponse: append)
     }
 

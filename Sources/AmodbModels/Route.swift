@@ -16,12 +16,15 @@ public enum Route: Sendable, Hashable {
     case trending(MediaType, TimeWindow)
     /// `/movie/{movie_id}`, a positive integer id.
     case movie(id: Int)
+    /// `/configuration`: image hosts and sizes, which apps ask for first.
+    case configuration
 
     /// The route's template, for logs and metrics: `/trending/{media_type}/{time_window}`.
     public var template: String {
         switch self {
         case .trending: "/trending/{media_type}/{time_window}"
         case .movie: "/movie/{movie_id}"
+        case .configuration: "/configuration"
         }
     }
 
@@ -52,6 +55,7 @@ public enum Route: Sendable, Hashable {
         case .trending(.person, .day): "/trending/person/day"
         case .trending(.person, .week): "/trending/person/week"
         case .movie(let id): "/movie/" + String(id)
+        case .configuration: "/configuration"
         }
     }
 
@@ -60,6 +64,7 @@ public enum Route: Sendable, Hashable {
         switch self {
         case .trending: [.language, .page]
         case .movie: [.language, .appendToResponse]
+        case .configuration: []
         }
     }
 
@@ -92,7 +97,7 @@ public enum Route: Sendable, Hashable {
         if let rest = dropping("/movie/", from: path) {
             return positiveInteger(rest).map { .movie(id: $0) }
         }
-        return nil
+        return equals(path, "/configuration") ? .configuration : nil
     }
 
     /// `bytes` after `prefix`, or `nil` if they do not start with it.

@@ -265,11 +265,13 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         return .json(200, body, headers: headers)
     }
 
-    /// amodb's edge caches trending lists for 30 minutes; details change rarely (an hour).
+    /// amodb's edge caches trending lists for 30 minutes; details change rarely (an hour),
+    /// the configuration hardly ever (a day).
     static func cacheControl(for route: Route) -> String {
         switch route {
         case .trending: "public, max-age=1800"
         case .movie: "public, max-age=3600"
+        case .configuration: "public, max-age=86400"
         }
     }
 

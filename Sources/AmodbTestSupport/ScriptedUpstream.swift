@@ -96,6 +96,11 @@ public final class ScriptedUpstream: UpstreamFetcher {
     {"page":1,"results":[{"id":550,"media_type":"movie","title":"Fight Club","original_title":"Fight Club","overview":"","poster_path":null,"release_date":"1999-10-15","vote_average":8.4,"vote_count":30000,"popularity":60.1,"genre_ids":[18],"adult":false,"original_language":"en","video":false}],"total_pages":1,"total_results":1}
     """
 
+    /// A small but valid `/configuration` body.
+    public static let configuration = """
+    {"images":{"base_url":"http://img.amodb.dev/t/p/","secure_base_url":"https://img.amodb.dev/t/p/","poster_sizes":["w92","w500","original"]},"change_keys":["title"]}
+    """
+
     /// A small but valid movie details body, movie 550. Scripted as the answer to a call
     /// for another movie, it is sent as `movieDetails(id:)` of that movie.
     public static let movieDetails = movieDetails(id: 550)

@@ -114,9 +114,14 @@ do {
     LineWriter.standardError.flush()
     fail("cannot listen on \(configuration.host):\(configuration.port): \(error)")
 }
+/// Seconds as the log shows them: whole numbers without a fraction.
+func logged(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+}
 logger.info("amodb-proxy listening", [
     "address": "http://\(configuration.host):\(port)", "upstream": configuration.upstreamURL,
-    "cache_ttl": configuration.cacheTTL == configuration.cacheTTL.rounded() ? String(Int(configuration.cacheTTL)) : String(configuration.cacheTTL),
+    "cache_ttl": logged(configuration.cacheTTL), "movie_ttl": logged(configuration.movieTTL),
+    "configuration_ttl": logged(configuration.configurationTTL),
 ])
 if configuration.sandbox {
     LineWriter.standardOutput.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")

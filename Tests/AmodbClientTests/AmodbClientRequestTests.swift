@@ -28,6 +28,27 @@ struct AmodbClientRequestTests {
         #expect(request.timeoutInterval == 10)
     }
 
+    @Test func theConfigurationIsFetchedWithoutParametersAndDecoded() async throws {
+        let stub = StubUpstream(.json(Fixtures.configuration))
+        let configuration = try await stub.client(prefix: "/x/3").configuration()
+
+        #expect(stub.requests.count == 1)
+        #expect(stub.requests.first?.url?.absoluteString == "http://\(stub.host)/x/3/configuration")
+        #expect(configuration.images.secureBaseURL == "https://img.amodb.dev/t/p/")
+        #expect(configuration.images.posterSizes == ["w92", "w500", "original"])
+        #expect(configuration.images.logoSizes.isEmpty)
+        #expect(configuration.changeKeys == ["title"])
+    }
+
+    @Test func namesAmodbDoesNotKnowAreNotSent() async throws {
+        let stub = StubUpstream(.json(Fixtures.movieWithCreditsAndRatings), .json(Fixtures.movieWithCreditsAndRatings))
+        _ = try await stub.client().movie(id: 550, appendToResponse: ["trailers", "credits", "casts"])
+        _ = try await stub.client().movie(id: 550, appendToResponse: ["bogus"])
+        #expect(stub.requests.map { $0.url?.absoluteString } == [
+            "http://\(stub.host)/3/movie/550?append_to_response=credits", "http://\(stub.host)/3/movie/550",
+        ])
+    }
+
     @Test func pageOneIsRequestedWithoutAPageParameter() async throws {
         let stub = StubUpstream(.json(Fixtures.trendingPage))
         _ = try await stub.client().trending(.movie, .day, page: 1)
@@ -121,7 +142,7 @@ struct AmodbClientRequestTests {
 
     @Test("Parameters amodb would refuse never reach the network", arguments: [
         "trending page 0", "trending page 501", "trending language e", "trending language en_US",
-        "movie id 0", "movie id -1", "movie append bogus",
+        "movie id 0", "movie id -1",
     ])
     func invalidParametersAreRefusedLocally(label: String) async {
         let stub = StubUpstream(.json(Fixtures.trendingPage))
@@ -133,8 +154,7 @@ struct AmodbClientRequestTests {
             case "trending language e": _ = try await client.trending(.all, .day, language: "e")
             case "trending language en_US": _ = try await client.trending(.all, .day, language: "en_US")
             case "movie id 0": _ = try await client.movie(id: 0)
-            case "movie id -1": _ = try await client.movie(id: -1)
-            default: _ = try await client.movie(id: 550, appendToResponse: ["bogus"])
+            default: _ = try await client.movie(id: -1)
             }
         }
         #expect(error?.kind == .invalidRequest)

@@ -22,4 +22,9 @@ enum Fixtures {
                       "rotten_tomatoes": null, "tmdb": {"value": 8.4, "votes": 27000}}
         }
         """
+
+    static let configuration = """
+        {"images": {"base_url": "http://img.amodb.dev/t/p/", "secure_base_url": "https://img.amodb.dev/t/p/",
+          "poster_sizes": ["w92", "w500", "original"]}, "change_keys": ["title"]}
+        """
 }

@@ -32,6 +32,23 @@ struct AmodbRequestTests {
         (.movie(id: 550), [("page", "2")], "/movie/550"),
         (.trending(.tv, .week), [("append_to_response", "credits")], "/trending/tv/week"),
         (.trending(.tv, .week), [("Language", "de-DE"), ("callback", "x")], "/trending/tv/week"),
+        // Names amodb does not know are dropped, as amodb ignores them (never forwarded).
+        (.movie(id: 550), [("append_to_response", "videos,trailers,images,casts,translations,keywords,release_dates")],
+         "/movie/550?append_to_response=images,keywords,release_dates,translations,videos"),
+        (.movie(id: 550), [("append_to_response", "credits,bogus")], "/movie/550?append_to_response=credits"),
+        (.movie(id: 550), [("append_to_response", "Credits")], "/movie/550"),
+        (.movie(id: 550), [("append_to_response", "casts,trailers")], "/movie/550"),
+        (.movie(id: 550), [("append_to_response", "credits,")], "/movie/550?append_to_response=credits"),
+        (.movie(id: 550), [("append_to_response", " videos , images ")], "/movie/550?append_to_response=images,videos"),
+        // Empty, or only commas and spaces: no append, the plain entry.
+        (.movie(id: 550), [("append_to_response", "")], "/movie/550"),
+        (.movie(id: 550), [("append_to_response", ",,,")], "/movie/550"),
+        (.movie(id: 550), [("append_to_response", " , , ")], "/movie/550"),
+        // An empty language is amodb's default.
+        (.movie(id: 550), [("language", ""), ("append_to_response", "")], "/movie/550"),
+        (.trending(.all, .day), [("language", ""), ("page", "2")], "/trending/all/day?page=2"),
+        (.configuration, [("api_key", "secret"), ("language", "de-DE"), ("page", "2"), ("append_to_response", "credits")],
+         "/configuration"),
     ] as [(Route, Query, String)])
     func canonicalForm(route: Route, query: Query, expected: String) throws {
         #expect(try Self.canonical(route, query) == expected)
@@ -46,6 +63,37 @@ struct AmodbRequestTests {
         #expect(Set([a, b, c]).count == 1)
         #expect(c.appendToResponse == ["credits", "ratings"])
         #expect(c.language == "en-US")
+    }
+
+    @Test func anEmptyAppendListIsTheSameRequestAsNone() throws {
+        let plain = try AmodbRequest(route: .movie(id: 550), query: [])
+        for value in ["", ",", " , ", "trailers,casts"] {
+            let request = try AmodbRequest(route: .movie(id: 550), query: [("append_to_response", value)])
+            #expect(request == plain, "\(value)")
+            #expect(request.hashValue == plain.hashValue, "\(value)")
+            #expect(request.pathAndQuery == "/movie/550", "\(value)")
+        }
+    }
+
+    @Test func buildingInCodeFollowsTheSameRule() throws {
+        let request = try AmodbRequest(route: .movie(id: 550), language: "", appendToResponse: ["videos", "bogus", "credits", "videos", ""])
+        #expect(request.appendToResponse == ["credits", "videos"])
+        #expect(request.language == nil)
+        #expect(try AmodbRequest(route: .movie(id: 550), appendToResponse: ["trailers"]) == AmodbRequest(route: .movie(id: 550)))
+    }
+
+    @Test func everyDocumentedSubResourceIsKept() throws {
+        let names = ["alternative_titles", "changes", "credits", "external_ids", "images", "keywords", "lists", "ratings",
+                     "recommendations", "release_dates", "reviews", "similar", "translations", "videos", "watch/providers"]
+        let request = try AmodbRequest(route: .movie(id: 550), query: [("append_to_response", names.reversed().joined(separator: ","))])
+        #expect(request.appendToResponse == names)
+    }
+
+    @Test func theListIsCappedAtTwentyNames() {
+        let known = Set((1...25).map { "resource_\($0 < 10 ? "0" : "")\($0)" })
+        let kept = AmodbRequest.appendedResources(known.sorted().reversed() + ["unknown"], among: known)
+        #expect(kept.count == AmodbRequest.maxAppendedResources)
+        #expect(kept == Array(known.sorted().prefix(20)))
     }
 
     @Test func pageOneIsStoredAsNoPage() throws {
@@ -64,7 +112,6 @@ struct AmodbRequestTests {
         (.trending(.all, .day), [("page", "2"), ("page", "3")], .page),
         (.trending(.all, .day), [("language", "de-DE"), ("language", "de-DE")], .language),
         (.trending(.all, .day), [("language", "de-DE"), ("language", "fr-FR")], .language),
-        (.trending(.all, .day), [("language", "")], .language),
         (.trending(.all, .day), [("language", "e")], .language),
         (.trending(.all, .day), [("language", "en_US")], .language),
         (.trending(.all, .day), [("language", "en-US!")], .language),
@@ -72,11 +119,8 @@ struct AmodbRequestTests {
         (.trending(.all, .day), [("language", "1234")], .language),
         (.trending(.all, .day), [("language", "dé-DE")], .language),
         (.trending(.all, .day), [("language", "en-abcdefghi")], .language),
-        (.movie(id: 550), [("append_to_response", "bogus")], .appendToResponse),
-        (.movie(id: 550), [("append_to_response", "credits,bogus")], .appendToResponse),
-        (.movie(id: 550), [("append_to_response", "Credits")], .appendToResponse),
-        (.movie(id: 550), [("append_to_response", "credits,")], .appendToResponse),
-        (.movie(id: 550), [("append_to_response", "")], .appendToResponse),
+        (.movie(id: 550), [("append_to_response", "credits"), ("append_to_response", "images")], .appendToResponse),
+        (.movie(id: 550), [("language", ""), ("language", "de-DE")], .language),
     ] as [(Route, Query, QueryParameter)])
     func refusedValues(route: Route, query: Query, parameter: QueryParameter) {
         #expect {

@@ -11,6 +11,7 @@ struct RouteTests {
         ("/trending/movie/week", .trending(.movie, .week)),
         ("/trending/tv/day", .trending(.tv, .day)),
         ("/trending/person/week", .trending(.person, .week)),
+        ("/configuration", .configuration),
     ])
     func validPathsMatch(path: String, route: Route) {
         #expect(Route(path: path) == route)
@@ -27,6 +28,7 @@ struct RouteTests {
         // Matched on bytes: a combining mark, a look-alike digit or letter is another path.
         "/trending/movie/week\u{301}", "/trending/mo\u{301}vie/week", "/movie/\u{FF15}50", "/trending/\u{43C}ovie/week",
         "/movie/550\u{301}", "/trending/movie/weeks", "/trending/movies/week", "/trending/tv/", "/trending/all",
+        "/configuration/", "/Configuration", "/configurations", "/configuration/images", "/configuratio", "//configuration",
     ])
     func invalidPathsDoNotMatch(path: String) {
         #expect(Route(path: path) == nil)
@@ -34,7 +36,7 @@ struct RouteTests {
 
     @Test("A path's bytes within a longer path match as the same path alone", arguments: [
         ("/3/movie/550", Route.movie(id: 550) as Route?), ("/3/trending/tv/week", .trending(.tv, .week)),
-        ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil), ("/3", nil),
+        ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil), ("/3", nil), ("/3/configuration", .configuration),
     ])
     func bytesMatchInPlace(path: String, route: Route?) {
         var path = path
@@ -45,7 +47,7 @@ struct RouteTests {
 
     @Test("Every route's path matches itself", arguments:
         MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }
-            + [.movie(id: 1), .movie(id: 550), .movie(id: Int(Int32.max))])
+            + [.movie(id: 1), .movie(id: 550), .movie(id: Int(Int32.max)), .configuration])
     func everyRoundTrips(route: Route) {
         #expect(Route(path: route.path) == route)
     }
@@ -55,5 +57,7 @@ struct RouteTests {
         #expect(Route.trending(.tv, .day).template == "/trending/{media_type}/{time_window}")
         #expect(Route.movie(id: 550).parameters == [.language, .appendToResponse])
         #expect(Route.trending(.tv, .day).parameters == [.language, .page])
+        #expect(Route.configuration.template == "/configuration")
+        #expect(Route.configuration.parameters.isEmpty)
     }
 }

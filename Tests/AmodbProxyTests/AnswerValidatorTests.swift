@@ -85,6 +85,28 @@ private func unicodeEscaped(_ text: String) -> String {
         #expect(validator.problem(with: Array(body.utf8), for: trending) != nil, "\(name)")
     }
 
+    @Test(arguments: [
+        ("amodb's answer", ScriptedUpstream.configuration),
+        ("images of a new shape", #"{"images":{"base_url":{"http":"x"}},"change_keys":"all"}"#),
+        ("images alone", #"{"images":{}}"#),
+    ])
+    func storesAConfigurationWithAnImagesObject(_ name: String, _ body: String) {
+        #expect(validator.problem(with: Array(body.utf8), for: .configuration) == nil, "\(name)")
+    }
+
+    @Test(arguments: [
+        ("no images", #"{"change_keys":["title"]}"#),
+        ("images as an array", #"{"images":["https://img.amodb.dev/t/p/"]}"#),
+        ("images as a string", #"{"images":"https://img.amodb.dev/t/p/"}"#),
+        ("images null", #"{"images":null}"#),
+        ("a nested images object only", #"{"config":{"images":{}}}"#),
+        ("a bare array", #"[{"images":{}}]"#),
+        ("an error object sent with 200", #"{"images":{},"success":false,"status_code":7}"#),
+    ])
+    func refusesAConfigurationWithoutAnImagesObject(_ name: String, _ body: String) {
+        #expect(validator.problem(with: Array(body.utf8), for: .configuration) != nil, "\(name)")
+    }
+
     @Test func refusesNestingDeeperThanAppsCanDecodeWithoutExhaustingTheStack() {
         let deep = #"{"id":550,"x":"# + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}"
         #expect(validator.problem(with: Array(deep.utf8), for: movie)?.contains("nested deeper") == true)

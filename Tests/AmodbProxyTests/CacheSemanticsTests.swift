@@ -166,7 +166,7 @@ struct UpstreamBudgetTests {
     @Test func aRefreshWaitsForSlackOnceTheWindowIsHalfSpent() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.cacheTTL = 10 }
+        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.movieTTL = 10 }
         try await withServer(proxy) { _ in
             for id in 1...3 { _ = try await proxy.get("/3/movie/\(id)") }
             #expect(fetcher.calls.count == 3)

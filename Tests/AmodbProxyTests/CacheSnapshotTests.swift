@@ -100,6 +100,7 @@ struct CacheSnapshotTests {
         ("a lifetime of 1e300", #"{"key":"/trending/tv/week","status":200,"storedAt":NOW,"lifetime":1e300,"body":"PAGE"}"#),
         ("a 404 kept for 1e12 s", #"{"key":"/movie/9","status":404,"storedAt":NOW,"lifetime":1e12,"body":"NOTFOUND"}"#),
         ("a lifetime beyond AMODB_CACHE_TTL", #"{"key":"/trending/tv/week","status":200,"storedAt":NOW,"lifetime":1801,"body":"PAGE"}"#),
+        ("a movie's lifetime beyond AMODB_MOVIE_TTL", #"{"key":"/movie/550","status":200,"storedAt":NOW,"lifetime":1801,"body":"MOVIE550"}"#),
         ("a negative lifetime", #"{"key":"/trending/tv/week","status":200,"storedAt":NOW,"lifetime":-5,"body":"PAGE"}"#),
         ("a zero lifetime", #"{"key":"/trending/tv/week","status":200,"storedAt":NOW,"lifetime":0,"body":"PAGE"}"#),
         ("a lifetime out of Double's range", #"{"key":"/trending/tv/week","status":200,"storedAt":NOW,"lifetime":1e400,"body":"PAGE"}"#),

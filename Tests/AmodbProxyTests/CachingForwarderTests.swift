@@ -66,6 +66,24 @@ struct CachingForwarderTests {
         }
     }
 
+    @Test func namesAmodbDoesNotKnowAreDroppedAndNeverForwarded() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let harness = try ProxyHarness(fetcher: fetcher)
+        try await withServer(harness) { _ async throws in
+            for target in [
+                "/3/movie/550?append_to_response=credits,account_states",
+                "/3/movie/550?append_to_response=credits,CREDITS,%20credits%20,../../x,%E2%80%8Bcredits",
+                "/3/movie/550?append_to_response=casts,credits,trailers,",
+            ] {
+                #expect(try await harness.get(target).status == 200, "\(target)")
+            }
+            for target in ["/3/movie/550?append_to_response=secrets", "/3/movie/550?append_to_response=", "/3/movie/550?append_to_response=,%20,"] {
+                #expect(try await harness.get(target).status == 200, "\(target)")
+            }
+            #expect(fetcher.calls == ["/movie/550?append_to_response=credits", "/movie/550"])
+        }
+    }
+
     @Test func makesOneUpstreamCallForManyConcurrentRequests() async throws {
         let fetcher = ScriptedUpstream()
         fetcher.hold()   // the one call stays in flight until all fifty have asked
@@ -100,7 +118,7 @@ struct CachingForwarderTests {
                 #expect(response.text.contains("status_message"))
             }
             for target in ["/3/trending/movie/week?page=0", "/3/trending/movie/week?page=501", "/3/trending/movie/week?page=abc",
-                           "/3/movie/550?language=not_a_tag", "/3/movie/550?append_to_response=secrets",
+                           "/3/movie/550?language=not_a_tag", "/3/movie/550?append_to_response=credits&append_to_response=images",
                            "/3/movie/550?language=en&language=de"] {
                 let response = try await harness.get(target)
                 #expect(response.status == 400, "\(target)")

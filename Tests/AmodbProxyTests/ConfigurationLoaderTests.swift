@@ -42,6 +42,33 @@ struct ConfigurationLoaderTests {
         #expect(configuration.apiKey == Secret("from-file"))
     }
 
+    @Test func eachRoutesLifetimeIsItsOwnSetting() throws {
+        let defaults = ProxyConfiguration()
+        #expect(defaults.cacheTTL == 1800)
+        #expect(defaults.movieTTL == 1800)
+        #expect(defaults.configurationTTL == 86_400)
+        let file = try temporaryFile("AMODB_MOVIE_TTL=3600\nAMODB_CONFIGURATION_TTL=600\n")
+        let fromFile = try serve(["--config", file], ["AMODB_KEY": "k"])
+        #expect(fromFile.movieTTL == 3600)
+        #expect(fromFile.configurationTTL == 600)
+        #expect(fromFile.cacheTTL == 1800, "AMODB_CACHE_TTL keeps meaning the trending lists alone")
+        let fromEnvironment = try serve(
+            ["--config", file, "--configuration-ttl", "172800"], ["AMODB_KEY": "k", "AMODB_MOVIE_TTL": "86400", "AMODB_CACHE_TTL": "60"])
+        #expect(fromEnvironment.movieTTL == 86_400)
+        #expect(fromEnvironment.configurationTTL == 172_800)
+        #expect(fromEnvironment.cacheTTL == 60)
+        guard case .checkConfig(let shown) = try ConfigurationLoader.load(
+            arguments: ["--check-config", "--movie-ttl=86400"], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
+        else {
+            Issue.record("not --check-config")
+            return
+        }
+        let text = ConfigurationLoader.describe(shown)
+        #expect(text.contains("\nAMODB_MOVIE_TTL=86400\n"))
+        #expect(text.contains("\nAMODB_CONFIGURATION_TTL=86400\n"))
+        #expect(text.contains("\nAMODB_CACHE_TTL=1800\n"))
+    }
+
     @Test func readsTheKeyFromAFileWithoutItsNewline() throws {
         let file = try temporaryFile("secret-from-file\n")
         let configuration = try serve([], ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
@@ -58,6 +85,8 @@ struct ConfigurationLoaderTests {
         let defaults = ProxyConfiguration()
         #expect(configuration.port == defaults.port)
         #expect(configuration.cacheTTL == defaults.cacheTTL)
+        #expect(configuration.movieTTL == defaults.movieTTL)
+        #expect(configuration.configurationTTL == defaults.configurationTTL)
         #expect(configuration.limits == defaults.limits)
         #expect(configuration.timeouts == defaults.timeouts)
     }
@@ -66,6 +95,10 @@ struct ConfigurationLoaderTests {
         (["--port", "70000"], "PORT"),
         (["--port", "abc"], "PORT"),
         (["--cache-ttl", "-5"], "AMODB_CACHE_TTL"),
+        (["--movie-ttl", "a day"], "AMODB_MOVIE_TTL"),
+        (["--movie-ttl", "0"], "AMODB_MOVIE_TTL"),
+        (["--configuration-ttl", "-1"], "AMODB_CONFIGURATION_TTL"),
+        (["--configuration-ttl", ""], "AMODB_CONFIGURATION_TTL"),
         (["--upstream-url", "ftp://x/3"], "AMODB_UPSTREAM_URL"),
         (["--log-level", "loud"], "AMODB_LOG_LEVEL"),
         (["--bogus"], "unknown option"),
@@ -84,7 +117,7 @@ struct ConfigurationLoaderTests {
     }
 
     @Test(arguments: [
-        ("AMODB_CACHE_TTL", "1e19"), ("AMODB_UPSTREAM_TIMEOUT", "1e300"), ("AMODB_MAX_STALE", "1e19"),
+        ("AMODB_CACHE_TTL", "1e19"), ("AMODB_MOVIE_TTL", "1e19"), ("AMODB_CONFIGURATION_TTL", "nan"), ("AMODB_UPSTREAM_TIMEOUT", "1e300"), ("AMODB_MAX_STALE", "1e19"),
         ("AMODB_NEGATIVE_TTL", "1e12"), ("AMODB_SNAPSHOT_INTERVAL", "1e300"), ("AMODB_RETRY_AFTER_MAX", "inf"),
         ("AMODB_SHUTDOWN_GRACE", "1e19"), ("AMODB_HEAD_TIMEOUT", "nan"), ("AMODB_IDLE_TIMEOUT", "1e19"),
         ("AMODB_WRITE_TIMEOUT", "-1"), ("AMODB_CACHE_MAX_BYTES", "9223372036854775807"), ("AMODB_CACHE_MAX_BYTES", "1e19"),
@@ -174,7 +207,9 @@ struct ConfigurationLoaderTests {
             let value = setting.show(defaults)
             if !value.isEmpty { #expect(ConfigurationLoader.usage.contains("\(setting.help) [\(value)]")) }
         }
-        #expect(ConfigurationLoader.usage.contains("AMODB_CACHE_TTL         seconds a stored answer is fresh [1800]"))
+        #expect(ConfigurationLoader.usage.contains("AMODB_CACHE_TTL         seconds a stored trending list is fresh [1800]"))
+        #expect(ConfigurationLoader.usage.contains("AMODB_MOVIE_TTL         seconds stored movie details are fresh [1800]"))
+        #expect(ConfigurationLoader.usage.contains("AMODB_CONFIGURATION_TTL seconds the stored /3/configuration is fresh [86400]"))
     }
 
     @Test func aSettingsFileWithAByteOrderMarkReads() throws {

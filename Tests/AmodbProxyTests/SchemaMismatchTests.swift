@@ -66,6 +66,18 @@ struct SchemaMismatchTests {
         }
     }
 
+    @Test func aConfigurationTheModelsCannotReadIsCountedUnderItsRoute() async throws {
+        let body = #"{"images":{"poster_sizes":["w92"]},"change_keys":[]}"#
+        let fetcher = ScriptedUpstream(fallback: answer(body))
+        try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
+            let response = try await harness.get("/3/configuration")
+            #expect(response.status == 200)
+            #expect(response.text == body)
+            #expect(try await mismatches(harness, route: "/3/configuration") == 1)
+            #expect(try await mismatches(harness) == 0)
+        }
+    }
+
     @Test func anAnswerTheModelsReadIsNotCounted() async throws {
         let fetcher = ScriptedUpstream(fallback: answer(ScriptedUpstream.movieDetails))
         try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in

@@ -59,7 +59,7 @@ import Testing
 
     @Test(arguments: [
         "/3/movie/550", "/3/movie/550?append_to_response=credits,ratings", "/3/trending/all/day?page=2",
-        "/3/movie/1", "/3/nowhere", "/3/trending/movie/week?page=900",
+        "/3/movie/1", "/3/nowhere", "/3/trending/movie/week?page=900", "/3/configuration",
     ])
     func presentedKeyNeverComesBack(target: String) async {
         let secret = "k-3f9a7c-secret"

@@ -1,3 +1,4 @@
+import AmodbHTTP
 import AmodbModels
 import AmodbProxy
 import AmodbSandbox
@@ -182,6 +183,101 @@ import Testing
         let details = try decode(MovieDetails.self, response)
         #expect(details.credits?.cast.first?.name == "Leonardo DiCaprio")
         #expect(details.ratings == nil)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        #expect(object["images"] is [String: Any])
+        #expect(object["videos"] is [String: Any])
+        #expect(object["keywords"] == nil, "only what was asked for")
+    }
+
+    /// Each sub-resource in amodb's shape, keyed by its name inside the details object.
+    @Test func everySubResourceHasAmodbsShape() async throws {
+        let names = ["alternative_titles", "changes", "external_ids", "images", "keywords", "lists", "recommendations",
+                     "release_dates", "reviews", "similar", "translations", "videos", "watch/providers"]
+        let response = await get(AmodbSandbox(), "/3/movie/550?append_to_response=" + names.joined(separator: ","))
+        #expect(response.status == 200)
+        let movie = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        #expect(movie["title"] as? String == "Fight Club")
+        let images = try #require(movie["images"] as? [String: Any])
+        #expect(images["backdrops"] is [Any] && images["logos"] is [Any])
+        let poster = try #require((images["posters"] as? [[String: Any]])?.first)
+        #expect(poster["file_path"] as? String == "/pB8BM7pdSp6B6Ih7QZ4DrQ3PmJK.jpg", "the movie's own poster first")
+        #expect(Set(poster.keys) == ["file_path", "width", "height", "aspect_ratio", "iso_639_1", "vote_average", "vote_count"])
+        let video = try #require(((movie["videos"] as? [String: Any])?["results"] as? [[String: Any]])?.first)
+        #expect(video["site"] as? String == "YouTube")
+        #expect(video["type"] as? String == "Trailer")
+        #expect(Set(video.keys) == ["id", "key", "name", "site", "type", "official", "published_at", "iso_639_1", "iso_3166_1", "size"])
+        #expect((movie["external_ids"] as? [String: Any])?["imdb_id"] as? String == "tt0137523")
+        let keywords = try #require((movie["keywords"] as? [String: Any])?["keywords"] as? [[String: Any]])
+        #expect(!keywords.isEmpty && keywords.allSatisfy { $0["id"] is Int && $0["name"] is String })
+        let releases = try #require((movie["release_dates"] as? [String: Any])?["results"] as? [[String: Any]])
+        let us = try #require(releases.first { $0["iso_3166_1"] as? String == "US" }?["release_dates"] as? [[String: Any]])
+        #expect(us.first?["release_date"] as? String == "1999-10-15T00:00:00.000Z")
+        let providers = try #require((movie["watch/providers"] as? [String: Any])?["results"] as? [String: Any])
+        let inUS = try #require(providers["US"] as? [String: Any])
+        #expect(inUS["link"] is String && inUS["flatrate"] is [Any])
+        for paged in ["recommendations", "similar", "reviews", "lists"] {
+            let page = try #require(movie[paged] as? [String: Any], "\(paged)")
+            #expect(page["page"] as? Int == 1 && page["results"] is [Any] && page["total_pages"] is Int && page["total_results"] is Int)
+        }
+        let recommended = try #require((movie["recommendations"] as? [String: Any])?["results"] as? [[String: Any]])
+        #expect(!recommended.isEmpty && recommended.allSatisfy { $0["id"] as? Int != 550 && $0["title"] is String })
+        let translations = try #require((movie["translations"] as? [String: Any])?["translations"] as? [[String: Any]])
+        #expect(translations.contains { $0["iso_639_1"] as? String == "es" && ($0["data"] as? [String: Any])?["title"] as? String == "El club de la lucha" })
+        #expect(((movie["alternative_titles"] as? [String: Any])?["titles"] as? [Any])?.isEmpty == false)
+        #expect(((movie["changes"] as? [String: Any])?["changes"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func subResourcesAreTheSameOnEveryRunAndDifferFromMovieToMovie() async throws {
+        let target = "/3/movie/%d?append_to_response=images,videos,keywords,reviews,watch/providers"
+        let first = await get(AmodbSandbox(), String(format: target, 550))
+        let again = await get(AmodbSandbox(), String(format: target, 550))
+        let other = await get(AmodbSandbox(), String(format: target, 680))
+        #expect(first.status == 200 && other.status == 200)
+        #expect(first.body == again.body)
+        let images = { (response: HTTPResponse) in
+            (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["images"] as? [String: Any]
+        }
+        #expect(NSDictionary(dictionary: images(first) ?? [:]) != NSDictionary(dictionary: images(other) ?? [:]))
+    }
+
+    @Test func anUnreleasedTitleHasNoVideosDatesOrProviders() async throws {
+        let sandbox = unlimitedSandbox()
+        var list: [TrendingItem] = []
+        for page in 1...5 { list += try decode(TrendingPage.self, await get(sandbox, "/3/trending/movie/week?page=\(page)")).results }
+        let unreleased = try #require(list.compactMap { item -> Int? in
+            if case .movie(let movie) = item, movie.releaseDate == nil { return movie.id } else { return nil }
+        }.first)
+        let response = await get(sandbox, "/3/movie/\(unreleased)?append_to_response=videos,release_dates,watch/providers")
+        let movie = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        #expect(((movie["videos"] as? [String: Any])?["results"] as? [Any])?.isEmpty == true)
+        #expect(((movie["release_dates"] as? [String: Any])?["results"] as? [Any])?.isEmpty == true)
+        #expect(((movie["watch/providers"] as? [String: Any])?["results"] as? [String: Any])?.isEmpty == true)
+    }
+
+    @Test func theConfigurationHasAmodbsImageHostsAndSizes() async throws {
+        let response = await get(AmodbSandbox(), "/3/configuration")
+        #expect(response.status == 200)
+        #expect(response.headers["Cache-Control"] == "public, max-age=86400")
+        let configuration = try decode(APIConfiguration.self, response)
+        #expect(configuration.images.baseURL == "http://img.amodb.dev/t/p/")
+        #expect(configuration.images.secureBaseURL == "https://img.amodb.dev/t/p/")
+        #expect(configuration.images.backdropSizes == ["w300", "w780", "w1280", "original"])
+        #expect(configuration.images.logoSizes == ["w45", "w92", "w154", "w185", "w300", "w500", "original"])
+        #expect(configuration.images.posterSizes == ["w92", "w154", "w185", "w342", "w500", "w780", "original"])
+        #expect(configuration.images.profileSizes == ["w45", "w185", "h632", "original"])
+        #expect(configuration.images.stillSizes == ["w92", "w185", "w300", "original"])
+        #expect(configuration.changeKeys.contains("title"))
+    }
+
+    @Test func theConfigurationNeedsTheKeyAndCountsAgainstTheLimit() async {
+        let sandbox = AmodbSandbox(configuration: .init(requestsPerMinute: 2))
+        #expect(await get(sandbox, "/3/configuration", bearer: nil).status == 401)
+        #expect(await get(sandbox, "/3/configuration", bearer: "wrong").status == 401)
+        #expect(await get(sandbox, "/3/configuration").status == 200)
+        #expect(await get(sandbox, "/3/configuration").status == 200)
+        let limited = await get(sandbox, "/3/configuration")
+        #expect(limited.status == 429)
+        #expect(limited.headers["Retry-After"] != nil)
     }
 
     @Test(arguments: [550, 680, 13, 155, 27205, 238, 278, 603, 157336, 129, 496243, 872585])

@@ -40,7 +40,7 @@ import Testing
 
     @Test func malformedParametersAreRefusedWith400() async throws {
         let sandbox = AmodbSandbox()
-        for target in ["/3/movie/550?language=not a tag", "/3/movie/550?append_to_response=cast", "/3/trending/all/day?language=en&language=de"] {
+        for target in ["/3/movie/550?language=not a tag", "/3/movie/550?append_to_response=credits&append_to_response=images", "/3/trending/all/day?language=en&language=de"] {
             let response = await get(sandbox, target)
             #expect(response.status == 400)
             #expect(try decode(AmodbErrorBody.self, response).statusCode == 47)

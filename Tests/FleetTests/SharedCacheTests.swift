@@ -61,6 +61,32 @@ struct SharedCacheTests {
         }
     }
 
+    /// A shared copy lives as long as its own route's answers may be served stale: a movie
+    /// kept a day (`AMODB_MOVIE_TTL`) stays twice that, a trending list the day of max-stale.
+    @Test func anEntryStaysInRedisAsLongAsItsRouteMayBeServedStale() async throws {
+        try await withRedisServer { server in
+            let upstream = ScriptedUpstream()
+            upstream.enqueue(.response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            var configuration = ProxyHarness.configuration()
+            configuration.redis = server.configuration()
+            configuration.movieTTL = 86_400
+            try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) { (proxy: ProxyHarness) async throws in
+                #expect(try await proxy.get("/3/movie/550").status == 200)
+                #expect(try await proxy.get("/3/trending/movie/week").status == 200)
+            }
+            try await withRedisClient(server.configuration()) { redis in
+                guard case .milliseconds(let movie) = try await redis.pttl("amodb-proxy:cache:/movie/550"),
+                      case .milliseconds(let trending) = try await redis.pttl("amodb-proxy:cache:/trending/movie/week")
+                else {
+                    Issue.record("an entry has no expiry")
+                    return
+                }
+                #expect(movie > 172_000_000 && movie <= 172_800_000, "\(movie) ms")
+                #expect(trending > 86_000_000 && trending <= 86_400_000, "\(trending) ms")
+            }
+        }
+    }
+
     @Test func anEnvelopeWhoseETagDoesNotMatchItsBodyIsRefused() async throws {
         try await withFleet(1) { (fleet: Fleet, server: RedisServer) async throws in
             var bytes = CacheEnvelope.encode(CachedResponse(body: Array(ScriptedUpstream.movieDetails.utf8), storedAt: SystemClock().now(), lifetime: 1800))

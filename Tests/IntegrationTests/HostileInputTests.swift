@@ -148,7 +148,7 @@ let hostileCases: [HostileCase] = [
     HostileCase("page not a number", "GET /3/trending/movie/week?page=1;DROP HTTP/1.1\r\n\(host)\r\n", 400, .kept),
     HostileCase("language given twice", "GET /3/movie/550?language=en&language=de HTTP/1.1\r\n\(host)\r\n", 400, .kept),
     HostileCase("language not a tag", "GET /3/movie/550?language=../../etc HTTP/1.1\r\n\(host)\r\n", 400, .kept),
-    HostileCase("unknown sub-resource", "GET /3/movie/550?append_to_response=credits,account_states HTTP/1.1\r\n\(host)\r\n", 400, .kept),
+    HostileCase("sub-resources given twice", "GET /3/movie/550?append_to_response=credits&append_to_response=account_states HTTP/1.1\r\n\(host)\r\n", 400, .kept),
 ]
 
 /// The stand-in and proxy every hostile case shares; the stand-in must stay untouched.

@@ -84,15 +84,20 @@ struct CacheSnapshot {
 
     /// What a loaded entry must respect: what the current settings could have written.
     struct Bounds: Sendable {
-        /// The oldest an entry of 200 may be, in seconds (`AMODB_MAX_STALE`).
-        var maxStale: Double
-        /// The longest lifetime of a stored 200, in seconds (`AMODB_CACHE_TTL`).
-        var cacheTTL: Double
+        /// The longest lifetime of a stored 200 and the oldest it may be, per route
+        /// (`AMODB_CACHE_TTL`, `AMODB_MOVIE_TTL`, `AMODB_CONFIGURATION_TTL`, `AMODB_MAX_STALE`).
+        var freshness: Freshness
         /// The longest lifetime of a remembered 404, in seconds (`AMODB_NEGATIVE_TTL`).
         var negativeTTL: Double
         /// How far in the future an entry may have been stored, in seconds: clocks of
         /// two hosts (or one before and after an NTP step) disagree a little.
         var clockSkew: Double = 60
+
+        /// The bounds `configuration` sets.
+        init(_ configuration: ProxyConfiguration) {
+            freshness = Freshness(configuration)
+            negativeTTL = configuration.negativeTTL
+        }
     }
 
     /// What a load kept, and what it dropped and why.
@@ -145,18 +150,18 @@ struct CacheSnapshot {
         guard let request = request(ofKey: key) else { return "not a cache key the proxy makes" }
         let longest: Double
         switch entry.status {
-        case 200: longest = bounds.cacheTTL
+        case 200: longest = bounds.freshness.lifetime(of: request.route)
         case 404: longest = bounds.negativeTTL
         default: return "status \(entry.status) is never stored"
         }
         guard entry.lifetime.isFinite, entry.lifetime > 0 else { return "lifetime is not a positive number" }
         guard entry.lifetime <= longest else {
-            return entry.status == 200 ? "lifetime longer than AMODB_CACHE_TTL" : "lifetime longer than AMODB_NEGATIVE_TTL"
+            return "lifetime longer than " + (entry.status == 200 ? Freshness.setting(of: request.route) : "AMODB_NEGATIVE_TTL")
         }
         let age = now - entry.storedAt
         guard entry.storedAt.isFinite, age.isFinite, age >= -bounds.clockSkew else { return "stored at an impossible time" }
         // A stale 404 is never served, a stale 200 only up to max-stale.
-        guard age < (entry.status == 200 ? bounds.maxStale : entry.lifetime) else { return "too old" }
+        guard age < (entry.status == 200 ? bounds.freshness.oldestStale(of: request.route) : entry.lifetime) else { return "too old" }
         let body = entry.body
         return entry.status == 200 ? validator.problem(with: body, for: request.route) : validator.problem(withNotFound: body)
     }

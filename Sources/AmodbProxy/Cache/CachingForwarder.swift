@@ -19,10 +19,8 @@ final class CachingForwarder: Sendable {
     /// Lifetimes, retries, back-off and the bounds of the forwarder's tables. What an
     /// operator can set comes from `ProxyConfiguration`, where its default is written.
     struct Policy: Sendable {
-        /// Freshness lifetime of stored answers, in seconds.
-        var cacheTTL: Double
-        /// Oldest age at which a stored answer may still be served stale, in seconds.
-        var maxStale: Double
+        /// Each route's lifetime, and how old its answers may be served stale (`Freshness`).
+        var freshness: Freshness
         /// Lifetime of a remembered 404, in seconds (0: not remembered).
         var negativeTTL: Double
         /// Retries after amodb's 429, at most.
@@ -48,8 +46,7 @@ final class CachingForwarder: Sendable {
 
         /// The policy `configuration` asks for.
         init(_ configuration: ProxyConfiguration) {
-            cacheTTL = configuration.cacheTTL
-            maxStale = configuration.maxStaleSeconds
+            freshness = Freshness(configuration)
             negativeTTL = configuration.negativeTTL
             retryAfterCap = configuration.retryAfterCap
             clientShare = configuration.clientUpstreamShare
@@ -128,7 +125,7 @@ final class CachingForwarder: Sendable {
         }
         var shareWait: Double = 1
         let claim = coalescer.claim(
-            key, cached: { cache.entry(for: key).flatMap { usable($0, now: now) } },
+            key, cached: { cache.entry(for: key).flatMap { usable($0, route: request.route, now: now) } },
             mayLead: { mayLead(client, now: now, wait: &shareWait) }, waiter: waiter)
         switch claim {
         case .cached(let entry):
@@ -172,9 +169,9 @@ final class CachingForwarder: Sendable {
         }
     }
 
-    /// `entry` if it can answer at `now`: fresh, or a stale 200 within max-stale.
-    private func usable(_ entry: CachedResponse, now: Double) -> CachedResponse? {
-        entry.isFresh(at: now) || (entry.status == 200 && now - entry.storedAt < policy.maxStale) ? entry : nil
+    /// `entry` if it can answer at `now`: fresh, or a stale 200 within its route's max-stale.
+    private func usable(_ entry: CachedResponse, route: Route, now: Double) -> CachedResponse? {
+        entry.isFresh(at: now) || (entry.status == 200 && now - entry.storedAt < policy.freshness.oldestStale(of: route)) ? entry : nil
     }
 
     /// What a stored entry answers.
@@ -197,7 +194,7 @@ final class CachingForwarder: Sendable {
             let outcome = CacheOutcome.hit(ttl: entry.remainingLifetime(at: now))
             return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         }
-        guard usable(entry, now: now) != nil else { return .unusable }
+        guard usable(entry, route: request.route, now: now) != nil else { return .unusable }
         return serveStale(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later)
     }
 
@@ -415,7 +412,7 @@ final class CachingForwarder: Sendable {
                 logger.error("amodb sent an unusable answer; not stored", ["path": route.template, "problem": problem])
                 return .failed(UpstreamAnswerTable.unusable)
             }
-            return .answer(CachedResponse(body: upstream.body, storedAt: clock.now(), lifetime: policy.cacheTTL), stored: true)
+            return .answer(CachedResponse(body: upstream.body, storedAt: clock.now(), lifetime: policy.freshness.lifetime(of: route)), stored: true)
         case .storeNegative:
             let body = HTTPResponse.error(404, "The resource you requested could not be found.").body
             let entry = CachedResponse(status: 404, body: body, storedAt: clock.now(), lifetime: policy.negativeTTL)

@@ -73,8 +73,14 @@ public enum ConfigurationLoader {
         Setting(variable: "PORT", flag: "--port", help: "port to listen on", show: { config in String(config.port) }) { config, value throws(ConfigurationError) in
             config.port = try integer(value, "PORT", 0...65535)
         },
-        Setting(variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored answer is fresh", show: { config in format(config.cacheTTL) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored trending list is fresh", show: { config in format(config.cacheTTL) }) { config, value throws(ConfigurationError) in
             config.cacheTTL = try seconds(value, "AMODB_CACHE_TTL", 1...year)
+        },
+        Setting(variable: "AMODB_MOVIE_TTL", flag: "--movie-ttl", help: "seconds stored movie details are fresh", show: { config in format(config.movieTTL) }) { config, value throws(ConfigurationError) in
+            config.movieTTL = try seconds(value, "AMODB_MOVIE_TTL", 1...year)
+        },
+        Setting(variable: "AMODB_CONFIGURATION_TTL", flag: "--configuration-ttl", help: "seconds the stored /3/configuration is fresh", show: { config in format(config.configurationTTL) }) { config, value throws(ConfigurationError) in
+            config.configurationTTL = try seconds(value, "AMODB_CONFIGURATION_TTL", 1...year)
         },
         Setting(variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds", show: { config in String(config.cacheMaxBytes) }) { config, value throws(ConfigurationError) in
             config.cacheMaxBytes = try integer(value, "AMODB_CACHE_MAX_BYTES", 1024...(1 << 40))

@@ -13,11 +13,16 @@ public struct ProxyConfiguration: Sendable {
     public var host = "0.0.0.0"
     /// Port to listen on; 0 picks a free one.
     public var port = 8080
-    /// How long a stored answer is fresh, in seconds.
+    /// How long a stored trending list is fresh, in seconds (amodb's own edge keeps them 30 minutes).
     public var cacheTTL: Double = 1800
+    /// How long stored movie details are fresh, in seconds.
+    public var movieTTL: Double = 1800
+    /// How long the stored `/configuration` is fresh, in seconds (amodb changes it rarely).
+    public var configurationTTL: Double = 86_400
     /// Most body bytes the cache holds.
     public var cacheMaxBytes = 64 * 1024 * 1024
-    /// How long a stale answer may still be served (while refreshing, or when amodb fails), in seconds.
+    /// The oldest age at which an answer may still be served stale (while refreshing, or when
+    /// amodb fails), in seconds; never less than twice its route's lifetime (`Freshness`), 0: never.
     public var maxStaleSeconds: Double = 24 * 3600
     /// How long amodb's 404 for a path is remembered, in seconds.
     public var negativeTTL: Double = 300

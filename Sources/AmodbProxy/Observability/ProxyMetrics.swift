@@ -10,7 +10,18 @@ import Synchronization
 public final class ProxyMetrics: Sendable {
     /// The `route` label: the template of what was asked for.
     enum RouteLabel: Int, CaseIterable {
-        case trending, movie, healthz, readyz, metrics, unmatched, invalid
+        case trending, movie, configuration, healthz, readyz, metrics, unmatched, invalid
+
+        /// The forwarded amodb routes (under `/3`), which CORS and the schema check apply to.
+        static let forwarded: [RouteLabel] = [.trending, .movie, .configuration]
+
+        /// Whether this is a forwarded amodb route (exhaustive, so a new label must say).
+        var isForwarded: Bool {
+            switch self {
+            case .trending, .movie, .configuration: true
+            case .healthz, .readyz, .metrics, .unmatched, .invalid: false
+            }
+        }
 
         var text: String { literal.description }
 
@@ -19,11 +30,21 @@ public final class ProxyMetrics: Sendable {
             switch self {
             case .trending: "/3/trending/{media_type}/{time_window}"
             case .movie: "/3/movie/{movie_id}"
+            case .configuration: "/3/configuration"
             case .healthz: "/healthz"
             case .readyz: "/readyz"
             case .metrics: "/metrics"
             case .unmatched: "unmatched"
             case .invalid: "invalid"
+            }
+        }
+
+        /// The label of a forwarded route.
+        init(_ route: Route) {
+            switch route {
+            case .trending: self = .trending
+            case .movie: self = .movie
+            case .configuration: self = .configuration
             }
         }
     }
@@ -63,8 +84,8 @@ public final class ProxyMetrics: Sendable {
     private let requestDurations: [Histogram]
     private let upstreamCalls: AtomicCounters
     private let upstreamDuration = Histogram()
-    /// Stored amodb answers the shared models could not decode, by forwarded route (trending, movie).
-    private let schemaMismatches = AtomicCounters(count: 2)
+    /// Stored amodb answers the shared models could not decode, by forwarded route (`RouteLabel.forwarded` order).
+    private let schemaMismatches = AtomicCounters(count: RouteLabel.forwarded.count)
     /// Body bytes sent, by content coding (`ContentCoding.allCases` order).
     private let responseBytes: AtomicCounters
     private let sources = Mutex<Sources?>(nil)
@@ -127,10 +148,7 @@ public final class ProxyMetrics: Sendable {
 
     /// Counts one stored amodb answer that does not decode as the shared models.
     func recordSchemaMismatch(_ route: Route) {
-        switch route {
-        case .trending: schemaMismatches.add(0)
-        case .movie: schemaMismatches.add(1)
-        }
+        schemaMismatches.add(RouteLabel.forwarded.firstIndex(of: RouteLabel(route)) ?? 0)
     }
 
     /// The exposition text, as `/metrics` serves it.
@@ -156,7 +174,7 @@ public final class ProxyMetrics: Sendable {
                     })
         out.histogram("amodb_proxy_upstream_request_duration_seconds", "Duration of calls to amodb.", [([], upstreamDuration)])
         out.counter("amodb_proxy_schema_mismatch_total", "Stored amodb answers that do not decode as the shared models, by route.",
-                    [RouteLabel.trending, .movie].enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
+                    RouteLabel.forwarded.enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
         out.counter("amodb_proxy_response_bytes_total", "Body bytes sent to clients, by content coding.",
                     ContentCoding.allCases.enumerated().map { ([("encoding", $1.description)], Double(responseBytes.value($0))) })
         out.counter("amodb_proxy_log_lines_dropped_total", "Log lines dropped because their output was not being read, by stream.", [

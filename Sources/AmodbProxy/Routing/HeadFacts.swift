@@ -47,7 +47,7 @@ final class HeadFacts: Sendable {
         }
         accept = AcceptEncoding(fields: request.headers.fields)
         ifNoneMatch = request.headers["If-None-Match"]
-        origin = access.cors != nil && (route == .trending || route == .movie) ? request.headers["Origin"] : nil
+        origin = access.cors != nil && route.isForwarded ? request.headers["Origin"] : nil
         // The path as logged: only for a route that matched none (others are logged by route).
         let loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
         // The key the forwarder caches a valid request under (after the language is

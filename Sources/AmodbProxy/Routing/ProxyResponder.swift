@@ -97,7 +97,7 @@ final class ProxyResponder: HTTPResponder {
     /// answer is counted and logged.
     private func finish(_ response: inout HTTPResponse, _ finishing: Finishing) {
         if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
-        if finishing.route == .trending || finishing.route == .movie, let cors = access.cors {
+        if finishing.route.isForwarded, let cors = access.cors {
             cors.decorate(&response, origin: finishing.origin)
         }
         record(response, finishing)
@@ -126,7 +126,7 @@ final class ProxyResponder: HTTPResponder {
             response.headers.set("Content-Type", PrometheusText.contentType)
             response.headers.set("Cache-Control", "no-store")
             return response
-        case .trending, .movie, .unmatched, .invalid:
+        case .trending, .movie, .configuration, .unmatched, .invalid:
             break
         }
         guard head.underAPI else {
@@ -211,11 +211,7 @@ final class ProxyResponder: HTTPResponder {
 
     /// The metrics label of a path (and the forwarded route it names, if any).
     static func routeLabel(for path: String, route: Route?) -> ProxyMetrics.RouteLabel {
-        switch route {
-        case .trending: return .trending
-        case .movie: return .movie
-        case nil: break
-        }
+        if let route { return ProxyMetrics.RouteLabel(route) }
         switch path {
         case "/healthz": return .healthz
         case "/readyz": return .readyz

@@ -61,8 +61,7 @@ public final class ProxyServer: Sendable {
             baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout,
             maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
         let policy = CachingForwarder.Policy(configuration)
-        let bounds = CacheSnapshot.Bounds(
-            maxStale: configuration.maxStaleSeconds, cacheTTL: configuration.cacheTTL, negativeTTL: configuration.negativeTTL)
+        let bounds = CacheSnapshot.Bounds(configuration)
         let leases = redis.map { link in
             RedisFetchLeases(
                 local: MemoryFetchLeases(capacity: policy.maxFetchesInFlight), link: link,
@@ -159,7 +158,7 @@ public final class ProxyServer: Sendable {
 
     /// What an entry read from outside the process (snapshot, Redis) must respect.
     private var snapshotBounds: CacheSnapshot.Bounds {
-        .init(maxStale: configuration.maxStaleSeconds, cacheTTL: configuration.cacheTTL, negativeTTL: configuration.negativeTTL)
+        .init(configuration)
     }
 
     private func loadSnapshot() {

@@ -11,7 +11,7 @@ import AmodbRedis
 /// polling with back-off in case the announcement is lost, up to the lease's lifetime;
 /// then it fetches itself. Any Redis failure: this replica fetches, as a lone one would.
 ///
-/// `share`: the entry goes to Redis (`SET … PX <what is left of max-stale>`), is announced,
+/// `share`: the entry goes to Redis (`SET … PX <what is left of its route's max-stale>`), is announced,
 /// and the lease is released (deleted only while it is still this replica's).
 final class RedisFetchLeases: FetchLeases {
     /// What an entry read from Redis must respect (the snapshot's bounds).
@@ -80,8 +80,9 @@ final class RedisFetchLeases: FetchLeases {
     func share(_ key: String, _ entry: CachedResponse?) async {
         if let entry {
             let now = clock.now()
-            // A 200 may be served stale until max-stale; a 404 only while fresh.
-            let keep = (entry.status == 200 ? rules.bounds.maxStale : entry.lifetime) - (now - entry.storedAt)
+            // A 200 may be served stale until its route's max-stale; a 404 only while fresh.
+            let oldest = CacheSnapshot.request(ofKey: key).map { rules.bounds.freshness.oldestStale(of: $0.route) } ?? 0
+            let keep = (entry.status == 200 ? oldest : entry.lifetime) - (now - entry.storedAt)
             if keep >= 0.001 {
                 let cacheKey = link.prefix + "cache:" + key
                 let stored = await link.call {

@@ -5,7 +5,7 @@ import AmodbModels
 /// - a body that is not complete, well-formed UTF-8 JSON (truncated, garbled);
 /// - the wrong top-level kind for the route: a movie must be an object whose `id` is
 ///   the id asked for (so `/movie/5` never serves movie 550), a trending page an
-///   object with a `results` array;
+///   object with a `results` array, the configuration an object with an `images` object;
 /// - amodb's JSON error object (`"success": false` with a `status_code`) sent with 200;
 /// - the key, written plainly or with JSON escapes (a client's parser would decode it).
 ///
@@ -18,7 +18,7 @@ struct AnswerValidator: Sendable {
     let schema: SchemaMismatchReporter?
 
     /// The top-level members the checks read.
-    private static let watched: Set<String> = ["id", "results", "success", "status_code"]
+    private static let watched: Set<String> = ["id", "results", "images", "success", "status_code"]
 
     /// A validator that keeps `key` out of what is stored and reports schema drift to `schema`.
     init(key: Secret, schema: SchemaMismatchReporter? = nil) {
@@ -44,6 +44,9 @@ struct AnswerValidator: Sendable {
             guard let member = summary.members["id"], member.kind == .number || member.kind == .string,
                   member.text == String(id)
             else { return "the body is not movie \(id)" }
+        case .configuration:
+            // Apps build every image URL from it: without it the answer is useless to them.
+            guard summary.members["images"]?.kind == .object else { return "the configuration has no images object" }
         }
         schema?.check(body, for: route)
         return nil

@@ -56,6 +56,7 @@ final class SchemaMismatchReporter: Sendable {
             switch route {
             case .trending: _ = try decoder.decode(TrendingPage.self, from: Data(body))
             case .movie: _ = try decoder.decode(MovieDetails.self, from: Data(body))
+            case .configuration: _ = try decoder.decode(APIConfiguration.self, from: Data(body))
             }
             return nil
         } catch let error as DecodingError {

@@ -9,12 +9,19 @@ final class CatalogBodies: Sendable {
 
     let catalog: SandboxCatalog
     /// Encoded bodies by what distinguishes them. Bounded: languages are reduced to
-    /// the translated ones first and pages past the end are not kept.
+    /// the translated ones first, pages past the end are not kept, and beyond
+    /// `memoCapacity` bodies (a movie has many combinations of sub-resources) new ones are
+    /// encoded for each request instead.
     private let memo = Mutex<[Key: [UInt8]]>([:])
+
+    /// The most bodies kept.
+    static let memoCapacity = 4096
 
     private enum Key: Hashable {
         case trending(MediaType, TimeWindow, page: Int, language: String)
-        case movie(id: Int, language: String, credits: Bool, ratings: Bool)
+        /// `appended`: the request's canonical `append_to_response` names.
+        case movie(id: Int, language: String, appended: [String])
+        case configuration
     }
 
     init(catalog: SandboxCatalog) {
@@ -32,11 +39,12 @@ final class CatalogBodies: Sendable {
             return try memoized(.trending(media, window, page: page, language: language), make)
         case .movie(let id):
             guard catalog.movies[id] != nil else { return nil }
-            let credits = request.appendToResponse.contains("credits")
-            let ratings = request.appendToResponse.contains("ratings")
-            return try memoized(.movie(id: id, language: language, credits: credits, ratings: ratings)) {
-                try SandboxJSON.encode(self.catalog.movieDetails(id: id, language: language, credits: credits, ratings: ratings))
+            let names = request.appendToResponse
+            return try memoized(.movie(id: id, language: language, appended: names)) {
+                try SandboxJSON.encode(self.catalog.movieAnswer(id: id, language: language, appending: names))
             }
+        case .configuration:
+            return try memoized(.configuration) { try SandboxJSON.encode(SandboxCatalog.configuration) }
         }
     }
 
@@ -44,7 +52,9 @@ final class CatalogBodies: Sendable {
     private func memoized(_ key: Key, _ make: () throws -> [UInt8]) rethrows -> [UInt8] {
         if let body = memo.withLock({ $0[key] }) { return body }
         let body = try make()
-        memo.withLock { $0[key] = body }
+        memo.withLock { memo in
+            if memo.count < Self.memoCapacity { memo[key] = body }
+        }
         return body
     }
 }

@@ -109,10 +109,24 @@ final class SandboxCatalog: Sendable {
             totalPages: totalPages, totalResults: list.count)
     }
 
-    /// `/movie/{id}`, or `nil` when the catalog has no such movie.
-    func movieDetails(id: Int, language: String, credits: Bool, ratings: Bool) -> MovieDetails? {
-        movies[id]?.details(in: language, credits: credits, ratings: ratings)
-    }
+    /// `/configuration`: amodb's image hosts and sizes, and the change keys TMDB lists.
+    static let configuration = APIConfiguration(
+        images: ImageConfiguration(
+            baseURL: "http://img.amodb.dev/t/p/", secureBaseURL: "https://img.amodb.dev/t/p/",
+            backdropSizes: ["w300", "w780", "w1280", "original"],
+            logoSizes: ["w45", "w92", "w154", "w185", "w300", "w500", "original"],
+            posterSizes: ["w92", "w154", "w185", "w342", "w500", "w780", "original"],
+            profileSizes: ["w45", "w185", "h632", "original"],
+            stillSizes: ["w92", "w185", "w300", "original"]),
+        changeKeys: [
+            "adult", "air_date", "also_known_as", "alternative_titles", "biography", "birthday", "budget", "cast",
+            "certifications", "character_names", "created_by", "crew", "deathday", "episode", "episode_number",
+            "episode_run_time", "freebase_id", "freebase_mid", "general", "genres", "guest_stars", "homepage", "images",
+            "imdb_id", "languages", "name", "network", "origin_country", "original_name", "original_title", "overview",
+            "parts", "place_of_birth", "plot_keywords", "production_code", "production_companies", "production_countries",
+            "releases", "revenue", "runtime", "season", "season_number", "season_regular", "spoken_languages", "status",
+            "tagline", "title", "translations", "tvdb_id", "tvrage_id", "type", "video", "videos",
+        ])
 
     /// A list item in a language; `nil` only for a reference the catalog lacks (a bug).
     private func item(for reference: CatalogItem, language: String) -> TrendingItem? {
