@@ -29,18 +29,19 @@ public enum Route: Sendable, Hashable {
     }
 
     /// How many kinds of route there are (`kindIndex` is below it).
-    public static let kindCount = 2
+    public static let kindCount = 3
 
     /// The route's kind, 0 ..< `kindCount`, in `template`'s order: where per-route counters keep it.
     public var kindIndex: Int {
         switch self {
         case .trending: 0
         case .movie: 1
+        case .configuration: 2
         }
     }
 
     /// A route of each kind, in `kindIndex` order (for labelling per-route counters).
-    public static let kindExamples: [Route] = [.trending(.all, .day), .movie(id: 1)]
+    public static let kindExamples: [Route] = [.trending(.all, .day), .movie(id: 1), .configuration]
 
     /// The path relative to the API root, e.g. `/trending/movie/week`.
     public var path: String {

@@ -188,7 +188,7 @@ struct UpstreamBudgetTests {
     @Test func aRefreshOfAnEntryOlderThanTwiceItsLifetimeGoesFirst() async throws {
         let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.cacheTTL = 10 }
+        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.movieTTL = 10 }
         try await withServer(proxy) { _ in
             for id in 1...2 { _ = try await proxy.get("/3/movie/\(id)") }
             clock.advance(by: 15)

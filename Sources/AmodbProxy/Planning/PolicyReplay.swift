@@ -1,0 +1,139 @@
+public import AmodbModels
+import AmodbHTTP
+import Synchronization
+
+/// One request of a replay: when (seconds since 1970) and what (canonical, validated).
+public struct ReplayRequest: Sendable {
+    public var time: Double
+    public var request: AmodbRequest
+
+    public init(time: Double, request: AmodbRequest) {
+        self.time = time
+        self.request = request
+    }
+}
+
+/// What a replay counted: how each request would have been answered.
+public struct ReplayShares: Sendable, Equatable {
+    /// From a fresh entry.
+    public var fresh = 0
+    /// From a stale entry (refreshing, or its refresh waiting for slack in the budget).
+    public var stale = 0
+    /// By a call to amodb (the request's own, or one it joined).
+    public var filled = 0
+    /// With a 503: the budget had no call within the miss's wait.
+    public var refused = 0
+    /// The 95th percentile of the stale answers' ages, in seconds (0 with none).
+    public var staleAgesP95: Double = 0
+    /// Calls made to amodb.
+    public var calls = 0
+
+    /// Requests counted.
+    public var total: Int { fresh + stale + filled + refused }
+
+    /// `part`'s share of the total, in percent (0 with none).
+    public func percent(_ part: Int) -> Double {
+        total == 0 ? 0 : Double(part) * 100 / Double(total)
+    }
+}
+
+/// Replays requests through the proxy's own cache and budget policy: the real
+/// `CachingForwarder`, `MemoryResponseCache` and `UpstreamBudget`, on a `SimulatedClock`,
+/// with an upstream that answers every call at once. No network, no waiting in real time:
+/// what the live proxy would have answered from the cache, served stale, filled or refused
+/// on that traffic, for a plan and freshness lifetimes of the operator's choosing.
+///
+/// It assumes the cache holds the working set (answers are small here) and that amodb
+/// answers every call; each client's share of the misses is not applied (a replay has no
+/// clients to tell apart), so refusals are those of the budget alone.
+public enum PolicyReplay {
+    /// Replays `requests` (in time order) on a plan of `plan` calls a minute, with these
+    /// freshness lifetimes (`AMODB_CACHE_TTL`, `AMODB_MOVIE_TTL`, `AMODB_CONFIGURATION_TTL`)
+    /// and misses waiting `missWait` seconds for a call (`AMODB_MISS_WAIT`).
+    public static func run(
+        _ requests: [ReplayRequest], plan: Int, movieTTL: Double, trendingTTL: Double, configurationTTL: Double,
+        missWait: Double
+    ) async -> ReplayShares {
+        var configuration = ProxyConfiguration.defaults
+        configuration.rateLimit = plan
+        configuration.cacheTTL = trendingTTL
+        configuration.movieTTL = movieTTL
+        configuration.configurationTTL = configurationTTL
+        configuration.missWait = missWait
+        configuration.clientUpstreamShare = 1
+        let policy = CachingForwarder.Policy(configuration)
+        let clock = SimulatedClock(requests.first?.time ?? 0)
+        let fetcher = InstantUpstream()
+        let forwarder = CachingForwarder(
+            cache: MemoryResponseCache(maxBytes: configuration.cacheMaxBytes), fetcher: fetcher,
+            budget: UpstreamBudget(limit: plan), clock: clock,
+            logger: ProxyLogger(minimumLevel: .error, sink: { _ in }), policy: policy,
+            validator: AnswerValidator(key: Secret("amodb-proxy-replay")), statistics: CacheStatistics(eventLoops: 0))
+        let tally = Tally(policy)
+        for replayed in requests {
+            await clock.advance(to: replayed.time) { await forwarder.settled() }
+            let request = replayed.request
+            let answer = forwarder.respond(to: request, ifNoneMatch: nil, client: nil) {
+                { response in tally.count(response, for: request) }
+            }
+            if let answer { tally.count(answer, for: request) }
+            await forwarder.settled()
+        }
+        // The last misses' waits end, and their answers are counted.
+        let end = (requests.last?.time ?? 0) + missWait + 1
+        await clock.advance(to: end) { await forwarder.settled() }
+        await forwarder.drain(within: 1)
+        var shares = tally.shares
+        shares.calls = fetcher.calls.load(ordering: .relaxed)
+        return shares
+    }
+
+    /// Counts answers as they come, from the outcome each carries.
+    private final class Tally: Sendable {
+        private let state = Mutex((shares: ReplayShares(), staleAges: [Double]()))
+        private let policy: CachingForwarder.Policy
+
+        init(_ policy: CachingForwarder.Policy) {
+            self.policy = policy
+        }
+
+        func count(_ response: HTTPResponse, for request: AmodbRequest) {
+            state.withLock { state in
+                switch response.cacheOutcome {
+                case .hit: state.shares.fresh += 1
+                case .stale(let ttl, _, _):
+                    state.shares.stale += 1
+                    state.staleAges.append(policy.freshness.lifetime(of: request.route) - Double(ttl))
+                case .miss(_, _, _, .some):
+                    state.shares.refused += 1
+                case .miss, nil:
+                    state.shares.filled += 1
+                }
+            }
+        }
+
+        var shares: ReplayShares {
+            state.withLock { state in
+                var shares = state.shares
+                let ages = state.staleAges.sorted()
+                if !ages.isEmpty { shares.staleAgesP95 = ages[min(ages.count - 1, Int(Double(ages.count) * 0.95))] }
+                return shares
+            }
+        }
+    }
+
+    /// amodb as a replay sees it: every call answered at once with a small valid answer.
+    private final class InstantUpstream: UpstreamFetcher {
+        let calls = Atomic<Int>(0)
+
+        func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
+            calls.add(1, ordering: .relaxed)
+            let body = switch request.route {
+            case .trending: #"{"page":1,"results":[],"total_pages":1,"total_results":0}"#
+            case .movie(let id): #"{"id":\#(id),"title":"replayed"}"#
+            case .configuration: #"{"images":{}}"#
+            }
+            return .success(UpstreamResponse(status: 200, body: Array(body.utf8)))
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import AmodbProxy
+import AmodbTestSupport
+import Foundation
+import Testing
+
+/// A day of a modest app's traffic (20 requests a second; a quarter to the trending lists,
+/// the rest to 20,000 movies by Zipf popularity in 6 languages; seeded) replayed through the
+/// real `CachingForwarder`, cache and budget on a simulated clock, on a 40-a-minute key:
+/// what share of requests the budget refuses, with each movie TTL (docs/budget.md).
+@Suite(.timeLimit(.minutes(10)))
+struct BudgetReplayTests {
+    static let trace = {
+        var trace = SyntheticTrace(rate: 20, duration: 86_400, seed: 7)
+        // How concentrated popularity is decides how many distinct paths a day brings: at
+        // this exponent the share answered from the cache with a day of movie freshness
+        // (fresh or stale, about 89.5%) is the one the model of an app's day found (89.4%).
+        trace.zipfExponent = 1.07
+        return trace
+    }()
+    /// The two replays every test reads, each made once.
+    static let day = Task {
+        let requests = trace.requests()
+        async let movieDay = PolicyReplay.run(
+            requests, plan: 40, movieTTL: 86_400, trendingTTL: 1800, configurationTTL: 86_400, missWait: 2)
+        async let movieHalfHour = PolicyReplay.run(
+            requests, plan: 40, movieTTL: 1800, trendingTTL: 1800, configurationTTL: 86_400, missWait: 2)
+        let shares = await (day: movieDay, halfHour: movieHalfHour)
+        for (ttl, counted) in [("24 h", shares.day), ("30 min", shares.halfHour)] {
+            print(
+                "replay, 40/min, movie TTL \(ttl): fresh \(percent(counted.fresh, of: counted))%, "
+                    + "stale \(percent(counted.stale, of: counted))% (p95 age \(Int(counted.staleAgesP95)) s), "
+                    + "filled \(percent(counted.filled, of: counted))%, refused \(percent(counted.refused, of: counted))%, "
+                    + "\(counted.calls) calls")
+        }
+        return shares
+    }
+
+    private static func percent(_ part: Int, of shares: ReplayShares) -> String {
+        String(format: "%.1f", shares.percent(part))
+    }
+
+    @Test func aDayOfMovieFreshnessRefusesAtMostEightPercent() async throws {
+        let shares = await Self.day.value.day
+        #expect(shares.total > 1_700_000)
+        #expect(shares.percent(shares.refused) <= 8)
+        #expect(shares.calls <= 40 * 24 * 60, "never more than the key's budget")
+    }
+
+    @Test func theDefaultMovieFreshnessRefusesFewerThanTheOldPolicy() async throws {
+        let shares = await Self.day.value.halfHour
+        // The old policy (a quarter of the window kept for refreshes, no wait) refused 13.7%
+        // of the same traffic in the model this test follows.
+        #expect(shares.percent(shares.refused) < 13.7)
+        #expect(shares.calls <= 40 * 24 * 60)
+    }
+
+    @Test func thePlannerReadingTheTracesAccessLogAgreesWithinOnePoint() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).log").path
+        try Self.trace.writeAccessLog(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try await ProxyBinary().run(["plan", "--access-log", path, "--plans", "40", "--movie-ttls", "86400"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let row = try #require(outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix("      40") }, "\(outcome.standardOutput)")
+        // plan, the TTL in two cells ("24 h"), then fresh, stale, filled and refused.
+        let cells = row.split(separator: " ")
+        try #require(cells.count >= 7, "\(row)")
+        let planned = cells[3...6].compactMap { Double($0) }
+        try #require(planned.count == 4, "\(row)")
+        let shares = await Self.day.value.day
+        let replayed = [shares.fresh, shares.stale, shares.filled, shares.refused].map(shares.percent)
+        for (plannedShare, replayedShare) in zip(planned, replayed) {
+            #expect(abs(plannedShare - replayedShare) <= 1, "planner \(planned), replay \(replayed)")
+        }
+    }
+}
