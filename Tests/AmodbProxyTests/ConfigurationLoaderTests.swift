@@ -167,16 +167,6 @@ struct ConfigurationLoaderTests {
         }
     }
 
-    @Test func theHelpShowsEachDefaultFromTheConfigurationNotFromItsOwnText() {
-        let defaults = ProxyConfiguration()
-        for setting in ConfigurationLoader.settings {
-            #expect(!setting.help.contains("["), "\(setting.variable)'s help restates a default")
-            let value = setting.show(defaults)
-            if !value.isEmpty { #expect(ConfigurationLoader.usage.contains("\(setting.help) [\(value)]")) }
-        }
-        #expect(ConfigurationLoader.usage.contains("AMODB_CACHE_TTL         seconds a stored answer is fresh [1800]"))
-    }
-
     @Test func aSettingsFileWithAByteOrderMarkReads() throws {
         let file = try temporaryFile("\u{FEFF}PORT=7001\nAMODB_KEY=k\n")
         #expect(try serve(["--config", file], [:]).port == 7001)
