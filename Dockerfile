@@ -70,19 +70,22 @@ RUN --mount=type=cache,id=amodb-proxy-build,target=/build/.build,sharing=locked 
       $([ -f ./Package.resolved ] && echo --force-resolved-versions || true)
 
 COPY ./Sources ./Sources
+# The one release build (its compiler and linker flags are not in Package.swift).
+COPY ./scripts ./scripts
 # SwiftPM refuses to load the manifest when a declared test target's directory is
 # missing, so the test sources come along (they are not compiled for the product).
 COPY ./Tests ./Tests
 
-# --static-swift-stdlib: the Swift runtime and Foundation are linked in, so the
-# binary needs only libc, libstdc++, libgcc_s and libcurl (FoundationNetworking;
+# --static (--static-swift-stdlib): the Swift runtime and Foundation are linked in,
+# so the binary needs only libc, libstdc++, libgcc_s and libcurl (FoundationNetworking;
 # it brings libz and libbrotli along) from the runtime image. The binary is copied
 # out of the cache mount, and out of the toolchain (swift-backtrace-static),
-# inside the RUN: neither exists for a later COPY --from.
+# inside the RUN: neither exists for a later COPY --from. (The script's standard
+# output is the binary's path alone, and its failure fails the RUN.)
 RUN --mount=type=cache,id=amodb-proxy-build,target=/build/.build,sharing=locked \
-    swift build -c release --static-swift-stdlib --product amodb-proxy \
+    binary=$(scripts/build-release.sh --static) \
  && mkdir -p /staging \
- && cp "$(swift build -c release --static-swift-stdlib --show-bin-path)/amodb-proxy" /staging/ \
+ && cp "$binary" /staging/ \
  && strip /staging/amodb-proxy \
  && cp /usr/libexec/swift/linux/swift-backtrace-static /staging/
 

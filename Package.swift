@@ -45,15 +45,10 @@ let package = Package(
         // Starts and stops a real redis-server on a free port, for the tests that need one.
         .target(name: "AmodbRedisTestSupport", dependencies: ["AmodbRedis", "AmodbTestSupport"]),
         // main only: load configuration, start, wait for signals.
-        .executableTarget(
-            name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox"],
-            // Release links with lld and packed relative relocations (RELR, glibc ≥ 2.36):
-            // a position-independent binary otherwise carries ~1.9 MB of relocation records
-            // that the loader reads, and so keeps resident, at every start (README, Performance).
-            linkerSettings: [
-                .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release))
-            ]
-        ),
+        // The release binary's compiler and linker flags (cross-module optimization; lld with
+        // packed relative relocations) are passed by scripts/build-release.sh, not set here:
+        // SwiftPM refuses `unsafeFlags` in a versioned dependency, and apps depend on this package.
+        .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox"]),
         // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
         .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),
@@ -83,13 +78,12 @@ let package = Package(
 )
 
 // The same upcoming features for every Swift target (as swift-log does); system
-// libraries take no settings. Release builds optimize across modules: the hit path runs
-// through AmodbHTTP, AmodbCompression and AmodbProxy, and calls between them are inlined.
-// (This is a root package: unsafe flags only keep it from being someone's dependency.)
+// libraries take no settings. No `unsafeFlags`, here or on any target: apps take
+// AmodbClient and AmodbModels from this package at a version tag, which SwiftPM refuses
+// then (Tests/Consumer/run.sh checks it).
 for target in package.targets where target.name != "CSystemShims" && target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
-    settings.append(.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)))
     target.swiftSettings = settings
 }

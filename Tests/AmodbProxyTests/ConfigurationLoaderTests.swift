@@ -200,18 +200,6 @@ struct ConfigurationLoaderTests {
         }
     }
 
-    @Test func theHelpShowsEachDefaultFromTheConfigurationNotFromItsOwnText() {
-        let defaults = ProxyConfiguration()
-        for setting in ConfigurationLoader.settings {
-            #expect(!setting.help.contains("["), "\(setting.variable)'s help restates a default")
-            let value = setting.show(defaults)
-            if !value.isEmpty { #expect(ConfigurationLoader.usage.contains("\(setting.help) [\(value)]")) }
-        }
-        #expect(ConfigurationLoader.usage.contains("AMODB_CACHE_TTL         seconds a stored trending list is fresh [1800]"))
-        #expect(ConfigurationLoader.usage.contains("AMODB_MOVIE_TTL         seconds stored movie details are fresh [1800]"))
-        #expect(ConfigurationLoader.usage.contains("AMODB_CONFIGURATION_TTL seconds the stored /3/configuration is fresh [86400]"))
-    }
-
     @Test func aSettingsFileWithAByteOrderMarkReads() throws {
         let file = try temporaryFile("\u{FEFF}PORT=7001\nAMODB_KEY=k\n")
         #expect(try serve(["--config", file], [:]).port == 7001)

@@ -15,6 +15,7 @@ struct MissQueueTests {
     ) -> CachingForwarder {
         var configuration = ProxyConfiguration()
         configuration.missWait = wait
+        configuration.movieTTL = 10
         configuration.clientUpstreamShare = 1
         var policy = CachingForwarder.Policy(configuration)
         policy.maxWaitingMisses = waiting
@@ -152,6 +153,25 @@ struct MissQueueTests {
         #expect(answers.all.last?.status == 503)
         await clock.advance(to: 1062) { await forwarder.settled() }
         #expect(answers.all.map(\.status) == [200, 200, 503, 200, 200])
+        await forwarder.drain(within: 1)
+    }
+
+    @Test func aRefreshOfAnEntryPastTwiceItsLifetimeGoesAheadOfTheWaitingMisses() async throws {
+        let clock = SimulatedClock(1000)
+        let fetcher = Self.moviesFetcher()
+        let forwarder = Self.forwarder(fetcher, clock: clock)
+        let answers = Answers()
+        try await Self.ask(forwarder, 1, into: answers)
+        await clock.advance(to: 1001) { await forwarder.settled() }
+        try await Self.ask(forwarder, 2, into: answers)
+        await clock.advance(to: 1059) { await forwarder.settled() }
+        try await Self.ask(forwarder, 3, into: answers)   // waits for the call freeing at 1060
+        await clock.advance(to: 1059.5) { await forwarder.settled() }
+        try await Self.ask(forwarder, 1, into: answers)   // 59.5 s old, lifetime 10 s: stale at once
+        #expect(answers.all.map(\.id) == [1, 2, 1])
+        await clock.advance(to: 1061.5) { await forwarder.settled() }
+        #expect(fetcher.calls == ["/movie/1", "/movie/2", "/movie/1", "/movie/3"], "the refresh took the call at 1060")
+        #expect(answers.all.map(\.status) == [200, 200, 200, 200])
         await forwarder.drain(within: 1)
     }
 }

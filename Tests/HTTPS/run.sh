@@ -108,9 +108,8 @@ else
 fi
 
 # --- the release binary, in sandbox mode, on a port the OS picks --------------------
-echo "# swift build -c release --product amodb-proxy ($(( $(date +%s) - t0 )) s)"
-swift build -c release --product amodb-proxy >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; setup_failed "release build"; }
-binary=$(swift build -c release --show-bin-path)/amodb-proxy
+echo "# scripts/build-release.sh ($(( $(date +%s) - t0 )) s)"
+binary=$("$repo/scripts/build-release.sh" 2>"$work/build.log" | tail -1) || { tail -n 30 "$work/build.log"; setup_failed "release build"; }
 token="https-check-$RANDOM$RANDOM"
 printf '%s\n' "$token" >"$work/tokens"
 # From the temporary directory, so no config/amodb-proxy.conf is read.

@@ -3,9 +3,19 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-/// `--version`, `--check-config` and `--healthcheck`, run as the built binary.
+/// `--help`, `--version`, `--check-config` and `--healthcheck`, run as the built binary.
 @Suite(.timeLimit(.minutes(1)))
 struct CommandLineTests {
+    @Test func helpPrintsTheUsageInEightyColumnsAndExitsZero() async throws {
+        let outcome = try await ProxyBinary().run(["--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.standardOutput == ConfigurationLoader.usage)
+        for line in outcome.standardOutput.split(separator: "\n") {
+            #expect(line.count <= 80, "\(line)")
+        }
+        #expect(outcome.standardOutput.contains("--snapshot-interval VALUE"))
+    }
+
     @Test func versionPrintsTheVersionAndExitsZero() async throws {
         let outcome = try await ProxyBinary().run(["--version"])
         #expect(outcome.status == 0)

@@ -127,7 +127,7 @@ def main():
     options = parser.parse_args()
     binary = os.path.abspath(options.binary)
     if not os.access(binary, os.X_OK):
-        print(f"flood.py: no executable at {binary}; build it with: swift build -c release --product amodb-proxy")
+        print(f"flood.py: no executable at {binary}; build it with: scripts/build-release.sh")
         return 2
     if options.floods < 2:
         print("flood.py: --floods must be at least 2 (a warm-up and one to compare)")

@@ -27,12 +27,12 @@ fi
 ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || ulimit -Sn "$wanted" 2>/dev/null || true
 echo "# descriptor limit: soft $(ulimit -Sn), hard $(ulimit -Hn)"
 
-echo "==> swift build -c release --product amodb-proxy"
-swift build -c release --product amodb-proxy
+echo "==> scripts/build-release.sh"
+binary=$("$repo/scripts/build-release.sh" | tail -1)
 
 status=0
 echo "==> Tests/Load/slow-peers.py"
-python3 "$load_dir/slow-peers.py" --binary "$repo/.build/release/amodb-proxy" "$@" || status=1
+python3 "$load_dir/slow-peers.py" --binary "$binary" "$@" || status=1
 echo "==> Tests/Load/flood.py"
-python3 "$load_dir/flood.py" --binary "$repo/.build/release/amodb-proxy" || status=1
+python3 "$load_dir/flood.py" --binary "$binary" || status=1
 exit "$status"

@@ -1276,7 +1276,7 @@ def main():
 
     binary = os.path.abspath(options.binary)
     if not os.access(binary, os.X_OK):
-        say(f"slow-peers.py: no executable at {binary}; build it with: swift build -c release --product amodb-proxy")
+        say(f"slow-peers.py: no executable at {binary}; build it with: scripts/build-release.sh")
         return 2
     only = {part.strip() for part in options.only.split(",") if part.strip()}
     unknown = sorted(only - set(SCENARIOS))

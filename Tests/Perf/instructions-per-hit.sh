@@ -2,7 +2,8 @@
 # User-space instructions per cache hit, counted by callgrind (valgrind): instruction counts
 # do not move with the machine's load, so before/after comparisons hold on a noisy box.
 #
-#   bash Tests/Perf/instructions-per-hit.sh [binary]   (default: .build/release/amodb-proxy)
+#   bash Tests/Perf/instructions-per-hit.sh [binary]   (default: .build/release/amodb-proxy,
+#                                                      where scripts/build-release.sh puts it)
 #
 # Runs the binary (--sandbox, access log on as shipped) under callgrind twice: once with
 # FEW hits and once with MANY hits of the trending page on one keep-alive connection, after
@@ -19,7 +20,7 @@ binary=${1:-.build/release/amodb-proxy}
 FEW=${FEW:-1000}
 MANY=${MANY:-6000}
 path=${HIT_PATH:-/3/trending/movie/week}
-[ -x "$binary" ] || { echo "no binary at $binary (swift build -c release)"; exit 2; }
+[ -x "$binary" ] || { echo "no binary at $binary (build it with scripts/build-release.sh)"; exit 2; }
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)"; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -105,8 +105,10 @@ final class BackgroundTasks: Sendable {
             case .stopping: continuation.resume(returning: .stopping)
             case .woken: continuation.resume(returning: .early)
             case .sleeps(let id, let settled):
-                for waiter in settled { waiter.resume() }
+                // The timer is set before anyone hears that every task sleeps: a simulation
+                // that moved its clock first would set it late.
                 clock.schedule(after: max(0, seconds)) { self.wake(id, early: false) }
+                for waiter in settled { waiter.resume() }
             }
         }
     }

@@ -228,29 +228,38 @@ final class CachingForwarder: Sendable {
             return .now(revalidating)
         }
         let deliver = later()
-        // A stale entry can still be answered, so its refresh waits for slack in the window;
-        // past twice its lifetime it goes first like a miss, so popular pages do not drift.
-        let priority: CallPriority = now - entry.storedAt > 2 * entry.lifetime ? .miss : .refresh
+        // A stale entry can still be answered, so its refresh waits for slack in the window.
+        // Past twice its lifetime it goes first, ahead of the misses waiting for a call, so
+        // popular pages do not drift; its client is answered at once meanwhile.
+        let overdue = now - entry.storedAt > 2 * entry.lifetime
         let started = tasks.run(.background) {
-            if case .denied = await self.budget.acquire(priority, now: now) {
+            let decision: CallDecision
+            if overdue {
+                deliver(revalidating)
+                decision = await self.missQueue.acquire(from: self.budget, clock: self.clock, tasks: self.tasks, first: true)
+            } else {
+                decision = await self.budget.acquire(.refresh, now: now)
+            }
+            if case .denied = decision {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }
                 self.statistics.count(.budgetDenial)
                 self.statistics.count(.staleForBudget)
                 self.statistics.count(.refreshDeferred, route: request.route)
+                guard !overdue else { return }
                 let outcome = CacheOutcome.stale(ttl: ttl, reason: .budget, fwdStatus: nil)
                 deliver(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
                 return
             }
             self.statistics.count(.refresh)
             self.statistics.count(.staleWhileRevalidate)
-            deliver(revalidating)
+            if !overdue { deliver(revalidating) }
             // Another replica may have refreshed it already (the call granted then goes unused).
             if let shared = await self.coalescer.lead(key) {
                 self.finish(key, with: .answer(shared, stored: true), refreshing: true)
                 await self.coalescer.share(key, nil)
                 return
             }
-            let fetched = await self.fill(request, priority: priority, firstCallGranted: true)
+            let fetched = await self.fill(request, priority: overdue ? .miss : .refresh, firstCallGranted: true)
             let result = self.finish(key, with: fetched, refreshing: true)
             await self.coalescer.share(key, result.sharedEntry)
         }

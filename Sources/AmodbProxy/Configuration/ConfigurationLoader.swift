@@ -448,33 +448,4 @@ public enum ConfigurationLoader {
     private static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
-
-    /// The `--help` text, written from the settings table.
-    public static var usage: String {
-        var text = """
-        amodb-proxy \(version): holds the amodb API key and shares one cached answer per path.
-
-        Usage: amodb-proxy [options]
-
-          --sandbox             run against the built-in amodb stand-in (no key, no network)
-          --config PATH         settings file of NAME=value lines [\(defaultConfigPath), if present]
-          --healthcheck         exit 0 if the proxy on HOST/PORT answers /healthz (for containers)
-          --check-config        print the effective configuration (secrets redacted) and exit
-          --version             print the version
-          -h, --help            print this help
-
-        \(PlanOptions.usage)
-        Settings (flag / environment variable; flags win over the environment, which wins over the file):
-
-        """
-        let defaults = ProxyConfiguration.defaults
-        for setting in settings {
-            let flag = setting.flag.isEmpty ? "(environment only)" : setting.flag + " VALUE"
-            // The default as the configuration holds it, never restated here.
-            let value = setting.show(defaults)
-            text += "  " + flag.padding(toLength: 24, withPad: " ", startingAt: 0) + setting.variable.padding(toLength: 24, withPad: " ", startingAt: 0)
-                + setting.help + (value.isEmpty ? "" : " [\(value)]") + "\n"
-        }
-        return text
-    }
 }

@@ -32,11 +32,12 @@ final class MissQueue: Sendable {
 
     /// A call for a miss from `budget`: at once if the window has one and nobody waits,
     /// else after waiting in turn for one, within `wait` seconds of `clock`'s time.
-    func acquire(from budget: any CallBudget, clock: any ProxyClock, tasks: BackgroundTasks) async -> CallDecision {
+    /// `first`: ahead of those waiting (a refresh of an entry drifting past twice its lifetime).
+    func acquire(from budget: any CallBudget, clock: any ProxyClock, tasks: BackgroundTasks, first: Bool = false) async -> CallDecision {
         let start = clock.now()
         let deadline = start + wait
         var decision = CallDecision.denied(retryAfter: UpstreamBudget.shortestWait)
-        if wait == 0 || state.withLock({ $0.waiting.isEmpty }) {
+        if wait == 0 || first || state.withLock({ $0.waiting.isEmpty }) {
             decision = await budget.acquire(.miss, now: start)
             // No wait, or the call frees after the wait would be over: refused now.
             guard case .denied(let retryAfter) = decision, wait > 0, start + retryAfter <= deadline else { return decision }
@@ -44,7 +45,7 @@ final class MissQueue: Sendable {
         let id = tasks.makeSleeperID()
         let joined = state.withLock { state -> Bool in
             guard state.waiting.count < capacity else { return false }
-            state.waiting.append(id)
+            if first { state.waiting.insert(id, at: 0) } else { state.waiting.append(id) }
             return true
         }
         guard joined else { return decision }

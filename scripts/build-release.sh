@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds the release amodb-proxy: the one way the Dockerfile, the README, CI and the test
+# scripts build it. Build output goes to standard error; the last line of output, and the
+# only one on standard output, is the binary's absolute path:
+#
+#   bin=$(scripts/build-release.sh | tail -1)            # the Swift runtime linked dynamically
+#   bin=$(scripts/build-release.sh --static | tail -1)   # runtime and Foundation linked in,
+#                                                        # as the container ships it
+#
+# `--static` is `--static-swift-stdlib`: the binary then needs only libc, libstdc++, libgcc_s
+# and libcurl (FoundationNetworking) at run time; on the host it needs libcurl4-openssl-dev
+# to link (the static FoundationNetworking links -lcurl).
+#
+# The release-only flags live here, not in Package.swift: SwiftPM refuses a versioned
+# dependency whose targets carry `unsafeFlags`, and apps take AmodbClient and AmodbModels
+# from this package at a version tag.
+# - `-cross-module-optimization` for every Swift target: a cache hit runs through AmodbHTTP,
+#   AmodbCompression and AmodbProxy, and calls between them are inlined.
+# - On Linux, the link by lld with packed relative relocations (RELR, glibc >= 2.36): a
+#   position-independent binary otherwise carries ~1.9 MB of relocation records that the
+#   loader reads, and so keeps resident, at every start.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+arguments=(-c release --product amodb-proxy -Xswiftc -cross-module-optimization)
+for argument in "$@"; do
+  case $argument in
+    --static) arguments+=(--static-swift-stdlib) ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build-release.sh: unknown option $argument (only --static)" >&2; exit 2 ;;
+  esac
+done
+if [[ $(uname -s) == Linux ]]; then
+  arguments+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+fi
+
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+swift build "${arguments[@]}" >&2
+echo "$(swift build "${arguments[@]}" --show-bin-path)/amodb-proxy"
