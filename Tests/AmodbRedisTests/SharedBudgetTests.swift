@@ -6,15 +6,15 @@ import Testing
 @Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct SharedBudgetTests {
     @Test
-    func keepsAQuarterOfTheWindowForRefreshes() async throws {
+    func aRefreshTakesACallOnlyWhileTheWindowIsAtMostHalfSpentAndAMissTakesEveryCall() async throws {
         try await withBudget(limit: 8) { budget in
-            var decisions: [SharedBudget.Decision] = []
-            for index in 0..<7 { decisions.append(try await budget.acquire(.miss, now: 1_000, callID: "m\(index)")) }
-            #expect(decisions == Array(repeating: .granted, count: 6) + [.denied(retryAfterMilliseconds: 60_000)])
-            let first = try await budget.acquire(.refresh, now: 1_000, callID: "r1")
-            let second = try await budget.acquire(.refresh, now: 1_000, callID: "r2")
-            let third = try await budget.acquire(.refresh, now: 1_000, callID: "r3")
-            #expect([first, second, third] == [.granted, .granted, .denied(retryAfterMilliseconds: 60_000)])
+            var refreshes: [SharedBudget.Decision] = []
+            for index in 0..<5 { refreshes.append(try await budget.acquire(.refresh, now: 1_000, callID: "r\(index)")) }
+            // Granted while at most 4 of 8 are spent once it is taken; then until the first call leaves.
+            #expect(refreshes == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)])
+            var misses: [SharedBudget.Decision] = []
+            for index in 0..<5 { misses.append(try await budget.acquire(.miss, now: 1_000, callID: "m\(index)")) }
+            #expect(misses == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)])
             let used = try await budget.used(now: 1_000)
             #expect(used == 8)
         }
@@ -24,15 +24,15 @@ struct SharedBudgetTests {
     func slidesTheWindowCallByCall() async throws {
         try await withBudget(limit: 4) { budget in
             for (index, now) in [0, 10_000, 20_000, 30_000].enumerated() {
-                let decision = try await budget.acquire(.refresh, now: Int64(now), callID: "c\(index)")
+                let decision = try await budget.acquire(.miss, now: Int64(now), callID: "c\(index)")
                 #expect(decision == .granted)
             }
             // Full until the call made at 0 leaves the window at 60 000.
-            let full = try await budget.acquire(.refresh, now: 45_000, callID: "c4")
+            let full = try await budget.acquire(.miss, now: 45_000, callID: "c4")
             #expect(full == .denied(retryAfterMilliseconds: 15_000))
-            let oneFree = try await budget.acquire(.refresh, now: 60_000, callID: "c5")
+            let oneFree = try await budget.acquire(.miss, now: 60_000, callID: "c5")
             #expect(oneFree == .granted)
-            let fullAgain = try await budget.acquire(.refresh, now: 60_001, callID: "c6")
+            let fullAgain = try await budget.acquire(.miss, now: 60_001, callID: "c6")
             #expect(fullAgain == .denied(retryAfterMilliseconds: 9_999))
             let used = try await budget.used(now: 60_001)
             #expect(used == 4)
@@ -67,7 +67,7 @@ struct SharedBudgetTests {
                     let stricterB = SharedBudget(client: second, prefix: "p:", limit: 40)
                     try await stricterA.observe(limit: 4, remaining: nil, resetAt: nil, now: 0)
                     var decisions: [SharedBudget.Decision] = []
-                    for index in 0..<5 { decisions.append(try await stricterB.acquire(.refresh, now: 0, callID: "b\(index)")) }
+                    for index in 0..<5 { decisions.append(try await stricterB.acquire(.miss, now: 0, callID: "b\(index)")) }
                     #expect(decisions == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)])
 
                     // Fewer calls remaining than the window would allow, until amodb's reset time.
@@ -75,9 +75,9 @@ struct SharedBudgetTests {
                     let remainingB = SharedBudget(client: second, prefix: "q:", limit: 40)
                     try await remainingA.observe(limit: nil, remaining: 2, resetAt: 10_000, now: 0)
                     decisions = []
-                    for index in 0..<3 { decisions.append(try await remainingB.acquire(.refresh, now: 1_000, callID: "r\(index)")) }
+                    for index in 0..<3 { decisions.append(try await remainingB.acquire(.miss, now: 1_000, callID: "r\(index)")) }
                     #expect(decisions == [.granted, .granted, .denied(retryAfterMilliseconds: 9_000)])
-                    let afterReset = try await remainingB.acquire(.refresh, now: 10_000, callID: "r3")
+                    let afterReset = try await remainingB.acquire(.miss, now: 10_000, callID: "r3")
                     #expect(afterReset == .granted)
                 }
             }
@@ -96,7 +96,7 @@ struct SharedBudgetTests {
                     let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
                         for index in 0..<40 {
                             group.addTask {
-                                try await budgets[index % 2].acquire(.refresh, now: 5_000, callID: "r\(index % 2)-\(index)") == .granted
+                                try await budgets[index % 2].acquire(.miss, now: 5_000, callID: "r\(index % 2)-\(index)") == .granted
                             }
                         }
                         return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
