@@ -1,5 +1,5 @@
 // AmodbRedis: a RESP2 client of our own, for replicas of amodb-proxy that share one cache,
-// one upstream budget and one in-flight lease through Redis (issue 13). It knows nothing of
+// one upstream budget and one in-flight lease through Redis. It knows nothing of
 // the proxy; the proxy will adapt it to its cache, budget and lease protocols. A sketch of
 // that use, not wired yet (every key starts with `AMODB_REDIS_PREFIX`, default `amodb-proxy:`):
 //
@@ -22,9 +22,10 @@
 //   replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said). The sliding
 //   60 s window and the refresh reserve are the in-memory `UpstreamBudget`'s rules.
 //
-// - Heartbeats, `<prefix>replica:<id>`: `SET … PX 3 × interval` every interval; the number
-//   of live replicas (`SCAN` of that pattern, cached) gives each its fair share of
-//   `AMODB_RATE_LIMIT` when Redis is down.
+// - Heartbeats, `<prefix>replicas`: one sorted set of replica ids scored by when each was
+//   last seen (`ReplicaRoster`, one script per beat with bounded work; nothing is ever
+//   scanned); the number of live replicas gives each its fair share of `AMODB_RATE_LIMIT`
+//   when Redis is down.
 //
 // - Redis down or slow: commands time out in tens of milliseconds, and while a connection
 //   backs off they fail at once (`RedisError.unavailable`), so the proxy serves from memory

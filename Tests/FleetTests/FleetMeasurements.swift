@@ -94,6 +94,40 @@ struct FleetMeasurements {
             #expect(counter.failures == 0)
         }
     }
+
+    @Test func replicaCountsAmongTwoMillionUnrelatedKeys() async throws {
+        try await withRedisServer(arguments: ["--enable-debug-command", "yes"]) { server in
+            try await withRedisClient(server.configuration(commandTimeout: .seconds(30))) { redis in
+                _ = try await redis.send(["DEBUG", "POPULATE", 2_000_000, "unrelated"])
+                _ = try await redis.send(["CONFIG", "RESETSTAT"])
+                func cpu() async throws -> Double {
+                    let info = try await redis.send(["INFO", "cpu"]).string ?? ""
+                    return info.split(whereSeparator: \.isNewline).reduce(0.0) { total, line in
+                        let parts = line.split(separator: ":")
+                        guard parts.count == 2, parts[0] == "used_cpu_sys" || parts[0] == "used_cpu_user" else { return total }
+                        return total + (Double(parts[1]) ?? 0)
+                    }
+                }
+                let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+                try await withServer(try Fleet(4, redis: server.configuration(), upstream: upstream)) { (fleet: Fleet) async throws in
+                    let cpuBefore = try await cpu()
+                    var seen: [[Int]] = Array(repeating: [], count: 4)
+                    let started = ContinuousClock.now
+                    while ContinuousClock.now - started < .seconds(10) {
+                        for (index, replica) in fleet.replicas.enumerated() {
+                            seen[index].append(Int((try? await replica.metrics().value("amodb_proxy_replicas")) ?? 0))
+                        }
+                        try await Task.sleep(for: .milliseconds(500))
+                    }
+                    let cpuSeconds = try await cpu() - cpuBefore
+                    let stats = (try await redis.send(["INFO", "commandstats"]).string ?? "")
+                        .split(whereSeparator: \.isNewline).filter { $0.hasPrefix("cmdstat_") }.map { $0.prefix { $0 != "," } }
+                    let last = seen.map { $0.last ?? 0 }
+                    print("MEASURE roster: 2,000,000 unrelated keys, 4 replicas, 10 s: redis CPU \(cpuSeconds) s (\(Int(cpuSeconds * 10)) %); replica counts (last) \(last), lowest \(seen.map { $0.dropFirst(4).min() ?? 0 }); \(stats.joined(separator: " "))")
+                }
+            }
+        }
+    }
 }
 
 /// Statuses seen, by value.
