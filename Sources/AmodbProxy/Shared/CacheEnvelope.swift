@@ -12,6 +12,12 @@ enum CacheEnvelope {
     /// The format written.
     static let version: UInt8 = 1
 
+    /// The largest value stored for a body of `bodyBytes`: the body, and room for the fixed
+    /// fields, the key and the ETag (a cache key is a request target, far below 64 KiB).
+    static func largestSize(bodyBytes: Int) -> Int {
+        bodyBytes + 64 * 1024
+    }
+
     /// The value stored for `entry`.
     static func encode(_ entry: CachedResponse) -> [UInt8] {
         var bytes: [UInt8] = [version]

@@ -53,7 +53,11 @@ final class RedisLink: Sendable {
     var replicaLifetime: Double { heartbeatInterval * Double(Self.beatsPerLifetime) }
 
     /// A link to `configuration`'s server under `prefix`; nothing is sent before `start()`.
-    init(configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, heartbeatInterval: Double = 1) {
+    /// `largestBody`: the largest body the proxy stores (`AMODB_MAX_UPSTREAM_BYTES`), so that
+    /// no reply larger than the envelope of such a body is ever read.
+    init(configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, largestBody: Int, heartbeatInterval: Double = 1) {
+        var configuration = configuration
+        configuration.limits = configuration.limits.allowingBulkStrings(of: CacheEnvelope.largestSize(bodyBytes: largestBody))
         client = RedisClient(configuration: configuration)
         subscriber = RedisSubscriber(configuration: configuration)
         self.prefix = prefix
