@@ -154,7 +154,7 @@ final class CachingForwarder: Sendable {
             tasks.run(.awaited) {
                 // Another replica may have stored it, or be fetching it: then no call from here.
                 if let shared = await self.coalescer.lead(key) {
-                    let result = self.finish(key, with: .answer(shared, stored: true), refreshing: false)
+                    let result = self.finish(key, with: shared, refreshing: false)
                     if let client { self.shares?.refund(client) }
                     deliver(result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
                     await self.coalescer.share(key, nil)
@@ -249,7 +249,7 @@ final class CachingForwarder: Sendable {
             deliver(revalidating)
             // Another replica may have refreshed it already (the call granted then goes unused).
             if let shared = await self.coalescer.lead(key) {
-                self.finish(key, with: .answer(shared, stored: true), refreshing: true)
+                self.finish(key, with: shared, refreshing: true)
                 await self.coalescer.share(key, nil)
                 return
             }
@@ -272,10 +272,11 @@ final class CachingForwarder: Sendable {
         // between would find neither the refresh in flight nor its failure, and start another.
         coalescer.finish(key) { () -> FetchResult in
             switch fetched {
-            case .answer(let entry, true):
+            case .answer(let entry, true), .shared(let entry):
                 let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
                 if stored { makeVariants(of: entry, for: key) }
                 backoff.clear(key)
+                if case .shared = fetched { return fetched }
                 return .answer(entry, stored: stored)
             case .answer:
                 backoff.clear(key)

@@ -26,7 +26,7 @@ final class FetchCoalescer: Sendable {
     }
 
     /// In the leader's task: a fresh answer another replica stored, else `nil` (call amodb).
-    func lead(_ key: String) async -> CachedResponse? {
+    func lead(_ key: String) async -> FetchResult? {
         await leases.lead(key)
     }
 

@@ -37,10 +37,10 @@ protocol FetchLeases: Sendable {
     var count: Int { get }
 
     /// In the leader's task, before it calls amodb: a fresh answer another replica stored
-    /// (to keep and hand out instead of calling), or `nil` when this replica must call. A
-    /// shared implementation takes the fleet's lease here and waits while another replica
-    /// holds it; the in-memory one returns `nil` at once.
-    func lead(_ key: String) async -> CachedResponse?
+    /// (`.shared`, to keep and hand out instead of calling), or `nil` when this replica must
+    /// call. A shared implementation takes the fleet's lease here and waits while another
+    /// replica holds it; the in-memory one returns `nil` at once.
+    func lead(_ key: String) async -> FetchResult?
 
     /// After the leader has stored its answer here (`entry`; `nil` when it has none to
     /// share): gives it to the other replicas and ends the fleet's lease. The in-memory

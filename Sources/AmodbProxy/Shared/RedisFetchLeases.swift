@@ -59,7 +59,7 @@ final class RedisFetchLeases: FetchLeases {
 
     var count: Int { local.count }
 
-    func lead(_ key: String) async -> CachedResponse? {
+    func lead(_ key: String) async -> FetchResult? {
         let cacheKey = link.prefix + "cache:" + key
         let leaseKey = link.prefix + "lease:" + key
         let leaseMilliseconds = Int64(rules.leaseSeconds * 1000)
@@ -67,7 +67,7 @@ final class RedisFetchLeases: FetchLeases {
         var pause = Duration.milliseconds(10)
         while true {
             guard let value = await link.call({ try await $0.get(cacheKey) }) else { return nil }
-            if let value, let entry = usable(value, key: key) { return entry }
+            if let value, let entry = usable(value, key: key) { return .shared(entry) }
             let replica = Array(link.replicaID.utf8)
             guard let taken = await link.call({ try await $0.set(leaseKey, replica, condition: .ifNotExists, expiry: .milliseconds(leaseMilliseconds)) })
             else { return nil }
@@ -85,7 +85,7 @@ final class RedisFetchLeases: FetchLeases {
             if keep >= 0.001 {
                 let cacheKey = link.prefix + "cache:" + key
                 let stored = await link.call {
-                    try await $0.set(cacheKey, CacheEnvelope.encode(entry), expiry: .milliseconds(Int64(keep * 1000)))
+                    try await $0.set(cacheKey, CacheEnvelope.encode(entry, key: key), expiry: .milliseconds(Int64(keep * 1000)))
                 }
                 if stored != nil {
                     _ = await link.call { try await $0.publish(self.link.fillsChannel, Array(key.utf8)) }
@@ -101,7 +101,7 @@ final class RedisFetchLeases: FetchLeases {
     private func usable(_ value: [UInt8], key: String) -> CachedResponse? {
         let now = clock.now()
         let problem: String
-        switch CacheEnvelope.decode(value) {
+        switch CacheEnvelope.decode(value, key: key) {
         case .failure(let error):
             problem = error.reason
         case .success(let entry):
