@@ -95,6 +95,40 @@ struct FleetMeasurements {
         }
     }
 
+    @Test func aFailingHerdOverThreeReplicas() async throws {
+        // amodb hangs: the fetcher gives up after AMODB_UPSTREAM_TIMEOUT=3; one client per replica.
+        let hung = ScriptedUpstream(fallback: .failure(.timedOut))
+        hung.setDelay(milliseconds: 3_000)
+        try await withFleet(3, upstream: hung, adjust: { $0.upstreamTimeout = 3 }) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            let started = ContinuousClock.now
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<3 {
+                    group.addTask {
+                        let status = try await fleet[index].get("/3/movie/550").status
+                        let seconds = (ContinuousClock.now - started) / .milliseconds(1) / 1000
+                        return "\(status) after \((seconds * 10).rounded() / 10) s"
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }.sorted()
+            }
+            print("MEASURE hung amodb, timeout 3 s, 3 replicas: upstream calls \(hung.calls.count); clients: \(answers.joined(separator: ", "))")
+        }
+        // amodb answers 500 at once (50 ms on the wire); ten clients per replica at the same moment.
+        let failing = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 500, body: Array("{}".utf8))))
+        failing.setDelay(milliseconds: 50)
+        try await withFleet(3, upstream: failing) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<30 {
+                    group.addTask { try await fleet[index % 3].get("/3/movie/551").status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            print("MEASURE amodb 500, 30 clients over 3 replicas: upstream calls \(failing.calls.count); statuses \(Set(statuses).sorted())")
+        }
+    }
+
     @Test func replicaCountsAmongTwoMillionUnrelatedKeys() async throws {
         try await withRedisServer(arguments: ["--enable-debug-command", "yes"]) { server in
             try await withRedisClient(server.configuration(commandTimeout: .seconds(30))) { redis in

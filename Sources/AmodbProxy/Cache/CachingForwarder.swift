@@ -152,8 +152,8 @@ final class CachingForwarder: Sendable {
         case .leads:
             statistics.count(.miss)
             tasks.run(.awaited) {
-                // Another replica may have stored it, or be fetching it: then no call from here.
-                if let shared = await self.coalescer.lead(key) {
+                // Another replica may have stored it, be fetching it, or have just failed to: then no call from here.
+                if let shared = await self.coalescer.lead(key, arrivedAt: now) {
                     let result = self.finish(key, with: shared, refreshing: false)
                     if let client { self.shares?.refund(client) }
                     deliver(result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
@@ -166,7 +166,7 @@ final class CachingForwarder: Sendable {
                 }
                 let result = self.finish(key, with: fetched, refreshing: false)
                 deliver(result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
-                await self.coalescer.share(key, result.sharedEntry)
+                await self.coalescer.share(key, result)
             }
             return nil
         }
@@ -247,15 +247,15 @@ final class CachingForwarder: Sendable {
             self.statistics.count(.refresh)
             self.statistics.count(.staleWhileRevalidate)
             deliver(revalidating)
-            // Another replica may have refreshed it already (the call granted then goes unused).
-            if let shared = await self.coalescer.lead(key) {
+            // Another replica may have refreshed it already, or failed to (the call granted then goes unused).
+            if let shared = await self.coalescer.lead(key, arrivedAt: now) {
                 self.finish(key, with: shared, refreshing: true)
                 await self.coalescer.share(key, nil)
                 return
             }
             let fetched = await self.fill(request, priority: priority, firstCallGranted: true)
             let result = self.finish(key, with: fetched, refreshing: true)
-            await self.coalescer.share(key, result.sharedEntry)
+            await self.coalescer.share(key, result)
         }
         if started { return .later }
         coalescer.finish(key) { .answer(entry, stored: false) }

@@ -10,12 +10,6 @@ enum FetchResult: Sendable {
     /// An error for the clients.
     case failed(ClientFailure)
 
-    /// The entry to share with other replicas: one this replica stored.
-    var sharedEntry: CachedResponse? {
-        if case .answer(let entry, true) = self { return entry }
-        return nil
-    }
-
     /// The answer for one client at `now`; `collapsed` when it joined another's fetch.
     /// `ifNoneMatch`: the tags the client has (a stored 200 it has is a 304).
     func response(
