@@ -20,7 +20,8 @@
 // - Budget: `SharedBudget`, one Lua script over `<prefix>budget:calls` (a sorted set of the
 //   window's calls, scored by time), `<prefix>budget:closed` (a 429's Retry-After, for every
 //   replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said). The sliding
-//   60 s window and the refresh reserve are the in-memory `UpstreamBudget`'s rules.
+//   60 s window and the refresh rule are the in-memory `UpstreamBudget`'s. `<prefix>budget:window`
+//   names the window: when Redis loses it, each replica puts its own calls back (`seed`).
 //
 // - Heartbeats, `<prefix>replicas`: one sorted set of replica ids scored by when each was
 //   last seen (`ReplicaRoster`, one script per beat with bounded work; nothing is ever

@@ -1,4 +1,5 @@
 import AmodbProxy
+import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
 import Foundation
@@ -92,6 +93,35 @@ struct FleetMeasurements {
             _ = try await fleet[1].get("/3/movie/4242")
             print("MEASURE redis restart: outage noticed after \(noticed), sharing resumed \(resumed) after the restart; requests during: \(counter.summary); a fill after it: \(upstream.calls.count - before) upstream call for 2 replicas")
             #expect(counter.failures == 0)
+        }
+    }
+
+    @Test func callsAfterRedisLosesTheWindow() async throws {
+        for loss in ["FLUSHALL", "restart"] {
+            try await withFleet(2, adjust: { $0.rateLimit = 10 }) { (fleet: Fleet, server: RedisServer) async throws in
+                #expect(await eventually { await fleet.allSeeEachOther() })
+                for id in 1...10 { _ = try await fleet[id % 2].get("/3/movie/\(id)") }
+                let spent = fleet.upstream.calls.count
+                if loss == "FLUSHALL" {
+                    try await withRedisClient(server.configuration()) { redis in _ = try await redis.send(["FLUSHALL"]) }
+                } else {
+                    try await server.restart()
+                }
+                let started = ContinuousClock.now
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for worker in 0..<4 {
+                        group.addTask {
+                            var id = 100 + worker * 1_000
+                            while ContinuousClock.now - started < .seconds(3) {
+                                id += 1
+                                _ = try await fleet[id % 2].get("/3/movie/\(id)")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                print("MEASURE window after \(loss): AMODB_RATE_LIMIT=10, \(spent) calls spent, then \(fleet.upstream.calls.count - spent) more within 3 s (4 clients over 2 replicas)")
+            }
         }
     }
 
