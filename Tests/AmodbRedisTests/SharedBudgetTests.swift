@@ -135,6 +135,8 @@ extension SharedBudgetTests {
                         #expect(try await b.acquire(.miss, now: 10_000 + Int64(index), callID: "b:\(index)", window: window) == .granted)
                         spentByB.append(.init(id: "b:\(index)", at: 10_000 + Int64(index)))
                     }
+                    #expect(try await a.windowStart() == window)
+                    #expect(try await first.send(["PTTL", "p:budget:window"]).integer.map { $0 > 0 && $0 <= 600_000 } == true)
                     _ = try await first.send(["FLUSHALL"])
                     #expect(try await a.windowStart() == nil)
                     #expect(try await a.acquire(.miss, now: 20_000, callID: "a:6", window: window) == .unseeded)

@@ -123,12 +123,16 @@ public struct SharedBudget: Sendable {
         return since
     }
 
-    /// When the window now in Redis was started (ms), or `nil` when there is none.
+    /// When the window now in Redis was started (ms), or `nil` when there is none. Asked
+    /// by every replica once a heartbeat, which also keeps the window's name alive: it
+    /// expires only once no replica has asked for ten windows.
     public func windowStart() async throws(RedisError) -> Int64? {
-        let reply = try await client.send(["HGET", .bulk(windowKey), "since"])
-        if reply.isNull { return nil }
-        guard let since = reply.string.flatMap({ Int64($0) }) else { throw .unexpectedReply(reply.description) }
-        return since
+        let reply = try await client.run(
+            Self.script, keys: keys, arguments: ["window", 0, .integer(Int64(limit)), .integer(windowMilliseconds)])
+        guard case .array(let fields) = reply, fields.count == 2, let found = fields[0].integer, let since = fields[1].integer else {
+            throw .unexpectedReply(reply.description)
+        }
+        return found == 1 ? since : nil
     }
 
     /// amodb said 429 with `Retry-After`: no replica calls for `milliseconds` from `now`
@@ -167,7 +171,7 @@ public struct SharedBudget: Sendable {
     /// kept (ms, 0: none), then pairs of a call's time and id; for `close` the milliseconds
     /// to stay closed; for `observe` amodb's limit, remaining and reset time ('' when absent).
     /// Replies `{1, 0}` (granted), `{0, wait}` or `{2, 0}` (unseeded) for `acquire`,
-    /// `{1, since}` for `seed`, `{0, 0}` otherwise.
+    /// `{1, since}` for `seed`, `{1, since}` or `{0, 0}` for `window`, `{0, 0}` otherwise.
     public static let script = RedisScript("""
         local now = tonumber(ARGV[2])
         local limit = tonumber(ARGV[3])
@@ -183,6 +187,12 @@ public struct SharedBudget: Sendable {
           close(now + tonumber(ARGV[5]))
           return {0, 0}
         end
+        if ARGV[1] == 'window' then
+          local since = redis.call('HGET', KEYS[4], 'since')
+          if not since then return {0, 0} end
+          redis.call('PEXPIRE', KEYS[4], 10 * window)
+          return {1, tonumber(since)}
+        end
         if ARGV[1] == 'seed' then
           local since = redis.call('HGET', KEYS[4], 'since')
           if not since then
@@ -192,6 +202,7 @@ public struct SharedBudget: Sendable {
           elseif tonumber(ARGV[6]) > tonumber(redis.call('HGET', KEYS[4], 'expected') or '1') then
             redis.call('HSET', KEYS[4], 'expected', ARGV[6])
           end
+          redis.call('PEXPIRE', KEYS[4], 10 * window)
           close(tonumber(ARGV[8]))
           local last = math.min(#ARGV - 1, 8 + 2 * limit)
           for i = 9, last, 2 do
