@@ -17,11 +17,11 @@ struct HostileRedisTests {
     ])
     func aReplyAnnouncingMoreThanTheLimitsFailsTheCallAtOnce(reply: [UInt8], expected: RESPParseError) async throws {
         try await withServer(try HostileRedis(replies: [Array("+PONG\r\n".utf8), reply])) { (hostile: HostileRedis) async throws in
-            let configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: hostile.port)).withTestTimeouts(command: .seconds(5))
+            let configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: hostile.port)).withTestTimeouts(command: .seconds(20))
             try await withRedisClient(configuration) { client in
                 let started = ContinuousClock.now
                 await #expect(throws: RedisError.protocolViolation(expected)) { _ = try await client.get("k") }
-                #expect(ContinuousClock.now - started < .seconds(1), "refused when announced, not after the command timeout")
+                #expect(ContinuousClock.now - started < .seconds(5), "refused when announced, not after the command timeout")
             }
         }
     }

@@ -5,8 +5,8 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-/// The numbers of issue 13's closing note, printed; run with `AMODB_FLEET_MEASURE=1 swift
-/// test --filter FleetMeasurements` (a minute and a half: the flood spans a whole window).
+/// The fleet's figures, printed; run with `AMODB_FLEET_MEASURE=1 swift test --filter
+/// FleetMeasurements` (two minutes: the flood spans a whole window).
 @Suite(.enabled(if: RedisServer.isInstalled && ProcessInfo.processInfo.environment["AMODB_FLEET_MEASURE"] == "1"), .serialized, .timeLimit(.minutes(3)))
 struct FleetMeasurements {
     @Test func upstreamCallsForAHerdSpreadOverThreeReplicas() async throws {

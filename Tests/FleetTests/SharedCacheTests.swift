@@ -119,11 +119,15 @@ struct SharedCacheTests {
     }
 }
 
-/// Every key in the server, by `SCAN`.
+/// Every key in the server, by `SCAN`: for tests that inspect a small database (the proxy
+/// itself never scans). At most 1,000 rounds, whatever cursor the server answers.
 func allKeys(_ redis: RedisClient) async throws -> [String] {
     var cursor = "0"
     var keys: [String] = []
+    var rounds = 0
     repeat {
+        rounds += 1
+        guard rounds <= 1_000 else { throw RedisError.unexpectedReply("a SCAN that does not end") }
         let reply = try await redis.send(["SCAN", .bulk(cursor), "COUNT", 1000])
         guard case .array(let parts) = reply, parts.count == 2, let next = parts[0].string, case .array(let found) = parts[1] else {
             throw RedisError.unexpectedReply(reply.description)

@@ -113,7 +113,9 @@ final class RedisFetchLeases: FetchLeases {
         let deadline = ContinuousClock.now + .milliseconds(leaseMilliseconds)
         var pause = Duration.milliseconds(10)
         var passOverEntry = false
-        while true {
+        // Bounded twice: by the lease's lifetime, and by a number of looks that announcements
+        // published over and over (by a broken or hostile client of the channel) cannot pass.
+        for _ in 0..<Self.mostLooks {
             let arguments: [RedisValue] = [.bulk(link.replicaID), .integer(leaseMilliseconds), .integer(arrival), passOverEntry ? "1" : "0"]
             guard let reply = await link.call({ try await $0.run(Self.claimScript, keys: keys, arguments: arguments) }) else { return nil }
             switch Self.look(reply) {
@@ -144,7 +146,11 @@ final class RedisFetchLeases: FetchLeases {
             pause = min(pause * 2, .milliseconds(250))
             passOverEntry = false
         }
+        return .failed(UpstreamAnswerTable.timedOut)
     }
+
+    /// The most looks one leader takes at the fleet's state (each a Redis call).
+    private static let mostLooks = 512
 
     func share(_ key: String, _ result: FetchResult?) async {
         let now = clock.now()
