@@ -1,30 +1,32 @@
 // AmodbRedis: a RESP2 client of our own, for replicas of amodb-proxy that share one cache,
-// one upstream budget and one in-flight lease through Redis (issue 13). It knows nothing of
-// the proxy; the proxy will adapt it to its cache, budget and lease protocols. A sketch of
-// that use, not wired yet (every key starts with `AMODB_REDIS_PREFIX`, default `amodb-proxy:`):
+// one upstream budget and one in-flight lease through Redis. It knows nothing of
+// the proxy; the proxy adapts it to its cache, budget and lease protocols (`Shared/`). That
+// use, in short (every key starts with `AMODB_REDIS_PREFIX`, default `amodb-proxy:`):
 //
 // - Cache envelope, `<prefix>cache:<path>`: one binary value, written after a fill with
-//   `SET … PX <max stale age>` — a version byte, status, stored-at (Unix ms, so a replica that
+//   `SET … PX <max stale age>` — a version byte, the key it was stored for, status, stored-at (Unix ms, so a replica that
 //   reads it keeps the entry with its true age), lifetime (s), the ETag, then the body. The
 //   compressed variants are rebuilt locally rather than stored. Memory stays in front: a hit
 //   in memory never touches Redis; a miss reads Redis (`GET`) before asking amodb, and a new
 //   replica starts warm that way. Never stored: the amodb key, client tokens, request headers.
 //
 // - Lease, `<prefix>lease:<path>`: `SET <key> <replica> NX PX <upstream timeout + margin>`.
-//   The holder fetches, stores the envelope, `PUBLISH`es the path on `<prefix>fills` and
-//   deletes the lease (`DEL` only if it still holds it: a small script comparing the value).
-//   The others wait for the announcement (or poll `GET` with back-off) up to the upstream
-//   timeout, then take the lease themselves if it has lapsed: a herd spread over every
+//   The holder fetches, then in one script stores the envelope (or how the call failed,
+//   `<prefix>outcome:<path>`), deletes the lease if it still holds it and `PUBLISH`es the
+//   path on `<prefix>fills`. The others wait for the announcement (or look again with
+//   back-off) and answer with what it stored, failures included: a herd spread over every
 //   replica makes one call to amodb.
 //
 // - Budget: `SharedBudget`, one Lua script over `<prefix>budget:calls` (a sorted set of the
 //   window's calls, scored by time), `<prefix>budget:closed` (a 429's Retry-After, for every
 //   replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said). The sliding
-//   60 s window and the refresh reserve are the in-memory `UpstreamBudget`'s rules.
+//   60 s window and the refresh rule are the in-memory `UpstreamBudget`'s. `<prefix>budget:window`
+//   names the window: when Redis loses it, each replica puts its own calls back (`seed`).
 //
-// - Heartbeats, `<prefix>replica:<id>`: `SET … PX 3 × interval` every interval; the number
-//   of live replicas (`SCAN` of that pattern, cached) gives each its fair share of
-//   `AMODB_RATE_LIMIT` when Redis is down.
+// - Heartbeats, `<prefix>replicas`: one sorted set of replica ids scored by when each was
+//   last seen (`ReplicaRoster`, one script per beat with bounded work; nothing is ever
+//   scanned); the number of live replicas gives each its fair share of `AMODB_RATE_LIMIT`
+//   when Redis is down.
 //
 // - Redis down or slow: commands time out in tens of milliseconds, and while a connection
 //   backs off they fail at once (`RedisError.unavailable`), so the proxy serves from memory

@@ -5,7 +5,7 @@ import Testing
 /// The cache outcome rides on a response as its annotation and comes back exactly as it went in.
 struct CacheOutcomeAnnotationTests {
     @Test(arguments: [
-        CacheOutcome.hit(ttl: 1800), .hit(ttl: 0), .hit(ttl: Int(Int32.max)),
+        CacheOutcome.hit(ttl: 1800), .hit(ttl: 0), .hit(ttl: Int(Int32.max)), .sharedHit(ttl: 1799), .sharedHit(ttl: 0),
         .stale(ttl: 0, reason: .revalidate, fwdStatus: nil), .stale(ttl: -86_400, reason: .error, fwdStatus: 503),
         .stale(ttl: -1, reason: .budget, fwdStatus: 200),
         .miss(fwdStatus: nil, stored: false, collapsed: false, detail: nil),

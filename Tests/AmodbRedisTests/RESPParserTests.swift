@@ -120,6 +120,18 @@ struct RESPParserTests {
         #expect(parseAll(Array("+123456789".utf8), chunk: chunk, limits: limits) == .failure(.lineTooLong))
     }
 
+    @Test(arguments: [nil, 1] as [Int?])
+    func refusesAReplyWithMoreValuesThanTheLimitAsSoonAsAnArrayAnnouncesThem(chunk: Int?) {
+        var limits = RESPLimits()
+        limits.maxReplyElements = 6
+        // Two arrays of two: 1 + 2 × 3 = 7 values, the second header already over.
+        #expect(parseAll(Array("*2\r\n*2\r\n:1\r\n:2\r\n*2\r\n".utf8), chunk: chunk, limits: limits) == .failure(.tooManyElements))
+        #expect(parseAll(Array("*2\r\n*2\r\n:1\r\n:2\r\n:3\r\n".utf8), chunk: chunk, limits: limits) == .success([.array([.array([1, 2]), 3])]))
+        // The count starts again with each reply.
+        #expect(parseAll(Array("*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n".utf8), chunk: chunk, limits: limits)
+                == .success([.array([1, 2, 3, 4, 5]), .array([1, 2, 3, 4, 5])]))
+    }
+
     @Test
     func refusesAReplyLargerThanTheLimitEvenInSmallPieces() {
         var limits = RESPLimits()

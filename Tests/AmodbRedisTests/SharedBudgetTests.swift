@@ -6,14 +6,16 @@ import Testing
 @Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct SharedBudgetTests {
     @Test
-    func aRefreshTakesACallOnlyWhileTheWindowIsAtMostHalfSpent() async throws {
+    func aRefreshTakesACallOnlyWhileTheWindowIsAtMostHalfSpentAndAMissTakesEveryCall() async throws {
         try await withBudget(limit: 8) { budget in
+            let window = try await budget.started()
             var refreshes: [SharedBudget.Decision] = []
-            for index in 0..<5 { refreshes.append(try await budget.acquire(.refresh, now: 1_000, callID: "r\(index)")) }
+            for index in 0..<5 { refreshes.append(try await budget.acquire(.refresh, now: 1_000, callID: "r\(index)", window: window)) }
+            // Granted while at most 4 of 8 are spent once it is taken; then until the first call leaves.
             #expect(refreshes == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)])
             var misses: [SharedBudget.Decision] = []
-            for index in 0..<5 { misses.append(try await budget.acquire(.miss, now: 1_000, callID: "m\(index)")) }
-            #expect(misses == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)], "a miss may take every call")
+            for index in 0..<5 { misses.append(try await budget.acquire(.miss, now: 1_000, callID: "m\(index)", window: window)) }
+            #expect(misses == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)])
             let used = try await budget.used(now: 1_000)
             #expect(used == 8)
         }
@@ -22,16 +24,17 @@ struct SharedBudgetTests {
     @Test
     func slidesTheWindowCallByCall() async throws {
         try await withBudget(limit: 4) { budget in
+            let window = try await budget.started()
             for (index, now) in [0, 10_000, 20_000, 30_000].enumerated() {
-                let decision = try await budget.acquire(.miss, now: Int64(now), callID: "c\(index)")
+                let decision = try await budget.acquire(.miss, now: Int64(now), callID: "c\(index)", window: window)
                 #expect(decision == .granted)
             }
             // Full until the call made at 0 leaves the window at 60 000.
-            let full = try await budget.acquire(.miss, now: 45_000, callID: "c4")
+            let full = try await budget.acquire(.miss, now: 45_000, callID: "c4", window: window)
             #expect(full == .denied(retryAfterMilliseconds: 15_000))
-            let oneFree = try await budget.acquire(.miss, now: 60_000, callID: "c5")
+            let oneFree = try await budget.acquire(.miss, now: 60_000, callID: "c5", window: window)
             #expect(oneFree == .granted)
-            let fullAgain = try await budget.acquire(.miss, now: 60_001, callID: "c6")
+            let fullAgain = try await budget.acquire(.miss, now: 60_001, callID: "c6", window: window)
             #expect(fullAgain == .denied(retryAfterMilliseconds: 9_999))
             let used = try await budget.used(now: 60_001)
             #expect(used == 4)
@@ -45,11 +48,12 @@ struct SharedBudgetTests {
                 try await withRedisClient(server.configuration()) { second in
                     let replicaA = SharedBudget(client: first, prefix: "amodb-proxy:", limit: 40)
                     let replicaB = SharedBudget(client: second, prefix: "amodb-proxy:", limit: 40)
+                    let window = try await replicaB.started()
                     try await replicaA.close(forMilliseconds: 5_000, now: 1_000)
                     try await replicaA.close(forMilliseconds: 1_000, now: 2_000)   // earlier: changes nothing
-                    let held = try await replicaB.acquire(.miss, now: 2_000, callID: "b1")
+                    let held = try await replicaB.acquire(.refresh, now: 2_000, callID: "b1", window: window)
                     #expect(held == .denied(retryAfterMilliseconds: 4_000))
-                    let reopened = try await replicaB.acquire(.miss, now: 6_000, callID: "b2")
+                    let reopened = try await replicaB.acquire(.refresh, now: 6_000, callID: "b2", window: window)
                     #expect(reopened == .granted)
                 }
             }
@@ -65,18 +69,20 @@ struct SharedBudgetTests {
                     let stricterA = SharedBudget(client: first, prefix: "p:", limit: 40)
                     let stricterB = SharedBudget(client: second, prefix: "p:", limit: 40)
                     try await stricterA.observe(limit: 4, remaining: nil, resetAt: nil, now: 0)
+                    let stricterWindow = try await stricterB.started()
                     var decisions: [SharedBudget.Decision] = []
-                    for index in 0..<5 { decisions.append(try await stricterB.acquire(.miss, now: 0, callID: "b\(index)")) }
+                    for index in 0..<5 { decisions.append(try await stricterB.acquire(.miss, now: 0, callID: "b\(index)", window: stricterWindow)) }
                     #expect(decisions == Array(repeating: .granted, count: 4) + [.denied(retryAfterMilliseconds: 60_000)])
 
                     // Fewer calls remaining than the window would allow, until amodb's reset time.
                     let remainingA = SharedBudget(client: first, prefix: "q:", limit: 40)
                     let remainingB = SharedBudget(client: second, prefix: "q:", limit: 40)
                     try await remainingA.observe(limit: nil, remaining: 2, resetAt: 10_000, now: 0)
+                    let remainingWindow = try await remainingB.started()
                     decisions = []
-                    for index in 0..<3 { decisions.append(try await remainingB.acquire(.miss, now: 1_000, callID: "r\(index)")) }
+                    for index in 0..<3 { decisions.append(try await remainingB.acquire(.miss, now: 1_000, callID: "r\(index)", window: remainingWindow)) }
                     #expect(decisions == [.granted, .granted, .denied(retryAfterMilliseconds: 9_000)])
-                    let afterReset = try await remainingB.acquire(.miss, now: 10_000, callID: "r3")
+                    let afterReset = try await remainingB.acquire(.miss, now: 10_000, callID: "r3", window: remainingWindow)
                     #expect(afterReset == .granted)
                 }
             }
@@ -92,21 +98,102 @@ struct SharedBudgetTests {
                         SharedBudget(client: first, prefix: "p:", limit: 10),
                         SharedBudget(client: second, prefix: "p:", limit: 10),
                     ]
+                    let window = try await budgets[0].started()
                     let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
                         for index in 0..<40 {
                             group.addTask {
-                                try await budgets[index % 2].acquire(.miss, now: 5_000, callID: "r\(index % 2)-\(index)") == .granted
+                                try await budgets[index % 2].acquire(.miss, now: 5_000, callID: "r\(index % 2)-\(index)", window: window) == .granted
                             }
                         }
                         return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                     }
                     #expect(granted == 10)
                     // Another prefix is another deployment with a budget of its own.
-                    let other = try await SharedBudget(client: first, prefix: "q:", limit: 10).acquire(.miss, now: 5_000, callID: "x")
+                    let otherBudget = SharedBudget(client: first, prefix: "q:", limit: 10)
+                    let other = try await otherBudget.acquire(.miss, now: 5_000, callID: "x", window: try await otherBudget.started())
                     #expect(other == .granted)
                 }
             }
         }
+    }
+}
+
+extension SharedBudgetTests {
+    @Test
+    func aWindowLostByRedisIsPutBackByTheReplicasThatSpentItBeforeAnyoneSpendsMore() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { first in
+                try await withRedisClient(server.configuration()) { second in
+                    let a = SharedBudget(client: first, prefix: "p:", limit: 10)
+                    let b = SharedBudget(client: second, prefix: "p:", limit: 10)
+                    var window = try await a.seed([], replica: "a", replicas: 2, settleMilliseconds: 3_000, now: 0)
+                    #expect(try await b.seed([], replica: "b", replicas: 2, settleMilliseconds: 3_000, now: 0) == window)
+                    var spentByA: [SharedBudget.Call] = [], spentByB: [SharedBudget.Call] = []
+                    for index in 1...5 {
+                        #expect(try await a.acquire(.miss, now: 10_000 + Int64(index), callID: "a:\(index)", window: window) == .granted)
+                        spentByA.append(.init(id: "a:\(index)", at: 10_000 + Int64(index)))
+                        #expect(try await b.acquire(.miss, now: 10_000 + Int64(index), callID: "b:\(index)", window: window) == .granted)
+                        spentByB.append(.init(id: "b:\(index)", at: 10_000 + Int64(index)))
+                    }
+                    #expect(try await a.windowStart() == window)
+                    #expect(try await first.send(["PTTL", "p:budget:window"]).integer.map { $0 > 0 && $0 <= 600_000 } == true)
+                    _ = try await first.send(["FLUSHALL"])
+                    #expect(try await a.windowStart() == nil)
+                    #expect(try await a.acquire(.miss, now: 20_000, callID: "a:6", window: window) == .unseeded)
+                    window = try await a.seed(spentByA, replica: "a", replicas: 2, settleMilliseconds: 3_000, now: 20_000)
+                    #expect(window == 20_000)
+                    // Until b has put its calls back (or a replica's lifetime passed), nothing is granted.
+                    #expect(try await a.acquire(.miss, now: 20_001, callID: "a:6", window: window) == .denied(retryAfterMilliseconds: 2_999))
+                    #expect(try await b.acquire(.miss, now: 20_002, callID: "b:6", window: 10_000) == .unseeded)
+                    #expect(try await b.seed(spentByB, replica: "b", replicas: 2, settleMilliseconds: 3_000, now: 20_002) == window)
+                    // Seeding twice counts nothing twice.
+                    _ = try await a.seed(spentByA, replica: "a", replicas: 2, settleMilliseconds: 3_000, now: 20_003)
+                    #expect(try await a.used(now: 20_004) == 10)
+                    // Full until the oldest call (10 001) leaves the window.
+                    #expect(try await a.acquire(.miss, now: 20_004, callID: "a:6", window: window) == .denied(retryAfterMilliseconds: 49_997))
+                    #expect(try await b.acquire(.miss, now: 20_005, callID: "b:6", window: window) == .denied(retryAfterMilliseconds: 49_996))
+                }
+            }
+        }
+    }
+
+    @Test
+    func aWindowStartedAgainGrantsAfterAReplicasLifetimeWithoutTheOnesThatDidNotSeed() async throws {
+        try await withBudget(limit: 10) { budget in
+            let calls = (1...3).map { SharedBudget.Call(id: "a:\($0)", at: 9_000 + Int64($0)) }
+            let window = try await budget.seed(calls, replica: "a", replicas: 2, settleMilliseconds: 3_000, now: 10_000)
+            #expect(try await budget.acquire(.miss, now: 11_000, callID: "a:4", window: window) == .denied(retryAfterMilliseconds: 2_000))
+            #expect(try await budget.acquire(.miss, now: 13_000, callID: "a:4", window: window) == .granted)
+            #expect(try await budget.used(now: 13_000) == 4)
+        }
+    }
+
+    @Test
+    func aSeedAddsOnlyCallsOfTheWindowAndNeverMoreThanTheLimit() async throws {
+        try await withBudget(limit: 10) { budget in
+            let old = SharedBudget.Call(id: "old", at: 100_000 - 60_000)
+            let future = SharedBudget.Call(id: "future", at: 100_001)
+            let recent = (1...15).map { SharedBudget.Call(id: "r:\($0)", at: 90_000 + Int64($0)) }
+            let window = try await budget.seed([old, future] + recent, replica: "a", replicas: 1, settleMilliseconds: 0, now: 100_000)
+            #expect(try await budget.used(now: 100_000) == 10)
+            // Full until the oldest call kept (r:6, at 90 006) leaves the window.
+            #expect(try await budget.acquire(.miss, now: 100_000, callID: "n", window: window) == .denied(retryAfterMilliseconds: 50_006))
+        }
+    }
+
+    @Test
+    func aCloseKeptByAReplicaIsPutBackWithItsCalls() async throws {
+        try await withBudget(limit: 10) { budget in
+            let window = try await budget.seed([], replica: "a", replicas: 1, settleMilliseconds: 0, closedUntil: 15_000, now: 10_000)
+            #expect(try await budget.acquire(.miss, now: 10_000, callID: "n", window: window) == .denied(retryAfterMilliseconds: 5_000))
+        }
+    }
+}
+
+extension SharedBudget {
+    /// Starts the window (or joins it) as the only replica, for tests of the decisions themselves.
+    fileprivate func started(now: Int64 = 0) async throws -> Int64 {
+        try await seed([], replica: "test", replicas: 1, settleMilliseconds: 0, now: now)
     }
 }
 

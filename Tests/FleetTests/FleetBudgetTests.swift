@@ -1,4 +1,5 @@
 import AmodbProxy
+import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
 import Testing
@@ -16,6 +17,32 @@ struct FleetBudgetTests {
             #expect(fleet.upstream.calls.count >= 7)   // the window's calls for misses were spent, by both
             #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
             #expect(statuses.filter { $0 == 503 }.count == 30 - fleet.upstream.calls.count)
+        }
+    }
+
+    @Test(arguments: ["FLUSHALL", "a restart without persistence"])
+    func theWindowOutlivesRedisLosingItsData(_ loss: String) async throws {
+        try await withFleet(2, adjust: { $0.rateLimit = 10; $0.missWait = 0.2 }) { (fleet: Fleet, server: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            for id in 1...10 {
+                #expect(try await fleet[id % 2].get("/3/movie/\(id)").status == 200)
+            }
+            #expect(fleet.upstream.calls.count == 10)
+            if loss == "FLUSHALL" {
+                try await withRedisClient(server.configuration()) { redis in _ = try await redis.send(["FLUSHALL"]) }
+            } else {
+                try await server.restart()
+            }
+            // amodb still counts the ten calls of the last minute: none is left, whichever
+            // replica asks first, before or after the others have put theirs back.
+            var statuses: [Int] = []
+            for id in 11...24 {
+                statuses.append(try await fleet[id % 2].get("/3/movie/\(id)").status)
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(fleet.upstream.calls.count == 10)
+            #expect(statuses.allSatisfy { $0 == 503 })
+            #expect(await fleet.allSeeEachOther())
         }
     }
 

@@ -26,6 +26,64 @@ struct FleetCoalescingTests {
         }
     }
 
+    @Test func aHerdOverThreeReplicasForAPathAmodbFailsMakesOneCallAndEveryClientGetsItsAnswer() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 500, body: Array("{}".utf8))))
+        upstream.hold()   // the one call stays in flight until all thirty have asked
+        try await withFleet(3, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
+            let answers = try await withThrowingTaskGroup(of: RawHTTPResponse.self) { group in
+                for index in 0..<30 {
+                    let replica = fleet[index % 3]
+                    group.addTask { try await replica.get("/3/movie/550") }
+                }
+                #expect(await eventually { upstream.heldCount == 1 && fleet.misses == 30 })
+                upstream.release()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(upstream.calls == ["/movie/550"])
+            #expect(answers.count == 30)
+            for answer in answers {
+                #expect(answer.status == 502)
+                #expect(answer.text.contains("amodb failed with status 500."))
+                #expect(answer.header("Cache-Status")?.contains("fwd-status=500") == true)
+            }
+        }
+    }
+
+    @Test func aRequestArrivingAfterAFailureWasSharedCallsAgain() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        upstream.enqueue(.response(UpstreamResponse(status: 500, body: Array("{}".utf8))))
+        try await withFleet(2, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(try await fleet[0].get("/3/movie/550").status == 502)
+            // The herd that failure answered is gone; a new request is a new attempt.
+            #expect(try await fleet[1].get("/3/movie/550").status == 200)
+            #expect(upstream.calls == ["/movie/550", "/movie/550"])
+        }
+    }
+
+    @Test func aHerdOverThreeReplicasForAHungAmodbMakesOneCallAndNobodyWaitsPastTheTimeout() async throws {
+        // amodb never answers: the fetcher gives up after the upstream timeout, 1 s.
+        let upstream = ScriptedUpstream(fallback: .failure(.timedOut))
+        upstream.setDelay(milliseconds: 1_000)
+        try await withFleet(3, upstream: upstream, adjust: { $0.upstreamTimeout = 1 }) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            let answers = try await withThrowingTaskGroup(of: (Int, Duration).self) { group in
+                for index in 0..<12 {
+                    let replica = fleet[index % 3]
+                    group.addTask {
+                        let started = ContinuousClock.now
+                        let status = try await replica.get("/3/movie/550").status
+                        return (status, ContinuousClock.now - started)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(upstream.calls == ["/movie/550"])
+            #expect(answers.allSatisfy { $0.0 == 504 })
+            let slowest = answers.map(\.1).max() ?? .zero
+            #expect(slowest < .milliseconds(1_700), "every client answered within the timeout and a small margin (\(answers))")
+        }
+    }
+
     @Test func aReplicaWhoseLeaseHolderNeverAnnouncesFetchesItselfOnceTheLeaseLapses() async throws {
         try await withFleet(1, adjust: { $0.upstreamTimeout = 0.5 }) { (fleet: Fleet, server: RedisServer) async throws in
             // Another replica took the lease and died: no announcement, no entry.

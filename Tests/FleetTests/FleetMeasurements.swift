@@ -1,11 +1,12 @@
 import AmodbProxy
+import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
 import Foundation
 import Testing
 
-/// The numbers of issue 13's closing note, printed; run with `AMODB_FLEET_MEASURE=1 swift
-/// test --filter FleetMeasurements` (a minute and a half: the flood spans a whole window).
+/// The fleet's figures, printed; run with `AMODB_FLEET_MEASURE=1 swift test --filter
+/// FleetMeasurements` (two minutes: the flood spans a whole window).
 @Suite(.enabled(if: RedisServer.isInstalled && ProcessInfo.processInfo.environment["AMODB_FLEET_MEASURE"] == "1"), .serialized, .timeLimit(.minutes(3)))
 struct FleetMeasurements {
     @Test func upstreamCallsForAHerdSpreadOverThreeReplicas() async throws {
@@ -92,6 +93,103 @@ struct FleetMeasurements {
             _ = try await fleet[1].get("/3/movie/4242")
             print("MEASURE redis restart: outage noticed after \(noticed), sharing resumed \(resumed) after the restart; requests during: \(counter.summary); a fill after it: \(upstream.calls.count - before) upstream call for 2 replicas")
             #expect(counter.failures == 0)
+        }
+    }
+
+    @Test func callsAfterRedisLosesTheWindow() async throws {
+        for loss in ["FLUSHALL", "restart"] {
+            try await withFleet(2, adjust: { $0.rateLimit = 10 }) { (fleet: Fleet, server: RedisServer) async throws in
+                #expect(await eventually { await fleet.allSeeEachOther() })
+                for id in 1...10 { _ = try await fleet[id % 2].get("/3/movie/\(id)") }
+                let spent = fleet.upstream.calls.count
+                if loss == "FLUSHALL" {
+                    try await withRedisClient(server.configuration()) { redis in _ = try await redis.send(["FLUSHALL"]) }
+                } else {
+                    try await server.restart()
+                }
+                let started = ContinuousClock.now
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for worker in 0..<4 {
+                        group.addTask {
+                            var id = 100 + worker * 1_000
+                            while ContinuousClock.now - started < .seconds(3) {
+                                id += 1
+                                _ = try await fleet[id % 2].get("/3/movie/\(id)")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                print("MEASURE window after \(loss): AMODB_RATE_LIMIT=10, \(spent) calls spent, then \(fleet.upstream.calls.count - spent) more within 3 s (4 clients over 2 replicas)")
+            }
+        }
+    }
+
+    @Test func aFailingHerdOverThreeReplicas() async throws {
+        // amodb hangs: the fetcher gives up after AMODB_UPSTREAM_TIMEOUT=3; one client per replica.
+        let hung = ScriptedUpstream(fallback: .failure(.timedOut))
+        hung.setDelay(milliseconds: 3_000)
+        try await withFleet(3, upstream: hung, adjust: { $0.upstreamTimeout = 3 }) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            let started = ContinuousClock.now
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<3 {
+                    group.addTask {
+                        let status = try await fleet[index].get("/3/movie/550").status
+                        let seconds = (ContinuousClock.now - started) / .milliseconds(1) / 1000
+                        return "\(status) after \((seconds * 10).rounded() / 10) s"
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }.sorted()
+            }
+            print("MEASURE hung amodb, timeout 3 s, 3 replicas: upstream calls \(hung.calls.count); clients: \(answers.joined(separator: ", "))")
+        }
+        // amodb answers 500 at once (50 ms on the wire); ten clients per replica at the same moment.
+        let failing = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 500, body: Array("{}".utf8))))
+        failing.setDelay(milliseconds: 50)
+        try await withFleet(3, upstream: failing) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<30 {
+                    group.addTask { try await fleet[index % 3].get("/3/movie/551").status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            print("MEASURE amodb 500, 30 clients over 3 replicas: upstream calls \(failing.calls.count); statuses \(Set(statuses).sorted())")
+        }
+    }
+
+    @Test func replicaCountsAmongTwoMillionUnrelatedKeys() async throws {
+        try await withRedisServer(arguments: ["--enable-debug-command", "yes"]) { server in
+            try await withRedisClient(server.configuration(commandTimeout: .seconds(30))) { redis in
+                _ = try await redis.send(["DEBUG", "POPULATE", 2_000_000, "unrelated"])
+                _ = try await redis.send(["CONFIG", "RESETSTAT"])
+                func cpu() async throws -> Double {
+                    let info = try await redis.send(["INFO", "cpu"]).string ?? ""
+                    return info.split(whereSeparator: \.isNewline).reduce(0.0) { total, line in
+                        let parts = line.split(separator: ":")
+                        guard parts.count == 2, parts[0] == "used_cpu_sys" || parts[0] == "used_cpu_user" else { return total }
+                        return total + (Double(parts[1]) ?? 0)
+                    }
+                }
+                let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+                try await withServer(try Fleet(4, redis: server.configuration(), upstream: upstream)) { (fleet: Fleet) async throws in
+                    let cpuBefore = try await cpu()
+                    var seen: [[Int]] = Array(repeating: [], count: 4)
+                    let started = ContinuousClock.now
+                    while ContinuousClock.now - started < .seconds(10) {
+                        for (index, replica) in fleet.replicas.enumerated() {
+                            seen[index].append(Int((try? await replica.metrics().value("amodb_proxy_replicas")) ?? 0))
+                        }
+                        try await Task.sleep(for: .milliseconds(500))
+                    }
+                    let cpuSeconds = try await cpu() - cpuBefore
+                    let stats = (try await redis.send(["INFO", "commandstats"]).string ?? "")
+                        .split(whereSeparator: \.isNewline).filter { $0.hasPrefix("cmdstat_") }.map { $0.prefix { $0 != "," } }
+                    let last = seen.map { $0.last ?? 0 }
+                    print("MEASURE roster: 2,000,000 unrelated keys, 4 replicas, 10 s: redis CPU \(cpuSeconds) s (\(Int(cpuSeconds * 10)) %); replica counts (last) \(last), lowest \(seen.map { $0.dropFirst(4).min() ?? 0 }); \(stats.joined(separator: " "))")
+                }
+            }
         }
     }
 }

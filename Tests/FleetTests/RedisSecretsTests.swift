@@ -26,7 +26,7 @@ struct RedisSecretsTests {
                 let keys = try await allKeys(redis)
                 #expect(keys.contains { $0.hasPrefix("amodb-proxy:cache:") })
                 #expect(keys.contains { $0.hasPrefix("amodb-proxy:budget:") })
-                #expect(keys.contains { $0.hasPrefix("amodb-proxy:replica:") })
+                #expect(keys.contains("amodb-proxy:replicas"))
                 for key in keys {
                     #expect(!key.contains(ProxyHarness.key) && !key.contains(Self.token))
                     // DUMP serialises any type (strings, sorted sets, hashes) as stored.

@@ -16,6 +16,11 @@ struct SharedCacheTests {
             #expect(second.status == 200)
             #expect(second.body == first.body)
             #expect(fleet.upstream.calls == ["/movie/550"])
+            // Labelled as the hit it is: amodb was not asked for it.
+            let label = try #require(second.header("Cache-Status"))
+            #expect(label.hasPrefix("amodb-proxy; hit; ttl=18") && label.hasSuffix("; detail=shared"), "\(label)")
+            let samples = try await fleet[1].metrics()
+            #expect(try samples.value("amodb_proxy_requests_total", ["route": "/3/movie/{movie_id}", "status": "200", "cache": "hit"]) == 1)
             // Kept in the second replica's memory: its next request is a plain hit.
             let third = try await fleet[1].get("/3/movie/550")
             #expect(third.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
@@ -52,7 +57,7 @@ struct SharedCacheTests {
         try await withFleet(1) { (fleet: Fleet, server: RedisServer) async throws in
             try await withRedisClient(server.configuration()) { redis in
                 let planted = CachedResponse(body: body, storedAt: SystemClock().now(), lifetime: 1800)
-                try await redis.set("amodb-proxy:cache:" + key, CacheEnvelope.encode(planted))
+                try await redis.set("amodb-proxy:cache:" + key, CacheEnvelope.encode(planted, key: key))
             }
             let answer = try await fleet[0].get("/3" + key)
             #expect(answer.status == 200)
@@ -87,9 +92,27 @@ struct SharedCacheTests {
         }
     }
 
+    @Test(arguments: [
+        ("another list", "/trending/tv/week", "/trending/all/week"),
+        ("another page", "/trending/all/week?page=7", "/trending/all/week"),
+    ])
+    func anEnvelopeStoredForAnotherKeyIsRefusedAndFetched(_ case: String, asked: String, storedFor: String) async throws {
+        try await withFleet(1, upstream: ScriptedUpstream()) { (fleet: Fleet, server: RedisServer) async throws in
+            // A trending page passes every check of a trending body: only its key tells them apart.
+            let page = CachedResponse(body: Array(ScriptedUpstream.moviePage.utf8), storedAt: SystemClock().now(), lifetime: 1800)
+            try await withRedisClient(server.configuration()) { redis in
+                try await redis.set("amodb-proxy:cache:" + asked, CacheEnvelope.encode(page, key: storedFor))
+            }
+            let answer = try await fleet[0].get("/3" + asked)
+            #expect(answer.status == 200)
+            #expect(fleet.upstream.calls == [asked])
+            #expect(fleet.logs[0].all.contains { $0.contains("entry in redis refused") && $0.contains("stored for another key") })
+        }
+    }
+
     @Test func anEnvelopeWhoseETagDoesNotMatchItsBodyIsRefused() async throws {
         try await withFleet(1) { (fleet: Fleet, server: RedisServer) async throws in
-            var bytes = CacheEnvelope.encode(CachedResponse(body: Array(ScriptedUpstream.movieDetails.utf8), storedAt: SystemClock().now(), lifetime: 1800))
+            var bytes = CacheEnvelope.encode(CachedResponse(body: Array(ScriptedUpstream.movieDetails.utf8), storedAt: SystemClock().now(), lifetime: 1800), key: "/movie/550")
             // One bit of the body flipped in Redis, still well-formed JSON ("Fight Club" → "Fight Clua").
             let club = Array("Club".utf8)
             let at = try #require(bytes.indices.first { bytes[$0...].starts(with: club) })
@@ -122,11 +145,15 @@ struct SharedCacheTests {
     }
 }
 
-/// Every key in the server, by `SCAN`.
+/// Every key in the server, by `SCAN`: for tests that inspect a small database (the proxy
+/// itself never scans). At most 1,000 rounds, whatever cursor the server answers.
 func allKeys(_ redis: RedisClient) async throws -> [String] {
     var cursor = "0"
     var keys: [String] = []
+    var rounds = 0
     repeat {
+        rounds += 1
+        guard rounds <= 1_000 else { throw RedisError.unexpectedReply("a SCAN that does not end") }
         let reply = try await redis.send(["SCAN", .bulk(cursor), "COUNT", 1000])
         guard case .array(let parts) = reply, parts.count == 2, let next = parts[0].string, case .array(let found) = parts[1] else {
             throw RedisError.unexpectedReply(reply.description)

@@ -1,6 +1,6 @@
 extension CacheOutcome {
     // Layout of the 64 bits: the case in bits 0-1 (0: no outcome), the stale reason or the
-    // miss detail in bits 2-3, `stored` bit 4, `collapsed` bit 5, `fwd-status` in bits 16-31
+    // miss detail in bits 2-3, `stored` bit 4 (for a hit: from the shared cache), `collapsed` bit 5, `fwd-status` in bits 16-31
     // (0: none), the ttl in bits 32-63 as a signed 32-bit number (clamped: 68 years either way).
     private static let hitCase: UInt64 = 1, staleCase: UInt64 = 2, missCase: UInt64 = 3
 
@@ -9,6 +9,8 @@ extension CacheOutcome {
         switch self {
         case .hit(let ttl):
             return Self.hitCase | Self.ttlBits(ttl)
+        case .sharedHit(let ttl):
+            return Self.hitCase | 1 << 4 | Self.ttlBits(ttl)
         case .stale(let ttl, let reason, let fwdStatus):
             let detail: UInt64 = switch reason {
             case .revalidate: 0
@@ -35,7 +37,7 @@ extension CacheOutcome {
         let ttl = Int(Int32(truncatingIfNeeded: bits >> 32))
         switch bits & 3 {
         case Self.hitCase:
-            self = .hit(ttl: ttl)
+            self = bits & 1 << 4 != 0 ? .sharedHit(ttl: ttl) : .hit(ttl: ttl)
         case Self.staleCase:
             let reason: StaleReason = detail == 0 ? .revalidate : detail == 1 ? .error : .budget
             self = .stale(ttl: ttl, reason: reason, fwdStatus: fwdStatus)

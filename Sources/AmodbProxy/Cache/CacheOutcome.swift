@@ -26,6 +26,9 @@ public enum CacheOutcome: Sendable, Equatable {
 
     /// A fresh entry; `ttl` whole seconds of freshness left.
     case hit(ttl: Int)
+    /// A fresh entry another replica fetched, read from the fleet's shared cache: amodb
+    /// was not asked. `ttl` whole seconds of freshness left.
+    case sharedHit(ttl: Int)
     /// A stale entry; `ttl` is negative (or zero) seconds of freshness left, as RFC 9211 has it.
     case stale(ttl: Int, reason: StaleReason, fwdStatus: Int?)
     /// Nothing usable was stored: amodb was asked (`fwdStatus` its status, if it answered),
@@ -37,6 +40,8 @@ public enum CacheOutcome: Sendable, Equatable {
         switch self {
         case .hit(let ttl):
             return "amodb-proxy; hit; ttl=\(ttl)"
+        case .sharedHit(let ttl):
+            return "amodb-proxy; hit; ttl=\(ttl); detail=shared"
         case .stale(let ttl, let reason, let fwdStatus):
             let status = fwdStatus.map { "; fwd-status=\($0)" } ?? ""
             switch reason {

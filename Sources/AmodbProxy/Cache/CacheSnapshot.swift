@@ -10,13 +10,6 @@ struct CacheSnapshot {
     static let format = "amodb-proxy-cache-snapshot"
     static let version = 1
 
-    private struct File: Codable {
-        var format: String
-        var version: Int
-        var writtenAt: Double
-        var entries: [Entry]
-    }
-
     /// A file as read back: each entry on its own, so one that cannot be read (a number
     /// out of `Double`'s range, a missing field) is dropped without losing the rest.
     private struct ReadFile: Decodable {
@@ -63,24 +56,51 @@ struct CacheSnapshot {
 
     let path: String
 
-    /// Writes every entry; returns how many.
+    /// Writes every entry; returns how many. Streamed: each entry is encoded and written
+    /// on its own, so writing costs memory for one entry and a buffer, not a second copy of
+    /// the cache (a whole file encoded at once doubled the peak). Synced, then renamed over
+    /// the previous file: a reader finds the old file or the new one, never a part.
     @discardableResult
     func write(_ entries: [(key: String, entry: CachedResponse)], now: Double) throws -> Int {
-        let file = File(format: Self.format, version: Self.version, writtenAt: now, entries: entries.map {
-            Entry(key: $0.key, status: $0.entry.status, storedAt: $0.entry.storedAt, lifetime: $0.entry.lifetime, body: Data($0.entry.body))
-        })
-        let data = try JSONEncoder().encode(file)
         let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: temporary)
+        else {
             throw LoadError.unreadable("cannot create \(temporary)")
+        }
+        do {
+            defer { try? handle.close() }
+            let encoder = JSONEncoder()
+            // The header's fields, then the entries one by one: `{"format":…,"writtenAt":…,"entries":[e1,e2]}`.
+            var header = try encoder.encode(Header(format: Self.format, version: Self.version, writtenAt: now))
+            header.removeLast()   // its closing brace
+            var buffer = header + Data(#","entries":["#.utf8)
+            for (index, item) in entries.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                buffer += try encoder.encode(Entry(
+                    key: item.key, status: item.entry.status, storedAt: item.entry.storedAt, lifetime: item.entry.lifetime, body: Data(item.entry.body)))
+                if buffer.count >= Self.writeBufferBytes {
+                    try handle.write(contentsOf: buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            buffer += Data("]}".utf8)
+            try handle.write(contentsOf: buffer)
+            try handle.synchronize()
+        } catch {
+            unlink(temporary)
+            throw LoadError.unreadable("cannot write \(temporary): \(error)")
         }
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
             throw LoadError.unreadable(String(cString: strerror(code)))
         }
-        return file.entries.count
+        return entries.count
     }
+
+    /// Bytes gathered before each write of the file.
+    private static let writeBufferBytes = 256 * 1024
 
     /// What a loaded entry must respect: what the current settings could have written.
     struct Bounds: Sendable {
@@ -166,8 +186,11 @@ struct CacheSnapshot {
         return entry.status == 200 ? validator.problem(with: body, for: request.route) : validator.problem(withNotFound: body)
     }
 
+    /// The fields before the entries; reading a file that is not ours, only `format` is looked for.
     private struct Header: Codable {
         var format: String
+        var version: Int?
+        var writtenAt: Double?
     }
 
     /// The request a cache key stands for, if the key is one the proxy would make: its

@@ -149,9 +149,9 @@ final class CachingForwarder: Sendable {
         case .leads:
             statistics.count(.miss)
             tasks.run(.awaited) {
-                // Another replica may have stored it, or be fetching it: then no call from here.
-                if let shared = await self.coalescer.lead(key) {
-                    let result = self.finish(key, with: .answer(shared, stored: true), refreshing: false)
+                // Another replica may have stored it, be fetching it, or have just failed to: then no call from here.
+                if let shared = await self.coalescer.lead(key, arrivedAt: now) {
+                    let result = self.finish(key, with: shared, refreshing: false)
                     if let client { self.shares?.refund(client) }
                     deliver(result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
                     await self.coalescer.share(key, nil)
@@ -163,7 +163,7 @@ final class CachingForwarder: Sendable {
                 }
                 let result = self.finish(key, with: fetched, refreshing: false)
                 deliver(result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
-                await self.coalescer.share(key, result.sharedEntry)
+                await self.coalescer.share(key, result)
             }
             return nil
         }
@@ -253,15 +253,15 @@ final class CachingForwarder: Sendable {
             self.statistics.count(.refresh)
             self.statistics.count(.staleWhileRevalidate)
             if !overdue { deliver(revalidating) }
-            // Another replica may have refreshed it already (the call granted then goes unused).
-            if let shared = await self.coalescer.lead(key) {
-                self.finish(key, with: .answer(shared, stored: true), refreshing: true)
+            // Another replica may have refreshed it already, or failed to (the call granted then goes unused).
+            if let shared = await self.coalescer.lead(key, arrivedAt: now) {
+                self.finish(key, with: shared, refreshing: true)
                 await self.coalescer.share(key, nil)
                 return
             }
             let fetched = await self.fill(request, priority: overdue ? .miss : .refresh, firstCallGranted: true)
             let result = self.finish(key, with: fetched, refreshing: true)
-            await self.coalescer.share(key, result.sharedEntry)
+            await self.coalescer.share(key, result)
         }
         if started { return .later }
         coalescer.finish(key) { .answer(entry, stored: false) }
@@ -280,10 +280,11 @@ final class CachingForwarder: Sendable {
         // between would find neither the refresh in flight nor its failure, and start another.
         return coalescer.finish(key) { () -> FetchResult in
             switch fetched {
-            case .answer(let entry, true):
+            case .answer(let entry, true), .shared(let entry):
                 let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
                 if stored { makeVariants(of: entry, for: key) }
                 backoff.clear(key)
+                if case .shared = fetched { return fetched }
                 return .answer(entry, stored: stored)
             case .answer:
                 backoff.clear(key)

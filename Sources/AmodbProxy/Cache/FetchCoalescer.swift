@@ -25,14 +25,16 @@ final class FetchCoalescer: Sendable {
         return result
     }
 
-    /// In the leader's task: a fresh answer another replica stored, else `nil` (call amodb).
-    func lead(_ key: String) async -> CachedResponse? {
-        await leases.lead(key)
+    /// In the leader's task: what another replica's fetch gave for a request that arrived at
+    /// `arrivedAt`, else `nil` (call amodb).
+    func lead(_ key: String, arrivedAt: Double) async -> FetchResult? {
+        await leases.lead(key, arrivedAt: arrivedAt)
     }
 
-    /// After the leader's answer is stored: shares it with the other replicas, ends the fleet's lease.
-    func share(_ key: String, _ entry: CachedResponse?) async {
-        await leases.share(key, entry)
+    /// After the leader's answer is stored: shares how the fetch ended with the other
+    /// replicas (`nil`: it made none), ends the fleet's lease.
+    func share(_ key: String, _ result: FetchResult?) async {
+        await leases.share(key, result)
     }
 
     /// Paths being fetched now.

@@ -36,14 +36,16 @@ protocol FetchLeases: Sendable {
     /// Leases held now.
     var count: Int { get }
 
-    /// In the leader's task, before it calls amodb: a fresh answer another replica stored
-    /// (to keep and hand out instead of calling), or `nil` when this replica must call. A
-    /// shared implementation takes the fleet's lease here and waits while another replica
-    /// holds it; the in-memory one returns `nil` at once.
-    func lead(_ key: String) async -> CachedResponse?
+    /// In the leader's task, before it calls amodb, for a request that arrived at `arrivedAt`
+    /// (the forwarder's clock): a fresh answer another replica stored (`.shared`), or how
+    /// another replica's fetch of the path failed after that request arrived (`.failed`),
+    /// to hand out instead of calling; `nil` when this replica must call. A shared
+    /// implementation takes the fleet's lease here and waits while another replica holds it;
+    /// the in-memory one returns `nil` at once.
+    func lead(_ key: String, arrivedAt: Double) async -> FetchResult?
 
-    /// After the leader has stored its answer here (`entry`; `nil` when it has none to
-    /// share): gives it to the other replicas and ends the fleet's lease. The in-memory
+    /// After the leader has stored its answer here: gives how its fetch ended (`result`; `nil`
+    /// when it made none) to the other replicas and ends the fleet's lease. The in-memory
     /// implementation has no one to tell.
-    func share(_ key: String, _ entry: CachedResponse?) async
+    func share(_ key: String, _ result: FetchResult?) async
 }

@@ -5,14 +5,10 @@ import AmodbHTTP
 enum FetchResult: Sendable {
     /// amodb's 200, or its 404 as a negative entry; `stored` says whether the cache kept it.
     case answer(CachedResponse, stored: Bool)
+    /// A fresh entry another replica fetched, read from the fleet's shared cache (no call made).
+    case shared(CachedResponse)
     /// An error for the clients.
     case failed(ClientFailure)
-
-    /// The entry to share with other replicas: one this replica stored.
-    var sharedEntry: CachedResponse? {
-        if case .answer(let entry, true) = self { return entry }
-        return nil
-    }
 
     /// The answer for one client at `now`; `collapsed` when it joined another's fetch.
     /// `ifNoneMatch`: the tags the client has (a stored 200 it has is a 304).
@@ -23,6 +19,8 @@ enum FetchResult: Sendable {
         case .answer(let entry, let stored):
             let outcome = CacheOutcome.miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil)
             return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
+        case .shared(let entry):
+            return entry.response(at: now, outcome: .sharedHit(ttl: entry.remainingLifetime(at: now)), accept: accept, ifNoneMatch: ifNoneMatch)
         case .failed(let failure):
             return failure.response(collapsed: collapsed)
         }

@@ -39,8 +39,8 @@ final class MemoryFetchLeases: FetchLeases {
     var count: Int { waiting.withLock { $0.count } }
 
     /// One process: nobody else could have stored the answer.
-    func lead(_ key: String) async -> CachedResponse? { nil }
+    func lead(_ key: String, arrivedAt: Double) async -> FetchResult? { nil }
 
     /// One process: nobody else to tell.
-    func share(_ key: String, _ entry: CachedResponse?) async {}
+    func share(_ key: String, _ result: FetchResult?) async {}
 }

@@ -45,7 +45,7 @@ enum UpstreamAnswerTable {
                 return .fail(failure(502, "amodb answered with unexpected status \(status)."), level: .error, log: "amodb answered with an unexpected status")
             }
         case .failure(.timedOut):
-            return .fail(ClientFailure(status: 504, message: "amodb did not answer in time."), level: .warning, log: "amodb did not answer in time")
+            return .fail(timedOut, level: .warning, log: "amodb did not answer in time")
         case .failure(.unreachable):
             return .fail(ClientFailure(status: 502, message: "amodb could not be reached."), level: .warning, log: "amodb is unreachable")
         case .failure(.tooLarge):
@@ -53,6 +53,9 @@ enum UpstreamAnswerTable {
                          level: .error, log: "amodb sent a body larger than AMODB_MAX_UPSTREAM_BYTES; not stored")
         }
     }
+
+    /// No answer from amodb in time (for a replica that waited on another's fetch: not within its timeout and margin).
+    static let timedOut = ClientFailure(status: 504, message: "amodb did not answer in time.")
 
     /// A 200 that must not be stored or served (see `AnswerValidator`).
     static let unusable = ClientFailure(status: 502, message: "amodb sent a response the proxy could not read.", fwdStatus: 200)

@@ -67,7 +67,7 @@ public final class ProxyMetrics: Sendable {
 
         init(_ outcome: CacheOutcome?) {
             switch outcome {
-            case .hit: self = .hit
+            case .hit, .sharedHit: self = .hit
             case .stale: self = .stale
             case .miss: self = .miss
             case nil: self = .none

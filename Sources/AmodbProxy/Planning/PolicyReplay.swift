@@ -100,7 +100,7 @@ public enum PolicyReplay {
         func count(_ response: HTTPResponse, for request: AmodbRequest) {
             state.withLock { state in
                 switch response.cacheOutcome {
-                case .hit: state.shares.fresh += 1
+                case .hit, .sharedHit: state.shares.fresh += 1
                 case .stale(let ttl, _, _):
                     state.shares.stale += 1
                     state.staleAges.append(policy.freshness.lifetime(of: request.route) - Double(ttl))

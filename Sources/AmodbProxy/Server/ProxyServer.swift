@@ -48,9 +48,9 @@ public final class ProxyServer: Sendable {
         self.clock = clock
         let cache = cache ?? MemoryResponseCache(maxBytes: configuration.cacheMaxBytes)
         self.cache = cache
-        let redis = configuration.redis.map { RedisLink(configuration: $0, prefix: configuration.redisPrefix, logger: logger) }
+        let redis = configuration.redis.map { RedisLink(configuration: $0, prefix: configuration.redisPrefix, logger: logger, largestBody: configuration.maxUpstreamBytes) }
         self.redis = redis
-        self.budget = redis.map { RedisCallBudget(limit: configuration.rateLimit, link: $0) } ?? UpstreamBudget(limit: configuration.rateLimit)
+        self.budget = redis.map { RedisCallBudget(limit: configuration.rateLimit, link: $0, clock: clock) } ?? UpstreamBudget(limit: configuration.rateLimit)
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics

@@ -1,21 +1,33 @@
 import AmodbModels
 
 /// A cache entry as stored in Redis for the other replicas: one compact binary value,
-/// `<prefix>cache:<key>`. Version byte, status (2 bytes), stored-at and lifetime (8 bytes
-/// each, milliseconds, big-endian), the ETag (2-byte length, then its bytes), then the body.
-/// Nothing else: never a request header, a token or the key. Compressed variants are
-/// rebuilt by each replica rather than stored.
+/// `<prefix>cache:<key>`. Version byte, the cache key it was stored for (2-byte length,
+/// then its bytes), status (2 bytes), stored-at and lifetime (8 bytes each, milliseconds,
+/// big-endian), the ETag (2-byte length, then its bytes), then the body. Nothing else:
+/// never a request header, a token or the key. Compressed variants are rebuilt by each
+/// replica rather than stored.
 ///
-/// Reading trusts nothing: a value of another version, cut short, or whose ETag does not
-/// match its body is refused; the entry then passes the snapshot's checks (`CacheSnapshot.problem`).
+/// Reading trusts nothing: a value of another version, cut short, stored for another key
+/// than the one asked for (a trending page copied under another page or list, whose body
+/// no check could tell apart), or whose ETag does not match its body is refused; the entry
+/// then passes the snapshot's checks (`CacheSnapshot.problem`).
 enum CacheEnvelope {
     /// The format written.
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
-    /// The value stored for `entry`.
-    static func encode(_ entry: CachedResponse) -> [UInt8] {
+    /// The largest value stored for a body of `bodyBytes`: the body, and room for the fixed
+    /// fields, the key and the ETag (a cache key is a request target, far below 64 KiB).
+    static func largestSize(bodyBytes: Int) -> Int {
+        bodyBytes + 64 * 1024
+    }
+
+    /// The value stored for `entry` under the cache key `key`.
+    static func encode(_ entry: CachedResponse, key: String) -> [UInt8] {
         var bytes: [UInt8] = [version]
-        bytes.reserveCapacity(32 + entry.etag.utf8.count + entry.body.count)
+        let keyBytes = Array(key.utf8.prefix(Int(UInt16.max)))
+        bytes.reserveCapacity(32 + keyBytes.count + entry.etag.utf8.count + entry.body.count)
+        append(UInt64(keyBytes.count), width: 2, to: &bytes)
+        bytes += keyBytes
         append(UInt64(UInt16(clamping: entry.status)), width: 2, to: &bytes)
         append(UInt64(bitPattern: milliseconds(entry.storedAt)), width: 8, to: &bytes)
         append(UInt64(bitPattern: milliseconds(entry.lifetime)), width: 8, to: &bytes)
@@ -26,8 +38,8 @@ enum CacheEnvelope {
         return bytes
     }
 
-    /// The entry in `bytes`, or why it cannot be read.
-    static func decode(_ bytes: [UInt8]) -> Result<CachedResponse, EnvelopeError> {
+    /// The entry in `bytes` if it was stored for the cache key `key`, or why it cannot be read.
+    static func decode(_ bytes: [UInt8], key: String) -> Result<CachedResponse, EnvelopeError> {
         guard bytes.first == version else { return .failure(.init(reason: "not an envelope of version \(version)")) }
         var offset = 1
         func read(_ width: Int) -> UInt64? {
@@ -35,6 +47,12 @@ enum CacheEnvelope {
             defer { offset += width }
             return bytes[offset..<offset + width].reduce(0) { $0 << 8 | UInt64($1) }
         }
+        guard let keyLength = read(2), bytes.count - offset >= Int(keyLength) else { return .failure(.init(reason: "cut short")) }
+        // Compared as bytes: the key asked for is canonical, page and every parameter included.
+        guard bytes[offset..<offset + Int(keyLength)].elementsEqual(key.utf8) else {
+            return .failure(.init(reason: "stored for another key"))
+        }
+        offset += Int(keyLength)
         guard let status = read(2), let storedAt = read(8), let lifetime = read(8), let etagLength = read(2),
               bytes.count - offset >= Int(etagLength)
         else { return .failure(.init(reason: "cut short")) }

@@ -5,9 +5,10 @@ import Synchronization
 
 /// This replica's link to the Redis that replicas share (`AMODB_REDIS_URL`): every Redis
 /// call of the proxy goes through `call`, which times it, counts failures and tells when
-/// an outage starts (one warning) and ends (one note). A heartbeat keeps
-/// `<prefix>replica:<id>` alive and counts the live replicas, so that while Redis is down
-/// each replica knows its fair share of the key's rate limit.
+/// an outage starts (one warning) and ends (one note). A heartbeat keeps this replica in
+/// the fleet's roster (`ReplicaRoster`, one sorted set) and counts the live replicas, so
+/// that while Redis is down each replica knows its fair share of the key's rate limit;
+/// then it runs what others asked to do once a beat (`onEveryBeat`).
 ///
 /// Redis is an optimisation, never a dependency: a failed call returns `nil` and the
 /// caller does what a lone replica would.
@@ -21,6 +22,10 @@ final class RedisLink: Sendable {
         var health = Health.unknown
         /// Replicas seen alive by the last heartbeat (this one included); 1 until one succeeds.
         var replicas = 1
+        /// What the beats of the last lifetime counted, newest last.
+        var recentCounts: [Int] = []
+        /// Work run after every beat.
+        var everyBeat: [@Sendable () async -> Void] = []
         var heartbeat: Task<Void, Never>?
         var listener: Task<Void, Never>?
     }
@@ -34,6 +39,7 @@ final class RedisLink: Sendable {
     /// The channel on which fills are announced.
     var fillsChannel: String { prefix + "fills" }
     private let subscriber: RedisSubscriber
+    private let roster: ReplicaRoster
     private let logger: ProxyLogger
     private let announcements = FillAnnouncements()
     private let state = Mutex(State())
@@ -41,15 +47,30 @@ final class RedisLink: Sendable {
     private let durations = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
     /// Seconds between heartbeats; a replica is dead after three missed.
     let heartbeatInterval: Double
+    /// Beats a replica may miss before it is no longer counted.
+    static let beatsPerLifetime = 3
+    /// How long a replica counts after its last beat, in seconds.
+    var replicaLifetime: Double { heartbeatInterval * Double(Self.beatsPerLifetime) }
 
     /// A link to `configuration`'s server under `prefix`; nothing is sent before `start()`.
-    init(configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, heartbeatInterval: Double = 1) {
+    /// `largestBody`: the largest body the proxy stores (`AMODB_MAX_UPSTREAM_BYTES`), so that
+    /// no reply larger than the envelope of such a body is ever read.
+    init(configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, largestBody: Int, heartbeatInterval: Double = 1) {
+        var configuration = configuration
+        configuration.limits = configuration.limits.allowingBulkStrings(of: CacheEnvelope.largestSize(bodyBytes: largestBody))
         client = RedisClient(configuration: configuration)
         subscriber = RedisSubscriber(configuration: configuration)
         self.prefix = prefix
         self.logger = logger
         self.heartbeatInterval = heartbeatInterval
         replicaID = UUID().uuidString.lowercased().prefix(12).description
+        roster = ReplicaRoster(
+            client: client, prefix: prefix, lifetimeMilliseconds: Int64(heartbeatInterval * Double(Self.beatsPerLifetime) * 1000))
+    }
+
+    /// Runs `work` after every heartbeat (whether or not Redis answered it).
+    func onEveryBeat(_ work: @escaping @Sendable () async -> Void) {
+        state.withLock { $0.everyBeat.append(work) }
     }
 
     /// Starts the heartbeat and the announcement listener; returns at once (Redis may be unreachable).
@@ -89,7 +110,7 @@ final class RedisLink: Sendable {
             return [state.heartbeat, state.listener]
         }
         tasks.forEach { $0?.cancel() }
-        _ = await call { try await $0.del([self.prefix + "replica:" + self.replicaID]) }
+        _ = await call { _ in try await self.roster.leave(self.replicaID) }
         await subscriber.shutdown()
         await client.shutdown()
         announcements.wakeAll()
@@ -124,31 +145,26 @@ final class RedisLink: Sendable {
     /// Replicas the last heartbeat saw alive, this one included (at least 1).
     var replicas: Int { state.withLock { $0.replicas } }
 
+    /// The most replicas a beat counted within the last lifetime (at least 1): right after
+    /// Redis lost its data, the others are back in the roster only once they have beaten again.
+    var replicasRecently: Int { state.withLock { max($0.replicas, $0.recentCounts.max() ?? 1) } }
+
     /// Waits until `key`'s fill is announced or `timeout` passes, whichever is first.
     func waitForFill(of key: String, upTo timeout: Duration) async {
         await announcements.wait(for: key, upTo: timeout)
     }
 
-    /// One heartbeat: this replica's key, then the live replicas counted.
+    /// One heartbeat: this replica marked alive and the live replicas counted, then the
+    /// work others asked for.
     private func beat() async {
-        let ttl = Int64(heartbeatInterval * 3000)
-        let own = prefix + "replica:" + replicaID
-        guard await call({ try await $0.set(own, Array("alive".utf8), expiry: .milliseconds(ttl)) }) != nil else { return }
-        let pattern = prefix + "replica:*"
-        let counted = await call { client -> Int in
-            var cursor = "0"
-            var count = 0
-            repeat {
-                let reply = try await client.send(["SCAN", .bulk(cursor), "MATCH", .bulk(pattern), "COUNT", 1000])
-                guard case .array(let parts) = reply, parts.count == 2, let next = parts[0].bytes, case .array(let keys) = parts[1] else {
-                    throw RedisError.unexpectedReply(reply.description)
-                }
-                count += keys.count
-                cursor = String(decoding: next, as: UTF8.self)
-            } while cursor != "0"
-            return count
+        if let counted = await call({ _ in try await self.roster.beat(self.replicaID) }) {
+            state.withLock { state in
+                state.replicas = max(1, counted)
+                state.recentCounts.append(state.replicas)
+                if state.recentCounts.count > Self.beatsPerLifetime { state.recentCounts.removeFirst() }
+            }
         }
-        if let counted { state.withLock { $0.replicas = max(1, counted) } }
+        for work in state.withLock({ $0.everyBeat }) { await work() }
     }
 
     private func record(_ started: ContinuousClock.Instant) {

@@ -15,6 +15,8 @@ public enum RESPParseError: Error, Sendable, Equatable, CustomStringConvertible 
     case bulkTooLong(Int)
     /// An array longer than `RESPLimits.maxArrayCount`.
     case arrayTooLong(Int)
+    /// More values in one reply than `RESPLimits.maxReplyElements`.
+    case tooManyElements
     /// Arrays nested deeper than `RESPLimits.maxDepth`.
     case tooDeep
     /// A reply larger than `RESPLimits.maxReplyBytes`.
@@ -29,6 +31,7 @@ public enum RESPParseError: Error, Sendable, Equatable, CustomStringConvertible 
         case .lineTooLong: "RESP line over the limit"
         case .bulkTooLong(let length): "RESP bulk string of \(length) bytes over the limit"
         case .arrayTooLong(let count): "RESP array of \(count) elements over the limit"
+        case .tooManyElements: "RESP reply with more values than the limit"
         case .tooDeep: "RESP arrays nested over the limit"
         case .replyTooLarge: "RESP reply over the size limit"
         }

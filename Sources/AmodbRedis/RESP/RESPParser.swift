@@ -28,6 +28,8 @@ public struct RESPParser: Sendable {
     private var stack: [Frame] = []
     /// Wire bytes of the reply being read, for `maxReplyBytes`.
     private var replyBytes = 0
+    /// Values (arrays included) of the reply being read, for `maxReplyElements`.
+    private var replyElements = 0
     private var failure: RESPParseError?
 
     /// A parser with the given limits.
@@ -84,6 +86,7 @@ public struct RESPParser: Sendable {
                 }
                 if stack.isEmpty {
                     replyBytes = 0
+                    replyElements = 0
                     compact()
                     return value
                 }
@@ -93,6 +96,15 @@ public struct RESPParser: Sendable {
 
     /// Reads one scalar, or one array header, at `position`.
     private mutating func step() throws(RESPParseError) -> Step {
+        let step = try readValue()
+        if case .needMore = step { return step }
+        replyElements += 1
+        guard replyElements <= limits.maxReplyElements else { throw .tooManyElements }
+        return step
+    }
+
+    /// One scalar, or one array header, at `position`.
+    private mutating func readValue() throws(RESPParseError) -> Step {
         guard position < buffer.count else { return .needMore }
         let type = buffer[position]
         guard [UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "$"), UInt8(ascii: "*")].contains(type) else {
@@ -139,6 +151,8 @@ public struct RESPParser: Sendable {
             }
             guard count >= 0 else { throw .invalidNumber }
             guard count <= limits.maxArrayCount else { throw .arrayTooLong(Int(clamping: count)) }
+            // Each element is at least one more value: an array that could never fit is refused now.
+            guard replyElements + 1 + Int(count) <= limits.maxReplyElements else { throw .tooManyElements }
             // An empty array nests as deep as a full one.
             guard stack.count < limits.maxDepth else { throw .tooDeep }
             if count == 0 {
@@ -147,7 +161,7 @@ public struct RESPParser: Sendable {
             }
             try consume(to: afterLine)
             var elements: [RedisValue] = []
-            elements.reserveCapacity(min(Int(count), 1024))
+            elements.reserveCapacity(min(Int(count), 64))
             stack.append(Frame(count: Int(count), elements: elements))
             return .openedArray
         }

@@ -8,6 +8,15 @@
 /// Time is the caller's (`now` in milliseconds), passed to the script rather than read
 /// with `TIME` inside it: replicas' clocks are close enough for a 60 s window, and tests
 /// can pin it.
+///
+/// The window outlives Redis losing its data (`FLUSHALL`, a restart without persistence,
+/// a failover to an empty replica): amodb still counts the calls of the last minute. The
+/// window has an identity, when it was started (`windowKey`); a replica that finds it
+/// missing or other than the one it last saw gets `.unseeded` and puts back the calls it
+/// made in the last minute (`seed`: idempotent, since the members are the calls' own ids).
+/// A window started again grants nothing until every replica seen alive has seeded it, or
+/// until a replica's lifetime has passed (one that has not beaten by then is gone), so the
+/// first replica back cannot spend what the others had already spent.
 public struct SharedBudget: Sendable {
     /// Who is asking, as in `UpstreamBudget.Priority`.
     public enum Priority: String, Sendable {
@@ -23,6 +32,22 @@ public struct SharedBudget: Sendable {
         case granted
         /// No call now; one may be possible after this many milliseconds.
         case denied(retryAfterMilliseconds: Int64)
+        /// The window is not the one the caller seeded (lost, or started again): `seed` it, then ask again.
+        case unseeded
+    }
+
+    /// A call this replica made, as `seed` puts it back.
+    public struct Call: Sendable, Equatable {
+        /// Its id, as given to `acquire` (the member stored).
+        public var id: String
+        /// When it was made, in milliseconds.
+        public var at: Int64
+
+        /// A call `id` made at `at` (ms).
+        public init(id: String, at: Int64) {
+            self.id = id
+            self.at = at
+        }
     }
 
     /// The sorted set of calls in the window (member: a call's id, score: when, in ms).
@@ -31,6 +56,11 @@ public struct SharedBudget: Sendable {
     public let closedKey: String
     /// A hash of what amodb's headers said: `limit`, `remaining`, `reset_at` (ms).
     public let upstreamKey: String
+    /// A hash naming the window: `since` (when it was started, ms), `expected` (replicas
+    /// that must seed it), `settled_by` (ms; from then on it grants whoever has seeded).
+    public let windowKey: String
+    /// The set of replicas that have seeded the window since it was started.
+    public let seededKey: String
     /// Calls per window at most (`AMODB_RATE_LIMIT`).
     public let limit: Int
     /// The window, in milliseconds.
@@ -43,28 +73,73 @@ public struct SharedBudget: Sendable {
         self.callsKey = prefix + "budget:calls"
         self.closedKey = prefix + "budget:closed"
         self.upstreamKey = prefix + "budget:upstream"
+        self.windowKey = prefix + "budget:window"
+        self.seededKey = prefix + "budget:seeded"
         self.limit = max(1, limit)
         self.windowMilliseconds = windowMilliseconds
     }
 
+    private var keys: [String] { [callsKey, closedKey, upstreamKey, windowKey, seededKey] }
+
     /// Takes one call from the fleet's window, or says how long until one could be had.
     /// `callID` must be unique per call (replica id and a counter): it is the member stored.
-    public func acquire(_ priority: Priority, now: Int64, callID: String) async throws(RedisError) -> Decision {
+    /// `window`: the window the caller seeded (`seed`'s answer); another gets `.unseeded`.
+    public func acquire(_ priority: Priority, now: Int64, callID: String, window: Int64) async throws(RedisError) -> Decision {
         let reply = try await client.run(
-            Self.script, keys: [callsKey, closedKey, upstreamKey],
-            arguments: ["acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(priority.rawValue), .bulk(callID)]
+            Self.script, keys: keys,
+            arguments: ["acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(priority.rawValue), .bulk(callID),
+                        .integer(window)]
         )
         guard case .array(let fields) = reply, fields.count == 2, let granted = fields[0].integer, let wait = fields[1].integer else {
             throw .unexpectedReply(reply.description)
         }
-        return granted == 1 ? .granted : .denied(retryAfterMilliseconds: wait)
+        switch granted {
+        case 1: return .granted
+        case 2: return .unseeded
+        default: return .denied(retryAfterMilliseconds: wait)
+        }
+    }
+
+    /// Puts `calls` (this replica's, of the last window) back into the window, starting it
+    /// if there is none; returns the window's start, for `acquire`. Idempotent: a call
+    /// already there is not added again. Only calls within the window ending at `now` are
+    /// added, at most `limit` of them, and the window keeps at most `limit` calls (the
+    /// newest): a seed can never make it more than fully spent, as a fresh start would
+    /// allow. `closedUntil` (ms): a 429's close this replica still keeps, put back too.
+    /// `replicas`: how many replicas this one saw alive lately; a window this call starts
+    /// waits for that many seeds, or `settleMilliseconds`, before it grants.
+    public func seed(
+        _ calls: [Call], replica: String, replicas: Int, settleMilliseconds: Int64, closedUntil: Int64? = nil, now: Int64
+    ) async throws(RedisError) -> Int64 {
+        var arguments: [RedisValue] = [
+            "seed", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(replica),
+            .integer(Int64(max(1, replicas))), .integer(max(0, settleMilliseconds)), .integer(closedUntil ?? 0),
+        ]
+        for call in calls.suffix(limit) { arguments += [.integer(call.at), .bulk(call.id)] }
+        let reply = try await client.run(Self.script, keys: keys, arguments: arguments)
+        guard case .array(let fields) = reply, fields.count == 2, let since = fields[1].integer else {
+            throw .unexpectedReply(reply.description)
+        }
+        return since
+    }
+
+    /// When the window now in Redis was started (ms), or `nil` when there is none. Asked
+    /// by every replica once a heartbeat, which also keeps the window's name alive: it
+    /// expires only once no replica has asked for ten windows.
+    public func windowStart() async throws(RedisError) -> Int64? {
+        let reply = try await client.run(
+            Self.script, keys: keys, arguments: ["window", 0, .integer(Int64(limit)), .integer(windowMilliseconds)])
+        guard case .array(let fields) = reply, fields.count == 2, let found = fields[0].integer, let since = fields[1].integer else {
+            throw .unexpectedReply(reply.description)
+        }
+        return found == 1 ? since : nil
     }
 
     /// amodb said 429 with `Retry-After`: no replica calls for `milliseconds` from `now`
     /// (a later close than the one in force wins; an earlier one changes nothing).
     public func close(forMilliseconds milliseconds: Int64, now: Int64) async throws(RedisError) {
         _ = try await client.run(
-            Self.script, keys: [callsKey, closedKey, upstreamKey],
+            Self.script, keys: keys,
             arguments: ["close", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(milliseconds)]
         )
     }
@@ -76,7 +151,7 @@ public struct SharedBudget: Sendable {
     public func observe(limit upstreamLimit: Int?, remaining: Int?, resetAt: Int64?, now: Int64) async throws(RedisError) {
         func optional(_ value: Int64?) -> RedisValue { value.map(RedisValue.integer) ?? .bulk("") }
         _ = try await client.run(
-            Self.script, keys: [callsKey, closedKey, upstreamKey],
+            Self.script, keys: keys,
             arguments: ["observe", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
                         optional(upstreamLimit.map(Int64.init)), optional(remaining.map(Int64.init)), optional(resetAt)]
         )
@@ -90,21 +165,62 @@ public struct SharedBudget: Sendable {
     }
 
     /// The whole decision in one script, so no two replicas can both take the last call.
-    /// KEYS: calls, closed-until, upstream hash. ARGV: operation, now, limit, window, then for
-    /// `acquire` the priority and the call's id, for `close` the milliseconds to stay closed,
-    /// for `observe` amodb's limit, remaining and reset time ('' when absent).
-    /// Replies `{1, 0}` (granted) or `{0, wait}` for `acquire`, `{0, 0}` otherwise.
+    /// KEYS: calls, closed-until, upstream hash, window hash, seeded set. ARGV: operation,
+    /// now, limit, window, then for `acquire` the priority, the call's id and the window
+    /// seeded; for `seed` the replica, the replicas expected, the settling time, a close
+    /// kept (ms, 0: none), then pairs of a call's time and id; for `close` the milliseconds
+    /// to stay closed; for `observe` amodb's limit, remaining and reset time ('' when absent).
+    /// Replies `{1, 0}` (granted), `{0, wait}` or `{2, 0}` (unseeded) for `acquire`,
+    /// `{1, since}` for `seed`, `{1, since}` or `{0, 0}` for `window`, `{0, 0}` otherwise.
     public static let script = RedisScript("""
         local now = tonumber(ARGV[2])
         local limit = tonumber(ARGV[3])
         local window = tonumber(ARGV[4])
         local closed = tonumber(redis.call('GET', KEYS[2]) or '0')
-        if ARGV[1] == 'close' then
-          local reopen = now + tonumber(ARGV[5])
-          if reopen > closed then
+        local function close(reopen)
+          if reopen > closed and reopen > now then
             redis.call('SET', KEYS[2], reopen, 'PX', reopen - now)
+            closed = reopen
           end
+        end
+        if ARGV[1] == 'close' then
+          close(now + tonumber(ARGV[5]))
           return {0, 0}
+        end
+        if ARGV[1] == 'window' then
+          local since = redis.call('HGET', KEYS[4], 'since')
+          if not since then return {0, 0} end
+          redis.call('PEXPIRE', KEYS[4], 10 * window)
+          return {1, tonumber(since)}
+        end
+        if ARGV[1] == 'seed' then
+          local since = redis.call('HGET', KEYS[4], 'since')
+          if not since then
+            since = ARGV[2]
+            redis.call('DEL', KEYS[5])
+            redis.call('HSET', KEYS[4], 'since', since, 'expected', ARGV[6], 'settled_by', now + tonumber(ARGV[7]))
+          elseif tonumber(ARGV[6]) > tonumber(redis.call('HGET', KEYS[4], 'expected') or '1') then
+            redis.call('HSET', KEYS[4], 'expected', ARGV[6])
+          end
+          redis.call('PEXPIRE', KEYS[4], 10 * window)
+          close(tonumber(ARGV[8]))
+          local last = math.min(#ARGV - 1, 8 + 2 * limit)
+          for i = 9, last, 2 do
+            local at = tonumber(ARGV[i])
+            if at and at > now - window and at <= now then
+              redis.call('ZADD', KEYS[1], 'NX', at, ARGV[i + 1])
+            end
+          end
+          -- The oldest beyond the limit change no decision: a window spent stays spent
+          -- until as many calls have left it either way.
+          local size = redis.call('ZCARD', KEYS[1])
+          if size > limit then
+            redis.call('ZREMRANGEBYRANK', KEYS[1], 0, size - limit - 1)
+          end
+          redis.call('PEXPIRE', KEYS[1], window)
+          redis.call('SADD', KEYS[5], ARGV[5])
+          redis.call('PEXPIRE', KEYS[5], 2 * window)
+          return {1, tonumber(since)}
         end
         if ARGV[1] == 'observe' then
           local upstreamLimit = tonumber(ARGV[5])
@@ -117,6 +233,13 @@ public struct SharedBudget: Sendable {
           end
           redis.call('PEXPIRE', KEYS[3], 10 * window)
           return {0, 0}
+        end
+        if redis.call('HGET', KEYS[4], 'since') ~= ARGV[7] then
+          return {2, 0}
+        end
+        local settledBy = tonumber(redis.call('HGET', KEYS[4], 'settled_by') or '0')
+        if now < settledBy and redis.call('SCARD', KEYS[5]) < tonumber(redis.call('HGET', KEYS[4], 'expected') or '1') then
+          return {0, settledBy - now}
         end
         if now < closed then
           return {0, closed - now}
