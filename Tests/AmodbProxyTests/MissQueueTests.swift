@@ -41,6 +41,13 @@ struct MissQueueTests {
         await forwarder.settled()
     }
 
+    /// Movies 1 and 2 fetched at 1000 and 1001: the window of 2 is spent until 1060, then 1061.
+    private static func spendTheWindow(_ forwarder: CachingForwarder, _ clock: SimulatedClock, _ answers: Answers) async throws {
+        try await ask(forwarder, 1, into: answers)
+        await clock.advance(to: 1001) { await forwarder.settled() }
+        try await ask(forwarder, 2, into: answers)
+    }
+
     /// amodb answering every movie at once, counting its calls.
     private final class Movies: UpstreamFetcher {
         private let made = Mutex<[String]>([])
@@ -60,9 +67,7 @@ struct MissQueueTests {
         let fetcher = Self.moviesFetcher()
         let forwarder = Self.forwarder(fetcher, clock: clock)
         let answers = Answers()
-        try await Self.ask(forwarder, 1, into: answers)
-        await clock.advance(to: 1001) { await forwarder.settled() }
-        try await Self.ask(forwarder, 2, into: answers)
+        try await Self.spendTheWindow(forwarder, clock, answers)
         await clock.advance(to: 1059.5) { await forwarder.settled() }
         try await Self.ask(forwarder, 3, into: answers)   // the window is spent; a call frees at 1060
         #expect(answers.all.count == 2, "it waits")
@@ -78,9 +83,7 @@ struct MissQueueTests {
         let fetcher = Self.moviesFetcher()
         let forwarder = Self.forwarder(fetcher, clock: clock, wait: 0)
         let answers = Answers()
-        try await Self.ask(forwarder, 1, into: answers)
-        await clock.advance(to: 1001) { await forwarder.settled() }
-        try await Self.ask(forwarder, 2, into: answers)
+        try await Self.spendTheWindow(forwarder, clock, answers)
         await clock.advance(to: 1059.5) { await forwarder.settled() }
         try await Self.ask(forwarder, 3, into: answers)
         #expect(answers.all.map(\.status) == [200, 200, 503])
@@ -106,9 +109,7 @@ struct MissQueueTests {
         let fetcher = Self.moviesFetcher()
         let forwarder = Self.forwarder(fetcher, clock: clock)
         let answers = Answers()
-        try await Self.ask(forwarder, 1, into: answers)
-        await clock.advance(to: 1001) { await forwarder.settled() }
-        try await Self.ask(forwarder, 2, into: answers)
+        try await Self.spendTheWindow(forwarder, clock, answers)
         await clock.advance(to: 1059) { await forwarder.settled() }
         try await Self.ask(forwarder, 10, into: answers)   // first: the call freeing at 1060
         await clock.advance(to: 1059.5) { await forwarder.settled() }
@@ -127,9 +128,7 @@ struct MissQueueTests {
         let fetcher = Self.moviesFetcher()
         let forwarder = Self.forwarder(fetcher, clock: clock)
         let answers = Answers()
-        try await Self.ask(forwarder, 1, into: answers)
-        await clock.advance(to: 1001) { await forwarder.settled() }
-        try await Self.ask(forwarder, 2, into: answers)
+        try await Self.spendTheWindow(forwarder, clock, answers)
         await clock.advance(to: 1059.5) { await forwarder.settled() }
         try await Self.ask(forwarder, 3, into: answers)
         try await Self.ask(forwarder, 3, into: answers)
@@ -161,9 +160,7 @@ struct MissQueueTests {
         let fetcher = Self.moviesFetcher()
         let forwarder = Self.forwarder(fetcher, clock: clock)
         let answers = Answers()
-        try await Self.ask(forwarder, 1, into: answers)
-        await clock.advance(to: 1001) { await forwarder.settled() }
-        try await Self.ask(forwarder, 2, into: answers)
+        try await Self.spendTheWindow(forwarder, clock, answers)
         await clock.advance(to: 1059) { await forwarder.settled() }
         try await Self.ask(forwarder, 3, into: answers)   // waits for the call freeing at 1060
         await clock.advance(to: 1059.5) { await forwarder.settled() }

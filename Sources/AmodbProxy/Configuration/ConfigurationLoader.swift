@@ -261,33 +261,20 @@ public enum ConfigurationLoader {
         var configPath = environment["AMODB_CONFIG"]
         var sandbox = environment["AMODB_SANDBOX"].map { $0 == "1" || $0.lowercased() == "true" } ?? false
         var mode = Mode.serve
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            var (name, inlineValue) = (argument, String?.none)
-            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(ConfigurationError) -> String {
-                if let inlineValue { return inlineValue }
-                guard index < arguments.count else { throw ConfigurationError("\(shown(name)) needs a value") }
-                index += 1
-                return arguments[index - 1]
-            }
+        var reader = ArgumentReader(arguments)
+        while let name = reader.next() {
             switch name {
             case "-h", "--help": return .help
             case "--version": return .version
             case "--healthcheck": mode = .healthcheck
             case "--check-config": mode = .checkConfig
             case "--sandbox": sandbox = true
-            case "--config": configPath = try value()
+            case "--config": configPath = try reader.value()
             default:
                 guard let setting = settings.first(where: { !$0.flag.isEmpty && $0.flag == name }) else {
-                    throw ConfigurationError("unknown option \(shown(argument)); see --help")
+                    throw ConfigurationError("unknown option \(shown(reader.argument)); see --help")
                 }
-                flags.append((setting, try value()))
+                flags.append((setting, try reader.value()))
             }
         }
 
