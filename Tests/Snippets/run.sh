@@ -6,19 +6,20 @@
 #     its placeholders change: https://movies-proxy.example.com/3 becomes the proxy's
 #     loopback URL and YOUR_APP_TOKEN the token it was started with (a block without both
 #     fails, as it would call some other server);
-#   - swift-urlsession and swift-amodbclient become the main.swift of two executables in a
-#     scratch package that depends on this checkout by path (only AmodbModels and
-#     AmodbClient are compiled); URLSession lives in FoundationNetworking on Linux, so the
-#     first gets `#if canImport(FoundationNetworking) import FoundationNetworking #endif`
-#     put before it, which changes nothing on Apple platforms;
+#   - swift-urlsession and swift-amodbclient become the main.swift of two executables, each
+#     built on its own, in a scratch package that depends on this checkout by path (only
+#     AmodbModels and AmodbClient are compiled); URLSession lives in FoundationNetworking
+#     on Linux, so the first gets `#if canImport(FoundationNetworking) import
+#     FoundationNetworking #endif` put before it, which changes nothing on Apple platforms;
 #   - kotlin-okhttp runs as its Java twin, Tests/Snippets/TrendingOkHttp.java (no Kotlin
 #     compiler here), on Debian's OkHttp and Android's org.json; every string in the Kotlin
 #     block must be a string in the twin and every member it names a call there;
 #   - js-fetch runs with node as an ES module (top-level await, global fetch);
-#   - each must print what the proxy answers: the first trending title, fetched here with
-#     curl (for AmodbClient also the de-DE title, the movie's title and its poster URL);
+#   - each must print exactly what the proxy answers, fetched here with curl: the first
+#     trending title (AmodbClient: the de-DE one, then the movie's title and poster URL);
 #   - the README's claims for TMDB client libraries: `api_key` alone gets 401 while tokens
-#     are set, unknown `append_to_response` names are dropped, /3/configuration is cached a day;
+#     are set, unknown `append_to_response` names are answered without, /3/configuration
+#     is served and cached a day;
 #   - every snippet tag in README.md is one this script runs.
 #
 # Usage: bash Tests/Snippets/run.sh
@@ -170,7 +171,10 @@ run_snippet() {
 # package identity the snippet's comment names (`"amodb-proxy"`).
 package="$work/snippets"
 ln -s "$repo" "$work/amodb-proxy"
-mkdir -p "$package/Sources/URLSessionSnippet" "$package/Sources/AmodbClientSnippet"
+for product in URLSessionSnippet AmodbClientSnippet; do
+  # Empty until run_swift writes it: SwiftPM wants a source in every target to load the package.
+  mkdir -p "$package/Sources/$product" && : >"$package/Sources/$product/main.swift"
+done
 cat >"$package/Package.swift" <<'EOF'
 // swift-tools-version:6.0
 import PackageDescription
@@ -186,24 +190,21 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 EOF
-swift_ready=1
-{
-  printf '#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n'
-  with_proxy "${block[swift-urlsession]}"
-} >"$package/Sources/URLSessionSnippet/main.swift" || { not_ok "swift-urlsession uses $placeholder_url and $placeholder_token"; swift_ready=0; }
-with_proxy "${block[swift-amodbclient]}" >"$package/Sources/AmodbClientSnippet/main.swift" \
-  || { not_ok "swift-amodbclient uses $placeholder_url and $placeholder_token"; swift_ready=0; }
-if ((swift_ready)); then
-  echo "# swift build (the Swift snippets, AmodbModels and AmodbClient)"
-  if (cd "$package" && swift build) >"$work/swift-build.log" 2>&1; then
-    bin=$(cd "$package" && swift build --show-bin-path)
-    run_snippet swift-urlsession "$title" "$bin/URLSessionSnippet"
-    run_snippet swift-amodbclient "$title_de"$'\n'"$movie_line" "$bin/AmodbClientSnippet"
+# run_swift NAME PRODUCT EXPECTED [PREAMBLE]: the block NAME, after PREAMBLE, as PRODUCT's main.swift.
+run_swift() {
+  local name=$1 product=$2 expected=$3 preamble=${4:-}
+  if ! { printf '%s' "$preamble"; with_proxy "${block[$name]}"; } >"$package/Sources/$product/main.swift"; then
+    not_ok "$name uses $placeholder_url and $placeholder_token"
+  elif ! (cd "$package" && swift build --product "$product") >"$work/$name-build.log" 2>&1; then
+    not_ok "$name compiles"
+    grep -E '^/.*error:' "$work/$name-build.log" | sort -u | head -n 10 | sed 's/^/#   /'
   else
-    not_ok "the Swift snippets compile"
-    grep -E 'error:' "$work/swift-build.log" | head -n 10 | sed 's/^/#   /'
+    run_snippet "$name" "$expected" "$(cd "$package" && swift build --show-bin-path)/$product"
   fi
-fi
+}
+echo "# swift build (the Swift snippets, AmodbModels and AmodbClient)"
+run_swift swift-urlsession URLSessionSnippet "$title" $'#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n'
+run_swift swift-amodbclient AmodbClientSnippet "$title_de"$'\n'"$movie_line"
 
 # --- Kotlin (as its Java twin): OkHttp --------------------------------------------------------
 twin="$script_dir/TrendingOkHttp.java"
