@@ -297,27 +297,29 @@ final class CachingForwarder: Sendable {
     /// in gzip when they ask for it, not identity (br, much slower to make, follows off the
     /// event loops). Anything else is left as it is: an answer not stored is not compressed.
     private func withGzip(_ fetched: FetchResult, for key: String) -> FetchResult {
-        guard case .answer(let entry, true) = fetched, entry.status == 200, cache.admits(entry, for: key),
+        guard case .answer(let entry, true) = fetched, entry.status == 200, cache.admits(byteCount: entry.body.count, for: key),
               storesOpen.withLock({ $0 })
         else { return fetched }
-        let gzipped = variantMaker.gzipped(entry)
+        let gzipped = variantMaker.gzipped(entry) { cache.admits(byteCount: $0, for: key) }
         // Small enough alone but not with its gzip bytes: kept identity only, as before.
         return .answer(cache.admits(gzipped, for: key) ? gzipped : entry, stored: true)
     }
 
     /// Has `entry`'s variants (those still pending) made off the event loops and stores it
     /// again with them, while it is still the answer stored under `key`, with the variants
-    /// it had, and the cache still takes stores. Also for entries loaded from a snapshot,
-    /// which keeps identity bytes only.
+    /// it had, and the cache still takes stores. Also for entries loaded from a snapshot, which keeps identity bytes only.
     func makeVariants(of entry: CachedResponse, for key: String) {
-        variantMaker.make(entry) { [self] withVariants in
-            // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
-            storesOpen.withLock { open in
-                guard open, let current = cache.entry(for: key), current.isSameAnswer(as: entry), current.variants == entry.variants
-                else { return }
-                cache.store(withVariants, for: key)
-            }
+        let holds: @Sendable (CachedResponse) -> Bool = { [cache] entry in
+            guard let current = cache.entry(for: key) else { return false }
+            return current.isSameAnswer(as: entry) && current.variants == entry.variants
         }
+        variantMaker.make(entry, in: VariantMaker.Slot(
+            holds: { [self] entry in storesOpen.withLock { $0 } && holds(entry) },
+            admits: { [cache] in cache.admits(byteCount: $0, for: key) },
+            store: { [self] withVariants in
+                // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
+                storesOpen.withLock { open in open && holds(entry) && cache.store(withVariants, for: key) }
+            }))
     }
 
     // MARK: Calling amodb
