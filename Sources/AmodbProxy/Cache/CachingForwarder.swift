@@ -166,7 +166,7 @@ final class CachingForwarder: Sendable {
                 }
                 let result = self.finish(key, with: fetched, refreshing: false)
                 deliver(result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
-                await self.coalescer.share(key, result.sharedEntry)
+                await self.share(key, result)
             }
             return nil
         }
@@ -255,7 +255,7 @@ final class CachingForwarder: Sendable {
             }
             let fetched = await self.fill(request, priority: priority, firstCallGranted: true)
             let result = self.finish(key, with: fetched, refreshing: true)
-            await self.coalescer.share(key, result.sharedEntry)
+            await self.share(key, result)
         }
         if started { return .later }
         coalescer.finish(key) { .answer(entry, stored: false) }
@@ -266,7 +266,8 @@ final class CachingForwarder: Sendable {
     /// Stores a fetched answer and ends the lease in one step, hands the result to those who
     /// joined, and remembers a failed refresh's back-off. Nothing is stored once shutdown
     /// has closed the cache for its final snapshot. An answer to store gets its gzip
-    /// variant first (`withGzip`), before anyone is answered from it.
+    /// variant first (`withGzip`), before anyone is answered from it; one another replica
+    /// stored comes with the variants it made (`CacheEnvelope`), and is never compressed here.
     @discardableResult
     private func finish(_ key: String, with fetched: FetchResult, refreshing: Bool) -> FetchResult {
         let fetched = withGzip(fetched, for: key)
@@ -296,10 +297,15 @@ final class CachingForwarder: Sendable {
     /// own task: those who joined the fill, and the hits until br is made too, are answered
     /// in gzip when they ask for it, not identity (br, much slower to make, follows off the
     /// event loops). Anything else is left as it is: an answer not stored is not compressed.
+    /// An entry that comes with variants (from another replica) that the cache would not
+    /// keep whole is kept identity only, complete: it is not compressed here either.
     private func withGzip(_ fetched: FetchResult, for key: String) -> FetchResult {
         guard case .answer(let entry, true) = fetched, entry.status == 200, cache.admits(byteCount: entry.body.count, for: key),
               storesOpen.withLock({ $0 })
         else { return fetched }
+        if let variants = entry.variants {
+            return .answer(entry.with(VariantMaker.fitting(variants) { cache.admits(byteCount: $0, for: key) }), stored: true)
+        }
         let gzipped = variantMaker.gzipped(entry) { cache.admits(byteCount: $0, for: key) }
         // Small enough alone but not with its gzip bytes: kept identity only, as before.
         return .answer(cache.admits(gzipped, for: key) ? gzipped : entry, stored: true)
@@ -307,7 +313,8 @@ final class CachingForwarder: Sendable {
 
     /// Has `entry`'s variants (those still pending) made off the event loops and stores it
     /// again with them, while it is still the answer stored under `key`, with the variants
-    /// it had, and the cache still takes stores. Also for entries loaded from a snapshot, which keeps identity bytes only.
+    /// it had, and the cache still takes stores; then gives them to the other replicas.
+    /// Also for entries loaded from a snapshot, which keeps identity bytes only.
     func makeVariants(of entry: CachedResponse, for key: String) {
         let holds: @Sendable (CachedResponse) -> Bool = { [cache] entry in
             guard let current = cache.entry(for: key) else { return false }
@@ -318,8 +325,20 @@ final class CachingForwarder: Sendable {
             admits: { [cache] in cache.admits(byteCount: $0, for: key) },
             store: { [self] withVariants in
                 // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
-                storesOpen.withLock { open in open && holds(entry) && cache.store(withVariants, for: key) }
+                let stored = storesOpen.withLock { open in open && holds(entry) && cache.store(withVariants, for: key) }
+                if stored { tasks.run(.background) { await self.coalescer.shareVariants(key, withVariants) } }
+                return stored
             }))
+    }
+
+    /// Shares a stored answer with the other replicas and ends the fleet's lease; then the
+    /// variants the queue may have made meanwhile (those made later are shared by the queue).
+    private func share(_ key: String, _ result: FetchResult) async {
+        await coalescer.share(key, result.sharedEntry)
+        guard let shared = result.sharedEntry, let current = cache.entry(for: key), current.isSameAnswer(as: shared),
+              current.variants != shared.variants
+        else { return }
+        await coalescer.shareVariants(key, current)
     }
 
     // MARK: Calling amodb

@@ -46,4 +46,8 @@ protocol FetchLeases: Sendable {
     /// share): gives it to the other replicas and ends the fleet's lease. The in-memory
     /// implementation has no one to tell.
     func share(_ key: String, _ entry: CachedResponse?) async
+
+    /// Once `entry`, shared before, has had its variants made here: gives the other replicas
+    /// this copy in place of the one shared without them, and never over another answer.
+    func shareVariants(_ key: String, _ entry: CachedResponse) async
 }

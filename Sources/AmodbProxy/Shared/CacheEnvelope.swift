@@ -2,20 +2,23 @@ import AmodbModels
 
 /// A cache entry as stored in Redis for the other replicas: one compact binary value,
 /// `<prefix>cache:<key>`. Version byte, status (2 bytes), stored-at and lifetime (8 bytes
-/// each, milliseconds, big-endian), the ETag (2-byte length, then its bytes), then the body.
-/// Nothing else: never a request header, a token or the key. Compressed variants are
-/// rebuilt by each replica rather than stored.
+/// each, milliseconds, big-endian), the ETag (2-byte length, then its bytes), then the body,
+/// then its compressed variants (`CacheEnvelope+Variants`). Nothing else: never a request
+/// header, a token or the key.
 ///
-/// Reading trusts nothing: a value of another version, cut short, or whose ETag does not
-/// match its body is refused; the entry then passes the snapshot's checks (`CacheSnapshot.problem`).
+/// Reading trusts nothing: a value of another version, cut short, whose ETag does not
+/// match its body, or whose variants do not decode to it is refused; the entry then passes
+/// the snapshot's checks (`CacheSnapshot.problem`).
 enum CacheEnvelope {
-    /// The format written.
-    static let version: UInt8 = 1
+    /// The format written: 2, the body followed by its variants.
+    static let version: UInt8 = 2
+    /// The formats read: 1 too, as replicas of earlier versions wrote it (the body alone).
+    static let readableVersions: ClosedRange<UInt8> = 1...2
 
     /// The value stored for `entry`.
     static func encode(_ entry: CachedResponse) -> [UInt8] {
         var bytes: [UInt8] = [version]
-        bytes.reserveCapacity(32 + entry.etag.utf8.count + entry.body.count)
+        bytes.reserveCapacity(32 + entry.etag.utf8.count + entry.byteCount + variantTrailerSize)
         append(UInt64(UInt16(clamping: entry.status)), width: 2, to: &bytes)
         append(UInt64(bitPattern: milliseconds(entry.storedAt)), width: 8, to: &bytes)
         append(UInt64(bitPattern: milliseconds(entry.lifetime)), width: 8, to: &bytes)
@@ -23,12 +26,15 @@ enum CacheEnvelope {
         append(UInt64(etag.count), width: 2, to: &bytes)
         bytes += etag
         bytes += entry.body
+        appendVariants(of: entry, to: &bytes)
         return bytes
     }
 
     /// The entry in `bytes`, or why it cannot be read.
     static func decode(_ bytes: [UInt8]) -> Result<CachedResponse, EnvelopeError> {
-        guard bytes.first == version else { return .failure(.init(reason: "not an envelope of version \(version)")) }
+        guard let format = bytes.first, readableVersions.contains(format) else {
+            return .failure(.init(reason: "not an envelope of version \(readableVersions.lowerBound) to \(version)"))
+        }
         var offset = 1
         func read(_ width: Int) -> UInt64? {
             guard bytes.count - offset >= width else { return nil }
@@ -39,11 +45,16 @@ enum CacheEnvelope {
               bytes.count - offset >= Int(etagLength)
         else { return .failure(.init(reason: "cut short")) }
         let etag = String(decoding: bytes[offset..<offset + Int(etagLength)], as: UTF8.self)
+        let sections: VariantSections
+        switch variantSections(of: bytes, version: format, bodyStart: offset + Int(etagLength)) {
+        case .failure(let error): return .failure(error)
+        case .success(let found): sections = found
+        }
         let entry = CachedResponse(
-            status: Int(status), body: Array(bytes[(offset + Int(etagLength))...]),
+            status: Int(status), body: Array(bytes[sections.body]),
             storedAt: Double(Int64(bitPattern: storedAt)) / 1000, lifetime: Double(Int64(bitPattern: lifetime)) / 1000)
         guard entry.etag == etag else { return .failure(.init(reason: "its ETag does not match its body")) }
-        return .success(entry)
+        return withVariants(entry, from: bytes, sections)
     }
 
     /// Why a value could not be read.
@@ -57,7 +68,7 @@ enum CacheEnvelope {
         (seconds * 1000).checkedInt(.towardZero, clampedTo: 0...Int(Int64.max / 2)).map(Int64.init) ?? 0
     }
 
-    private static func append(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
+    static func append(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
         for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 }
