@@ -7,6 +7,10 @@ import AmodbRedis
 /// answer with fewer bytes: never a newer answer another replica stored meanwhile, and
 /// never a copy that already has them. It keeps its expiry.
 extension RedisFetchLeases {
+    /// How long the replacement may take: it runs off the request path, and carries the
+    /// whole envelope, so it is given longer than a request's command.
+    static let variantsTimeout = Duration.seconds(1)
+
     /// Replaces `KEYS[1]` with `ARGV[1]` if it holds a shorter envelope whose bytes after
     /// the version start with `ARGV[2]` (the same answer: `CacheEnvelope.answerPrefix`).
     static let variantsScript = RedisScript("""
@@ -24,7 +28,8 @@ extension RedisFetchLeases {
         _ = await link.call {
             try await $0.run(
                 Self.variantsScript, keys: [cacheKey],
-                arguments: [.bulkString(envelope), .bulkString(CacheEnvelope.answerPrefix(of: envelope))])
+                arguments: [.bulkString(envelope), .bulkString(CacheEnvelope.answerPrefix(of: envelope))],
+                timeout: Self.variantsTimeout)
         }
     }
 }
