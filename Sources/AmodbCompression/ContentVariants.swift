@@ -21,9 +21,10 @@ public struct ContentVariants: Sendable, Equatable {
 
     /// Compresses `identity` in `codings` (every coding unless told) with `encoder` (its
     /// best settings up to a size, cheaper ones above): slow on purpose, so call it off
-    /// the event loops, once per stored answer; the other codings stay `pending`. Nothing is made below `minimumSize`
-    /// bytes (and nothing is left pending), and a variant not smaller than the identity
-    /// bytes is dropped (a client that accepts it gets identity, just as small).
+    /// the event loops, once per stored answer; the other codings stay `pending`. Nothing
+    /// is made below `minimumSize` bytes (and nothing is left pending), and a variant not
+    /// smaller than the identity bytes is dropped (a client that accepts it gets identity,
+    /// just as small).
     public init(
         compressing identity: [UInt8], codings: ContentCodingSet = .all, minimumSize: Int = defaultMinimumSize,
         encoder: ContentEncoder = ContentEncoder()
