@@ -1,12 +1,23 @@
 import CBrotli
 
-/// Compresses an answer once, at the best settings, for every client that accepts the
-/// coding: the work is paid per stored answer, not per request, so it can be slow.
+/// Compresses an answer once, for every client that accepts the coding: the work is paid
+/// per stored answer, not per request, so it may be slow, but not without bound. The
+/// best settings (gzip 9, brotli 11) are used up to a size each; a larger body gets a
+/// cheaper setting, so that no single answer costs more than tens of milliseconds of a
+/// core (the README's compression section has the measurements behind the sizes).
 public struct ContentEncoder: Sendable {
-    /// zlib's compression level for gzip: 9, the smallest output.
+    /// zlib's compression level for gzip up to `bestGzipLimit`: 9, the smallest output.
     public static let gzipLevel: Int32 = 9
-    /// Brotli's quality: 11, the smallest output.
+    /// The largest body gzipped at `gzipLevel`, in bytes.
+    public static let bestGzipLimit = 128 * 1024
+    /// zlib's level for a larger body: 6, zlib's default.
+    public static let largeGzipLevel: Int32 = 6
+    /// Brotli's quality up to `bestBrotliLimit`: 11, the smallest output.
     public static let brotliQuality: Int32 = 11
+    /// The largest body compressed at `brotliQuality`, in bytes.
+    public static let bestBrotliLimit = 64 * 1024
+    /// Brotli's quality for a larger body: 5, far cheaper than 11 and still smaller than gzip.
+    public static let largeBrotliQuality: Int32 = 5
     /// Brotli's window, in bits: 22 (4 MiB), brotli's default and more than any answer
     /// needs; large windows (RFC 7932 allows up to 24 bits, the extension 30) stay off.
     public static let brotliWindowBits: Int32 = 22
@@ -15,17 +26,28 @@ public struct ContentEncoder: Sendable {
     public init() {}
 
     /// `bytes` in `coding`: identity returns them as they are; gzip is one complete
-    /// gzip member at level 9; br is brotli at quality 11 in text mode, tuned for
-    /// UTF-8 such as JSON.
+    /// gzip member; br is brotli in text mode, tuned for UTF-8 such as JSON. The level
+    /// or quality is the one for `bytes.count` (`gzipLevel(forSize:)`, `brotliQuality(forSize:)`).
     public func encode(_ bytes: [UInt8], as coding: ContentCoding) throws(CompressionError) -> [UInt8] {
         switch coding {
         case .identity:
             bytes
         case .gzip:
-            try Gzip.encode(bytes, level: Self.gzipLevel)
+            try Gzip.encode(bytes, level: Self.gzipLevel(forSize: bytes.count))
         case .br:
             try Brotli.encode(
-                bytes, quality: Self.brotliQuality, windowBits: Self.brotliWindowBits, mode: BROTLI_MODE_TEXT)
+                bytes, quality: Self.brotliQuality(forSize: bytes.count), windowBits: Self.brotliWindowBits,
+                mode: BROTLI_MODE_TEXT)
         }
+    }
+
+    /// The zlib level a body of `size` bytes is gzipped at.
+    public static func gzipLevel(forSize size: Int) -> Int32 {
+        size <= bestGzipLimit ? gzipLevel : largeGzipLevel
+    }
+
+    /// The brotli quality a body of `size` bytes is compressed at.
+    public static func brotliQuality(forSize size: Int) -> Int32 {
+        size <= bestBrotliLimit ? brotliQuality : largeBrotliQuality
     }
 }

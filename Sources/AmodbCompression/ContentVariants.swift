@@ -19,11 +19,12 @@ public struct ContentVariants: Sendable, Equatable {
     /// tried, whether its variant was kept or dropped.
     public let pending: ContentCodingSet
 
-    /// Compresses `identity` in `codings` (every coding unless told) with `encoder` (gzip
-    /// -9, brotli 11): slow on purpose, so call it off the event loops, once per stored
-    /// answer; the other codings stay `pending`. Nothing is made below `minimumSize`
-    /// bytes (and nothing is left pending), and a variant not smaller than the identity
-    /// bytes is dropped (a client that accepts it gets identity, just as small).
+    /// Compresses `identity` in `codings` (every coding unless told) with `encoder` (its
+    /// best settings up to a size, cheaper ones above): slow on purpose, so call it off
+    /// the event loops, once per stored answer; the other codings stay `pending`. Nothing
+    /// is made below `minimumSize` bytes (and nothing is left pending), and a variant not
+    /// smaller than the identity bytes is dropped (a client that accepts it gets identity,
+    /// just as small).
     public init(
         compressing identity: [UInt8], codings: ContentCodingSet = .all, minimumSize: Int = defaultMinimumSize,
         encoder: ContentEncoder = ContentEncoder()

@@ -105,6 +105,24 @@ public final class ScriptedUpstream: UpstreamFetcher {
     /// for another movie, it is sent as `movieDetails(id:)` of that movie.
     public static let movieDetails = movieDetails(id: 550)
 
+    /// A valid movie details body for movie `id` of exactly `bytes` bytes (at least 100): a
+    /// cast long enough, each member different, so that it compresses as amodb's JSON does.
+    public static func largeMovieDetails(id: Int, bytes: Int) -> [UInt8] {
+        var text = "{\"id\":\(id),\"title\":\"Fight Club\",\"credits\":{\"cast\":["
+        // The last member's name takes what is left, to the exact size.
+        let tail = (head: "{\"name\":\"", end: "\"}]},\"status\":\"Released\"}")
+        let tailBytes = tail.head.utf8.count + tail.end.utf8.count
+        var member = 0
+        while true {
+            let next = "{\"id\":\(member * 7919 % 100_003),\"name\":\"Person \(member * 31 % 977)\",\"order\":\(member)},"
+            guard text.utf8.count + next.utf8.count + tailBytes <= bytes else { break }
+            text += next
+            member += 1
+        }
+        let padding = max(0, bytes - text.utf8.count - tailBytes)
+        return Array((text + tail.head + String(repeating: "x", count: padding) + tail.end).utf8)
+    }
+
     /// A small but valid movie details body for movie `id`.
     public static func movieDetails(id: Int) -> String {
         """

@@ -1,4 +1,5 @@
-import AmodbCompression
+@testable import AmodbCompression
+import CBrotli
 import Testing
 
 /// Decodes with a cap far above any answer here.
@@ -69,5 +70,36 @@ struct ContentEncoderTests {
         #expect((10_000...11_000).contains(body.count), "the issue's trending page is ~10.5 KB")
         #expect(try ContentEncoder().encode(body, as: .gzip).count <= 3_300)
         #expect(try ContentEncoder().encode(body, as: .br).count <= 2_700)
+    }
+
+    /// A JSON body of exactly `size` bytes, varied enough that each setting gives its own bytes.
+    static func jsonBody(_ size: Int) -> [UInt8] {
+        var text = "{\"id\":550,\"cast\":["
+        var member = 0
+        while text.utf8.count < size {
+            text += "{\"id\":\(member * 7919 % 100_003),\"name\":\"Person \(member * 31 % 977)\",\"order\":\(member)},"
+            member += 1
+        }
+        return Array(text.utf8.prefix(size))
+    }
+
+    /// Level 9 up to the limit, level 6 above it: zlib writes XFL 2 for level 9 and 0 for
+    /// the levels between 2 and 8 (RFC 1952 §2.3.1).
+    @Test(arguments: [(ContentEncoder.bestGzipLimit, UInt8(2)), (ContentEncoder.bestGzipLimit + 1, UInt8(0))])
+    func gzipsAtLevelNineUpToItsLimitAndLevelSixAbove(size: Int, xfl: UInt8) throws {
+        let body = Self.jsonBody(size)
+        let encoded = try ContentEncoder().encode(body, as: .gzip)
+        #expect(encoded[8] == xfl)
+        #expect(try decoder.decode(encoded, from: .gzip) == body)
+    }
+
+    @Test(arguments: [(ContentEncoder.bestBrotliLimit, Int32(11)), (ContentEncoder.bestBrotliLimit + 1, Int32(5))])
+    func compressesBrotliAtQualityElevenUpToItsLimitAndFiveAbove(size: Int, quality: Int32) throws {
+        let body = Self.jsonBody(size)
+        let encoded = try ContentEncoder().encode(body, as: .br)
+        #expect(encoded == (try Brotli.encode(body, quality: quality, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
+        let other: Int32 = quality == 11 ? 5 : 11
+        #expect(encoded != (try Brotli.encode(body, quality: other, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
+        #expect(try decoder.decode(encoded, from: .br) == body)
     }
 }

@@ -295,7 +295,7 @@ private final class InterleavingCache: ResponseCache {
     }
 
     func store(_ entry: CachedResponse, for key: String) -> Bool { inner.store(entry, for: key) }
-    func admits(_ entry: CachedResponse, for key: String) -> Bool { inner.admits(entry, for: key) }
+    func admits(byteCount: Int, for key: String) -> Bool { inner.admits(byteCount: byteCount, for: key) }
     var usage: (entries: Int, bytes: Int) { inner.usage }
     func allEntries() -> [(key: String, entry: CachedResponse)] { inner.allEntries() }
 }

@@ -85,4 +85,47 @@ struct FillCompressionTests {
             }
         }
     }
+
+    /// The queue's work is on `/metrics`: a fill's gzip made inline and its br made by one
+    /// job, each counted in the bytes compressed; nothing left queued once it is done.
+    @Test func theMetricsCountTheCompressionQueuesJobs() async throws {
+        let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body))))
+        try await withServer(harness) { harness in
+            #expect(try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "gzip"]).header("Content-Encoding") == "gzip")
+            #expect(try await eventually { try await harness.metrics().value("amodb_proxy_variant_jobs_total", ["result": "made"]) == 1 })
+            let metrics = try await harness.metrics()
+            #expect(try metrics.value("amodb_proxy_variant_jobs_total", ["result": "dropped"]) == 0)
+            #expect(try metrics.value("amodb_proxy_variant_jobs_total", ["result": "stale"]) == 0)
+            #expect(try metrics.value("amodb_proxy_variant_compressed_bytes_total") == Double(2 * body.count))
+            #expect(try metrics.value("amodb_proxy_variant_queue_jobs") == 0)
+            #expect(try metrics.value("amodb_proxy_variant_queue_bytes") == 0)
+            #expect(try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "br"]).header("Content-Encoding") == "br")
+        }
+    }
+
+    /// A large movie whose identity bytes fit the cache's largest entry but not with its
+    /// variants (not even were each an eighth of it): stored and served identity, and never
+    /// compressed, neither by its fill nor by the queue.
+    @Test func anAnswerTheCacheCannotKeepWithItsVariantsIsNeverCompressed() async throws {
+        let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 200_000)
+        var configuration = ProxyHarness.configuration()
+        configuration.cacheMaxBytes = (body.count + body.count / 5) * MemoryResponseCache.maxEntryFraction
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body)))
+        let harness = try ProxyHarness(configuration: configuration, fetcher: upstream)
+        try await withServer(harness) { harness in
+            for _ in 0..<3 {
+                let answer = try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "br, gzip"])
+                #expect(answer.status == 200)
+                #expect(answer.header("Content-Encoding") == nil)
+                let sameBytes = answer.body == body   // one Bool: a failure does not print 200 KB twice
+                #expect(sameBytes)
+            }
+            #expect(upstream.calls.count == 1, "stored: the later answers are hits")
+            try await Task.sleep(for: .milliseconds(100))
+            let metrics = try await harness.metrics()
+            #expect(try metrics.value("amodb_proxy_variant_compressed_bytes_total") == 0)
+            #expect(try metrics.value("amodb_proxy_variant_jobs_total") == 0)
+        }
+    }
 }

@@ -2,14 +2,16 @@
 # Builds the release amodb-proxy and runs the load/robustness checks against it:
 # slowloris and idle peers, 5,000 concurrent keep-alive connections, the connection
 # cap, running out of descriptors, graceful SIGTERM (see slow-peers.py); then floods of
-# distinct failing paths while watching the resident size (see flood.py).
+# distinct failing paths while watching the resident size (see flood.py); then a replica
+# reading large entries from a real redis-server, its resident size and CPU (see
+# fleet-variants.py).
 #
-#   Tests/Load/run.sh [--only s2,s5]     (--only limits slow-peers.py; flood.py always runs)
+#   Tests/Load/run.sh [--only s2,s5]     (--only limits slow-peers.py; the others always run)
 #
 # Works from any directory; uses the default .build (if another build holds its lock,
-# SwiftPM waits). Loopback only, about a minute after the build. Prints `ok - ...` /
+# SwiftPM waits). Loopback only, under two minutes after the build. Prints `ok - ...` /
 # `not ok - ...` per check, then `N passed, N failed` per script; exits non-zero if
-# either script failed.
+# any script failed.
 set -euo pipefail
 
 load_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -35,4 +37,6 @@ echo "==> Tests/Load/slow-peers.py"
 python3 "$load_dir/slow-peers.py" --binary "$binary" "$@" || status=1
 echo "==> Tests/Load/flood.py"
 python3 "$load_dir/flood.py" --binary "$binary" || status=1
+echo "==> Tests/Load/fleet-variants.py"
+python3 "$load_dir/fleet-variants.py" --binary "$binary" || status=1
 exit "$status"

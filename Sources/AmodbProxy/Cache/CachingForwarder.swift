@@ -163,7 +163,7 @@ final class CachingForwarder: Sendable {
                 }
                 let result = self.finish(key, with: fetched, refreshing: false)
                 deliver(result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
-                await self.coalescer.share(key, result)
+                await self.share(key, result)
             }
             return nil
         }
@@ -261,7 +261,7 @@ final class CachingForwarder: Sendable {
             }
             let fetched = await self.fill(request, priority: overdue ? .miss : .refresh, firstCallGranted: true)
             let result = self.finish(key, with: fetched, refreshing: true)
-            await self.coalescer.share(key, result)
+            await self.share(key, result)
         }
         if started { return .later }
         coalescer.finish(key) { .answer(entry, stored: false) }
@@ -272,7 +272,8 @@ final class CachingForwarder: Sendable {
     /// Stores a fetched answer and ends the lease in one step, hands the result to those who
     /// joined, and remembers a failed refresh's back-off. Nothing is stored once shutdown
     /// has closed the cache for its final snapshot. An answer to store gets its gzip
-    /// variant first (`withGzip`), before anyone is answered from it.
+    /// variant first (`withGzip`), before anyone is answered from it; one another replica
+    /// stored comes with the variants it made (`CacheEnvelope`), and is never compressed here.
     @discardableResult
     private func finish(_ key: String, with fetched: FetchResult, refreshing: Bool) -> FetchResult {
         let fetched = withGzip(fetched, for: key)
@@ -303,28 +304,48 @@ final class CachingForwarder: Sendable {
     /// own task: those who joined the fill, and the hits until br is made too, are answered
     /// in gzip when they ask for it, not identity (br, much slower to make, follows off the
     /// event loops). Anything else is left as it is: an answer not stored is not compressed.
+    /// An entry that comes with variants (from another replica) that the cache would not
+    /// keep whole is kept identity only, complete: it is not compressed here either.
     private func withGzip(_ fetched: FetchResult, for key: String) -> FetchResult {
-        guard case .answer(let entry, true) = fetched, entry.status == 200, cache.admits(entry, for: key),
+        guard case .answer(let entry, true) = fetched, entry.status == 200, cache.admits(byteCount: entry.body.count, for: key),
               storesOpen.withLock({ $0 })
         else { return fetched }
-        let gzipped = variantMaker.gzipped(entry)
+        if let variants = entry.variants {
+            return .answer(entry.with(VariantMaker.fitting(variants) { cache.admits(byteCount: $0, for: key) }), stored: true)
+        }
+        let gzipped = variantMaker.gzipped(entry) { cache.admits(byteCount: $0, for: key) }
         // Small enough alone but not with its gzip bytes: kept identity only, as before.
         return .answer(cache.admits(gzipped, for: key) ? gzipped : entry, stored: true)
     }
 
     /// Has `entry`'s variants (those still pending) made off the event loops and stores it
     /// again with them, while it is still the answer stored under `key`, with the variants
-    /// it had, and the cache still takes stores. Also for entries loaded from a snapshot,
-    /// which keeps identity bytes only.
+    /// it had, and the cache still takes stores; then gives them to the other replicas.
+    /// Also for entries loaded from a snapshot, which keeps identity bytes only.
     func makeVariants(of entry: CachedResponse, for key: String) {
-        variantMaker.make(entry) { [self] withVariants in
-            // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
-            storesOpen.withLock { open in
-                guard open, let current = cache.entry(for: key), current.isSameAnswer(as: entry), current.variants == entry.variants
-                else { return }
-                cache.store(withVariants, for: key)
-            }
+        let holds: @Sendable (CachedResponse) -> Bool = { [cache] entry in
+            guard let current = cache.entry(for: key) else { return false }
+            return current.isSameAnswer(as: entry) && current.variants == entry.variants
         }
+        variantMaker.make(entry, in: VariantMaker.Slot(
+            holds: { [self] entry in storesOpen.withLock { $0 } && holds(entry) },
+            admits: { [cache] in cache.admits(byteCount: $0, for: key) },
+            store: { [self] withVariants in
+                // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
+                let stored = storesOpen.withLock { open in open && holds(entry) && cache.store(withVariants, for: key) }
+                if stored { tasks.run(.background) { await self.coalescer.shareVariants(key, withVariants) } }
+                return stored
+            }))
+    }
+
+    /// Shares a stored answer with the other replicas and ends the fleet's lease; then the
+    /// variants the queue may have made meanwhile (those made later are shared by the queue).
+    private func share(_ key: String, _ result: FetchResult) async {
+        await coalescer.share(key, result)
+        guard case .answer(let shared, true) = result, let current = cache.entry(for: key), current.isSameAnswer(as: shared),
+              current.variants != shared.variants
+        else { return }
+        await coalescer.shareVariants(key, current)
     }
 
     // MARK: Calling amodb

@@ -37,6 +37,11 @@ final class FetchCoalescer: Sendable {
         await leases.share(key, result)
     }
 
+    /// Once the variants of an answer shared before are made: gives them to the other replicas.
+    func shareVariants(_ key: String, _ entry: CachedResponse) async {
+        await leases.shareVariants(key, entry)
+    }
+
     /// Paths being fetched now.
     var inFlight: Int { leases.count }
 }

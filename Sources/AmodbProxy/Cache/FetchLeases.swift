@@ -48,4 +48,8 @@ protocol FetchLeases: Sendable {
     /// when it made none) to the other replicas and ends the fleet's lease. The in-memory
     /// implementation has no one to tell.
     func share(_ key: String, _ result: FetchResult?) async
+
+    /// Once `entry`, shared before, has had its variants made here: gives the other replicas
+    /// this copy in place of the one shared without them, and never over another answer.
+    func shareVariants(_ key: String, _ entry: CachedResponse) async
 }

@@ -43,4 +43,7 @@ final class MemoryFetchLeases: FetchLeases {
 
     /// One process: nobody else to tell.
     func share(_ key: String, _ result: FetchResult?) async {}
+
+    /// One process: nobody else to tell.
+    func shareVariants(_ key: String, _ entry: CachedResponse) async {}
 }

@@ -52,7 +52,12 @@ public final class MemoryResponseCache: ResponseCache {
 
     /// What an entry costs against the budget.
     static func cost(of entry: CachedResponse, key: String) -> Int {
-        entry.byteCount + key.utf8.count + entryOverhead
+        cost(ofByteCount: entry.byteCount, key: key)
+    }
+
+    /// What an entry holding `byteCount` bytes (body and variants) costs under `key`.
+    static func cost(ofByteCount byteCount: Int, key: String) -> Int {
+        byteCount + key.utf8.count + entryOverhead
     }
 
     private func shard(for key: String) -> LockedShard {
@@ -88,8 +93,8 @@ public final class MemoryResponseCache: ResponseCache {
         return true
     }
 
-    public func admits(_ entry: CachedResponse, for key: String) -> Bool {
-        Self.cost(of: entry, key: key) <= maxEntryBytes
+    public func admits(byteCount: Int, for key: String) -> Bool {
+        Self.cost(ofByteCount: byteCount, key: key) <= maxEntryBytes
     }
 
     public var usage: (entries: Int, bytes: Int) {

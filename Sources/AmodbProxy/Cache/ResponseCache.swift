@@ -11,10 +11,18 @@ public protocol ResponseCache: Sendable {
     /// (larger than it keeps).
     @discardableResult
     func store(_ entry: CachedResponse, for key: String) -> Bool
-    /// Whether `store` would keep `entry` under `key` (`false`: larger than it keeps).
-    func admits(_ entry: CachedResponse, for key: String) -> Bool
+    /// Whether `store` would keep an entry holding `byteCount` bytes (its body and every
+    /// variant) under `key` (`false`: larger than it keeps).
+    func admits(byteCount: Int, for key: String) -> Bool
     /// How many entries and bytes are held (bodies, keys and each entry's overhead).
     var usage: (entries: Int, bytes: Int) { get }
     /// Every entry, for a snapshot on disk.
     func allEntries() -> [(key: String, entry: CachedResponse)]
+}
+
+extension ResponseCache {
+    /// Whether `store` would keep `entry` under `key` (`false`: larger than it keeps).
+    public func admits(_ entry: CachedResponse, for key: String) -> Bool {
+        admits(byteCount: entry.byteCount, for: key)
+    }
 }

@@ -101,6 +101,8 @@ public final class ProxyMetrics: Sendable {
         var tables: @Sendable () -> [(table: String, size: Int)] = { [] }
         /// The link to the Redis replicas share, when configured (its families are rendered only then).
         var redis: RedisLink?
+        /// The queue that compresses stored answers.
+        var variants: VariantMaker?
     }
 
     /// Metrics for the server's event loops (`HTTPServer.eventLoopCount()`).
@@ -191,6 +193,7 @@ public final class ProxyMetrics: Sendable {
         out.gauge("amodb_proxy_upstream_budget_used", "Calls to amodb in the current 60 s window.", [([], Double(used))])
         out.gauge("amodb_proxy_upstream_budget_remaining", "Calls to amodb left in the current 60 s window.", [([], Double(max(0, sources.budget.limit - used)))])
         sources.redis?.render(into: &out)
+        sources.variants?.render(into: &out)
         out.gauge("amodb_proxy_open_connections", "Open client connections.", [([], Double(sources.connections()))])
         let statistics = sources.statistics
         out.counter("amodb_proxy_stale_responses_total", "Answers served from stale entries, by reason.", [

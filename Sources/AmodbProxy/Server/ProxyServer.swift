@@ -98,7 +98,7 @@ public final class ProxyServer: Sendable {
                                   let sizes = forwarder.tableSizes
                                   return [("in_flight", sizes.inFlight), ("backoff", sizes.backoff), ("client_share", sizes.clients),
                                           ("tasks", sizes.tasks)]
-                              }, redis: redis))
+                              }, redis: redis, variants: forwarder.variantMaker))
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.

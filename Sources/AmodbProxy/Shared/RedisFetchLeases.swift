@@ -41,7 +41,7 @@ final class RedisFetchLeases: FetchLeases {
     }
 
     private let local: MemoryFetchLeases
-    private let link: RedisLink
+    let link: RedisLink
     private let rules: Rules
     private let clock: any ProxyClock
     private let logger: ProxyLogger
