@@ -22,6 +22,9 @@
 //   replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said). The sliding
 //   60 s window and the refresh rule are the in-memory `UpstreamBudget`'s. `<prefix>budget:window`
 //   names the window: when Redis loses it, each replica puts its own calls back (`seed`).
+//   The same script checks each client's share of the calls for misses, `<prefix>share:<name>`
+//   (a sorted set of its calls; the name is a keyed hash of the client, never its own text),
+//   in the step that takes the call; a share expires a window after its client's last call.
 //
 // - Heartbeats, `<prefix>replicas`: one sorted set of replica ids scored by when each was
 //   last seen (`ReplicaRoster`, one script per beat with bounded work; nothing is ever

@@ -589,11 +589,90 @@ struct ClientShareTests {
         }
     }
 
+    @Test func theBudgetTakesAMissCallAndItsClientsShareInOneStep() {
+        let budget = UpstreamBudget(limit: 4, shares: ClientUpstreamShare(callsPerWindow: 2))
+        #expect(budget.acquire(.miss, client: "a", now: 0) == .granted)
+        #expect(budget.acquire(.miss, client: "a", now: 1) == .granted)
+        #expect(budget.acquire(.miss, client: "a", now: 2) == .shareSpent(retryAfter: 58))
+        #expect(budget.used(now: 2) == 2, "a miss its share refused took no call")
+        #expect(budget.acquire(.miss, client: "b", now: 3) == .granted)
+        #expect(budget.acquire(.miss, client: nil, now: 3) == .granted)
+        #expect(budget.acquire(.miss, client: "c", now: 4) == .denied(retryAfter: 56))
+        #expect(budget.shareWait(for: "c", now: 4) == nil, "a call the window refused is not charged")
+        #expect(budget.shareWait(for: "a", now: 4) == 56)
+        #expect(budget.acquire(.miss, client: "c", now: 60) == .granted)
+        #expect(budget.acquire(.refresh, client: "a", now: 64) == .granted, "a refresh is no client's")
+    }
+
+    /// A budget that holds every call until `open()`, to catch a fetch between its lease and its call.
+    private final class GatedBudget: CallBudget {
+        let inner: UpstreamBudget
+        private let state = Mutex<(open: Bool, held: [CheckedContinuation<Void, Never>])>((false, []))
+
+        init(_ inner: UpstreamBudget) {
+            self.inner = inner
+        }
+
+        var held: Int { state.withLock { $0.held.count } }
+
+        func open() {
+            let held = state.withLock { state in
+                state.open = true
+                defer { state.held = [] }
+                return state.held
+            }
+            for continuation in held { continuation.resume() }
+        }
+
+        var limit: Int { inner.limit }
+        func acquire(_ priority: CallPriority, client: String?, now: Double) async -> CallDecision {
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state in
+                    if !state.open { state.held.append(continuation) }
+                    return state.open
+                }
+                if go { continuation.resume() }
+            }
+            return inner.acquire(priority, client: client, now: now)
+        }
+        func shareWait(for client: String, now: Double) async -> Double? { inner.shareWait(for: client, now: now) }
+        func observe(headers: [String: String], now: Double) async -> [String] { inner.observe(headers: headers, now: now) }
+        func exhaust(for seconds: Double, now: Double) async { inner.exhaust(for: seconds, now: now) }
+        func used(now: Double) -> Int { inner.used(now: now) }
+        var trackedClients: Int { inner.trackedClients }
+    }
+
+    @Test func aRequestThatJoinedAMissRefusedByItsLeadersShareAsksAgainAsItself() async throws {
+        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let clock = ManualClock()
+        let inner = UpstreamBudget(limit: 40, shares: ClientUpstreamShare(callsPerWindow: 1))
+        #expect(inner.acquire(.miss, client: "greedy", now: clock.now()) == .granted)   // its one call of the window
+        let budget = GatedBudget(inner)
+        let statistics = CacheStatistics()
+        let forwarder = CachingForwarder(
+            cache: MemoryResponseCache(), fetcher: fetcher, budget: budget, clock: clock,
+            logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), policy: CachingForwarder.Policy(ProxyConfiguration()),
+            validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: statistics)
+        let request = try AmodbRequest(route: .movie(id: 550))
+        let greedy = Task { await ask(forwarder, request, client: "greedy") }
+        #expect(await eventually { budget.held == 1 }, "the greedy client leads, and waits for its call")
+        let polite = Task { await ask(forwarder, request, client: "polite") }
+        #expect(await eventually { statistics.value(.collapsed) == 1 }, "the polite one joins it")
+        budget.open()
+        let refused = await greedy.value
+        #expect(refused.status == 503)
+        #expect(refused.cacheOutcome == .miss(fwdStatus: nil, stored: false, collapsed: false, detail: .clientShareSpent))
+        let answered = await polite.value
+        #expect(answered.status == 200, "the share spent was the leader's, not its own")
+        #expect(fetcher.calls == ["/movie/550"])
+        #expect(statistics.value(.miss) == 2, "asking again is not another miss")
+    }
+
     @Test func theTableOfClientsIsBounded() {
-        let shares = ClientUpstreamShare(limit: 40, fraction: 0.125, capacity: 100)
-        for client in 0..<10_000 { _ = shares.take("address:10.0.\(client / 256).\(client % 256)", now: 1000) }
+        let shares = ClientUpstreamShare(callsPerWindow: 5, capacity: 100)
+        for client in 0..<10_000 { _ = shares.take("address:10.0.\(client / 256).\(client % 256)", now: 1000) { .granted } }
         #expect(shares.count <= 100)
-        for client in 0..<10_000 { _ = shares.take("token:\(client)", now: 2000) }
+        for client in 0..<10_000 { _ = shares.take("token:\(client)", now: 2000) { .granted } }
         #expect(shares.count <= 100, "a later window sweeps the idle ones")
     }
 }

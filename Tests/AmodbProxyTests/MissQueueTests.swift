@@ -11,7 +11,8 @@ import Testing
 struct MissQueueTests {
     /// A forwarder of `limit` calls a minute whose misses wait `wait` seconds, on `clock`.
     private static func forwarder(
-        _ fetcher: any UpstreamFetcher, clock: SimulatedClock, limit: Int = 2, wait: Double = 2, waiting: Int = 256
+        _ fetcher: any UpstreamFetcher, clock: SimulatedClock, limit: Int = 2, wait: Double = 2, waiting: Int = 256,
+        share: Int? = nil, statistics: CacheStatistics = CacheStatistics()
     ) -> CachingForwarder {
         var configuration = ProxyConfiguration()
         configuration.missWait = wait
@@ -20,9 +21,10 @@ struct MissQueueTests {
         var policy = CachingForwarder.Policy(configuration)
         policy.maxWaitingMisses = waiting
         return CachingForwarder(
-            cache: MemoryResponseCache(), fetcher: fetcher, budget: UpstreamBudget(limit: limit), clock: clock,
+            cache: MemoryResponseCache(), fetcher: fetcher,
+            budget: UpstreamBudget(limit: limit, shares: share.map { ClientUpstreamShare(callsPerWindow: $0) }), clock: clock,
             logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), policy: policy,
-            validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: CacheStatistics())
+            validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: statistics)
     }
 
     /// Answers in the order they were given, each with the movie it answers.
@@ -33,9 +35,9 @@ struct MissQueueTests {
     }
 
     /// Asks for movie `id` at the clock's time; its answer lands in `answers` when given.
-    private static func ask(_ forwarder: CachingForwarder, _ id: Int, into answers: Answers) async throws {
+    private static func ask(_ forwarder: CachingForwarder, _ id: Int, as client: String? = nil, into answers: Answers) async throws {
         let request = try AmodbRequest(route: .movie(id: id))
-        if let now = forwarder.respond(to: request, ifNoneMatch: nil, client: nil, later: { { answers.add(id, $0) } }) {
+        if let now = forwarder.respond(to: request, ifNoneMatch: nil, client: client, later: { { answers.add(id, $0) } }) {
             answers.add(id, now)
         }
         await forwarder.settled()
@@ -136,6 +138,28 @@ struct MissQueueTests {
         await clock.advance(to: 1060.5) { await forwarder.settled() }
         #expect(answers.all.map(\.status) == [200, 200, 200, 200, 200])
         #expect(fetcher.calls.count == 3, "one call for the three")
+        await forwarder.drain(within: 1)
+    }
+
+    @Test func aClientWithNoShareLeftIsRefusedAtOnceRatherThanWaitingInLine() async throws {
+        let clock = SimulatedClock(1000)
+        let fetcher = Self.moviesFetcher()
+        let statistics = CacheStatistics()
+        let forwarder = Self.forwarder(fetcher, clock: clock, share: 1, statistics: statistics)
+        let answers = Answers()
+        try await Self.ask(forwarder, 1, as: "a", into: answers)
+        await clock.advance(to: 1030) { await forwarder.settled() }
+        try await Self.ask(forwarder, 2, as: "b", into: answers)
+        await clock.advance(to: 1059.5) { await forwarder.settled() }
+        try await Self.ask(forwarder, 3, as: "c", into: answers)   // waits for the call freeing at 1060
+        try await Self.ask(forwarder, 4, as: "a", into: answers)   // its one call is spent: no place in line
+        await forwarder.settled()
+        #expect(answers.all.map(\.id) == [1, 2, 4])
+        #expect(answers.all.last?.status == 503)
+        #expect(statistics.value(.clientShareDenial) == 1)
+        await clock.advance(to: 1061) { await forwarder.settled() }
+        #expect(answers.all.map(\.status) == [200, 200, 503, 200])
+        #expect(fetcher.calls == ["/movie/1", "/movie/2", "/movie/3"])
         await forwarder.drain(within: 1)
     }
 

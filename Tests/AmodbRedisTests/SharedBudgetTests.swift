@@ -1,5 +1,6 @@
 import AmodbRedis
 import AmodbRedisTestSupport
+import AmodbTestSupport
 import Testing
 
 /// The fleet budget's Lua script against a real redis-server, with `now` pinned.
@@ -186,6 +187,127 @@ extension SharedBudgetTests {
         try await withBudget(limit: 10) { budget in
             let window = try await budget.seed([], replica: "a", replicas: 1, settleMilliseconds: 0, closedUntil: 15_000, now: 10_000)
             #expect(try await budget.acquire(.miss, now: 10_000, callID: "n", window: window) == .denied(retryAfterMilliseconds: 5_000))
+        }
+    }
+}
+
+/// Each client's share of the window's calls, checked by the same script in the same step.
+extension SharedBudgetTests {
+    @Test
+    func aClientsShareIsTakenWithTheWindowsCallAndASpentShareTakesNone() async throws {
+        try await withBudget(limit: 10) { budget in
+            let window = try await budget.started()
+            let greedy = try #require(budget.share(named: "0a1b2c", calls: 3))
+            var decisions: [SharedBudget.Decision] = []
+            for (index, now) in [1_000, 2_000, 3_000, 4_000, 5_000].enumerated() {
+                decisions.append(try await budget.acquire(.miss, now: Int64(now), callID: "g\(index)", window: window, share: greedy))
+            }
+            // Spent until its first call (at 1 000) leaves the window at 61 000.
+            #expect(decisions == [.granted, .granted, .granted, .shareSpent(retryAfterMilliseconds: 57_000), .shareSpent(retryAfterMilliseconds: 56_000)])
+            #expect(try await budget.used(now: 5_000) == 3, "a miss its share refused took no call")
+            let other = try #require(budget.share(named: "ffee", calls: 3))
+            #expect(try await budget.acquire(.miss, now: 5_000, callID: "o0", window: window, share: other) == .granted)
+            #expect(try await budget.acquire(.miss, now: 61_000, callID: "g5", window: window, share: greedy) == .granted, "its oldest call has left")
+        }
+    }
+
+    @Test
+    func aCallTheWindowRefusesIsNotChargedToTheShare() async throws {
+        try await withBudget(limit: 2) { budget in
+            let window = try await budget.started()
+            let client = try #require(budget.share(named: "c1", calls: 2))
+            #expect(try await budget.acquire(.miss, now: 0, callID: "x0", window: window) == .granted)
+            #expect(try await budget.acquire(.miss, now: 0, callID: "x1", window: window) == .granted)
+            for index in 0..<5 {
+                let refused = try await budget.acquire(.miss, now: 1_000, callID: "c\(index)", window: window, share: client)
+                #expect(refused == .denied(retryAfterMilliseconds: 59_000), "the window's refusal, not the share's")
+            }
+            #expect(try await budget.shareWait(client, now: 1_000) == nil, "nothing charged")
+            #expect(try await budget.acquire(.miss, now: 60_000, callID: "c5", window: window, share: client) == .granted)
+            #expect(try await budget.acquire(.miss, now: 60_000, callID: "c6", window: window, share: client) == .granted)
+            #expect(try await budget.shareWait(client, now: 60_001) == 59_999)
+        }
+    }
+
+    @Test
+    func aShareSeenByOneReplicaBindsTheOthersEvenAtOnce() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { first in
+                try await withRedisClient(server.configuration()) { second in
+                    let budgets = [
+                        SharedBudget(client: first, prefix: "p:", limit: 40),
+                        SharedBudget(client: second, prefix: "p:", limit: 40),
+                    ]
+                    let window = try await budgets[0].started()
+                    let share = try #require(budgets[0].share(named: "client", calls: 5))
+                    let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                        for index in 0..<30 {
+                            group.addTask {
+                                try await budgets[index % 2].acquire(.miss, now: 5_000, callID: "r\(index)", window: window, share: share) == .granted
+                            }
+                        }
+                        return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                    }
+                    #expect(granted == 5)
+                    #expect(try await budgets[1].used(now: 5_000) == 5)
+                }
+            }
+        }
+    }
+
+    @Test
+    func peekingAtAShareTakesNothing() async throws {
+        try await withBudget(limit: 10) { budget in
+            let window = try await budget.started()
+            let client = try #require(budget.share(named: "peek", calls: 1))
+            for _ in 0..<3 { #expect(try await budget.shareWait(client, now: 1_000) == nil) }
+            #expect(try await budget.acquire(.miss, now: 1_000, callID: "p0", window: window, share: client) == .granted)
+            #expect(try await budget.shareWait(client, now: 2_000) == 59_000)
+            #expect(try await budget.used(now: 2_000) == 1)
+        }
+    }
+
+    @Test
+    func aShareKeyHoldsAtMostItsCallsAndExpiresAWindowAfterTheLastOne() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { redis in
+                let budget = SharedBudget(client: redis, prefix: "p:", limit: 100)
+                let window = try await budget.started()
+                let client = try #require(budget.share(named: "abc", calls: 2))
+                #expect(client.key == "p:share:abc")
+                for index in 0..<6 { _ = try await budget.acquire(.miss, now: Int64(index), callID: "a\(index)", window: window, share: client) }
+                #expect(try await redis.send(["ZCARD", "p:share:abc"]).integer == 2)
+                let ttl = try #require(try await redis.send(["PTTL", "p:share:abc"]).integer)
+                #expect(ttl > 0 && ttl <= 60_000)
+                // Refusals create no key: a client refused by the window leaves nothing.
+                let full = SharedBudget(client: redis, prefix: "q:", limit: 1)
+                let fullWindow = try await full.started()
+                _ = try await full.acquire(.miss, now: 0, callID: "q0", window: fullWindow)
+                for index in 0..<50 {
+                    let other = try #require(full.share(named: "refused\(index)", calls: 2))
+                    _ = try await full.shareWait(other, now: 1)
+                    #expect(try await full.acquire(.miss, now: 1, callID: "q\(index + 1)", window: fullWindow, share: other) != .granted)
+                }
+                #expect(try await redis.send(["KEYS", "*share:refused*"]).array?.isEmpty == true)
+                // A window of 500 ms: the key's expiry is Redis's own clock, not the caller's `now`.
+                let short = SharedBudget(client: redis, prefix: "r:", limit: 100, windowMilliseconds: 500)
+                let shortWindow = try await short.started()
+                let brief = try #require(short.share(named: "abc", calls: 2))
+                #expect(try await short.acquire(.miss, now: 0, callID: "b0", window: shortWindow, share: brief) == .granted)
+                let briefTTL = try #require(try await redis.send(["PTTL", "r:share:abc"]).integer)
+                #expect(briefTTL == -2 || (briefTTL > 0 && briefTTL <= 500), "expiring, or already gone")
+                #expect(await eventually { (try? await redis.send(["EXISTS", "r:share:abc"]).integer) == 0 }, "gone a window after the client's last call")
+            }
+        }
+    }
+
+    @Test(arguments: ["", "a b", "a:b", "x\r\nDEL *", String(repeating: "a", count: 65), "é"])
+    func aNameThatIsNotASafeKeyGetsNoShare(_ name: String) async throws {
+        // Nothing is sent: a client that never connects will do.
+        try await withRedisClient(RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: 1))) { client in
+            let budget = SharedBudget(client: client, prefix: "p:", limit: 10)
+            #expect(budget.share(named: name, calls: 1) == nil)
+            #expect(budget.share(named: String(repeating: "a", count: 64), calls: 1)?.key == "p:share:" + String(repeating: "a", count: 64))
         }
     }
 }

@@ -159,6 +159,21 @@ struct FleetMeasurements {
         }
     }
 
+    @Test func callsCausedByOneClientsMadeUpIdsOverSixReplicas() async throws {
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 404, body: Array("{}".utf8))))
+        // 30 calls a minute, a sixth (5) for each client; clients told apart by a trusted X-Forwarded-For.
+        try await withFleet(6, upstream: upstream, adjust: {
+            $0.rateLimit = 30; $0.clientUpstreamShare = 0.17; $0.rateLimitExempt = []; $0.trustedProxies = ["127.0.0.1"]; $0.missWait = 0
+        }) { (fleet: Fleet, _: RedisServer) async throws in
+            #expect(await eventually { await fleet.allSeeEachOther() })
+            for id in 1...60 { _ = try await fleet[id % 6].get("/3/movie/\(900_000 + id)", headers: ["X-Forwarded-For": "203.0.113.7"]) }
+            let made = upstream.calls.count
+            upstream.setFallback(.response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            let other = try await fleet[0].get("/3/movie/550", headers: ["X-Forwarded-For": "198.51.100.2"])
+            print("MEASURE client share: 60 made-up ids from one client round-robin over 6 replicas, AMODB_RATE_LIMIT=30, AMODB_CLIENT_SHARE=0.17 (5 calls): \(made) upstream calls; another client's real miss then: \(other.status) \(other.header("Cache-Status") ?? "")")
+        }
+    }
+
     @Test func replicaCountsAmongTwoMillionUnrelatedKeys() async throws {
         try await withRedisServer(arguments: ["--enable-debug-command", "yes"]) { server in
             try await withRedisClient(server.configuration(commandTimeout: .seconds(30))) { redis in

@@ -22,18 +22,11 @@ struct TokenIdentifier: Sendable {
 
     /// Names tokens under a key derived from `amodbKey`.
     init(amodbKey: Secret) {
-        let derived = HMACSHA256(key: Array(amodbKey.revealed.utf8)).authenticationCode(for: Array(Self.purpose.utf8))
-        mac = HMACSHA256(key: derived)
+        mac = HMACSHA256(derivedFrom: Array(amodbKey.revealed.utf8), purpose: Self.purpose)
     }
 
     /// `token`'s name: `token:` and 16 lower-case hex digits.
     func identity(of token: Secret) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var name = Array("token:".utf8)
-        for byte in mac.authenticationCode(for: Array(token.revealed.utf8)).prefix(8) {
-            name.append(digits[Int(byte >> 4)])
-            name.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: name, as: UTF8.self)
+        "token:" + mac.hexCode(for: Array(token.revealed.utf8), bytes: 8)
     }
 }

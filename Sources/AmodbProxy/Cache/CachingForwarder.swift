@@ -8,8 +8,9 @@ import Synchronization
 /// - fresh entry: answered at once (`hit`);
 /// - stale entry younger than max-stale: answered at once while one background refresh
 ///   runs (stale-while-revalidate), or while amodb keeps failing (stale-if-error);
-/// - nothing usable: one upstream call however many clients ask (`FetchCoalescer`), within
-///   the client's share and the `CallBudget`; amodb's 404 is kept briefly (negative caching).
+/// - nothing usable: one upstream call however many clients ask (`FetchCoalescer`), taken
+///   from the `CallBudget` with one of the leading client's share; amodb's 404 is kept
+///   briefly (negative caching).
 ///
 /// Its parts: the coalescer and its leases, the answer table (`UpstreamAnswerTable`), the
 /// back-off table (`RefreshBackoff`), the tracked tasks (`BackgroundTasks`), the key probe
@@ -29,8 +30,6 @@ final class CachingForwarder: Sendable {
         var retryAfterCap: Double
         /// After a failed refresh, the stale copy is served without new attempts this long, in seconds.
         var refreshBackoff: Double = 10
-        /// Each client's share of the window's calls for misses (0…1; 1: no share limit).
-        var clientShare: Double
         /// Seconds a miss waits for a call once the window is spent, before its 503 (0: none).
         var missWait: Double
         /// Misses waiting for a call at once, at most; beyond, a miss is refused at once.
@@ -41,15 +40,12 @@ final class CachingForwarder: Sendable {
         var maxFetchesInFlight = 1024
         /// Paths remembered with a failed refresh, at most.
         var maxBackoffEntries = 10_000
-        /// Clients whose share is tracked, at most.
-        var maxTrackedClients = 10_000
 
         /// The policy `configuration` asks for.
         init(_ configuration: ProxyConfiguration) {
             freshness = Freshness(configuration)
             negativeTTL = configuration.negativeTTL
             retryAfterCap = configuration.retryAfterCap
-            clientShare = configuration.clientUpstreamShare
             missWait = configuration.missWait
         }
     }
@@ -64,7 +60,6 @@ final class CachingForwarder: Sendable {
     let statistics: CacheStatistics
     private let coalescer: FetchCoalescer
     private let backoff: RefreshBackoff
-    private let shares: ClientUpstreamShare?
     private let tasks: BackgroundTasks
     /// Misses waiting for a call, in turn, once the window is spent.
     private let missQueue: MissQueue
@@ -95,8 +90,6 @@ final class CachingForwarder: Sendable {
         self.missQueue = MissQueue(wait: policy.missWait, capacity: policy.maxWaitingMisses)
         self.coalescer = FetchCoalescer(leases: leases ?? MemoryFetchLeases(capacity: policy.maxFetchesInFlight))
         self.backoff = RefreshBackoff(capacity: policy.maxBackoffEntries)
-        self.shares = policy.clientShare < 1
-            ? ClientUpstreamShare(limit: budget.limit, fraction: policy.clientShare, capacity: policy.maxTrackedClients) : nil
         self.keyProbe = KeyProbe(tasks: tasks, interval: policy.keyProbeInterval)
     }
 
@@ -119,14 +112,30 @@ final class CachingForwarder: Sendable {
             case .unusable: break
             }
         }
-        let deliver = later()
-        let waiter: FetchWaiter = { [clock] result in
+        return fetch(request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, client: client, loop: loop, deliver: later())
+    }
+
+    /// The answer for a request that found nothing usable stored: it joins the fetch in
+    /// flight, or leads one (`nil`: `deliver` gets the answer later), or finds the answer
+    /// stored after all. `counted`: the request was already counted as a miss (it asks again).
+    private func fetch(
+        _ request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding, ifNoneMatch: String?, client: String?,
+        loop: Int?, deliver: @escaping ResponseDelivery, counted: Bool = false
+    ) -> HTTPResponse? {
+        let waiter: FetchWaiter = { [weak self, clock] result in
+            // The leader's own client had no call left, and the leader made none: the share
+            // spent is not this client's, so it asks again, as itself. This ends: each time
+            // follows another leader's refusal. Not on an event loop's queue any more (`loop`).
+            if case .failed(let failure) = result, failure.detail == .clientShareSpent, let self {
+                if let answer = self.fetch(
+                    request, key: key, now: clock.now(), accept: accept, ifNoneMatch: ifNoneMatch, client: client, loop: nil,
+                    deliver: deliver, counted: true
+                ) { deliver(answer) }
+                return
+            }
             deliver(result.response(at: clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
         }
-        var shareWait: Double = 1
-        let claim = coalescer.claim(
-            key, cached: { cache.entry(for: key).flatMap { usable($0, route: request.route, now: now) } },
-            mayLead: { mayLead(client, now: now, wait: &shareWait) }, waiter: waiter)
+        let claim = coalescer.claim(key, cached: { cache.entry(for: key).flatMap { usable($0, route: request.route, now: now) } }, waiter: waiter)
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
@@ -140,30 +149,29 @@ final class CachingForwarder: Sendable {
                 return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
             }
         case .joined:
-            statistics.count(.miss)
+            if !counted { statistics.count(.miss) }
             statistics.count(.collapsed)
             return nil
         case .refused(let detail):
-            statistics.count(.miss)
-            return ClientFailure.noCall(detail, retryAfter: detail == .clientShareSpent ? shareWait : 1).response(collapsed: false)
+            if !counted { statistics.count(.miss) }
+            return ClientFailure.noCall(detail, retryAfter: 1).response(collapsed: false)
         case .leads:
-            statistics.count(.miss)
+            if !counted { statistics.count(.miss) }
             tasks.run(.awaited) {
                 // Another replica may have stored it, be fetching it, or have just failed to: then no call from here.
                 if let shared = await self.coalescer.lead(key, arrivedAt: now) {
                     let result = self.finish(key, with: shared, refreshing: false)
-                    if let client { self.shares?.refund(client) }
                     deliver(result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
                     await self.coalescer.share(key, nil)
                     return
                 }
-                let fetched = await self.fill(request, priority: .miss, firstCallGranted: false)
-                if case .failed(let failure) = fetched, failure.detail == .budgetExhausted, let client {
-                    self.shares?.refund(client)   // no call was made: none is counted against the client
-                }
+                let fetched = await self.fill(request, priority: .miss, client: client, firstCallGranted: false)
                 let result = self.finish(key, with: fetched, refreshing: false)
                 deliver(result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
-                await self.share(key, result)
+                // A refusal of this client's share is its own: the other replicas waiting on
+                // the path are told only that no call was made, and look again.
+                let spentShare = if case .failed(let failure) = fetched { failure.detail == .clientShareSpent } else { false }
+                await self.share(key, spentShare ? nil : result)
             }
             return nil
         }
@@ -196,15 +204,6 @@ final class CachingForwarder: Sendable {
         }
         guard usable(entry, route: request.route, now: now) != nil else { return .unusable }
         return serveStale(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later)
-    }
-
-    /// Refuses a new fetch when `client` has used its share of the window's calls for misses
-    /// (`wait`: the seconds until its share has a call again).
-    private func mayLead(_ client: String?, now: Double, wait: inout Double) -> CacheOutcome.MissDetail? {
-        guard let client, let shares, let seconds = shares.take(client, now: now) else { return nil }
-        statistics.count(.clientShareDenial)
-        wait = seconds
-        return .clientShareSpent
     }
 
     /// A stale answer, and a background refresh unless one runs, amodb just failed
@@ -240,7 +239,7 @@ final class CachingForwarder: Sendable {
             } else {
                 decision = await self.budget.acquire(.refresh, now: now)
             }
-            if case .denied = decision {
+            if decision != .granted {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }
                 self.statistics.count(.budgetDenial)
                 self.statistics.count(.staleForBudget)
@@ -340,9 +339,9 @@ final class CachingForwarder: Sendable {
 
     /// Shares a stored answer with the other replicas and ends the fleet's lease; then the
     /// variants the queue may have made meanwhile (those made later are shared by the queue).
-    private func share(_ key: String, _ result: FetchResult) async {
+    private func share(_ key: String, _ result: FetchResult?) async {
         await coalescer.share(key, result)
-        guard case .answer(let shared, true) = result, let current = cache.entry(for: key), current.isSameAnswer(as: shared),
+        guard case .answer(let shared, true)? = result, let current = cache.entry(for: key), current.isSameAnswer(as: shared),
               current.variants != shared.variants
         else { return }
         await coalescer.shareVariants(key, current)
@@ -350,19 +349,31 @@ final class CachingForwarder: Sendable {
 
     // MARK: Calling amodb
 
-    /// Calls amodb within the budget (retrying 429 as it asks) and judges the answer.
-    private func fill(_ request: AmodbRequest, priority: CallPriority, firstCallGranted: Bool) async -> FetchResult {
+    /// Calls amodb within the budget (retrying 429 as it asks) and judges the answer. The
+    /// first call of a miss is also one of its `client`'s share; a retry after amodb's 429 is
+    /// the same miss, within the budget only.
+    private func fill(_ request: AmodbRequest, priority: CallPriority, client: String? = nil, firstCallGranted: Bool) async -> FetchResult {
         var retries = 0
         var granted = firstCallGranted
+        var client = client
         while true {
-            if !granted, case .denied(let retryAfter) = await acquire(priority) {
-                statistics.count(.budgetDenial)
-                if priority == .miss { statistics.count(.missRefused, route: request.route) }
-                logger.warning("upstream budget spent; not calling amodb",
-                               ["path": request.route.template, "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter))])
-                return .failed(.noCall(.budgetExhausted, retryAfter: retryAfter))
+            if !granted {
+                switch await acquire(priority, client: client) {
+                case .granted:
+                    break
+                case .denied(let retryAfter):
+                    statistics.count(.budgetDenial)
+                    if priority == .miss { statistics.count(.missRefused, route: request.route) }
+                    logger.warning("upstream budget spent; not calling amodb",
+                                   ["path": request.route.template, "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter))])
+                    return .failed(.noCall(.budgetExhausted, retryAfter: retryAfter))
+                case .shareSpent(let retryAfter):
+                    statistics.count(.clientShareDenial)
+                    return .failed(.noCall(.clientShareSpent, retryAfter: retryAfter))
+                }
             }
             granted = false
+            client = nil
             let outcome = await call(request)
             var retryAfter: Double?
             if case .success(let upstream) = outcome, upstream.status == 429 {
@@ -381,11 +392,11 @@ final class CachingForwarder: Sendable {
         }
     }
 
-    /// A call from the budget: a miss waits its turn for one (`MissQueue`); a refresh takes
-    /// one only from slack, and never waits.
-    private func acquire(_ priority: CallPriority) async -> CallDecision {
+    /// A call from the budget: a miss waits its turn for one (`MissQueue`), with one of its
+    /// `client`'s share; a refresh takes one only from slack, and never waits.
+    private func acquire(_ priority: CallPriority, client: String?) async -> CallDecision {
         switch priority {
-        case .miss: await missQueue.acquire(from: budget, clock: clock, tasks: tasks)
+        case .miss: await missQueue.acquire(from: budget, client: client, clock: clock, tasks: tasks)
         case .refresh: await budget.acquire(.refresh, now: clock.now())
         }
     }
@@ -479,6 +490,6 @@ final class CachingForwarder: Sendable {
 
     /// The sizes of the forwarder's tables, for the metrics.
     var tableSizes: (inFlight: Int, backoff: Int, clients: Int, tasks: Int) {
-        (coalescer.inFlight, backoff.count, shares?.count ?? 0, tasks.count)
+        (coalescer.inFlight, backoff.count, budget.trackedClients, tasks.count)
     }
 }

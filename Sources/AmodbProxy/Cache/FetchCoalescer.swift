@@ -10,10 +10,8 @@ final class FetchCoalescer: Sendable {
     }
 
     /// Finds a usable stored entry, joins the fetch in flight or takes the lease, in one step.
-    func claim(
-        _ key: String, cached: () -> CachedResponse?, mayLead: () -> CacheOutcome.MissDetail? = { nil }, waiter: FetchWaiter?
-    ) -> LeaseClaim {
-        leases.claim(key, cached: cached, mayLead: mayLead, waiter: waiter)
+    func claim(_ key: String, cached: () -> CachedResponse?, waiter: FetchWaiter?) -> LeaseClaim {
+        leases.claim(key, cached: cached, waiter: waiter)
     }
 
     /// Ends the lease of `key`: `commit` stores the answer, in the same step, and returns

@@ -6,7 +6,7 @@ enum LeaseClaim: Sendable {
     case joined
     /// This request holds the lease: it must fetch, then `release` it.
     case leads
-    /// Nobody fetches the path and this request may not start a fetch.
+    /// Nobody fetches the path and this request may not start a fetch (too many in flight).
     case refused(CacheOutcome.MissDetail)
 }
 
@@ -23,11 +23,8 @@ enum LeaseClaim: Sendable {
 /// inside the leader's task (which may await), before it calls amodb.
 protocol FetchLeases: Sendable {
     /// Atomically: a usable stored entry (`cached`, asked under the lease's lock), else
-    /// joining the fetch in flight (adding `waiter`), else taking the lease when `mayLead`
-    /// returns `nil` (it is asked only then, and says why not otherwise).
-    func claim(
-        _ key: String, cached: () -> CachedResponse?, mayLead: () -> CacheOutcome.MissDetail?, waiter: FetchWaiter?
-    ) -> LeaseClaim
+    /// joining the fetch in flight (adding `waiter`), else taking the lease.
+    func claim(_ key: String, cached: () -> CachedResponse?, waiter: FetchWaiter?) -> LeaseClaim
 
     /// Atomically: runs `commit` (storing the answer) and ends the lease; returns what
     /// `commit` returned and who joined.

@@ -13,9 +13,7 @@ final class MemoryFetchLeases: FetchLeases {
         self.capacity = max(1, capacity)
     }
 
-    func claim(
-        _ key: String, cached: () -> CachedResponse?, mayLead: () -> CacheOutcome.MissDetail?, waiter: FetchWaiter?
-    ) -> LeaseClaim {
+    func claim(_ key: String, cached: () -> CachedResponse?, waiter: FetchWaiter?) -> LeaseClaim {
         waiting.withLock { waiting in
             if let entry = cached() { return .cached(entry) }
             if waiting[key] != nil {
@@ -23,7 +21,6 @@ final class MemoryFetchLeases: FetchLeases {
                 return .joined
             }
             if waiting.count >= capacity { return .refused(.tooManyFetches) }
-            if let refusal = mayLead() { return .refused(refusal) }
             waiting[key] = []
             return .leads
         }

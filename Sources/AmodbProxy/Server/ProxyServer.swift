@@ -50,7 +50,10 @@ public final class ProxyServer: Sendable {
         self.cache = cache
         let redis = configuration.redis.map { RedisLink(configuration: $0, prefix: configuration.redisPrefix, logger: logger, largestBody: configuration.maxUpstreamBytes) }
         self.redis = redis
-        self.budget = redis.map { RedisCallBudget(limit: configuration.rateLimit, link: $0, clock: clock) } ?? UpstreamBudget(limit: configuration.rateLimit)
+        let clientShare = ClientUpstreamShare.callsPerWindow(limit: configuration.rateLimit, fraction: configuration.clientUpstreamShare)
+        self.budget = redis.map {
+            RedisCallBudget(limit: configuration.rateLimit, clientShare: clientShare, link: $0, clock: clock, amodbKey: configuration.apiKey)
+        } ?? UpstreamBudget(limit: configuration.rateLimit, shares: clientShare.map { ClientUpstreamShare(callsPerWindow: $0) })
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics

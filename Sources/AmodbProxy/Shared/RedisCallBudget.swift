@@ -1,3 +1,4 @@
+import AmodbCrypto
 import AmodbRedis
 import Synchronization
 
@@ -9,6 +10,13 @@ import Synchronization
 ///
 /// The share is an `UpstreamBudget` that also records the calls the fleet's budget granted
 /// to this replica, so an outage does not start it with a window it believes empty.
+///
+/// Each client's share of the calls for misses (`clientShare` a window) is the fleet's too:
+/// the script that takes a miss's call checks and charges the client's share in the same
+/// step, under a key named by a keyed hash of the client (`<prefix>share:<32 hex digits>`),
+/// never by what the client sent. While Redis is away, this replica keeps that part of the
+/// share that its part of the budget has: `clientShare` divided by the replicas it last saw
+/// alive, at least one call.
 ///
 /// The replica also remembers the calls it made in the last window, by the ids it gave
 /// them, and the window it last seeded. When Redis lost the window (`FLUSHALL`, a restart
@@ -31,6 +39,10 @@ final class RedisCallBudget: CallBudget {
 
     /// Calls per 60 s window for the whole fleet (`AMODB_RATE_LIMIT`).
     let limit: Int
+    /// Calls each client may cause per window for misses, across the fleet; `nil`: no share limit.
+    let clientShare: Int?
+    /// Names a client's share key: the same name in every replica holding the amodb key.
+    private let clientNames: HMACSHA256
     private let shared: SharedBudget
     private let link: RedisLink
     private let clock: any ProxyClock
@@ -39,47 +51,82 @@ final class RedisCallBudget: CallBudget {
     private let memory = Mutex(Memory())
     private let calls = Atomic<Int>(0)
 
-    /// A budget of `limit` calls a minute for every replica using `link`'s prefix, on `clock`.
-    init(limit: Int, link: RedisLink, clock: any ProxyClock) {
+    /// A budget of `limit` calls a minute for every replica using `link`'s prefix, on `clock`,
+    /// with `clientShare` of them a window for each client's misses (`nil`: no share limit);
+    /// the share keys are named under a key derived from `amodbKey`.
+    init(limit: Int, clientShare: Int?, link: RedisLink, clock: any ProxyClock, amodbKey: Secret) {
         self.limit = max(1, limit)
+        self.clientShare = clientShare.map { max(1, $0) }
         self.link = link
         self.clock = clock
+        clientNames = HMACSHA256(derivedFrom: Array(amodbKey.revealed.utf8), purpose: Self.clientNamePurpose)
         shared = SharedBudget(client: link.client, prefix: link.prefix, limit: limit)
-        share = Mutex((1, UpstreamBudget(limit: limit)))
+        share = Mutex((1, Self.fairShare(of: max(1, limit), clientShare: self.clientShare, replicas: 1)))
         link.onEveryBeat { [weak self] in await self?.reconcile() }
     }
+
+    /// What the amodb key is turned into the share keys' key with: a key derived for one purpose serves no other.
+    private static let clientNamePurpose = "amodb-proxy client share key v1"
 
     /// This replica's share now, resized when the replicas seen alive changed.
     private var fairShare: UpstreamBudget {
         let replicas = link.replicas
         return share.withLock { share in
-            if share.replicas != replicas { share = (replicas, UpstreamBudget(limit: max(1, limit / replicas))) }
+            if share.replicas != replicas { share = (replicas, Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas)) }
             return share.budget
         }
     }
 
-    func acquire(_ priority: CallPriority, now: Double) async -> CallDecision {
+    /// One replica's part of the budget, and of each client's share, among `replicas`: at least one call of each.
+    private static func fairShare(of limit: Int, clientShare: Int?, replicas: Int) -> UpstreamBudget {
+        let replicas = max(1, replicas)
+        return UpstreamBudget(
+            limit: max(1, limit / replicas), shares: clientShare.map { ClientUpstreamShare(callsPerWindow: max(1, $0 / replicas)) })
+    }
+
+    /// `client`'s share in Redis: its key is the first 16 bytes of a keyed hash of the client,
+    /// so neither its length nor its characters are the client's to choose.
+    private func sharedShare(of client: String?) -> SharedBudget.ClientShare? {
+        guard let client, let clientShare else { return nil }
+        return shared.share(named: clientNames.hexCode(for: Array(client.utf8), bytes: 16), calls: clientShare)
+    }
+
+    func acquire(_ priority: CallPriority, client: String?, now: Double) async -> CallDecision {
         let local = fairShare
         let id = link.replicaID + ":" + String(calls.add(1, ordering: .relaxed).newValue)
         let sharedPriority: SharedBudget.Priority = priority == .miss ? .miss : .refresh
+        let client = priority == .miss ? client : nil
+        let clientShare = sharedShare(of: client)
         let at = Self.milliseconds(now)
-        if let decision = await link.call({ _ in try await acquireShared(sharedPriority, at: at, callID: id) }) {
+        if let decision = await link.call({ _ in try await acquireShared(sharedPriority, at: at, callID: id, share: clientShare) }) {
             switch decision {
             case .granted:
                 remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: false)
-                _ = local.acquire(.miss, now: now)   // recorded, should Redis go away within the window
+                local.record(client, now: now)   // should Redis go away within the window
                 return .granted
             case .denied(let wait):
                 return .denied(retryAfter: max(UpstreamBudget.shortestWait, Double(wait) / 1000))
+            case .shareSpent(let wait):
+                return .shareSpent(retryAfter: max(UpstreamBudget.shortestWait, Double(wait) / 1000))
             case .unseeded:
                 // Started again between this replica's seed and its request: it asks again shortly.
                 return .denied(retryAfter: Self.reseedPause)
             }
         }
-        let decision = local.acquire(priority, now: now)
+        let decision = local.acquire(priority, client: client, now: now)
         if decision == .granted { remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: true) }
         return decision
     }
+
+    func shareWait(for client: String, now: Double) async -> Double? {
+        guard let clientShare = sharedShare(of: client) else { return nil }
+        if let wait = await link.call({ _ in try await shared.shareWait(clientShare, now: Self.milliseconds(now)) }) {
+            return wait.map { Double($0) / 1000 }
+        }
+        return fairShare.shareWait(for: client, now: now)
+    }
+
+    var trackedClients: Int { fairShare.trackedClients }
 
     func observe(headers: [String: String], now: Double) async -> [String] {
         let ignored = fairShare.observe(headers: headers, now: now)
@@ -107,12 +154,14 @@ final class RedisCallBudget: CallBudget {
 
     /// A call from the fleet's window, seeding it first when this replica has not seeded the
     /// one in Redis (or called amodb behind its back), and once more if it was started again.
-    private func acquireShared(_ priority: SharedBudget.Priority, at: Int64, callID: String) async throws(RedisError) -> SharedBudget.Decision {
+    private func acquireShared(
+        _ priority: SharedBudget.Priority, at: Int64, callID: String, share: SharedBudget.ClientShare?
+    ) async throws(RedisError) -> SharedBudget.Decision {
         let known = memory.withLock { $0.mustSeed ? nil : $0.window }
         let window = if let known { known } else { try await seed(at: at) }
-        let decision = try await shared.acquire(priority, now: at, callID: callID, window: window)
+        let decision = try await shared.acquire(priority, now: at, callID: callID, window: window, share: share)
         guard case .unseeded = decision else { return decision }
-        return try await shared.acquire(priority, now: at, callID: callID, window: try await seed(at: at))
+        return try await shared.acquire(priority, now: at, callID: callID, window: try await seed(at: at), share: share)
     }
 
     /// Once a heartbeat: seeds the window in Redis if it is not the one this replica seeded

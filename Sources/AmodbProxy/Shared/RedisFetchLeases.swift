@@ -94,10 +94,8 @@ final class RedisFetchLeases: FetchLeases {
         self.logger = logger
     }
 
-    func claim(
-        _ key: String, cached: () -> CachedResponse?, mayLead: () -> CacheOutcome.MissDetail?, waiter: FetchWaiter?
-    ) -> LeaseClaim {
-        local.claim(key, cached: cached, mayLead: mayLead, waiter: waiter)
+    func claim(_ key: String, cached: () -> CachedResponse?, waiter: FetchWaiter?) -> LeaseClaim {
+        local.claim(key, cached: cached, waiter: waiter)
     }
 
     func release<Result>(_ key: String, commit: () -> Result) -> (Result, [FetchWaiter]) {

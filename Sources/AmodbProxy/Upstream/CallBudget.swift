@@ -17,11 +17,20 @@ public enum CallDecision: Sendable, Equatable {
     case granted
     /// No call now; one may be possible after this many seconds.
     case denied(retryAfter: Double)
+    /// The client's share of the window's calls for misses is spent: no call taken from the
+    /// window; one of the client's calls leaves it after this many seconds.
+    case shareSpent(retryAfter: Double)
 }
 
 /// amodb's per-key budget of calls. Behind a protocol so a shared implementation (Redis,
 /// for several replicas spending one key) can take the in-memory `UpstreamBudget`'s place.
 /// Asked only on misses and refreshes, never on a cache hit.
+///
+/// A budget also keeps each client's share of the window's calls for misses
+/// (`AMODB_CLIENT_SHARE`): a miss's call and its client's share are taken in one step, so
+/// a miss the share refuses takes no call, and one the window refuses costs no share. The
+/// forwarder asks only after it knows it must call (no other replica's fill answered), so
+/// nothing is ever given back.
 ///
 /// Taking a call, adopting amodb's headers and a 429 are `async`: a shared implementation
 /// asks Redis (tens of milliseconds at most), on a miss's or a refresh's task. The in-memory
@@ -29,8 +38,13 @@ public enum CallDecision: Sendable, Equatable {
 protocol CallBudget: Sendable {
     /// Calls per 60 s window at most.
     var limit: Int { get }
-    /// Takes one call from the window, or says how long until one could be had.
-    func acquire(_ priority: CallPriority, now: Double) async -> CallDecision
+    /// Takes one call from the window, or says how long until one could be had; for a miss
+    /// of a `client`, one call of its share with it, in the same step (`.shareSpent` when
+    /// the share has none). `client` is `nil` for those no share limits.
+    func acquire(_ priority: CallPriority, client: String?, now: Double) async -> CallDecision
+    /// Seconds until `client`'s share has a call again, or `nil` when it has one (or no share
+    /// applies); takes nothing.
+    func shareWait(for client: String, now: Double) async -> Double?
     /// Adopts amodb's rate-limit headers (lower-cased names); returns the names of those
     /// it ignored as unreadable or out of range.
     func observe(headers: [String: String], now: Double) async -> [String]
@@ -38,4 +52,13 @@ protocol CallBudget: Sendable {
     func exhaust(for seconds: Double, now: Double) async
     /// Calls granted in the current window (by this replica, for a shared budget).
     func used(now: Double) -> Int
+    /// Clients whose share this replica holds in memory.
+    var trackedClients: Int { get }
+}
+
+extension CallBudget {
+    /// Takes one call from the window, for no client's share.
+    func acquire(_ priority: CallPriority, now: Double) async -> CallDecision {
+        await acquire(priority, client: nil, now: now)
+    }
 }

@@ -8,7 +8,9 @@ import Synchronization
 /// Only the head of the queue asks the budget, when the call it was told of should have
 /// freed; the others sleep until they are the head or their wait is over. A miss that
 /// arrives while others wait joins the end of the queue without asking, so it cannot take
-/// the call the head waits for.
+/// the call the head waits for; only its client's share is looked at first, so a client
+/// with no call left is refused at once and cannot fill the queue. A miss its client's
+/// share refuses never waits: the share frees far later than any wait.
 final class MissQueue: Sendable {
     private struct State {
         /// The waiting misses' sleeper ids, oldest first.
@@ -30,17 +32,22 @@ final class MissQueue: Sendable {
     /// Misses waiting now.
     var count: Int { state.withLock { $0.waiting.count } }
 
-    /// A call for a miss from `budget`: at once if the window has one and nobody waits,
-    /// else after waiting in turn for one, within `wait` seconds of `clock`'s time.
-    /// `first`: ahead of those waiting (a refresh of an entry drifting past twice its lifetime).
-    func acquire(from budget: any CallBudget, clock: any ProxyClock, tasks: BackgroundTasks, first: Bool = false) async -> CallDecision {
+    /// A call for a miss from `budget`, with one of `client`'s share: at once if the window
+    /// has one and nobody waits, else after waiting in turn for one, within `wait` seconds of
+    /// `clock`'s time. `first`: ahead of those waiting (a refresh of an entry drifting past
+    /// twice its lifetime).
+    func acquire(
+        from budget: any CallBudget, client: String? = nil, clock: any ProxyClock, tasks: BackgroundTasks, first: Bool = false
+    ) async -> CallDecision {
         let start = clock.now()
         let deadline = start + wait
         var decision = CallDecision.denied(retryAfter: UpstreamBudget.shortestWait)
         if wait == 0 || first || state.withLock({ $0.waiting.isEmpty }) {
-            decision = await budget.acquire(.miss, now: start)
+            decision = await budget.acquire(.miss, client: client, now: start)
             // No wait, or the call frees after the wait would be over: refused now.
             guard case .denied(let retryAfter) = decision, wait > 0, start + retryAfter <= deadline else { return decision }
+        } else if let client, let spent = await budget.shareWait(for: client, now: start) {
+            return .shareSpent(retryAfter: spent)
         }
         let id = tasks.makeSleeperID()
         let joined = state.withLock { state -> Bool in
@@ -58,7 +65,7 @@ final class MissQueue: Sendable {
         while true {
             let now = max(clock.now(), start + slept)
             if isHead(id), now >= nextTry {
-                decision = await budget.acquire(.miss, now: clock.now())
+                decision = await budget.acquire(.miss, client: client, now: clock.now())
                 guard case .denied(let retryAfter) = decision else { return decision }
                 nextTry = now + retryAfter
                 if nextTry > deadline { return decision }

@@ -8,6 +8,9 @@ import Synchronization
 /// Misses come first when the window is tight: a refresh (`CallPriority.refresh`) is
 /// granted only while the window is at most half spent, so the calls that remain go to
 /// requests that have nothing stored to answer with (`slack(of:)`).
+///
+/// With `shares`, it also keeps each client's share of the calls for misses, taken with the
+/// miss's call in one step (`acquire(_:client:now:)`): a lone replica's whole budget.
 public final class UpstreamBudget: CallBudget, Sendable {
     /// Who is asking.
     public typealias Priority = CallPriority
@@ -29,9 +32,42 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// The window, in seconds.
     public static let window: Double = 60
     private let state = Mutex(State())
+    private let shares: ClientUpstreamShare?
 
-    public init(limit: Int) {
+    /// A budget of `limit` calls per window, with no client's share.
+    public convenience init(limit: Int) {
+        self.init(limit: limit, shares: nil)
+    }
+
+    /// A budget of `limit` calls per window whose misses also spend their client's `shares`.
+    init(limit: Int, shares: ClientUpstreamShare?) {
         self.limit = max(1, limit)
+        self.shares = shares
+    }
+
+    /// Takes one call from the window and, for a miss of a `client`, one of its share with
+    /// it (`ClientUpstreamShare.take`): neither is taken unless both have one.
+    func acquire(_ priority: Priority, client: String?, now: Double) -> Decision {
+        guard priority == .miss, let client, let shares else { return acquire(priority, now: now) }
+        return shares.take(client, now: now) { acquire(.miss, now: now) }
+    }
+
+    func shareWait(for client: String, now: Double) -> Double? {
+        shares?.wait(for: client, now: now)
+    }
+
+    var trackedClients: Int { shares?.count ?? 0 }
+
+    /// Counts a call granted elsewhere (the fleet's window) as one of this window's, and of
+    /// `client`'s share when given: a Redis outage then starts with the calls already made.
+    func record(_ client: String?, now: Double) {
+        state.withLock { state in
+            state.sent.removeAll { $0 <= now - Self.window }
+            state.sent.append(now)
+            if state.sent.count > limit { state.sent.removeFirst(state.sent.count - limit) }
+            if let remaining = state.upstreamRemaining { state.upstreamRemaining = max(0, remaining - 1) }
+        }
+        if let client { shares?.record(client, now: now) }
     }
 
     /// Takes one call from the window, or says how long until one could be had.

@@ -17,6 +17,15 @@
 /// A window started again grants nothing until every replica seen alive has seeded it, or
 /// until a replica's lifetime has passed (one that has not beaten by then is gone), so the
 /// first replica back cannot spend what the others had already spent.
+///
+/// Each client may also have a share of the window's calls for misses, the fleet's: the
+/// same script checks it with the window (`acquire(_:now:callID:window:share:)`), so a miss
+/// its share refuses takes no call from the window, and a call the window refuses is not
+/// charged to the share. A share is a sorted set of the client's calls, `<prefix>share:<name>`,
+/// holding at most its calls per window and expiring a window after the client's last call:
+/// only a call the window granted creates or renews one, so there are never more share keys
+/// than calls in a window. The shares are not put back when Redis loses its data: a client
+/// then starts a new share, and the window, put back, still holds the fleet to the limit.
 public struct SharedBudget: Sendable {
     /// Who is asking, as in `UpstreamBudget.Priority`.
     public enum Priority: String, Sendable {
@@ -34,6 +43,16 @@ public struct SharedBudget: Sendable {
         case denied(retryAfterMilliseconds: Int64)
         /// The window is not the one the caller seeded (lost, or started again): `seed` it, then ask again.
         case unseeded
+        /// The client's share is spent: no call taken; one of its calls leaves it after this many milliseconds.
+        case shareSpent(retryAfterMilliseconds: Int64)
+    }
+
+    /// One client's share of the window's calls, as `acquire` checks it (made by `share(named:calls:)`).
+    public struct ClientShare: Sendable, Equatable {
+        /// Its sorted set of calls: `<prefix>share:<name>`.
+        public let key: String
+        /// Calls the client may cause per window (at least 1).
+        public let calls: Int
     }
 
     /// A call this replica made, as `seed` puts it back.
@@ -65,11 +84,13 @@ public struct SharedBudget: Sendable {
     public let limit: Int
     /// The window, in milliseconds.
     public let windowMilliseconds: Int64
+    private let prefix: String
     private let client: RedisClient
 
     /// A budget under `prefix` (e.g. `amodb-proxy:`), shared by every replica using the same keys.
     public init(client: RedisClient, prefix: String, limit: Int, windowMilliseconds: Int64 = 60_000) {
         self.client = client
+        self.prefix = prefix
         self.callsKey = prefix + "budget:calls"
         self.closedKey = prefix + "budget:closed"
         self.upstreamKey = prefix + "budget:upstream"
@@ -81,14 +102,32 @@ public struct SharedBudget: Sendable {
 
     private var keys: [String] { [callsKey, closedKey, upstreamKey, windowKey, seededKey] }
 
+    /// The longest client name a share key takes.
+    public static let longestClientName = 64
+
+    /// The share of `calls` per window of the client named `name`, or `nil` when `name` is
+    /// not 1 to `longestClientName` letters, digits, `-` or `_`: the key is the caller's name
+    /// for the client (the proxy's is a keyed hash), never text a client chose.
+    public func share(named name: String, calls: Int) -> ClientShare? {
+        let safe = name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+        }
+        guard safe, (1...Self.longestClientName).contains(name.utf8.count) else { return nil }
+        return ClientShare(key: prefix + "share:" + name, calls: max(1, calls))
+    }
+
     /// Takes one call from the fleet's window, or says how long until one could be had.
     /// `callID` must be unique per call (replica id and a counter): it is the member stored.
     /// `window`: the window the caller seeded (`seed`'s answer); another gets `.unseeded`.
-    public func acquire(_ priority: Priority, now: Int64, callID: String, window: Int64) async throws(RedisError) -> Decision {
+    /// `share`: the client's share, taken in the same step: when it is spent, `.shareSpent`
+    /// and no call is taken; when the window refuses, the share is not charged.
+    public func acquire(
+        _ priority: Priority, now: Int64, callID: String, window: Int64, share: ClientShare? = nil
+    ) async throws(RedisError) -> Decision {
         let reply = try await client.run(
-            Self.script, keys: keys,
+            Self.script, keys: keys + (share.map { [$0.key] } ?? []),
             arguments: ["acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(priority.rawValue), .bulk(callID),
-                        .integer(window)]
+                        .integer(window), .integer(Int64(share?.calls ?? 0))]
         )
         guard case .array(let fields) = reply, fields.count == 2, let granted = fields[0].integer, let wait = fields[1].integer else {
             throw .unexpectedReply(reply.description)
@@ -96,8 +135,22 @@ public struct SharedBudget: Sendable {
         switch granted {
         case 1: return .granted
         case 2: return .unseeded
+        case 3: return .shareSpent(retryAfterMilliseconds: wait)
         default: return .denied(retryAfterMilliseconds: wait)
         }
+    }
+
+    /// How long until `share` has a call again (ms), or `nil` when it has one now; takes
+    /// nothing. For a miss that would wait in line for the window: one whose client has
+    /// no call left is refused at once rather than holding a place.
+    public func shareWait(_ share: ClientShare, now: Int64) async throws(RedisError) -> Int64? {
+        let reply = try await client.run(
+            Self.script, keys: keys + [share.key],
+            arguments: ["share", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(Int64(share.calls))])
+        guard case .array(let fields) = reply, fields.count == 2, let spent = fields[0].integer, let wait = fields[1].integer else {
+            throw .unexpectedReply(reply.description)
+        }
+        return spent == 3 ? wait : nil
     }
 
     /// Puts `calls` (this replica's, of the last window) back into the window, starting it
@@ -164,14 +217,18 @@ public struct SharedBudget: Sendable {
         return count
     }
 
-    /// The whole decision in one script, so no two replicas can both take the last call.
-    /// KEYS: calls, closed-until, upstream hash, window hash, seeded set. ARGV: operation,
-    /// now, limit, window, then for `acquire` the priority, the call's id and the window
-    /// seeded; for `seed` the replica, the replicas expected, the settling time, a close
-    /// kept (ms, 0: none), then pairs of a call's time and id; for `close` the milliseconds
-    /// to stay closed; for `observe` amodb's limit, remaining and reset time ('' when absent).
-    /// Replies `{1, 0}` (granted), `{0, wait}` or `{2, 0}` (unseeded) for `acquire`,
-    /// `{1, since}` for `seed`, `{1, since}` or `{0, 0}` for `window`, `{0, 0}` otherwise.
+    /// The whole decision in one script, so no two replicas can both take the last call, nor
+    /// a client's last call of its share.
+    /// KEYS: calls, closed-until, upstream hash, window hash, seeded set, and for `acquire`
+    /// with a share and `share` the client's share. ARGV: operation, now, limit, window, then
+    /// for `acquire` the priority, the call's id, the window seeded and the client's calls per
+    /// window (0: no share); for `share` the client's calls per window; for `seed` the
+    /// replica, the replicas expected, the settling time, a close kept (ms, 0: none), then
+    /// pairs of a call's time and id; for `close` the milliseconds to stay closed; for
+    /// `observe` amodb's limit, remaining and reset time ('' when absent).
+    /// Replies `{1, 0}` (granted), `{0, wait}`, `{2, 0}` (unseeded) or `{3, wait}` (share
+    /// spent) for `acquire`, `{1, 0}` or `{3, wait}` for `share`, `{1, since}` for `seed`,
+    /// `{1, since}` or `{0, 0}` for `window`, `{0, 0}` otherwise.
     public static let script = RedisScript("""
         local now = tonumber(ARGV[2])
         local limit = tonumber(ARGV[3])
@@ -186,6 +243,21 @@ public struct SharedBudget: Sendable {
         if ARGV[1] == 'close' then
           close(now + tonumber(ARGV[5]))
           return {0, 0}
+        end
+        -- A client's share (KEYS[6]) of `calls` per window: 0 if it has a call now, else
+        -- how long until the call whose leaving frees one is out of the window. At most
+        -- `calls` members are ever kept, so this work is bounded.
+        local function shareWait(calls)
+          redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - window)
+          local taken = redis.call('ZCARD', KEYS[6])
+          if taken < calls then return 0 end
+          local entry = redis.call('ZRANGE', KEYS[6], taken - calls, taken - calls, 'WITHSCORES')
+          return math.max(1, tonumber(entry[2]) + window - now)
+        end
+        if ARGV[1] == 'share' then
+          local wait = shareWait(math.max(1, tonumber(ARGV[5])))
+          if wait > 0 then return {3, wait} end
+          return {1, 0}
         end
         if ARGV[1] == 'window' then
           local since = redis.call('HGET', KEYS[4], 'since')
@@ -237,6 +309,11 @@ public struct SharedBudget: Sendable {
         if redis.call('HGET', KEYS[4], 'since') ~= ARGV[7] then
           return {2, 0}
         end
+        local share = tonumber(ARGV[8]) or 0
+        if share > 0 then
+          local wait = shareWait(share)
+          if wait > 0 then return {3, wait} end
+        end
         local settledBy = tonumber(redis.call('HGET', KEYS[4], 'settled_by') or '0')
         if now < settledBy and redis.call('SCARD', KEYS[5]) < tonumber(redis.call('HGET', KEYS[4], 'expected') or '1') then
           return {0, settledBy - now}
@@ -265,6 +342,13 @@ public struct SharedBudget: Sendable {
           redis.call('PEXPIRE', KEYS[1], window)
           if remaining then
             redis.call('HINCRBY', KEYS[3], 'remaining', -1)
+          end
+          -- Charged to the client's share only now that the call is made; its key lives
+          -- as long as the call counts.
+          if share > 0 then
+            redis.call('ZADD', KEYS[6], now, ARGV[6])
+            redis.call('ZREMRANGEBYRANK', KEYS[6], 0, -share - 1)
+            redis.call('PEXPIRE', KEYS[6], window)
           end
           return {1, 0}
         end
