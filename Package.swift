@@ -40,7 +40,7 @@ let package = Package(
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
         .target(name: "AmodbSandbox", dependencies: ["AmodbHTTP", "AmodbModels"]),
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
-        // that share one cache and one budget (issue 13); knows nothing of the proxy.
+        // that share one cache and one budget; knows nothing of the proxy.
         .target(name: "AmodbRedis", dependencies: ["AmodbSockets"]),
         // Starts and stops a real redis-server on a free port, for the tests that need one.
         .target(name: "AmodbRedisTestSupport", dependencies: ["AmodbRedis", "AmodbTestSupport"]),
@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbHTTP", "AmodbSandbox", "AmodbTestSupport"]),
         .testTarget(name: "AmodbRedisTests", dependencies: ["AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport", "AmodbProxy"]),
-        // Replicas sharing one Redis (issue 13): several in-process proxies, one real redis-server.
+        // Replicas sharing one Redis: several in-process proxies, one real redis-server.
         .testTarget(name: "FleetTests", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
         .testTarget(
             name: "IntegrationTests",

@@ -132,7 +132,7 @@ struct CORSTests {
             #expect(actual.status == 200)
             #expect(actual.header("Access-Control-Allow-Origin") == "https://app.example.com")
             #expect(actual.header("Access-Control-Expose-Headers")?.contains("Cache-Status") == true)
-            // Cacheable answers vary on Accept-Encoding too (issue 12): CORS adds Origin.
+            // Cacheable answers vary on Accept-Encoding too: CORS adds Origin.
             #expect(actual.headers.filter { $0.name.lowercased() == "vary" }.map(\.value) == ["Accept-Encoding", "Origin"])
             let foreign = try await setup.harness.get("/3/movie/550", headers: ["Origin": "https://evil.example"])
             #expect(foreign.header("Access-Control-Allow-Origin") == nil)

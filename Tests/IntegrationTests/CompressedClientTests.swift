@@ -6,7 +6,7 @@ import Testing
 
 /// What the proxy sends in each coding is counted (`amodb_proxy_response_bytes_total`,
 /// the access log's `encoding`), and `AmodbClient` over URLSession gets a compressed
-/// answer and decodes it without being told (issue 12).
+/// answer and decodes it without being told.
 @Suite(.timeLimit(.minutes(1)))
 struct CompressedClientTests {
     static let path = "/3/trending/movie/day"

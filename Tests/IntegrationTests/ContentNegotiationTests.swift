@@ -4,7 +4,7 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-/// Compressed answers over the wire (issue 12): each stored answer is compressed once, off
+/// Compressed answers over the wire: each stored answer is compressed once, off
 /// the event loops, and every client gets the variant its `Accept-Encoding` prefers, with
 /// its own `Content-Encoding`, `ETag` and `Vary: Accept-Encoding`.
 @Suite(.timeLimit(.minutes(1)))

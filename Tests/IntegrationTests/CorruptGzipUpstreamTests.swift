@@ -3,7 +3,7 @@ import AmodbTestSupport
 import Testing
 
 /// A gzip body from amodb that does not decode is an unusable answer, like a truncated
-/// one: 502 for the client, nothing stored, and its bytes never passed on (issue 12).
+/// one: 502 for the client, nothing stored, and its bytes never passed on.
 @Suite(.timeLimit(.minutes(1)))
 struct CorruptGzipUpstreamTests {
     static let body = Array(ScriptedUpstream.movieDetails.utf8)

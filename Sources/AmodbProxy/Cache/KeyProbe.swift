@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Readiness that comes back (9 §9): once amodb refuses the key (401) or the plan (402),
+/// Readiness that comes back: once amodb refuses the key (401) or the plan (402),
 /// one cheap call every `interval` (30–60 s, spread at random) asks amodb again, in the
 /// background and within the budget's reserve, until it accepts the key. `/readyz`
 /// follows the last word, whether a client's miss or the probe had it.
