@@ -28,43 +28,21 @@ public final class MisbehavingUpstream: ScopedServer {
         var requests: [String] = []
         var bytesSent = 0
         var abandoned = 0
-        var stopped = false
-        var connections: Set<Int32> = []
     }
 
     private let behaviour: Behaviour
-    private let listener: Int32
+    private let listener: ThreadedListener
     private let state = Mutex(State())
-    private let threads = DispatchGroup()
     /// The bound port.
-    public let port: Int
+    public var port: Int { listener.port }
 
     /// Listens on a port the kernel picks and serves until `shutdown()`.
     public init(_ behaviour: Behaviour) throws {
         self.behaviour = behaviour
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawHTTPError.connect(errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            let code = errno
-            close(fd)
-            throw RawHTTPError.connect(code)
+        listener = try ThreadedListener()
+        listener.start { [self] fd in
+            if !serve(fd), !stopped { state.withLock { $0.abandoned += 1 } }
         }
-        var actual = sockaddr_in()
-        var actualLength = length
-        let named = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
-        guard named == 0 else {
-            let code = errno
-            close(fd)
-            throw RawHTTPError.connect(code)
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: actual.sin_port))
-        spawn { [self] in acceptLoop() }
     }
 
     /// The API root to give the proxy: `http://127.0.0.1:<port>/3`.
@@ -81,53 +59,10 @@ public final class MisbehavingUpstream: ScopedServer {
 
     /// Stops accepting, cuts open connections and waits for every thread to end.
     public func shutdown() async {
-        let open = state.withLock { state -> Set<Int32> in
-            state.stopped = true
-            return state.connections
-        }
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        for fd in open { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
-        let threads = threads
-        await withCheckedContinuation { continuation in
-            threads.notify(queue: .global()) { continuation.resume() }
-        }
-        close(listener)
+        await listener.shutdown()
     }
 
-    private var stopped: Bool { state.withLock { $0.stopped } }
-
-    private func spawn(_ work: @escaping @Sendable () -> Void) {
-        threads.enter()
-        let threads = threads
-        Thread {
-            work()
-            threads.leave()
-        }.start()
-    }
-
-    private func acceptLoop() {
-        while !stopped {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else {
-                if errno == EINTR { continue }
-                return
-            }
-            let admitted = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.connections.insert(fd)
-                return true
-            }
-            guard admitted else {
-                close(fd)
-                return
-            }
-            spawn { [self] in
-                if !serve(fd), !stopped { state.withLock { $0.abandoned += 1 } }
-                state.withLock { _ = $0.connections.remove(fd) }
-                close(fd)
-            }
-        }
-    }
+    private var stopped: Bool { listener.isStopped }
 
     /// Reads one request head, then misbehaves; false if the client left before the end.
     private func serve(_ fd: Int32) -> Bool {
