@@ -4,7 +4,7 @@ import CBrotli
 /// per stored answer, not per request, so it may be slow, but not without bound. The
 /// best settings (gzip 9, brotli 11) are used up to a size each; a larger body gets a
 /// cheaper setting, so that no single answer costs more than tens of milliseconds of a
-/// core (the README's compression section has the measurements behind the sizes).
+/// core (docs/caching.md, "Levels by size", has the measurements behind the sizes).
 public struct ContentEncoder: Sendable {
     /// zlib's compression level for gzip up to `bestGzipLimit`: 9, the smallest output.
     public static let gzipLevel: Int32 = 9

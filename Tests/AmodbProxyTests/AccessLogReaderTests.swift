@@ -9,7 +9,7 @@ import Testing
 /// they were, in either format; the previous version's lines, other logs' lines and
 /// garbage are counted, not replayed; the result is in time order.
 struct AccessLogReaderTests {
-    /// The README's access-log example before keys were logged: a line of the previous version.
+    /// docs/operations.md's access-log example before keys were logged: a line of the previous version.
     static let previousVersionLine =
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","status":200,"cache":"hit","duration_ms":0.084,"bytes":1937,"encoding":"identity","client":"203.0.113.7"}"#
 
@@ -64,7 +64,7 @@ struct AccessLogReaderTests {
     }
 
     @Test func theREADMEsExampleOfThisVersionIsReplayed() throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/operations.md"), encoding: .utf8)
         let example = try #require(readme.split(separator: "\n").first { $0.contains(#"{"time":"#) && $0.contains(#""route":"/3/movie/{movie_id}""#) })
         let contents = read(String(example))
         #expect(keys(contents) == ["/movie/550?language=de-DE"])

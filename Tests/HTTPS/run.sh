@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The HTTPS path the apps take (README, "HTTPS and the apps"), end to end on loopback:
+# The HTTPS path the apps take (docs/https.md), end to end on loopback:
 # Caddy from Debian's package terminates TLS with its internal CA (no internet, no real
 # domain) in front of the release amodb-proxy in --sandbox mode, with client tokens and
 # AMODB_TRUSTED_PROXIES=127.0.0.1. Checks:

@@ -284,7 +284,7 @@ struct HostileInputTests {
                 return connection.drainUntilClosed(seconds: 10)
             }
             #expect(drained.closed)
-            // Backpressure, as the README promises: the server stopped reading requests while
+            // Backpressure, as docs/security.md promises: the server stopped reading requests while
             // its answers were not taken, and never held more than 256 KiB unsent.
             #expect(proxy.serverProbe.peakUnsentBytes > 0)
             #expect(proxy.serverProbe.peakUnsentBytes <= 256 * 1024, "peak unsent \(proxy.serverProbe.peakUnsentBytes) bytes")

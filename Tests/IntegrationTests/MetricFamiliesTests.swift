@@ -4,14 +4,14 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-/// Every metric family the README lists is exposed with its type, and the families the
+/// Every metric family docs/operations.md lists is exposed with its type, and the families the
 /// other tests do not reach count what happened: budget denials, cache events, stale
 /// answers for revalidation and for the budget, upstream timeouts and unreachable amodb.
 @Suite(.timeLimit(.minutes(1)))
 struct MetricFamiliesTests {
-    /// `(family, type)` from the README's metrics table (`…_used` shorthand expanded).
+    /// `(family, type)` from docs/operations.md's metrics table (`…_used` shorthand expanded).
     static func documentedFamilies() throws -> [(name: String, type: String)] {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/operations.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         var families: [(name: String, type: String)] = []
         for line in text.split(separator: "\n") where line.hasPrefix("| `amodb_proxy_") {
@@ -29,7 +29,7 @@ struct MetricFamiliesTests {
 
     @Test func everyFamilyTheREADMEListsIsExposedWithItsType() async throws {
         let families = try Self.documentedFamilies()
-        #expect(families.count >= 13, "the README table was read: \(families.map(\.name))")
+        #expect(families.count >= 13, "the metrics table was read: \(families.map(\.name))")
         let harness = try ProxyHarness(fetcher: ScriptedUpstream())
         try await withServer(harness) { harness in
             #expect(try await harness.get("/3/trending/movie/day").status == 200)   // so the counters have a series

@@ -103,7 +103,7 @@ struct PlanCommandTests {
 
 /// Lines the plan tests put among the trace's.
 enum AccessLogReaderTestLines {
-    /// The README's access-log example before keys were logged.
+    /// docs/operations.md's access-log example before keys were logged.
     static let previousVersion =
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","status":200,"cache":"hit","duration_ms":0.084,"bytes":1937,"encoding":"identity","client":"203.0.113.7"}"#
 }

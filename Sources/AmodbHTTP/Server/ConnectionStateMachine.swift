@@ -72,7 +72,7 @@ struct ConnectionStateMachine {
         case closed
     }
 
-    /// Unsent output per connection at most (the README's promise): answers beyond it wait
+    /// Unsent output per connection at most (docs/security.md's promise): answers beyond it wait
     /// in their slots, where a cached body is only referenced, until the client reads.
     /// A single answer larger than this is queued alone.
     static let maxUnsentBytes = 256 * 1024
