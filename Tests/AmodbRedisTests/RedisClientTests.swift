@@ -238,7 +238,14 @@ struct RedisClientTests {
             // getaddrinfo runs on a thread of its own; each address it gives is tried in turn.
             let configuration = try RedisConfiguration(url: "redis://localhost:\(server.port)").withTestTimeouts()
             try await withRedisClient(configuration) { client in
-                try await client.ping()
+                let written = try await client.set("by-name", Array("localhost".utf8))
+                #expect(written)
+                #expect(client.isConnected)
+            }
+            // The name led to this server: what was written through it is there by address.
+            try await withRedisClient(server.configuration()) { client in
+                let stored = try await client.get("by-name")
+                #expect(stored == Array("localhost".utf8))
             }
         }
     }
