@@ -4,22 +4,10 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-private func upstream(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> ScriptedUpstream.Answer {
-    .response(UpstreamResponse(status: status, headers: headers, body: Array(body.utf8)))
-}
-
 /// The size of one of the forwarder's tables, as `/metrics` reports it; `nil` when the series is missing.
 func tableEntries(_ proxy: ProxyHarness, _ table: String) -> Double? {
     guard let samples = try? PrometheusSamples(proxy.proxy.metrics.render()) else { return nil }
     return samples.samples.first { $0.name == "amodb_proxy_forwarder_table_entries" && $0.labels["table"] == table }?.value
-}
-
-private func harness(
-    _ fetcher: ScriptedUpstream, clock: ManualClock, adjust: (inout ProxyConfiguration) -> Void = { _ in }
-) throws -> ProxyHarness {
-    var configuration = ProxyHarness.configuration()
-    adjust(&configuration)
-    return try ProxyHarness(configuration: configuration, fetcher: fetcher, clock: clock)
 }
 
 @Suite(.timeLimit(.minutes(1)))
@@ -27,7 +15,7 @@ struct StaleWhileRevalidateTests {
     @Test func servesTheStaleCopyAtOnceWhileOneBackgroundRefreshRuns() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             _ = try await proxy.get("/3/trending/movie/week")
             clock.advance(by: 1801)
@@ -55,11 +43,11 @@ struct StaleWhileRevalidateTests {
     @Test func anEntryOlderThanMaxStaleIsAMiss() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.maxStaleSeconds = 3600 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.maxStaleSeconds = 3600 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             _ = try await proxy.get("/3/trending/movie/week")
             clock.advance(by: 3601)
-            fetcher.setFallback(upstream(500))
+            fetcher.setFallback(.status(500))
             let response = try await proxy.get("/3/trending/movie/week")
             #expect(response.status == 502)
             #expect(response.header("Cache-Status") == "amodb-proxy; fwd=miss; fwd-status=500")
@@ -74,21 +62,21 @@ struct StaleWhileRevalidateTests {
     }
 
     static let failureModes: [FailureMode] = [
-        FailureMode(name: "500", answer: upstream(500), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=500; ttl=-1; detail=stale-if-error"),
-        FailureMode(name: "503", answer: upstream(503), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=503; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "500", answer: .status(500), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=500; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "503", answer: .status(503), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=503; ttl=-1; detail=stale-if-error"),
         FailureMode(name: "timeout", answer: .failure(.timedOut), cacheStatus: "amodb-proxy; fwd=stale; ttl=-1; detail=stale-if-error"),
         FailureMode(name: "unreachable", answer: .failure(.unreachable), cacheStatus: "amodb-proxy; fwd=stale; ttl=-1; detail=stale-if-error"),
-        FailureMode(name: "429", answer: upstream(429, headers: ["retry-after": "0"]), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=429; ttl=-1; detail=stale-if-error"),
-        FailureMode(name: "401", answer: upstream(401), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=401; ttl=-1; detail=stale-if-error"),
-        FailureMode(name: "402", answer: upstream(402), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=402; ttl=-1; detail=stale-if-error"),
-        FailureMode(name: "truncated body", answer: upstream(200, "{\"page\":1,\"res"), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=200; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "429", answer: .status(429, headers: ["retry-after": "0"]), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=429; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "401", answer: .status(401), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=401; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "402", answer: .status(402), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=402; ttl=-1; detail=stale-if-error"),
+        FailureMode(name: "truncated body", answer: .status(200, "{\"page\":1,\"res"), cacheStatus: "amodb-proxy; fwd=stale; fwd-status=200; ttl=-1; detail=stale-if-error"),
     ]
 
     @Test(arguments: failureModes)
     func keepsServingTheStaleCopyWhenAmodbFails(_ mode: FailureMode) async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             _ = try await proxy.get("/3/trending/movie/week")
             fetcher.setFallback(mode.answer)
@@ -113,9 +101,9 @@ struct StaleWhileRevalidateTests {
 @Suite(.timeLimit(.minutes(1)))
 struct NegativeCachingTests {
     @Test func remembersAmodbs404ForTheNegativeLifetime() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(404, #"{"status_code":34,"status_message":"nope"}"#))
+        let fetcher = ScriptedUpstream(fallback: .status(404, #"{"status_code":34,"status_message":"nope"}"#))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             let first = try await proxy.get("/3/movie/9999999")
             #expect(first.status == 404)
@@ -138,9 +126,9 @@ struct NegativeCachingTests {
 @Suite(.timeLimit(.minutes(1)))
 struct UpstreamBudgetTests {
     @Test func neverCallsMoreThanTheLimitInAWindowAndSaysWhenToRetry() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 8 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             var statuses: [Int] = []
             for id in 1...20 {
@@ -164,9 +152,9 @@ struct UpstreamBudgetTests {
     }
 
     @Test func aRefreshWaitsForSlackOnceTheWindowIsHalfSpent() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.movieTTL = 10 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 8; $0.movieTTL = 10 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             for id in 1...3 { _ = try await proxy.get("/3/movie/\(id)") }
             #expect(fetcher.calls.count == 3)
@@ -186,9 +174,9 @@ struct UpstreamBudgetTests {
     }
 
     @Test func aRefreshOfAnEntryOlderThanTwiceItsLifetimeGoesFirst() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 8; $0.movieTTL = 10 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 8; $0.movieTTL = 10 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             for id in 1...2 { _ = try await proxy.get("/3/movie/\(id)") }
             clock.advance(by: 15)
@@ -204,11 +192,11 @@ struct UpstreamBudgetTests {
     }
 
     @Test func adoptsAmodbsStricterLimitHeaders() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails, headers: [
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails, headers: [
             "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "30",
         ]))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.rateLimit = 40 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 40 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             #expect(try await proxy.get("/3/movie/1").status == 200)
             let refused = try await proxy.get("/3/movie/2")
@@ -221,7 +209,7 @@ struct UpstreamBudgetTests {
     @Test(arguments: [2.0, 0])
     func aMissWaitsForACallThatFreesWithinItsWaitInsteadOfA503(wait: Double) async throws {
         // amodb says its window has no call left for one more second.
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails, headers: [
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails, headers: [
             "x-ratelimit-limit": "40", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1",
         ]))
         var configuration = ProxyHarness.configuration()
@@ -243,9 +231,9 @@ struct UpstreamBudgetTests {
     }
 
     @Test func a429SpendsTheWindowForEveryone() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(429, headers: ["retry-after": "45"]))
+        let fetcher = ScriptedUpstream(fallback: .status(429, headers: ["retry-after": "45"]))
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             let first = try await proxy.get("/3/movie/1")
             #expect(first.status == 503)
@@ -258,10 +246,10 @@ struct UpstreamBudgetTests {
     }
 
     @Test func waitersOnAFailedFetchShareOneAnswer() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(500))
+        let fetcher = ScriptedUpstream(fallback: .status(500))
         fetcher.hold()   // the one call stays in flight until all thirty have joined it
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<30 { group.addTask { try await proxy.get("/3/trending/tv/week").status } }
@@ -293,8 +281,8 @@ struct CacheKeyTests {
     @Test(arguments: 0..<4)
     func variantsShareOneEntry(_ index: Int) async throws {
         let (targets, expected) = Self.groups[index]
-        let fetcher = ScriptedUpstream(fallback: upstream(200, expected.hasPrefix("/movie") ? ScriptedUpstream.movieDetails : ScriptedUpstream.moviePage))
-        let proxy = try harness(fetcher, clock: ManualClock())
+        let fetcher = ScriptedUpstream(fallback: .status(200, expected.hasPrefix("/movie") ? ScriptedUpstream.movieDetails : ScriptedUpstream.moviePage))
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(proxy) { _ async throws in
             for target in targets { #expect(try await proxy.get(target).status == 200, "\(target)") }
             if index == 3 {

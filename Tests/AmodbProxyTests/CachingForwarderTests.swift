@@ -8,12 +8,6 @@ import Foundation
 import Synchronization
 import Testing
 
-private func upstream(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> ScriptedUpstream.Answer {
-    .response(UpstreamResponse(status: status, headers: headers, body: Array(body.utf8)))
-}
-
-private let amodbError = #"{"success":false,"status_code":7,"status_message":"Invalid API key"}"#
-
 @Suite(.timeLimit(.minutes(1)))
 struct CachingForwarderTests {
     @Test func storesTheFirstAnswerAndServesItAfterwards() async throws {
@@ -52,7 +46,7 @@ struct CachingForwarderTests {
     }
 
     @Test func sharesOneEntryWhateverTheParameterOrderCaseOrExtras() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             for target in [
@@ -67,7 +61,7 @@ struct CachingForwarderTests {
     }
 
     @Test func namesAmodbDoesNotKnowAreDroppedAndNeverForwarded() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             for target in [
@@ -161,17 +155,17 @@ struct CachingForwarderTests {
     }
 
     static let mappings: [Mapping] = [
-        Mapping(name: "401 key rejected → 502", answer: upstream(401, amodbError), status: 502),
-        Mapping(name: "402 plan expired → 502", answer: upstream(402, amodbError), status: 502),
-        Mapping(name: "500 → 502", answer: upstream(500), status: 502),
-        Mapping(name: "503 → 502", answer: upstream(503), status: 502),
-        Mapping(name: "504 → 504", answer: upstream(504), status: 504),
+        Mapping(name: "401 key rejected → 502", answer: .status(401, ScriptedUpstream.keyRejected), status: 502),
+        Mapping(name: "402 plan expired → 502", answer: .status(402, ScriptedUpstream.keyRejected), status: 502),
+        Mapping(name: "500 → 502", answer: .status(500), status: 502),
+        Mapping(name: "503 → 502", answer: .status(503), status: 502),
+        Mapping(name: "504 → 504", answer: .status(504), status: 504),
         Mapping(name: "timeout → 504", answer: .failure(.timedOut), status: 504),
         Mapping(name: "unreachable → 502", answer: .failure(.unreachable), status: 502),
-        Mapping(name: "truncated JSON → 502", answer: upstream(200, String(ScriptedUpstream.moviePage.prefix(40))), status: 502),
-        Mapping(name: "wrong shape → 502", answer: upstream(200, #"{"hello":"world"}"#), status: 502),
-        Mapping(name: "redirect → 502", answer: upstream(302), status: 502),
-        Mapping(name: "body holding the key → 502", answer: upstream(200, ScriptedUpstream.moviePage.replacingOccurrences(of: "Fight Club", with: ProxyHarness.key)), status: 502),
+        Mapping(name: "truncated JSON → 502", answer: .status(200, String(ScriptedUpstream.moviePage.prefix(40))), status: 502),
+        Mapping(name: "wrong shape → 502", answer: .status(200, #"{"hello":"world"}"#), status: 502),
+        Mapping(name: "redirect → 502", answer: .status(302), status: 502),
+        Mapping(name: "body holding the key → 502", answer: .status(200, ScriptedUpstream.moviePage.replacingOccurrences(of: "Fight Club", with: ProxyHarness.key)), status: 502),
     ]
 
     @Test(arguments: mappings)
@@ -195,7 +189,7 @@ struct CachingForwarderTests {
 
     @Test func retriesRateLimitedCallsAsAmodbAsks() async throws {
         let fetcher = ScriptedUpstream()
-        fetcher.enqueue(upstream(429, "", headers: ["retry-after": "0"]), upstream(429, "", headers: ["retry-after": "0"]))
+        fetcher.enqueue(.status(429, "", headers: ["retry-after": "0"]), .status(429, "", headers: ["retry-after": "0"]))
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")
@@ -205,7 +199,7 @@ struct CachingForwarderTests {
     }
 
     @Test func answers503WithRetryAfterWhenStillRateLimited() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(429, "", headers: ["retry-after": "1"]))
+        let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "1"]))
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")
@@ -216,7 +210,7 @@ struct CachingForwarderTests {
     }
 
     @Test func passesOnARetryAfterLongerThanTheCapWithoutWaiting() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(429, "", headers: ["retry-after": "120"]))
+        let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "120"]))
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")
@@ -271,26 +265,27 @@ func ask(
     }
 }
 
-/// Blocks the calling (Dispatch) thread until `condition` holds, for at most 5 s.
-private func block(until condition: () -> Bool) {
-    let deadline = DispatchTime.now() + 5
-    while !condition(), DispatchTime.now() < deadline { usleep(1000) }
-}
-
 /// A cache that, once armed, runs an action inside the next lookup that finds nothing,
 /// after the lookup and before its caller sees the result: the moment between "not
 /// cached" and "register a fetch" where a fetch could complete unseen.
 private final class InterleavingCache: ResponseCache {
     let inner = MemoryResponseCache()
-    private let action = Mutex<(@Sendable () -> Void)?>(nil)
+    private let state = Mutex<(action: (@Sendable () -> Bool)?, outcome: Bool?)>((nil, nil))
 
-    func arm(_ action: @escaping @Sendable () -> Void) {
-        self.action.withLock { $0 = action }
+    /// Runs `action` inside the next lookup that finds nothing; what it returns is `outcome`.
+    func arm(_ action: @escaping @Sendable () -> Bool) {
+        state.withLock { $0.action = action }
     }
+
+    /// What the armed action returned, once it has run.
+    var outcome: Bool? { state.withLock { $0.outcome } }
 
     func entry(for key: String) -> CachedResponse? {
         let found = inner.entry(for: key)
-        if found == nil, let action = action.withLock({ armed in defer { armed = nil }; return armed }) { action() }
+        if found == nil, let action = state.withLock({ state in defer { state.action = nil }; return state.action }) {
+            let outcome = action()
+            state.withLock { $0.outcome = outcome }
+        }
         return found
     }
 
@@ -314,9 +309,10 @@ struct CoalescingTests {
         // The second request finds nothing; before it can register, the first fetch completes.
         cache.arm {
             fetcher.release()
-            block { cache.inner.entry(for: request.pathAndQuery) != nil && forwarder.tableSizes.inFlight == 0 }
+            return eventuallyBlocking { cache.inner.entry(for: request.pathAndQuery) != nil && forwarder.tableSizes.inFlight == 0 }
         }
         let second = await ask(forwarder, request)
+        #expect(cache.outcome == true, "the first fetch completed between the second's lookup and its registration")
         #expect(await first.value.status == 200)
         #expect(second.status == 200)
         #expect(second.cacheOutcome == .hit(ttl: 1800))
@@ -328,7 +324,7 @@ struct CoalescingTests {
         let fetcher = ScriptedUpstream()
         let forwarder = forwarder(fetcher)
         let request = try AmodbRequest(route: .movie(id: 550))
-        fetcher.setFallback(upstream(200, ScriptedUpstream.movieDetails))
+        fetcher.setFallback(.status(200, ScriptedUpstream.movieDetails))
         fetcher.hold()
         let first = Task { await ask(forwarder, request) }
         #expect(await eventually { fetcher.heldCount == 1 })
@@ -342,7 +338,7 @@ struct CoalescingTests {
     }
 
     @Test func pathsInFlightAreBoundedAndANewOneIsRefusedBeyondIt() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let forwarder = forwarder(fetcher) { $0.maxFetchesInFlight = 2 }
         fetcher.hold()
         let held = (1...2).map { id in Task { await ask(forwarder, try! AmodbRequest(route: .movie(id: id))) } }
@@ -363,7 +359,7 @@ struct CoalescingTests {
 @Suite(.timeLimit(.minutes(1)))
 struct KeyProbeTests {
     @Test func readinessComesBackWhenAProbeFindsTheKeyAcceptedAgain() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(401, amodbError))
+        let fetcher = ScriptedUpstream(fallback: .status(401, ScriptedUpstream.keyRejected))
         let forwarder = forwarder(fetcher) { $0.keyProbeInterval = 0.001...0.002 }
         let refused = await ask(forwarder, try AmodbRequest(route: .movie(id: 550)))
         #expect(refused.status == 502)
@@ -371,7 +367,7 @@ struct KeyProbeTests {
         #expect(await eventually { fetcher.calls.count >= 3 }, "probes go on while the key is refused")
         #expect(forwarder.keyRejected)
 
-        fetcher.setFallback(upstream(200, ScriptedUpstream.moviePage))
+        fetcher.setFallback(.status(200, ScriptedUpstream.moviePage))
         #expect(await eventually { !forwarder.keyRejected }, "no client request is needed")
         #expect(fetcher.calls.dropFirst().allSatisfy { $0 == "/trending/all/day" }, "one cheap call per probe")
         #expect(forwarder.statistics.value(.keyProbe) == fetcher.calls.count - 1)
@@ -380,7 +376,7 @@ struct KeyProbeTests {
     }
 
     @Test func probesSpendOnlyWhatTheBudgetGrants() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(401, amodbError))
+        let fetcher = ScriptedUpstream(fallback: .status(401, ScriptedUpstream.keyRejected))
         let forwarder = forwarder(fetcher, limit: 4) { $0.keyProbeInterval = 0.001...0.002 }
         _ = await ask(forwarder, try AmodbRequest(route: .movie(id: 550)))
         // The clock stands still: probes take calls only from slack (while the window is at
@@ -401,7 +397,7 @@ struct KeyProbeTests {
     }
 
     @Test func shutdownEndsTheProbe() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(402, amodbError))
+        let fetcher = ScriptedUpstream(fallback: .status(402, ScriptedUpstream.keyRejected))
         let forwarder = forwarder(fetcher)   // probes 30–60 s apart: the probe is asleep
         _ = await ask(forwarder, try AmodbRequest(route: .movie(id: 550)))
         #expect(await eventually { forwarder.tableSizes.tasks == 1 })
@@ -413,13 +409,6 @@ struct KeyProbeTests {
 
 // MARK: Through the proxy
 
-/// A test configuration with `adjust` applied.
-private func configuration(_ adjust: (inout ProxyConfiguration) -> Void = { _ in }) -> ProxyConfiguration {
-    var configuration = ProxyHarness.configuration()
-    adjust(&configuration)
-    return configuration
-}
-
 private func temporarySnapshotPath() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("amodb-forwarder-\(UUID().uuidString).json").path
 }
@@ -427,9 +416,9 @@ private func temporarySnapshotPath() -> String {
 @Suite(.timeLimit(.minutes(1)))
 struct ForwarderShutdownTests {
     @Test func shutdownWakesARetryWaitingOutA429AndAnswersAtOnce() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(429, "", headers: ["retry-after": "30"]))
+        let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "30"]))
         // A grace far shorter than the 30 s wait, yet long enough for a busy machine to answer.
-        let harness = try ProxyHarness(configuration: configuration { $0.shutdownGraceSeconds = 5 }, fetcher: fetcher)
+        let harness = try ProxyHarness(configuration: ProxyHarness.configuration { $0.shutdownGraceSeconds = 5 }, fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             let pending = Task { try await harness.get("/3/trending/movie/week") }
             #expect(await eventually { fetcher.calls.count == 1 })
@@ -446,7 +435,7 @@ struct ForwarderShutdownTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let settings = configuration { $0.snapshotPath = path; $0.shutdownGraceSeconds = 0.2 }
+        let settings = ProxyHarness.configuration { $0.snapshotPath = path; $0.shutdownGraceSeconds = 0.2 }
         let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
         let storedAt = clock.now()
         try await withServer(harness) { _ async throws in
@@ -471,7 +460,7 @@ struct ForwarderShutdownTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let settings = configuration { $0.snapshotPath = path; $0.shutdownGraceSeconds = 10 }
+        let settings = ProxyHarness.configuration { $0.snapshotPath = path; $0.shutdownGraceSeconds = 10 }
         let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             _ = try await harness.get("/3/trending/movie/week")
@@ -496,7 +485,7 @@ struct ForwarderShutdownTests {
 struct ClientShareTests {
     /// Clients told apart by a trusted `X-Forwarded-For`, none exempt, 40 calls a minute.
     private static func settings(share: Double = 0.125) -> ProxyConfiguration {
-        configuration {
+        ProxyHarness.configuration {
             $0.rateLimit = 40
             $0.rateLimitExempt = []
             $0.trustedProxies = ["127.0.0.1"]
@@ -505,7 +494,7 @@ struct ClientShareTests {
     }
 
     @Test func aClientBeyondItsShareGets503WhileOthersMissesGoThrough() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(404, #"{"status_code":34,"status_message":"nope"}"#))
+        let fetcher = ScriptedUpstream(fallback: .status(404, #"{"status_code":34,"status_message":"nope"}"#))
         let clock = ManualClock()
         let harness = try ProxyHarness(configuration: Self.settings(), fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
@@ -531,7 +520,7 @@ struct ClientShareTests {
     }
 
     @Test func missesTheBudgetRefusesCostTheClientNoShare() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(404, "{}"))
+        let fetcher = ScriptedUpstream(fallback: .status(404, "{}"))
         let clock = ManualClock()
         var settings = Self.settings(share: 0.5)
         settings.rateLimit = 6   // 6 calls for misses a window, 3 per client
@@ -555,7 +544,7 @@ struct ClientShareTests {
 
     @Test func exemptAddressesAndAShareOfOneAreNotLimited() async throws {
         for (exempt, share) in [(true, 0.125), (false, 1.0)] {
-            let fetcher = ScriptedUpstream(fallback: upstream(404, "{}"))
+            let fetcher = ScriptedUpstream(fallback: .status(404, "{}"))
             var settings = Self.settings(share: share)
             if exempt { settings.rateLimitExempt = ["127.0.0.1"]; settings.trustedProxies = [] }
             let harness = try ProxyHarness(configuration: settings, fetcher: fetcher)
@@ -643,7 +632,7 @@ struct ClientShareTests {
     }
 
     @Test func aRequestThatJoinedAMissRefusedByItsLeadersShareAsksAgainAsItself() async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
         let inner = UpstreamBudget(limit: 40, shares: ClientUpstreamShare(callsPerWindow: 1))
         #expect(inner.acquire(.miss, client: "greedy", now: clock.now()) == .granted)   // its one call of the window
@@ -706,7 +695,7 @@ struct UpstreamNumbersTests {
 
     @Test(arguments: cases)
     func numbersInRateLimitFieldsNeverCrashAndAreReadByTheirSize(_ testCase: Case) async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(200, ScriptedUpstream.movieDetails, headers: testCase.headers))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails, headers: testCase.headers))
         let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { _ async throws in
             #expect(try await harness.get("/3/movie/1").status == 200)
@@ -718,8 +707,8 @@ struct UpstreamNumbersTests {
 
     @Test(arguments: ["1e300", "inf", "-inf", "nan", "99999999999999999999", "-5", "1.5"])
     func anUnreadableRetryAfterOnA429NeverCrashes(_ value: String) async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(429, "", headers: ["retry-after": value]))
-        let harness = try ProxyHarness(configuration: configuration { $0.retryAfterCap = 0 }, fetcher: fetcher, clock: ManualClock())
+        let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": value]))
+        let harness = try ProxyHarness(configuration: ProxyHarness.configuration { $0.retryAfterCap = 0 }, fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { _ async throws in
             let response = try await harness.get("/3/trending/movie/week")
             #expect(response.status == 503)
@@ -735,7 +724,7 @@ struct UpstreamNumbersTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let fetcher = ScriptedUpstream(fallback: upstream(429, "", headers: ["retry-after": formatter.string(from: date)]))
+        let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": formatter.string(from: date)]))
         let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             let response = try await harness.get("/3/trending/movie/week")
@@ -752,7 +741,7 @@ struct UpstreamNumbersTests {
 struct BoundedStateTests {
     @Test(arguments: [(8, 404), (100_000, 404), (100_000, 500)])
     func manyDistinctFailingPathsLeaveNoTableGrowing(limit: Int, status: Int) async throws {
-        let fetcher = ScriptedUpstream(fallback: upstream(status, #"{"status_code":34,"status_message":"nope"}"#))
+        let fetcher = ScriptedUpstream(fallback: .status(status, #"{"status_code":34,"status_message":"nope"}"#))
         let maxBytes = 64 * 1024
         let cache = MemoryResponseCache(maxBytes: maxBytes)
         let forwarder = forwarder(fetcher, cache: cache, limit: limit)
