@@ -22,8 +22,10 @@ public final class ProxyHarness: Sendable {
     }
 
     /// A configuration for tests: loopback, port 0, the test key, short grace period,
-    /// no per-client rate limit.
-    public static func configuration(upstreamURL: String = "http://127.0.0.1:9/3") -> ProxyConfiguration {
+    /// no per-client rate limit; then `adjust` applied, for the settings a test is about.
+    public static func configuration(
+        upstreamURL: String = "http://127.0.0.1:9/3", _ adjust: (inout ProxyConfiguration) -> Void = { _ in }
+    ) -> ProxyConfiguration {
         var configuration = ProxyConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -31,6 +33,7 @@ public final class ProxyHarness: Sendable {
         configuration.upstreamURL = upstreamURL
         configuration.shutdownGraceSeconds = 0.5
         configuration.clientRateLimit = 0   // tests of the per-client limit turn it on
+        adjust(&configuration)
         return configuration
     }
 

@@ -9,6 +9,11 @@ public final class ScriptedUpstream: UpstreamFetcher {
     public enum Answer: Sendable {
         case response(UpstreamResponse)
         case failure(UpstreamError)
+
+        /// An answer with `status`, `body` (as UTF-8) and `headers`: `.status(404, "{}")`.
+        public static func status(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> Answer {
+            .response(UpstreamResponse(status: status, headers: headers, body: Array(body.utf8)))
+        }
     }
 
     private struct State {
@@ -90,6 +95,9 @@ public final class ScriptedUpstream: UpstreamFetcher {
         case .failure(let error): return .failure(error)
         }
     }
+
+    /// amodb's answer to a key it refuses (with 401) or to an expired plan (402).
+    public static let keyRejected = #"{"success":false,"status_code":7,"status_message":"Invalid API key"}"#
 
     /// A small but valid trending page.
     public static let moviePage = """

@@ -1,6 +1,7 @@
 /// Steele, Lea and Flood's SplitMix64: a tiny generator whose sequence is fixed by its
 /// seed on every platform and Swift version (the standard library's `random(in:using:)`
 /// promises no particular sequence), for test data that must come out the same every run.
+// Tests/Fuzz/run.sh compiles this file into the fuzzers on its own: it imports nothing.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

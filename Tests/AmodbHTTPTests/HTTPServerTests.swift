@@ -53,6 +53,25 @@ private struct EchoServer: ScopedServer {
         port = try server.start()
     }
 
+    /// A server that holds `maxConnections` at most, a peer counting as slow after `slowPeerSeconds`.
+    init(maxConnections: Int, slowPeerSeconds: Double = HTTPTimeouts().slowPeerSeconds) throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = maxConnections
+        var timeouts = HTTPTimeouts()
+        timeouts.slowPeerSeconds = slowPeerSeconds
+        try self.init(limits: limits, timeouts: timeouts)
+    }
+
+    /// Opens `count` connections, oldest first, each with a head's first 19 bytes sent and read.
+    func partialHeads(_ count: Int) throws -> [RawHTTPConnection] {
+        let connections = try (0..<count).map { _ in try RawHTTPConnection(port: port) }
+        for connection in connections {
+            try connection.send("GET /x HTTP/1.1\r\nHo")
+            #expect(waitUntilRead(19, from: connection))
+        }
+        return connections
+    }
+
     func shutdown() async {
         responder.openGate()
         await server.shutdown(gracePeriod: 0.1)
@@ -176,9 +195,7 @@ struct HTTPServerTests {
     }
 
     @Test func shedsConnectionsOverTheCapWhenNoneIsSlowOrIdleAndRecovers() async throws {
-        var limits = HTTPLimits()
-        limits.maxConnections = 3
-        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(maxConnections: 3)) { setup in
             // Three connections busy with a request that waits at the gate: none may be closed for a newcomer.
             let held = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
             for connection in held { try connection.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n") }
@@ -210,18 +227,11 @@ struct HTTPServerTests {
     }
 
     @Test func closesTheSlowestHeadToMakeRoomWhenFull() async throws {
-        var limits = HTTPLimits()
-        limits.maxConnections = 3
-        var timeouts = HTTPTimeouts()
-        timeouts.slowPeerSeconds = 0   // a head still arriving counts as slow at once
-        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+        // A head still arriving counts as slow at once.
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(maxConnections: 3, slowPeerSeconds: 0)) { setup in
             try await offloaded {
                 // Oldest first: each partial head is known read before the next is sent.
-                let slow = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
-                for connection in slow {
-                    try connection.send("GET /x HTTP/1.1\r\nHo")
-                    #expect(setup.waitUntilRead(19, from: connection))
-                }
+                let slow = try setup.partialHeads(3)
                 let newcomer = try RawHTTPConnection(port: setup.port)
                 try newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(try newcomer.readResponse()?.text == "GET /new")
@@ -234,17 +244,9 @@ struct HTTPServerTests {
     }
 
     @Test func headsStillWithinTheSlowThresholdKeepTheirSlots() async throws {
-        var limits = HTTPLimits()
-        limits.maxConnections = 2
-        var timeouts = HTTPTimeouts()
-        timeouts.slowPeerSeconds = 600
-        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(maxConnections: 2, slowPeerSeconds: 600)) { setup in
             try await offloaded {
-                let partial = try (0..<2).map { _ in try RawHTTPConnection(port: setup.port) }
-                for connection in partial {
-                    try connection.send("GET /x HTTP/1.1\r\nHo")
-                    #expect(setup.waitUntilRead(19, from: connection))
-                }
+                let partial = try setup.partialHeads(2)
                 let extra = try RawHTTPConnection(port: setup.port)
                 #expect(try extra.readResponse()?.status == 503)
                 for connection in partial {
@@ -256,11 +258,7 @@ struct HTTPServerTests {
     }
 
     @Test func newConnectionsGetTheSlowThresholdToSendTheirFirstHead() async throws {
-        var limits = HTTPLimits()
-        limits.maxConnections = 2
-        var timeouts = HTTPTimeouts()
-        timeouts.slowPeerSeconds = 600
-        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits, timeouts: timeouts)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(maxConnections: 2, slowPeerSeconds: 600)) { setup in
             try await offloaded {
                 let fresh = try (0..<2).map { _ in try RawHTTPConnection(port: setup.port) }
                 for connection in fresh {
@@ -278,9 +276,7 @@ struct HTTPServerTests {
     }
 
     @Test func closesTheLongestIdleKeepAliveConnectionToMakeRoomWhenFull() async throws {
-        var limits = HTTPLimits()
-        limits.maxConnections = 3
-        try await AmodbHTTPTestSupport.withServer(try EchoServer(limits: limits)) { setup in
+        try await AmodbHTTPTestSupport.withServer(try EchoServer(maxConnections: 3)) { setup in
             try await offloaded {
                 let idle = try (0..<3).map { _ in try RawHTTPConnection(port: setup.port) }
                 for connection in idle {

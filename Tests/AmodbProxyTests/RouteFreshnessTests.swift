@@ -8,22 +8,13 @@ import Testing
 /// that follows it, at least as long as the lifetime.
 @Suite(.timeLimit(.minutes(1)))
 struct RouteFreshnessTests {
-    private static let movie = ScriptedUpstream.Answer.response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))
-    private static let configuration = ScriptedUpstream.Answer.response(
-        UpstreamResponse(status: 200, body: Array(ScriptedUpstream.configuration.utf8)))
-
-    private func harness(
-        _ fetcher: ScriptedUpstream, clock: ManualClock, adjust: (inout ProxyConfiguration) -> Void = { _ in }
-    ) throws -> ProxyHarness {
-        var configuration = ProxyHarness.configuration()
-        adjust(&configuration)
-        return try ProxyHarness(configuration: configuration, fetcher: fetcher, clock: clock)
-    }
+    private static let movie = ScriptedUpstream.Answer.status(200, ScriptedUpstream.movieDetails)
+    private static let configuration = ScriptedUpstream.Answer.status(200, ScriptedUpstream.configuration)
 
     @Test func aMovieKeptForADayIsFreshAfterTwoHoursWhileATrendingListIsStale() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.movieTTL = 86_400 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             let filled = try await proxy.get("/3/movie/550")
@@ -46,7 +37,7 @@ struct RouteFreshnessTests {
     @Test func theMovieLifetimeDefaultsToHalfAnHour() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        try await withServer(try harness(fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").header("Cache-Control") == "public, max-age=1800")
             clock.advance(by: 1801)
@@ -58,7 +49,7 @@ struct RouteFreshnessTests {
     @Test func theConfigurationIsFreshForADay() async throws {
         let fetcher = ScriptedUpstream(fallback: Self.configuration)
         let clock = ManualClock()
-        try await withServer(try harness(fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
             let filled = try await proxy.get("/3/configuration")
             #expect(filled.status == 200)
             #expect(filled.header("Cache-Control") == "public, max-age=86400")
@@ -74,7 +65,7 @@ struct RouteFreshnessTests {
     @Test func theConfigurationLifetimeIsItsOwnSetting() async throws {
         let fetcher = ScriptedUpstream(fallback: Self.configuration)
         let clock = ManualClock()
-        try await withServer(try harness(fetcher, clock: clock) { $0.configurationTTL = 600 }) { (proxy: ProxyHarness) async throws in
+        try await withServer(try ProxyHarness(configuration: ProxyHarness.configuration { $0.configurationTTL = 600 }, fetcher: fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
             #expect(try await proxy.get("/3/configuration").header("Cache-Control") == "public, max-age=600")
         }
     }
@@ -85,11 +76,11 @@ struct RouteFreshnessTests {
     @Test func aRouteKeptForADayIsStillServedStaleWhenAmodbFails() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.movieTTL = 86_400 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").status == 200)
-            fetcher.setFallback(.response(UpstreamResponse(status: 500, body: [])))
+            fetcher.setFallback(.status(500))
             clock.advance(by: 90_000)
             let stale = try await proxy.get("/3/movie/550")
             #expect(stale.status == 200)
@@ -106,11 +97,11 @@ struct RouteFreshnessTests {
     @Test func maxStaleOfZeroStillMeansNeverStale() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try harness(fetcher, clock: clock) { $0.movieTTL = 86_400; $0.maxStaleSeconds = 0 }
+        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.movieTTL = 86_400; $0.maxStaleSeconds = 0 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").status == 200)
-            fetcher.setFallback(.response(UpstreamResponse(status: 500, body: [])))
+            fetcher.setFallback(.status(500))
             clock.advance(by: 86_401)
             #expect(try await proxy.get("/3/movie/550").status == 502)
         }

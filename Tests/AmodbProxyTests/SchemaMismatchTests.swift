@@ -3,10 +3,6 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-private func answer(_ body: String) -> ScriptedUpstream.Answer {
-    .response(UpstreamResponse(status: 200, body: Array(body.utf8)))
-}
-
 private let movieRoute = "/3/movie/{movie_id}"
 
 @Suite(.timeLimit(.minutes(1)))
@@ -21,7 +17,7 @@ struct SchemaMismatchTests {
         #"{"id":550,"title":"Fight Club","credits":{"cast":{"0":"Brad Pitt"}}}"#,
     ])
     func aMovieTheModelsCannotReadIsStoredAndServedByteForByte(_ body: String) async throws {
-        let fetcher = ScriptedUpstream(fallback: answer(body))
+        let fetcher = ScriptedUpstream(fallback: .status(200, body))
         try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             let first = try await harness.get("/3/movie/550")
             #expect(first.status == 200)
@@ -42,24 +38,24 @@ struct SchemaMismatchTests {
         try await withServer(harness) { (harness: ProxyHarness) async throws in
             let warnings = { logs.all.filter { $0.contains("does not decode as the shared models") } }
             let page = #"{"page":1,"results":[{"id":1,"media_type":"movie","title":"A"},{"id":2,"media_type":"movie","title":"B","vote_average":"nine point one"}]}"#
-            fetcher.enqueue(answer(page))
+            fetcher.enqueue(.status(200, page))
             #expect(try await harness.get("/3/trending/movie/week").text == page)
             #expect(warnings().count == 1)
             #expect(warnings().first?.contains(#""field":"results[1].vote_average""#) == true)
             #expect(warnings().first?.contains("nine point one") == false)
 
-            fetcher.enqueue(answer(page))
+            fetcher.enqueue(.status(200, page))
             #expect(try await harness.get("/3/trending/tv/week").status == 200)
             #expect(warnings().count == 1, "a second mismatch on the route within the hour is counted, not logged")
             #expect(try await mismatches(harness, route: "/3/trending/{media_type}/{time_window}") == 2)
 
-            fetcher.enqueue(answer(#"{"id":550,"title":17}"#))
+            fetcher.enqueue(.status(200, #"{"id":550,"title":17}"#))
             #expect(try await harness.get("/3/movie/550").status == 200)
             #expect(warnings().count == 2, "another route has its own hour")
             #expect(warnings().last?.contains(#""field":"title""#) == true)
 
             clock.advance(by: 3600)
-            fetcher.enqueue(answer(page))
+            fetcher.enqueue(.status(200, page))
             #expect(try await harness.get("/3/trending/all/week").status == 200)
             #expect(warnings().count == 3)
             #expect(try await mismatches(harness, route: "/3/trending/{media_type}/{time_window}") == 3)
@@ -68,7 +64,7 @@ struct SchemaMismatchTests {
 
     @Test func aConfigurationTheModelsCannotReadIsCountedUnderItsRoute() async throws {
         let body = #"{"images":{"poster_sizes":["w92"]},"change_keys":[]}"#
-        let fetcher = ScriptedUpstream(fallback: answer(body))
+        let fetcher = ScriptedUpstream(fallback: .status(200, body))
         try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             let response = try await harness.get("/3/configuration")
             #expect(response.status == 200)
@@ -79,7 +75,7 @@ struct SchemaMismatchTests {
     }
 
     @Test func anAnswerTheModelsReadIsNotCounted() async throws {
-        let fetcher = ScriptedUpstream(fallback: answer(ScriptedUpstream.movieDetails))
+        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             #expect(try await harness.get("/3/movie/550").status == 200)
             #expect(try await mismatches(harness) == 0)
@@ -87,7 +83,7 @@ struct SchemaMismatchTests {
     }
 
     @Test func aMovieOtherThanTheOneAskedForIsRefusedAndNotStored() async throws {
-        let fetcher = ScriptedUpstream(fallback: answer(#"{"id":550,"title":"Fight Club"}"#))
+        let fetcher = ScriptedUpstream(fallback: .status(200, #"{"id":550,"title":"Fight Club"}"#))
         try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             let response = try await harness.get("/3/movie/5")
             #expect(response.status == 502)

@@ -1,4 +1,3 @@
-import AmodbProxy
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
@@ -239,7 +238,14 @@ struct RedisClientTests {
             // getaddrinfo runs on a thread of its own; each address it gives is tried in turn.
             let configuration = try RedisConfiguration(url: "redis://localhost:\(server.port)").withTestTimeouts()
             try await withRedisClient(configuration) { client in
-                try await client.ping()
+                let written = try await client.set("by-name", Array("localhost".utf8))
+                #expect(written)
+                #expect(client.isConnected)
+            }
+            // The name led to this server: what was written through it is there by address.
+            try await withRedisClient(server.configuration()) { client in
+                let stored = try await client.get("by-name")
+                #expect(stored == Array("localhost".utf8))
             }
         }
     }
@@ -274,13 +280,11 @@ struct RedisClientTests {
 
     @Test
     func closesOnBytesThatAreNotRESP() async throws {
-        // An HTTP server where Redis should be (the proxy itself): our PING never ends an HTTP
-        // head, so after 100 ms it answers "HTTP/1.1 408 …", which is no RESP reply.
-        var proxyConfiguration = ProxyHarness.configuration()
-        proxyConfiguration.timeouts.requestHeadSeconds = 0.1
-        try await withServer(try ProxyHarness(configuration: proxyConfiguration)) { proxy in
-            let port = proxy.port
-            var configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: port))
+        // An HTTP server where Redis should be, answering our PING as it would a head it gave
+        // up on: "HTTP/1.1 408 …", which is no RESP reply.
+        let http408 = Array("HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        try await withServer(try HostileRedis(replies: [http408])) { (http: HostileRedis) async throws in
+            var configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: http.port))
             configuration.commandTimeout = .seconds(5)
             configuration.connectTimeout = .seconds(5)
             try await withRedisClient(configuration) { client in

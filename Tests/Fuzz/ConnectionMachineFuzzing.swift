@@ -46,23 +46,18 @@ func fuzzConnection(
     var run = MachineRun()
     var kernelRoom = kernelStep
 
-    func fail(_ message: String) -> Never {
-        let shown = String(decoding: input.prefix(600), as: UTF8.self).debugDescription
-        fatalError("ConnectionMachineFuzzing: \(message)\ninput (\(input.count) bytes): \(shown)")
-    }
-
     func perform(_ first: [ConnectionStateMachine.Action]) {
         var work = first
         var ready: [(sequence: Int, response: HTTPResponse)] = []
         var wantsWrite = false
         while true {
             for action in work {
-                if run.closed { fail("an action after close: \(action)") }
+                if run.closed { fail("an action after close: \(action)", input) }
                 switch action {
                 case .read, .discardInput: break
                 case .respond(let sequence):
-                    guard let request = machine.takeRequest(sequence) else { fail("no request for sequence \(sequence)") }
-                    if let last = run.asked.last, sequence <= last.sequence { fail("sequence \(sequence) after \(last.sequence)") }
+                    guard let request = machine.takeRequest(sequence) else { fail("no request for sequence \(sequence)", input) }
+                    if let last = run.asked.last, sequence <= last.sequence { fail("sequence \(sequence) after \(last.sequence)", input) }
                     run.asked.append((request.target, sequence))
                     if deferAnswers { run.owed.append(sequence) } else {
                         ready.append((sequence, HTTPResponse(status: 200, body: Array("ok".utf8))))
@@ -79,7 +74,7 @@ func fuzzConnection(
                 }
             }
             if machine.pendingOutput.unsentBytes > ConnectionStateMachine.maxUnsentBytes {
-                fail("\(machine.pendingOutput.unsentBytes) bytes unsent")
+                fail("\(machine.pendingOutput.unsentBytes) bytes unsent", input)
             }
             if !ready.isEmpty {
                 work = machine.responsesReady(&ready, at: now())
@@ -107,13 +102,13 @@ func fuzzConnection(
     var steps = 0
     while !run.closed {
         steps += 1
-        if steps > 1_000_000 { fail("no end after a million steps") }
+        if steps > 1_000_000 { fail("no end after a million steps", input) }
         if !run.readingPaused, delivered < input.count {
             let actions = machine.readable()
             if case .discardInput? = actions.first { break }   // lingering: the rest is read and dropped
             guard case .read(let limit)? = actions.first else {
                 perform(actions)
-                if !run.readingPaused, !actions.isEmpty { fail("readable gave \(actions) while reading") }
+                if !run.readingPaused, !actions.isEmpty { fail("readable gave \(actions) while reading", input) }
                 if actions.isEmpty { break }   // draining: nothing more is read
                 continue
             }
@@ -151,11 +146,11 @@ func fuzzConnection(
         if !keepAlive { break }
     }
     let closesEarly = expected.count < expectedTargets.count || expectedTargets.last?.keepAlive == false
-    if run.asked.map(\.target) != expected { fail("asked \(run.asked.map(\.target)), the decoder read \(expected)") }
+    if run.asked.map(\.target) != expected { fail("asked \(run.asked.map(\.target)), the decoder read \(expected)", input) }
     if closesEarly || expectedError == nil {
-        if !run.refused.isEmpty { fail("refused \(run.refused) with no error before the close") }
+        if !run.refused.isEmpty { fail("refused \(run.refused) with no error before the close", input) }
     } else if run.refused != [expectedError!] {
-        fail("refused \(run.refused), the decoder failed with \(expectedError!)")
+        fail("refused \(run.refused), the decoder failed with \(expectedError!)", input)
     }
     let text = String(decoding: run.wire, as: UTF8.self)
     // Status lines: `HTTP/1.1 ` then three digits and a space (an error message may say "HTTP/1.1").
@@ -164,11 +159,11 @@ func fuzzConnection(
             && $0.utf8.dropFirst(3).first == 0x20 && !$0.hasPrefix("100 ")
     }
     if answers.count != run.asked.count + run.refused.count {
-        fail("\(answers.count) answers on the wire for \(run.asked.count) requests and \(run.refused.count) refusals")
+        fail("\(answers.count) answers on the wire for \(run.asked.count) requests and \(run.refused.count) refusals", input)
     }
-    if !run.closed, !run.halfClosed, ended { fail("the input ended and everything was answered, yet the connection is open") }
-    if !run.closed, !machine.pendingOutput.isEmpty { fail("output left unsent with room in the kernel") }
+    if !run.closed, !run.halfClosed, ended { fail("the input ended and everything was answered, yet the connection is open", input) }
+    if !run.closed, !machine.pendingOutput.isEmpty { fail("output left unsent with room in the kernel", input) }
     perform(machine.deadlinePassed(at: DispatchTime(uptimeNanoseconds: clock + 10_000_000_000_000)))
-    if !run.closed { fail("still open after every deadline passed") }
-    if !machine.readable().isEmpty || !machine.bytesRead(input, at: now()).isEmpty { fail("actions after close") }
+    if !run.closed { fail("still open after every deadline passed", input) }
+    if !machine.readable().isEmpty || !machine.bytesRead(input, at: now()).isEmpty { fail("actions after close", input) }
 }

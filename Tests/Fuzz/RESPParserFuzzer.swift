@@ -34,28 +34,6 @@ private struct Transcript: Equatable {
     var ending = Ending.allConsumed
 }
 
-/// Stops the fuzzer with a message; libFuzzer records the input as a crash.
-private func fail(_ message: String, _ input: [UInt8]) -> Never {
-    let shown = String(decoding: input.prefix(600), as: UTF8.self).debugDescription
-    fatalError("RESPParserFuzzer: \(message)\ninput (\(input.count) bytes): \(shown)")
-}
-
-private func check(_ condition: Bool, _ message: @autoclosure () -> String, _ input: [UInt8]) {
-    if !condition { fail(message(), input) }
-}
-
-/// A small deterministic generator seeded from the input, for chunk sizes.
-private struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Checks that `value` (at nesting `depth`) keeps within `limits`.
 private func checkLimits(_ value: RedisValue, depth: Int, limits: RESPLimits, input: [UInt8]) {
     switch value {
@@ -121,26 +99,10 @@ private extension Ending {
     }
 }
 
-/// Chunk sizes drawn from the first bytes of the input.
+/// Chunk sizes drawn from the first bytes of the input, in the mode its last byte picks.
 private func chunkPlan(for input: [UInt8]) -> [Int] {
-    var seed: UInt64 = UInt64(input.count)
-    for byte in input.prefix(4) { seed = seed << 8 | UInt64(byte) }
-    var random = SplitMix(state: seed)
-    let mode = (input.last ?? 0) & 3
-    var chunks: [Int] = []
-    var total = 0
-    while total < input.count {
-        let size: Int
-        switch mode {
-        case 0: size = 1
-        case 1: size = 1 + Int(random.next() % 8)
-        case 2: size = 1 + Int(random.next() % 97)
-        default: size = random.next() % 4 == 0 ? 1 : 1 + Int(random.next() % 1024)
-        }
-        chunks.append(size)
-        total += size
-    }
-    return chunks
+    var random = seededGenerator(for: input)
+    return chunkSizes(count: input.count, mode: input.last ?? 0, using: &random)
 }
 
 /// libFuzzer's entry point: one input, checked under every limit set; traps on any broken promise.

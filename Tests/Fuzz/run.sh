@@ -28,8 +28,15 @@ swiftc="${SWIFTC:-$(command -v swiftc || true)}"
 [[ -n "$swiftc" ]] || swiftc=/opt/swift/usr/bin/swiftc
 [[ -x "$swiftc" ]] || { echo "run.sh: no swiftc (set SWIFTC)" >&2; exit 2; }
 
+# What both fuzzers share: FuzzSupport.swift, and the tests' SplitMix64 (one file, no imports).
+shared=(
+    "$fuzz_dir/FuzzSupport.swift"
+    "$repo/Sources/AmodbTestSupport/SplitMix64.swift"
+)
+
 # The parser, the connection state machine and the few files of AmodbHTTP they need.
 sources=(
+    "${shared[@]}"
     "$fuzz_dir/RequestParserFuzzer.swift"
     "$fuzz_dir/ConnectionMachineFuzzing.swift"
     "$server/ConnectionStateMachine.swift"
@@ -62,6 +69,7 @@ if [[ "${FUZZ_TARGET:-request-parser}" == resp ]]; then
     # The RESP2 reply parser of AmodbRedis, with its own seeds, dictionary and working directory.
     resp="$repo/Sources/AmodbRedis/RESP"
     sources=(
+        "${shared[@]}"
         "$fuzz_dir/RESPParserFuzzer.swift"
         "$resp/RESPParser.swift"
         "$resp/RESPLimits.swift"

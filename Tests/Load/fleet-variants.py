@@ -306,14 +306,6 @@ def fill(port, paths):
     return statuses
 
 
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
-
-
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
@@ -381,7 +373,7 @@ def main():
         replica2.start()
         time.sleep(0.5)
         calls_before = upstream.calls
-        rss_start = rss_mib(replica2.pid)
+        rss_start = peers.resident_mb(replica2.pid)
         cpu_start = cpu_seconds(replica2.pid)
         tally, lock = {}, threading.Lock()
         until = time.monotonic() + options.seconds
@@ -394,8 +386,8 @@ def main():
         samples = []
         while any(thread.is_alive() for thread in threads):
             time.sleep(0.25)
-            peak = max(peak, rss_mib(replica2.pid))
-            samples.append((time.monotonic() - (until - options.seconds), rss_mib(replica2.pid)))
+            peak = max(peak, peers.resident_mb(replica2.pid))
+            samples.append((time.monotonic() - (until - options.seconds), peers.resident_mb(replica2.pid)))
         for thread in threads:
             thread.join(timeout=60)
         cpu_busy = cpu_seconds(replica2.pid) - cpu_start
@@ -404,14 +396,14 @@ def main():
         idle_deadline = time.monotonic() + IDLE_SECONDS
         while time.monotonic() < idle_deadline:
             time.sleep(0.25)
-            peak = max(peak, rss_mib(replica2.pid))
+            peak = max(peak, peers.resident_mb(replica2.pid))
         idle_cpu = cpu_seconds(replica2.pid) - idle_start
         if idle_cpu >= IDLE_CPU_LIMIT and options.watch_drain > 0:
             stopped = until
             previous = cpu_seconds(replica2.pid)
             while time.monotonic() < stopped + options.watch_drain:
                 time.sleep(1)
-                peak = max(peak, rss_mib(replica2.pid))
+                peak = max(peak, peers.resident_mb(replica2.pid))
                 now_cpu = cpu_seconds(replica2.pid)
                 if now_cpu - previous < 0.1:
                     break

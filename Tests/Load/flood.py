@@ -111,14 +111,6 @@ def check(ok, label):
     return ok
 
 
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
-
-
 def main():
     parser = argparse.ArgumentParser(description="Resident size under floods of failing paths.")
     parser.add_argument("--binary", default=os.path.join(REPO, ".build", "release", "amodb-proxy"))
@@ -159,7 +151,7 @@ def main():
     started = time.monotonic()
     try:
         port = server.start()
-        before = rss_mib(server.pid)
+        before = peers.resident_mb(server.pid)
         print(f"# flood: {options.floods} floods of {options.paths:,} distinct failing movie paths; "
               f"RSS at start {before:.1f} MiB; tolerance {TOLERANCE_MIB:.0f} MiB after the first flood")
         samples = []
@@ -176,7 +168,7 @@ def main():
                         counts[status] = counts.get(status, 0) + count
                 seconds = time.monotonic() - flood_started
                 time.sleep(0.5)   # let the server finish writing and release what it will
-                samples.append(rss_mib(server.pid))
+                samples.append(peers.resident_mb(server.pid))
                 answered = sum(counts.values())
                 print(f"# flood {flood}: {answered:,} answered in {seconds:.1f}s ({answered / seconds:,.0f} req/s, "
                       f"reported, not asserted), statuses {dict(sorted(counts.items()))}, RSS {samples[-1]:.1f} MiB")

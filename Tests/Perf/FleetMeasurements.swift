@@ -5,12 +5,21 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-/// The fleet's figures, printed; run with `AMODB_FLEET_MEASURE=1 swift test --filter
-/// FleetMeasurements` (two minutes: the flood spans a whole window).
+// The fleet's figures, printed as `MEASURE` lines: a measurement, not a test, so it is not
+// part of `swift test`. Run it with
+//
+//     bash Tests/Perf/fleet-measurements.sh [test name]   (all: a few minutes; needs redis-server)
+//
+// which compiles this file into the FleetTests target for the one run (it uses that target's
+// `Fleet` and `withFleet`) and removes it after. AMODB_FLEET_MEASURE=1, which the script
+// sets, keeps a copy left behind from running with the tests.
+
+/// The fleet's figures under a herd, a cold flood, a Redis restart, a lost window, a failing
+/// amodb, one client's made-up ids and a crowded Redis.
 @Suite(.enabled(if: RedisServer.isInstalled && ProcessInfo.processInfo.environment["AMODB_FLEET_MEASURE"] == "1"), .serialized, .timeLimit(.minutes(3)))
 struct FleetMeasurements {
     @Test func upstreamCallsForAHerdSpreadOverThreeReplicas() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        let upstream = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         upstream.setDelay(milliseconds: 50)   // amodb's latency, roughly
         try await withFleet(3, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
@@ -33,7 +42,7 @@ struct FleetMeasurements {
     }
 
     @Test func theFleetsCallsPerMinuteUnderAColdFlood() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        let upstream = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         upstream.setDelay(milliseconds: 20)
         try await withFleet(3, upstream: upstream, adjust: { $0.rateLimit = 40 }) { (fleet: Fleet, _: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
@@ -62,7 +71,7 @@ struct FleetMeasurements {
     }
 
     @Test func behaviourThroughARedisRestart() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        let upstream = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         try await withFleet(2, upstream: upstream) { (fleet: Fleet, server: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             for id in 1...20 { _ = try await fleet[id % 2].get("/3/movie/\(id)") }
@@ -145,7 +154,7 @@ struct FleetMeasurements {
             print("MEASURE hung amodb, timeout 3 s, 3 replicas: upstream calls \(hung.calls.count); clients: \(answers.joined(separator: ", "))")
         }
         // amodb answers 500 at once (50 ms on the wire); ten clients per replica at the same moment.
-        let failing = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 500, body: Array("{}".utf8))))
+        let failing = ScriptedUpstream(fallback: .status(500, "{}"))
         failing.setDelay(milliseconds: 50)
         try await withFleet(3, upstream: failing) { (fleet: Fleet, _: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
@@ -160,7 +169,7 @@ struct FleetMeasurements {
     }
 
     @Test func callsCausedByOneClientsMadeUpIdsOverSixReplicas() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 404, body: Array("{}".utf8))))
+        let upstream = ScriptedUpstream(fallback: .status(404, "{}"))
         // 30 calls a minute, a sixth (5) for each client; clients told apart by a trusted X-Forwarded-For.
         try await withFleet(6, upstream: upstream, adjust: {
             $0.rateLimit = 30; $0.clientUpstreamShare = 0.17; $0.rateLimitExempt = []; $0.trustedProxies = ["127.0.0.1"]; $0.missWait = 0
@@ -168,7 +177,7 @@ struct FleetMeasurements {
             #expect(await eventually { await fleet.allSeeEachOther() })
             for id in 1...60 { _ = try await fleet[id % 6].get("/3/movie/\(900_000 + id)", headers: ["X-Forwarded-For": "203.0.113.7"]) }
             let made = upstream.calls.count
-            upstream.setFallback(.response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            upstream.setFallback(.status(200, ScriptedUpstream.movieDetails))
             let other = try await fleet[0].get("/3/movie/550", headers: ["X-Forwarded-For": "198.51.100.2"])
             print("MEASURE client share: 60 made-up ids from one client round-robin over 6 replicas, AMODB_RATE_LIMIT=30, AMODB_CLIENT_SHARE=0.17 (5 calls): \(made) upstream calls; another client's real miss then: \(other.status) \(other.header("Cache-Status") ?? "")")
         }
@@ -187,7 +196,7 @@ struct FleetMeasurements {
                         return total + (Double(parts[1]) ?? 0)
                     }
                 }
-                let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+                let upstream = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
                 try await withServer(try Fleet(4, redis: server.configuration(), upstream: upstream)) { (fleet: Fleet) async throws in
                     let cpuBefore = try await cpu()
                     var seen: [[Int]] = Array(repeating: [], count: 4)
