@@ -14,9 +14,21 @@ public enum AmodbLanguage {
     /// itself, a bare language subtag (`de`) its base language; anything else
     /// (`de-AT`, `xx-XX`), and no tag at all, is answered in English.
     public static func resolve(_ tag: String?, among base: [String] = AmodbLanguage.base) -> String {
-        guard let tag else { return fallback }
-        if base.contains(tag) { return tag }
-        if !tag.contains("-"), let match = base.first(where: { $0.hasPrefix(tag + "-") }) { return match }
-        return fallback
+        guard var tag else { return fallback }
+        return tag.withUTF8 { resolve($0, among: base) } ?? fallback
+    }
+
+    /// The same, of a normalized tag's bytes: one of `base`'s own strings, or `nil` for the
+    /// fallback (whether or not `base` holds it).
+    static func resolve(_ tag: UnsafeBufferPointer<UInt8>, among base: [String]) -> String? {
+        var match = base.first { $0.utf8.elementsEqual(tag) }
+        if match == nil, !tag.contains(UInt8(ascii: "-")) {
+            match = base.first { language in
+                language.utf8.count > tag.count && language.utf8.starts(with: tag)
+                    && language.utf8.dropFirst(tag.count).first == UInt8(ascii: "-")
+            }
+        }
+        guard let match, match != fallback else { return nil }
+        return match
     }
 }

@@ -72,27 +72,39 @@ public struct AmodbRequest: Sendable, Hashable {
     /// empty or out of range, is an error. An empty `language` or `append_to_response` is
     /// the same as none.
     public init(route: Route, query: [(name: String, value: String)]) throws(RequestError) {
-        // Most requests carry no query: nothing to read, and no table to build for it.
-        if query.isEmpty {
-            try self.init(route: route)
-            return
-        }
-        var values: [QueryParameter: String] = [:]
-        for (name, value) in query {
-            guard let parameter = QueryParameter(rawValue: name), route.parameters.contains(parameter) else { continue }
-            guard values[parameter] == nil else { throw .invalidValue(parameter, "is given more than once") }
-            values[parameter] = value
-        }
-        var page: Int?
-        if let text = values[.page] {
-            guard !text.isEmpty else { throw .invalidValue(.page, "is empty") }
-            guard let number = Route.positiveInteger(Substring(text)) else {
-                throw .invalidValue(.page, "must be an integer from 1 to 500")
+        try self.init(route: route, resolvingLanguageAmong: nil) { (item) throws(RequestError) in
+            for (name, value) in query {
+                try utf8(of: name) { (name) throws(RequestError) in
+                    try utf8(of: value) { (value) throws(RequestError) in try item(name, value) }
+                }
             }
-            page = number
         }
-        let append = values[.appendToResponse].map { Self.appendedResources($0.split(separator: ",")) } ?? []
-        try self.init(route: route, language: values[.language], page: page, appendToResponse: append)
+    }
+
+    /// Builds a request from a route and its query's decoded items, read as bytes: `items`
+    /// calls the function it is given once per item, in order. With `base`, the language is
+    /// resolved as `resolvingLanguage(among:)` resolves it, to one of `base`'s own strings.
+    /// The one reading of a query: a server reads its requests' queries here without making
+    /// a string of any of it but the language's, and most often not even that.
+    package init(
+        route: Route, resolvingLanguageAmong base: [String]?,
+        items: (_ item: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(RequestError) -> Void)
+            throws(RequestError) -> Void
+    ) throws(RequestError) {
+        var reader = QueryReader(route: route, base: base)
+        try items { (name, value) throws(RequestError) in try reader.read(name: name, value: value) }
+        // Checked in this order whatever the items' order: what each is given as, then the page's range.
+        if let error = reader.pageError { throw error }
+        let language = try reader.language.get()
+        self.route = route
+        self.language = language
+        if let page = reader.page {
+            guard Self.pageRange.contains(page) else { throw .invalidValue(.page, "must be an integer from 1 to 500") }
+            self.page = page == 1 ? nil : page
+        } else {
+            self.page = nil
+        }
+        appendToResponse = Self.appendedResources(mask: reader.appended)
     }
 
     /// The same request with its language resolved to the base language amodb answers it
@@ -122,33 +134,55 @@ public struct AmodbRequest: Sendable, Hashable {
     public var pathAndQuery: String {
         // The cache key of every hit: without parameters it is the route's path, as it is.
         if appendToResponse.isEmpty, language == nil, page == nil { return route.path }
-        let query = queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        return query.isEmpty ? route.path : route.path + "?" + query
+        // Otherwise written once into a string of the right size, in `queryItems`' order.
+        let path = route.path
+        let pageText = page.map { String($0) }
+        var count = path.utf8.count
+        if !appendToResponse.isEmpty {
+            count += 1 + QueryParameter.appendToResponse.rawValue.utf8.count + 1 + appendToResponse.count - 1
+            for name in appendToResponse { count += name.utf8.count }
+        }
+        if let language { count += 1 + QueryParameter.language.rawValue.utf8.count + 1 + language.utf8.count }
+        if let pageText { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + pageText.utf8.count }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var written = 0
+            func put(_ text: String) {
+                for byte in text.utf8 {
+                    buffer[written] = byte
+                    written += 1
+                }
+            }
+            func parameter(_ name: QueryParameter) {
+                put(written == path.utf8.count ? "?" : "&")
+                put(name.rawValue)
+                put("=")
+            }
+            put(path)
+            if !appendToResponse.isEmpty {
+                parameter(.appendToResponse)
+                for (index, name) in appendToResponse.enumerated() {
+                    if index > 0 { put(",") }
+                    put(name)
+                }
+            }
+            if let language {
+                parameter(.language)
+                put(language)
+            }
+            if let pageText {
+                parameter(.page)
+                put(pageText)
+            }
+            return written
+        }
     }
 
     /// Normalizes a BCP 47 language tag the way amodb reads it: `EN-us` → `en-US`,
     /// `pt-br` → `pt-BR`, `zh-hant-tw` → `zh-Hant-TW`. Letters, digits and `-` only.
     public static func normalizedLanguage(_ tag: String) throws(RequestError) -> String {
-        let invalid = RequestError.invalidValue(.language, "must be a language tag such as en-US")
-        guard (2...35).contains(tag.utf8.count) else { throw invalid }
-        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
-        var normalized: [String] = []
-        for (index, subtag) in subtags.enumerated() {
-            guard (1...8).contains(subtag.utf8.count),
-                  subtag.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) })
-            else { throw invalid }
-            if index == 0 {
-                guard (2...3).contains(subtag.count), subtag.allSatisfy(\.isLetter) else { throw invalid }
-                normalized.append(subtag.lowercased())
-            } else if subtag.count == 2 && subtag.allSatisfy(\.isLetter) {
-                normalized.append(subtag.uppercased())   // region: US
-            } else if subtag.count == 4 && subtag.allSatisfy(\.isLetter) {
-                normalized.append(subtag.prefix(1).uppercased() + subtag.dropFirst().lowercased())   // script: Hant
-            } else {
-                normalized.append(subtag.lowercased())
-            }
+        try utf8(of: tag) { (bytes) throws(RequestError) in
+            try LanguageTag.normalizing(bytes) { String(decoding: $0, as: UTF8.self) }
         }
-        return normalized.joined(separator: "-")
     }
 }
 

@@ -139,7 +139,7 @@ public enum Route: Sendable, Hashable {
     }
 
     /// `positiveInteger` on the bytes of the text.
-    private static func positiveInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func positiveInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
         guard (1...10).contains(digits.count), digits[0] != UInt8(ascii: "0") else { return nil }
         var value = 0
         for byte in digits {

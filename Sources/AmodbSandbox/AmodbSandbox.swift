@@ -37,7 +37,9 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         precondition(running.withLock { $0 == nil }, "AmodbSandbox.start() called twice")
         // What the server refuses itself reads like amodb's errors too, `status_code` the HTTP status.
         let server = HTTPServer(
-            configuration: .init(host: host, port: port) { Self.errorResponse(AmodbFailure(status: $0, code: $0, message: $1)) },
+            configuration: .init(
+                host: host, port: port, errorResponse: { Self.errorResponse(AmodbFailure(status: $0, code: $0, message: $1)) },
+                queueLabel: "amodb-sandbox"),
             responder: self)
         let bound = try server.start()
         running.withLock { $0 = Running(server: server, host: host, port: bound) }
@@ -143,6 +145,11 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
     /// Answers a request as amodb would: at once, or (with a latency or a scripted delay)
     /// by returning `nil` and handing it to the delivery `later()` makes from a Dispatch
     /// timer, never blocking a thread. While `hold()` is in force, it waits for `release()`.
+    public func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
+        respond(to: request, later: later)
+    }
+
+    /// The same, called from anywhere (tests ask the stand-in directly).
     public func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
         let deliver = later()
         let now = configuration.now()
@@ -231,7 +238,7 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
             response.body = Array(response.body.prefix(response.body.count / 2))
         case .admitted(.droppedConnection):
             response = answer(request)
-            response.abortsAfterBodyBytes = response.body.count / 2
+            response.connection = .abortAfterBodyBytes(response.body.count / 2)
         case .admitted(.body(let status, let json)):
             response = .json(status, Array(json.utf8))
         case .admitted(.redirect(let status, let location)):
@@ -249,7 +256,7 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         }
         let amodbRequest: AmodbRequest
         do {
-            amodbRequest = try AmodbRequest(route: route, query: request.query)
+            amodbRequest = try AmodbRequest(route: route, query: request.query.items)
         } catch {
             return Self.errorResponse(.invalidParameter(error))
         }

@@ -12,15 +12,8 @@ enum StandInBodies {
     /// The body the stand-in answers `target` (`/3/...?query`) with.
     static func body(_ target: String) async -> [UInt8] {
         let sandbox = AmodbSandbox(configuration: .init(requestsPerMinute: 1_000_000))
-        let parts = target.split(separator: "?", maxSplits: 1)
-        let pairs = parts.count < 2 ? [] : parts[1].split(separator: "&")
-        let query: [(name: String, value: String)] = pairs.map { pair in
-            let nameValue = pair.split(separator: "=", maxSplits: 1)
-            return (String(nameValue[0]), nameValue.count > 1 ? String(nameValue[1]) : "")
-        }
-        let request = HTTPRequest(
-            method: "GET", target: target, path: String(parts[0]), query: query,
-            headers: HTTPHeaders([("Host", "api.amodb.dev"), ("Authorization", "Bearer sandbox-key")]))
+        let request = try! HTTPRequest(
+            method: "GET", target: target, headers: HTTPHeaders([("Host", "api.amodb.dev"), ("Authorization", "Bearer sandbox-key")]))
         let response = await withCheckedContinuation { continuation in
             if let response = sandbox.respond(to: request, later: { { continuation.resume(returning: $0) } }) {
                 continuation.resume(returning: response)

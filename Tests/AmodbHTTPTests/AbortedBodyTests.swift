@@ -7,9 +7,9 @@ import Testing
 private struct AbortingResponder: HTTPResponder {
     static let body = Array(repeating: UInt8(ascii: "a"), count: 1000)
 
-    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+    func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         var response = HTTPResponse(status: 200, body: Self.body)
-        if request.path.hasPrefix("/abort/") { response.abortsAfterBodyBytes = Int(request.path.dropFirst(7)) }
+        if request.path.hasPrefix("/abort/") { response.connection = .abortAfterBodyBytes(Int(request.path.dropFirst(7)) ?? 0) }
         return response
     }
 }

@@ -9,7 +9,7 @@ private final class HoldingResponder: HTTPResponder, Sendable {
     let entered = Atomic<Bool>(false)
     let release = DispatchSemaphore(value: 0)
 
-    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+    func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         if request.path == "/hold" {
             entered.store(true, ordering: .relaxed)
             _ = release.wait(timeout: .now() + 10)

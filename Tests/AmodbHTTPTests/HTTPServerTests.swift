@@ -9,7 +9,7 @@ import Testing
 private final class EchoResponder: HTTPResponder {
     private let gated = Mutex<[@Sendable (HTTPResponse) -> Void]>([])
 
-    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+    func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         let body = Array("\(request.method) \(request.path)".utf8)
         if request.path.hasPrefix("/slow/"), let ms = Int(request.path.dropFirst(6)) {
             let deliver = later()

@@ -6,7 +6,7 @@ import Testing
 
 /// Answers every request at once with a tiny body.
 private struct TinyResponder: HTTPResponder {
-    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+    func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         HTTPResponse(status: 200, body: Array("ok".utf8))
     }
 }

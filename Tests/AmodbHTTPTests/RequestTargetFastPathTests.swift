@@ -29,7 +29,7 @@ struct RequestTargetFastPathTests {
     func splitsPathAndQuery(target: String, path: String, query: [String]) throws {
         let parsed = try RequestTarget.parse(target)
         #expect(parsed.path == path)
-        #expect(parsed.query.map { "\($0.name)=\($0.value)" } == query)
+        #expect(parsed.query.items.map { "\($0.name)=\($0.value)" } == query)
     }
 
     @Test("Targets that are not an origin or absolute form are refused", arguments: [

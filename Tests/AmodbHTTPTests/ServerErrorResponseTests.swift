@@ -4,7 +4,7 @@ import Testing
 
 /// Answers every request it is asked with 200.
 private struct OKResponder: HTTPResponder {
-    func respond(to request: HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+    func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         HTTPResponse(status: 200, body: Array("ok".utf8))
     }
 }

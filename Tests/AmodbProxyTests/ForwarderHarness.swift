@@ -25,7 +25,7 @@ func forwarder(
 /// and waits for the answer, immediate or delivered.
 func ask(
     _ forwarder: CachingForwarder, _ request: AmodbRequest, client: String? = nil, accept: AcceptEncoding = AcceptEncoding()
-) async -> HTTPResponse {
+) async -> ProxyAnswer {
     await withCheckedContinuation { continuation in
         DispatchQueue.global().async {
             let immediate = forwarder.respond(to: request, ifNoneMatch: nil, accept: accept, client: client) {

@@ -16,9 +16,10 @@ struct HitHeadTests {
     static func answer(
         _ entry: CachedResponse = entry, at now: Double, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
     ) -> HTTPResponse {
-        var response = entry.response(
+        let answer = entry.response(
             at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)), accept: accept, ifNoneMatch: ifNoneMatch)
-        response.cacheOutcome?.appendCacheStatus(to: &response.renderedFields)
+        var response = answer.response
+        answer.cacheOutcome?.appendCacheStatus(to: &response.renderedFields)
         return response
     }
 

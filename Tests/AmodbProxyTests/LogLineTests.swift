@@ -95,31 +95,6 @@ struct LogLineTests {
         #expect(line.dropFirst(24) == test.text)
     }
 
-    /// A repeated head's lines copy its request fields, rendered once (`HeadFacts`): they
-    /// must be the bytes the fields write on every line, in both formats, scrubbed alike.
-    @Test(arguments: cases)
-    func requestFieldsRenderedOnceWriteTheSameLine(_ test: Case) throws {
-        guard case .fields(let method, let route, let path, let key, let client) = test.entry.request else {
-            Issue.record("the cases hold their fields as values")
-            return
-        }
-        for format in LogFormat.allCases {
-            let log = AccessLog(format: format, sink: { _ in }, logger: ProxyLogger(secrets: [Secret("/a")], sink: { _ in }))
-            let scrubbed = AccessLogEntry(
-                method: method.replacingOccurrences(of: "/a", with: "<redacted>"), route: route,
-                path: path?.replacingOccurrences(of: "/a", with: "<redacted>"), key: key?.replacingOccurrences(of: "/a", with: "<redacted>"),
-                status: test.entry.status, cache: test.entry.cache,
-                nanoseconds: test.entry.nanoseconds, bytes: test.entry.bytes, encoding: test.entry.encoding, client: client)
-            let rendered = AccessLogEntry(
-                request: .rendered(log.requestFields(method: method, route: route, path: path, key: key, client: client)),
-                status: test.entry.status, cache: test.entry.cache, nanoseconds: test.entry.nanoseconds, bytes: test.entry.bytes,
-                encoding: test.entry.encoding)
-            // After the time, which may have moved on by a millisecond between the two.
-            let timeEnd = format == .json ? #"{"time":""#.count + 24 : 24
-            #expect(line(rendered, format).dropFirst(timeEnd) == line(scrubbed, format).dropFirst(timeEnd), "\(format)")
-        }
-    }
-
     @Test func anEntryThatNeedsMoreThanTheUsualRoomGetsIt() {
         let hostile = String(repeating: "\u{1}", count: 5_000)
         let entry = AccessLogEntry(method: hostile, route: .unmatched, path: hostile, status: 400, cache: .none, nanoseconds: 0, bytes: 0, client: hostile)

@@ -13,7 +13,7 @@ struct MissQueueTests {
     private final class Answers: Sendable {
         private let list = Mutex<[(id: Int, status: Int)]>([])
         var all: [(id: Int, status: Int)] { list.withLock { $0 } }
-        func add(_ id: Int, _ response: HTTPResponse) { list.withLock { $0.append((id, response.status)) } }
+        func add(_ id: Int, _ response: ProxyAnswer) { list.withLock { $0.append((id, response.status)) } }
     }
 
     /// amodb answering every movie at once, counting its calls.

@@ -26,17 +26,13 @@ let testKey = "sandbox-key"
 func makeRequest(
     _ target: String, method: String = "GET", bearer key: String? = testKey, headers: [(String, String)] = []
 ) -> HTTPRequest {
-    let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-    let path = String(parts[0])
-    let query: [(name: String, value: String)] = parts.count < 2 ? [] : parts[1].split(separator: "&").map { pair in
-        let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        let decode = { (text: Substring) in text.removingPercentEncoding ?? String(text) }
-        return (decode(nameValue[0]), nameValue.count > 1 ? decode(nameValue[1]) : "")
-    }
     var fields = HTTPHeaders([("Host", "api.amodb.dev")])
     if let key { fields.add("Authorization", "Bearer \(key)") }
     for (name, value) in headers { fields.add(name, value) }
-    return HTTPRequest(method: method, target: target, path: path, query: query, headers: fields)
+    if let request = try? HTTPRequest(method: method, target: target, headers: fields) { return request }
+    // A target the server would refuse (the stand-in must still answer it sensibly): its path as given.
+    let path = String(target.prefix { $0 != "?" })
+    return HTTPRequest(method: method, target: target, path: path, headers: fields)
 }
 
 /// The sandbox's answer, whether it comes at once or later through `deliver`.

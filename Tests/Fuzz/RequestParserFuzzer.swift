@@ -41,7 +41,7 @@ private struct HeadSummary: Equatable, CustomStringConvertible {
         method = head.request.method
         target = head.request.target
         path = head.request.path
-        query = head.request.query.map { "\($0.name)=\($0.value)" }
+        query = head.request.query.items.map { "\($0.name)=\($0.value)" }
         version = head.request.version
         headers = head.request.headers
         body = head.body
@@ -99,7 +99,7 @@ private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits
                   "path \(request.path.debugDescription) has a . or .. segment", input)
         }
     }
-    for pair in request.query {
+    for pair in request.query.items {
         check(!(Array(pair.name.utf8) + Array(pair.value.utf8)).contains { $0 < 0x20 || $0 == 0x7F },
               "query pair \(pair.name.debugDescription)=\(pair.value.debugDescription) contains a control byte", input)
     }

@@ -58,7 +58,7 @@ sources=(
     "$http/HTTPParseError.swift"
     "$http/HTTPHeaders.swift"
     "$http/HTTPRequest.swift"
-    "$http/HeadMemo.swift"
+    "$http/RequestQuery.swift"
 )
 
 name=request-parser

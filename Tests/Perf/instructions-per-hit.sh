@@ -7,49 +7,76 @@
 #
 # Runs the binary (--sandbox, access log on as shipped) under callgrind twice: once with
 # FEW hits and once with MANY hits of the trending page on one keep-alive connection, after
-# the same warm-up. Start-up, warm-up and shutdown cost the same in both runs, so
-# (I_many - I_few) / (MANY - FEW) is the cost of one hit, the whole process's user-space
-# instructions (every thread: event loops, Dispatch, the access-log writer).
+# the same warm-up, counting from the first counted hit (callgrind_control -i on) to the
+# exit. Shutdown costs the same in both runs, so (I_many - I_few) / (MANY - FEW) is the cost
+# of one hit, the whole process's user-space instructions (every thread: event loops,
+# Dispatch, the access-log writer).
 #
 # HIT_ACCEPT_ENCODING="gzip, deflate, br" sends that header with every request (URLSession's):
 # the hits are then compressed ones (the first answer fills the cache; the variants are made
 # off the event loops just after, so the warm-up waits for them).
+#
+# HIT_MIX=300 asks, instead of one path, for the benchmark's mix (../shared/bench/mix-paths.py:
+# the trending lists and 300 movies in two languages, a third with credits), each request the
+# next path, so no request repeats the one before it. The upstream is then the benchmark's
+# fake_upstream.py (the sandbox's rate limit would refuse the warm-up), and every path is
+# filled before the counted hits.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 binary=${1:-.build/release/amodb-proxy}
 FEW=${FEW:-1000}
 MANY=${MANY:-6000}
 path=${HIT_PATH:-/3/trending/movie/week}
+MIX=${HIT_MIX:-}
+bench="$(pwd)/../shared/bench"
 [ -x "$binary" ] || { echo "no binary at $binary (build it with scripts/build-release.sh)"; exit 2; }
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)"; exit 2; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 # valgrind 3.19 (Debian 12) cannot read the DWARF 5 the toolchain writes: count a copy
 # without debug information (symbols stay, so callgrind_annotate still names functions).
 objcopy --strip-debug "$binary" "$work/amodb-proxy"
 binary="$work/amodb-proxy"
 
+upstream=(--sandbox)
+if [ -n "$MIX" ]; then
+  [ -f "$bench/mix-paths.py" ] || { echo "HIT_MIX needs ../shared/bench (mix-paths.py, fake_upstream.py)"; exit 2; }
+  python3 "$bench/mix-paths.py" "$MIX" >"$work/paths"
+  upstream_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  AMODB_KEY=perf-key python3 "$bench/fake_upstream.py" "$upstream_port" >"$work/upstream.log" 2>&1 &
+  upstream_pid=$!
+  trap 'kill $upstream_pid 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+  upstream=()
+  export AMODB_KEY=perf-key AMODB_UPSTREAM_URL="http://127.0.0.1:$upstream_port/3" AMODB_RATE_LIMIT=100000 AMODB_CLIENT_SHARE=1
+else
+  echo "$path" >"$work/paths"
+fi
+
 count() {   # $1: hits; prints the total instructions (Ir) of the run
   local hits=$1 out="$work/cg.$1" log="$work/log.$1"
-  PORT=0 HOST=127.0.0.1 AMODB_LOG_LEVEL=warning valgrind --tool=callgrind --callgrind-out-file="$out" \
-    "$binary" --sandbox >"$log" 2>"$log.err" &
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  PORT=$port HOST=127.0.0.1 AMODB_LOG_LEVEL=warning valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
+    "$binary" "${upstream[@]}" >"$log" 2>"$log.err" &
   local pid=$!
-  local port=""
-  for _ in $(seq 1 600); do
-    port=$(grep -o 'http://127.0.0.1:[0-9]*' "$log" 2>/dev/null | head -1 | sed 's/.*://') || true
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "the proxy did not start"; cat "$log" "$log.err"; kill $pid; exit 1; }
-  python3 - "$port" "$path" "$hits" <<'PY'
-import os, socket, sys, time
-port, path, hits = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+  python3 -c "import socket,sys,time
+for _ in range(600):
+    try: socket.create_connection(('127.0.0.1',$port)).close(); sys.exit(0)
+    except OSError: time.sleep(0.1)
+sys.exit(1)" || { echo "the proxy did not start"; cat "$log" "$log.err"; kill $pid; exit 1; }
+  python3 - "$port" "$work/paths" "$hits" "$pid" <<'PY'
+import os, socket, subprocess, sys, time
+port, paths_file, hits, pid = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+paths = [line.strip() for line in open(paths_file) if line.strip()]
 s = socket.create_connection(("127.0.0.1", port))
 accept = os.environ.get("HIT_ACCEPT_ENCODING", "")
-request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-           + (f"Accept-Encoding: {accept}\r\n" if accept else "") + "\r\n").encode()
+requests = [(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             + (f"Accept-Encoding: {accept}\r\n" if accept else "") + "\r\n").encode() for path in paths]
+sent = 0
 def one():
-    s.sendall(request)
+    global sent
+    s.sendall(requests[sent % len(requests)])
+    sent += 1
     data = b""
     while b"\r\n\r\n" not in data:
         data += s.recv(65536)
@@ -58,10 +85,14 @@ def one():
     while len(body) < length:
         body += s.recv(65536)
     return head
-one()                 # the fill
-time.sleep(2)         # its variants are made meanwhile, off the event loops
-for _ in range(20):   # warm-up: hits
+for _ in paths:        # the fills
     one()
+time.sleep(2)          # their variants are made meanwhile, off the event loops
+for _ in range(20 + len(paths)):   # warm-up: hits
+    one()
+# valgrind names its pipe to callgrind_control after $HOST, which the proxy's HOST set.
+subprocess.run(["callgrind_control", "-i", "on", pid], check=True, stdout=subprocess.DEVNULL,
+               env={**os.environ, "HOST": "127.0.0.1"})
 for _ in range(hits):
     head = one()
     assert b"hit" in head, head
@@ -69,7 +100,7 @@ for _ in range(hits):
         assert b"Content-Encoding:" in head, head
 PY
   kill -TERM $pid; wait $pid || true
-  callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}'
+  callgrind_annotate "$out" 2>"$out.annotate-err" | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}'
 }
 few=$(count "$FEW")
 many=$(count "$MANY")

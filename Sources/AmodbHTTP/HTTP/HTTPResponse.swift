@@ -17,16 +17,8 @@ public struct HTTPResponse: Sendable {
     /// coding of the variant whose validator it confirms, for those counts; it is not
     /// written, as a 304 has no content (RFC 9110 §15.4.5).
     public var contentEncoding: String?
-    /// Close the connection after this response.
-    public var closesConnection: Bool
-    /// Abort the answer after this many body bytes: the head still announces the whole body,
-    /// the bytes up to here are sent, then the connection closes, so the client sees an
-    /// incomplete message (RFC 9112 §8), as when an origin fails mid-answer.
-    public var abortsAfterBodyBytes: Int?
-    /// Bits the application attaches for its own bookkeeping after the answer is made (the
-    /// proxy: how its cache answered); the server never reads them. Plain bits, not an
-    /// existential: every copy of a response on the hit path would pay for one. 0 when unset.
-    public var annotation: UInt64
+    /// What happens to the connection once this response is written.
+    public var connection: ConnectionDisposition
 
     /// A response with everything given at once. (A response built empty and then set
     /// field by field is copied once more on its way out: a retain and a release of each of
@@ -34,16 +26,14 @@ public struct HTTPResponse: Sendable {
     @inlinable
     public init(
         status: Int, renderedFields: RenderedFields = RenderedFields(), headers: HTTPHeaders = HTTPHeaders(),
-        body: [UInt8] = [], contentEncoding: String? = nil, closesConnection: Bool = false, annotation: UInt64 = 0
+        body: [UInt8] = [], contentEncoding: String? = nil, connection: ConnectionDisposition = .asRequested
     ) {
         self.status = status
         self.renderedFields = renderedFields
         self.headers = headers
         self.body = body
         self.contentEncoding = contentEncoding
-        self.closesConnection = closesConnection
-        self.abortsAfterBodyBytes = nil
-        self.annotation = annotation
+        self.connection = connection
     }
 
     /// A JSON response.
@@ -52,6 +42,21 @@ public struct HTTPResponse: Sendable {
         headers.set("Content-Type", "application/json;charset=utf-8")
         return HTTPResponse(status: status, headers: headers, body: body)
     }
+}
+
+/// What the server does with a connection once a response is written.
+public enum ConnectionDisposition: Sendable, Equatable {
+    /// Keeps it open if the request asked for that (RFC 9112 §9.3), else closes it.
+    case asRequested
+    /// Closes it (`Connection: close`).
+    case close
+    /// Sends the head, which announces the whole body, and only this many body bytes, then
+    /// closes: the client sees an incomplete message (RFC 9112 §8), as when an origin fails
+    /// mid-answer. What a stand-in for a failing origin needs.
+    case abortAfterBodyBytes(Int)
+
+    /// Whether the connection closes after the response, whatever the request asked.
+    public var closes: Bool { self != .asRequested }
 }
 
 /// Reason phrases of the status codes RFC 9110 §15 defines.

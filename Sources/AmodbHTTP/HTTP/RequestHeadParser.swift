@@ -22,7 +22,7 @@ struct ParsedHead: Sendable {
     /// Moves the request out, leaving an empty one (a copy would retain each of its strings
     /// and arrays, and destroying the head release them again).
     mutating func takeRequest() -> HTTPRequest {
-        var taken = HTTPRequest(method: "", target: "", path: "", query: [])
+        var taken = HTTPRequest(method: "", target: "", path: "")
         swap(&taken, &request)
         return taken
     }
@@ -45,31 +45,6 @@ struct RequestHeadParser: Sendable {
     private var lineScanned = 0
     /// Bytes already searched for the blank line, from the head's start.
     private var scanned = 0
-    /// The fields of the previous head on this connection. A client sends much the same
-    /// fields with every request (`Host`, `User-Agent`, `Accept-Encoding`…): a field that
-    /// repeats the one at its place last time reuses its strings, and the array is reused
-    /// when nobody holds the previous request any more, so such a head allocates nothing
-    /// for its fields.
-    private var previousFields: [(name: String, value: String)] = []
-    /// The previous head's target, read. A client asking for the same resource again (an app
-    /// polling the trending page, a load balancer's probe) reuses its strings: its target
-    /// allocates nothing and is not read again (~1,500 instructions a request).
-    /// (Empty before the first: a request's target never is. Three properties, not an optional
-    /// tuple, so that comparing with it copies nothing.)
-    private var previousTarget = ""
-    private var previousPath = ""
-    private var previousQuery: [(name: String, value: String)] = []
-    /// The previous complete head on this connection, as its bytes, and what it parsed to.
-    /// Parsing is a function of the bytes alone: a client repeating a request byte for byte
-    /// (an app polling a page with the same fields, a balancer's probe) gets the same head
-    /// back after one comparison, not a parse (~3,000 instructions a request). Kept only for
-    /// heads up to `maxRepeatedHeadBytes` (empty: none kept).
-    private var previousHeadBytes: [UInt8] = []
-    private var previousHead: ParsedHead?
-
-    /// The longest head kept for comparison: an app's usual head is a few hundred bytes.
-    static let maxRepeatedHeadBytes = 1024
-
     init(limits: HTTPLimits) {
         self.limits = limits
     }
@@ -85,7 +60,6 @@ struct RequestHeadParser: Sendable {
 
     /// The same, from bytes in place (the head starts at the first of them).
     mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Outcome {
-        if let repeated = repeatedHead(bytes) { return repeated }
         // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
         var headStart = 0
         while headStart + 1 < bytes.count, bytes[headStart] == cr, bytes[headStart + 1] == lf, headStart < 8 {
@@ -137,32 +111,10 @@ struct RequestHeadParser: Sendable {
         let line = try parseRequestLine(UnsafeBufferPointer(rebasing: bytes[headStart..<(lineEnd - 1)]))
         let headers = try parseFields(UnsafeBufferPointer(rebasing: bytes[(lineEnd + 1)..<(headEnd - 2)]))
         let framing = try framing(headers, version: line.version)
-        // A head that is remembered for its repeats gets a memo they share (`HeadMemo`).
-        let remembered = headEnd <= Self.maxRepeatedHeadBytes
         let request = HTTPRequest(
-            method: line.method, target: line.target, path: line.path, query: line.query, version: line.version, headers: headers,
-            headMemo: remembered ? HeadMemo() : nil)
+            method: line.method, target: line.target, path: line.path, query: line.query, version: line.version, headers: headers)
         let parsed = ParsedHead(request: request, body: framing.body, keepAlive: framing.keepAlive, expectsContinue: framing.expectsContinue)
-        previousHeadBytes.removeAll(keepingCapacity: true)
-        if remembered {
-            previousHeadBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<headEnd]))
-            previousHead = parsed
-        } else {
-            previousHead = nil
-        }
         return .complete(parsed, consumed: headEnd)
-    }
-
-    /// The previous head again, if `bytes` start with exactly its bytes: they end where it
-    /// ended (its blank line) and say what it said, so parsing them would give the same head.
-    private mutating func repeatedHead(_ bytes: UnsafeBufferPointer<UInt8>) -> Outcome? {
-        let count = previousHeadBytes.count
-        guard count > 0, bytes.count >= count, let base = bytes.baseAddress, let previousHead,
-              previousHeadBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, count) == 0 })
-        else { return nil }
-        lineScanned = 0
-        scanned = 0
-        return .complete(previousHead, consumed: count)
     }
 
     private func firstLineFeed(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) -> Int? {
@@ -175,9 +127,9 @@ struct RequestHeadParser: Sendable {
     }
 
     /// `method SP request-target SP HTTP-version` with single spaces (RFC 9112 §3).
-    private mutating func parseRequestLine(
+    private func parseRequestLine(
         _ line: UnsafeBufferPointer<UInt8>
-    ) throws(HTTPParseError) -> (method: String, target: String, path: String, query: [(name: String, value: String)], version: HTTPVersion) {
+    ) throws(HTTPParseError) -> (method: String, target: String, path: String, query: RequestQuery, version: HTTPVersion) {
         if line.first == UInt8(ascii: "P"), line.starts(with: "PRI * HTTP/2.0".utf8) { throw .http2Preface }
         guard let firstSpace = line.firstIndex(of: space) else { throw .malformedRequestLine }
         guard let lastSpace = line.lastIndex(of: space), lastSpace > firstSpace + 1 else { throw .malformedRequestLine }
@@ -201,20 +153,14 @@ struct RequestHeadParser: Sendable {
         default: throw .unsupportedVersion
         }
 
-        if holds(previousTarget, target) {
-            return (methodName(method), previousTarget, previousPath, previousQuery, version)
-        }
         let targetText = String(decoding: target, as: UTF8.self)
         let (path, query) = try RequestTarget.parse(targetText)
-        (previousTarget, previousPath, previousQuery) = (targetText, path, query)
         return (methodName(method), targetText, path, query, version)
     }
 
     /// `field-name ":" OWS field-value OWS CRLF`, strictly (RFC 9112 §5, RFC 9110 §5.5).
-    private mutating func parseFields(_ block: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders {
-        // Written over the previous head's fields (see `previousFields`).
+    private func parseFields(_ block: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders {
         var fields: [(name: String, value: String)] = []
-        swap(&fields, &previousFields)
         var count = 0
         var lineStart = 0
         // Each line is read once: the name up to its colon, the value up to the CR. The head's
@@ -239,17 +185,11 @@ struct RequestHeadParser: Sendable {
             while valueEnd > valueStart, block[valueEnd - 1] == space || block[valueEnd - 1] == tab { valueEnd -= 1 }
             let value = UnsafeBufferPointer(rebasing: block[valueStart..<valueEnd])
             lineStart = index + 2
-            if count < fields.count {
-                if !holds(fields[count].name, name) { fields[count].name = String(decoding: name, as: UTF8.self) }
-                if !holds(fields[count].value, value) { fields[count].value = String(decoding: value, as: UTF8.self) }
-            } else {
-                fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-            }
             count += 1
             if count > limits.maxHeaderCount { throw .tooManyHeaders }
+            if fields.isEmpty { fields.reserveCapacity(8) }
+            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
-        if count < fields.count { fields.removeLast(fields.count - count) }
-        previousFields = fields
         return HTTPHeaders(fields)
     }
 
@@ -344,13 +284,13 @@ extension RequestHeadParser {
 
 /// The method as a string: the usual ones are literals, not built from the bytes.
 private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    if holds("GET", bytes) { return "GET" }
-    if holds("HEAD", bytes) { return "HEAD" }
+    if utf8Equals("GET", bytes) { return "GET" }
+    if utf8Equals("HEAD", bytes) { return "HEAD" }
     return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Whether a string's UTF-8 is exactly these bytes.
-private func holds(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+private func utf8Equals(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard string.utf8.count == bytes.count else { return false }
     guard let base = bytes.baseAddress else { return true }
     return string.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, base, bytes.count) == 0 } ?? false

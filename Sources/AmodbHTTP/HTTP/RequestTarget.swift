@@ -4,7 +4,7 @@
 /// control bytes, `.` and `..` segments, empty segments, fragments.
 enum RequestTarget {
     /// The decoded path and query pairs of an origin-form or absolute-form target.
-    static func parse(_ target: String) throws(HTTPParseError) -> (path: String, query: [(name: String, value: String)]) {
+    static func parse(_ target: String) throws(HTTPParseError) -> (path: String, query: RequestQuery) {
         var bytes = target
         return try bytes.withUTF8 { parse(bytes: $0, whole: target) }.get()
     }
@@ -15,13 +15,13 @@ enum RequestTarget {
     /// decoding (the common case) shares its storage instead of being copied.
     private static func parse(
         bytes target: UnsafeBufferPointer<UInt8>, whole: String
-    ) -> Result<(path: String, query: [(name: String, value: String)]), HTTPParseError> {
+    ) -> Result<(path: String, query: RequestQuery), HTTPParseError> {
         if target.count == 1, target[0] == UInt8(ascii: "*") { return .failure(.invalidTarget) }   // asterisk-form is for OPTIONS to the server itself
         var start = 0
         if target.first != UInt8(ascii: "/"), let scheme = schemeLength(target) {
             // absolute-form (RFC 9112 §3.2.2): servers must accept it; the authority is not ours to route on.
             guard let slash = target[scheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
-                return .success(("/", []))
+                return .success(("/", RequestQuery()))
             }
             guard target[slash] == UInt8(ascii: "/") else { return .failure(.invalidTarget) }
             start = slash
@@ -38,9 +38,13 @@ enum RequestTarget {
         let path = UnsafeBufferPointer(rebasing: target[start..<(question ?? target.count)])
         return Result { () throws(HTTPParseError) in
             let decoded = try decodePath(path, whole: start == 0 && question == nil ? whole : nil)
-            guard let question else { return (decoded, []) }
-            let query = String(decoding: UnsafeBufferPointer(rebasing: target[(question + 1)...]), as: UTF8.self)
-            return (decoded, try decodeQuery(Substring(query)))
+            guard let question else { return (decoded, RequestQuery()) }
+            // The query stays the target's own bytes (a slice of it, no copy), checked here once.
+            let query = UnsafeBufferPointer(rebasing: target[(question + 1)...])
+            guard RequestQuery.isValid(query) else { throw .invalidQuery }
+            let utf8 = whole.utf8
+            let from = utf8.index(utf8.startIndex, offsetBy: question + 1)
+            return (decoded, RequestQuery(checked: whole[from...]))
         }
     }
 
@@ -99,35 +103,18 @@ enum RequestTarget {
         return length > 0 && !(allDots && length <= 2)
     }
 
-    private static func decodeQuery(_ raw: Substring) throws(HTTPParseError) -> [(name: String, value: String)] {
-        var pairs: [(name: String, value: String)] = []
-        for piece in raw.split(separator: "&") {
-            let name: Substring, value: Substring
-            if let equals = piece.firstIndex(of: "=") {
-                name = piece[..<equals]
-                value = piece[piece.index(after: equals)...]
-            } else {
-                name = piece
-                value = ""
-            }
-            guard let nameBytes = percentDecoded(name, plusIsSpace: true),
-                  let valueBytes = percentDecoded(value, plusIsSpace: true),
-                  nameBytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }),
-                  valueBytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }),
-                  let decodedName = String(validating: nameBytes, as: UTF8.self),
-                  let decodedValue = String(validating: valueBytes, as: UTF8.self)
-            else { throw .invalidQuery }
-            pairs.append((decodedName, decodedValue))
-        }
-        return pairs
-    }
-
     /// Decodes `%XX` escapes once; `nil` for a malformed escape or one that encodes a
     /// byte in `refusing`.
     static func percentDecoded(_ text: Substring, plusIsSpace: Bool, refusing: [UInt8] = []) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { percentDecoded($0, plusIsSpace: plusIsSpace, refusing: refusing) }
+    }
+
+    /// The same, of bytes.
+    static func percentDecoded(_ text: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool, refusing: [UInt8] = []) -> [UInt8]? {
         var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
+        output.reserveCapacity(text.count)
+        var iterator = text.makeIterator()
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
@@ -146,7 +133,7 @@ enum RequestTarget {
         return output
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

@@ -101,7 +101,8 @@ enum ResponseSerializer {
                 }
             }
             guard hasBody, !isHead else { return SerializedResponse(head: storage[..<written], body: []) }
-            let length = min(response.abortsAfterBodyBytes ?? response.body.count, response.body.count)
+            var length = response.body.count
+            if case .abortAfterBodyBytes(let sent) = response.connection { length = min(max(0, sent), length) }
             return SerializedResponse(head: storage[..<written], body: response.body[..<length])
         }
     }

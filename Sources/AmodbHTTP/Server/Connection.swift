@@ -170,9 +170,8 @@ final class Connection: @unchecked Sendable {
                 case .discardInput:
                     absorb(discardInput(), into: &work)
                 case .respond(let sequence):
-                    guard var request = machine.takeRequest(sequence) else { continue }
-                    request.loopIndex = loop.index
-                    let immediate = owner.responder.respond(to: request) { [self] in
+                    guard let request = machine.takeRequest(sequence) else { continue }
+                    let immediate = owner.responder.respond(to: request, context: ResponderContext(loopIndex: loop.index)) { [self] in
                         { [self] response in
                             queue.async {
                                 var delivered: [(sequence: Int, response: HTTPResponse)] = [(sequence, response)]

@@ -388,7 +388,7 @@ struct ConnectionStateMachine {
         let sequence = nextSequence
         nextSequence += 1
         var response = errorResponse(error.status, error.message)
-        response.closesConnection = true
+        response.connection = .close
         slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, request: nil, response: response))
         actions.append(.refused(status: error.status, head: head))
         phase = .draining
@@ -421,7 +421,7 @@ struct ConnectionStateMachine {
                 // Moved out of its slot (and put back only if it does not fit yet).
                 let response = slots[answered].response.take()!
                 // While draining, the last answer says `Connection: close`: nothing follows it.
-                closing = response.closesConnection || !slots[answered].keepAlive || response.abortsAfterBodyBytes != nil
+                closing = response.connection.closes || !slots[answered].keepAlive
                     || (isDraining && answered + 1 == slots.count)
                 // Written over the last head's storage (copied first while that head is unsent).
                 let serialized = ResponseSerializer.serialize(
@@ -436,7 +436,7 @@ struct ConnectionStateMachine {
                 }
                 pendingOutput.append(serialized)
                 answered += 1
-                if response.abortsAfterBodyBytes != nil { dropAfterWrite = true }
+                if case .abortAfterBodyBytes = response.connection { dropAfterWrite = true }
                 if closing { break }
             }
             if closing {

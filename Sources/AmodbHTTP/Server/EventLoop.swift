@@ -37,12 +37,12 @@ final class EventLoop: @unchecked Sendable {
     private let probe: ServerProbe
 
     /// Its position among the server's loops (0 ..< `HTTPServer.eventLoopCount()`): what a
-    /// request answered on its queue carries as `HTTPRequest.loopIndex`.
+    /// responder is told answers on its queue (`ResponderContext.loopIndex`).
     let index: Int
 
-    /// Loop number `index`, whose queue targets `target`; reports its wake-ups to `probe`.
-    init(index: Int, target: DispatchQueue, probe: ServerProbe) throws(SyscallError) {
-        let queue = DispatchQueue(label: "amodb-proxy.loop-\(index)", target: target)
+    /// Loop number `index`, whose queue (`label`) targets `target`; reports its wake-ups to `probe`.
+    init(index: Int, label: String, target: DispatchQueue, probe: ServerProbe) throws(SyscallError) {
+        let queue = DispatchQueue(label: label, target: target)
         self.index = index
         let epollFD = try Syscalls.epollCreate()
         self.queue = queue

@@ -14,12 +14,12 @@ final class EventLoops: Sendable {
     private let loops: [EventLoop]
     private let next = Atomic<Int>(0)
 
-    /// `count` loops (at least one), reporting to `probe`.
-    init(count: Int = EventLoops.usableCores(), probe: ServerProbe) throws(SyscallError) {
+    /// `count` loops (at least one), their queues named `<label>.loop-N`, reporting to `probe`.
+    init(count: Int = EventLoops.usableCores(), label: String, probe: ServerProbe) throws(SyscallError) {
         let target = DispatchQueue.global(qos: .userInitiated)
         var loops: [EventLoop] = []
         for index in 0..<max(1, count) {
-            loops.append(try EventLoop(index: index, target: target, probe: probe))
+            loops.append(try EventLoop(index: index, label: "\(label).loop-\(index)", target: target, probe: probe))
         }
         self.loops = loops
     }

@@ -18,16 +18,20 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         /// The body of every answer the server gives itself (400, 408, 413, 414, 431, 501,
         /// 505, 503 at the connection cap): the application's shape; plain text by default.
         public var errorResponse: HTTPResponse.ErrorMaker
+        /// What the server's Dispatch queues are named after (`<label>.accept`,
+        /// `<label>.loop-0`…), as debuggers and thread listings show them.
+        public var queueLabel: String
 
         public init(
             host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(),
-            errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError
+            errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError, queueLabel: String = "http-server"
         ) {
             self.host = host
             self.port = port
             self.limits = limits
             self.timeouts = timeouts
             self.errorResponse = errorResponse
+            self.queueLabel = queueLabel
         }
     }
 
@@ -67,7 +71,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     var timeouts: HTTPTimeouts { configuration.timeouts }
     var errorResponse: HTTPResponse.ErrorMaker { configuration.errorResponse }
     private let state = Mutex(State())
-    private let acceptQueue = DispatchQueue(label: "amodb-proxy.accept")
+    private let acceptQueue: DispatchQueue
     private let openConnections = Atomic<Int>(0)
     /// Connections closed since the allocator was last trimmed (see `noteClosed`).
     private let closesSinceTrim = Atomic<Int>(0)
@@ -76,7 +80,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     package let probe = ServerProbe()
 
     /// How many event loops a server runs: one per core this process may use. Requests
-    /// carry the index of the loop that answers them (`HTTPRequest.loopIndex`).
+    /// are answered with the index of the loop that answers them (`ResponderContext.loopIndex`).
     public static func eventLoopCount() -> Int {
         EventLoops.usableCores()
     }
@@ -84,6 +88,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     public init(configuration: Configuration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
+        acceptQueue = DispatchQueue(label: configuration.queueLabel + ".accept")
     }
 
     /// Open client connections now.
@@ -114,7 +119,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         }
         let loops: EventLoops
         do {
-            loops = try EventLoops(probe: probe)
+            loops = try EventLoops(label: configuration.queueLabel, probe: probe)
         } catch {
             Syscalls.close(fd)
             throw .syscall(error)

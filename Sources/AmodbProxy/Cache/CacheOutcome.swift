@@ -1,7 +1,7 @@
 import AmodbHTTP
 
-/// How the cache answered one request: a typed value that rides on the response
-/// (`HTTPResponse.cacheOutcome`) and becomes `Cache-Status` text once, when the response
+/// How the cache answered one request: a typed value that rides beside the response
+/// (`ProxyAnswer.cacheOutcome`) and becomes `Cache-Status` text once, when the response
 /// is finished. Metrics and the access log read this value; nothing parses the header back.
 public enum CacheOutcome: Sendable, Equatable {
     /// Why a stale copy was served.

@@ -57,7 +57,7 @@ public final class CacheStatistics: Sendable {
     }
 
     /// Adds one; in the lane of event loop `loop` when this runs on that loop's queue
-    /// (`HTTPRequest.loopIndex`), else in the shared lane.
+    /// (`ResponderContext.loopIndex`), else in the shared lane.
     public func count(_ counter: Counter, loop: Int? = nil) {
         counters.add(counter.index, loop: loop)
     }

@@ -14,7 +14,7 @@ extension CachedResponse {
     /// shared, and only the two per-second numbers are written here, as digits.
     func response(
         at now: Double, outcome: CacheOutcome, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
-    ) -> HTTPResponse {
+    ) -> ProxyAnswer {
         let form: Form
         switch accept.negotiate(available: variants?.available ?? .identity) {
         case .send(let chosen): form = self.form(chosen)
@@ -31,17 +31,17 @@ extension CachedResponse {
             lines.line("Cache-Control: public, max-age=", number: freshFor)
             lines.line("Age: ", number: age)
         }
-        return HTTPResponse(
+        let response = HTTPResponse(
             status: notModified ? 304 : status, renderedFields: fields, body: notModified ? [] : form.body,
-            contentEncoding: form.coding.contentEncoding, annotation: outcome.annotation)
+            contentEncoding: form.coding.contentEncoding)
+        return ProxyAnswer(response, cacheOutcome: outcome)
     }
 
-    private static func notAcceptable(outcome: CacheOutcome) -> HTTPResponse {
+    private static func notAcceptable(outcome: CacheOutcome) -> ProxyAnswer {
         var headers = HTTPHeaders()
         headers.add("Vary", "Accept-Encoding")
-        var response = HTTPResponse.error(
+        let response = HTTPResponse.error(
             406, "None of the codings in Accept-Encoding is available: accept identity, gzip or br.", headers: headers)
-        response.cacheOutcome = outcome
-        return response
+        return ProxyAnswer(response, cacheOutcome: outcome)
     }
 }

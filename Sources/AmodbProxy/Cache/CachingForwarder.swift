@@ -96,13 +96,14 @@ final class CachingForwarder: Sendable {
     /// The answer for `request`: at once from the cache, else `nil` and, later, to the
     /// delivery `later()` makes (made only then: a hit allocates none).
     /// `client` names who asks (a token or an address) for its share of the calls; `nil`: no share applies.
-    /// `loop`: the event loop whose queue this runs on, if any (`HTTPRequest.loopIndex`), where
-    /// a hit is counted.
+    /// `key`: `request.pathAndQuery`, when the caller has made it already.
+    /// `loop`: the event loop whose queue this runs on, if any (`ResponderContext.loopIndex`),
+    /// where a hit is counted.
     func respond(
-        to request: AmodbRequest, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(), client: String?,
-        loop: Int? = nil, later: () -> ResponseDelivery
-    ) -> HTTPResponse? {
-        let key = request.pathAndQuery
+        to request: AmodbRequest, key: String? = nil, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(), client: String?,
+        loop: Int? = nil, later: () -> AnswerDelivery
+    ) -> ProxyAnswer? {
+        let key = key ?? request.pathAndQuery
         let now = clock.now()
         // The hit path: one lookup in the cache, no lease taken.
         if let entry = cache.entry(for: key) {
@@ -120,8 +121,8 @@ final class CachingForwarder: Sendable {
     /// stored after all. `counted`: the request was already counted as a miss (it asks again).
     private func fetch(
         _ request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding, ifNoneMatch: String?, client: String?,
-        loop: Int?, deliver: @escaping ResponseDelivery, counted: Bool = false
-    ) -> HTTPResponse? {
+        loop: Int?, deliver: @escaping AnswerDelivery, counted: Bool = false
+    ) -> ProxyAnswer? {
         let waiter: FetchWaiter = { [weak self, clock] result in
             // The leader's own client had no call left, and the leader made none: the share
             // spent is not this client's, so it asks again, as itself. This ends: each time
@@ -185,7 +186,7 @@ final class CachingForwarder: Sendable {
     /// What a stored entry answers.
     private enum StoredAnswer {
         /// A hit, or a stale copy: now.
-        case now(HTTPResponse)
+        case now(ProxyAnswer)
         /// A stale copy, handed to `deliver` once the budget has said whether it refreshes.
         case later
         /// Too old to answer.
@@ -195,7 +196,7 @@ final class CachingForwarder: Sendable {
     /// The answer from a stored entry (a hit, or a stale copy).
     private func stored(
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
-        ifNoneMatch: String?, loop: Int?, later: () -> ResponseDelivery
+        ifNoneMatch: String?, loop: Int?, later: () -> AnswerDelivery
     ) -> StoredAnswer {
         if entry.isFresh(at: now) {
             statistics.count(entry.status == 200 ? .hit : .negativeHit, loop: loop)
@@ -212,7 +213,7 @@ final class CachingForwarder: Sendable {
     /// most); every other one at once.
     private func serveStale(
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding,
-        ifNoneMatch: String?, later: () -> ResponseDelivery
+        ifNoneMatch: String?, later: () -> AnswerDelivery
     ) -> StoredAnswer {
         let ttl = entry.remainingLifetime(at: now)
         if let failure = backoff.failure(for: key, now: now) {

@@ -34,11 +34,10 @@ struct ClientFailure: Sendable {
     }
 
     /// The error response; `collapsed` when the request joined another's fetch.
-    func response(collapsed: Bool) -> HTTPResponse {
+    func response(collapsed: Bool) -> ProxyAnswer {
         var headers = HTTPHeaders()
         if let retryAfter { headers.set("Retry-After", String(Self.retryAfterSeconds(retryAfter))) }
-        var response = HTTPResponse.error(status, message, headers: headers)
-        response.cacheOutcome = .miss(fwdStatus: fwdStatus, stored: false, collapsed: collapsed, detail: detail)
-        return response
+        let response = HTTPResponse.error(status, message, headers: headers)
+        return ProxyAnswer(response, cacheOutcome: .miss(fwdStatus: fwdStatus, stored: false, collapsed: collapsed, detail: detail))
     }
 }

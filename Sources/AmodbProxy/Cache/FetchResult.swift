@@ -14,7 +14,7 @@ enum FetchResult: Sendable {
     /// `ifNoneMatch`: the tags the client has (a stored 200 it has is a 304).
     func response(
         at now: Double, collapsed: Bool, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
-    ) -> HTTPResponse {
+    ) -> ProxyAnswer {
         switch self {
         case .answer(let entry, let stored):
             let outcome = CacheOutcome.miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil)

@@ -37,10 +37,9 @@ final class AccessLog: Sendable {
 
     /// Writes the line of one answered request.
     func record(_ entry: consuming AccessLogEntry) {
-        if case .fields(let method, let route, let path, let key, let client) = entry.request {
-            entry.request = .fields(
-                method: logger.scrubbed(method), route: route, path: path.map(logger.scrubbed), key: key.map(logger.scrubbed), client: client)
-        }
+        entry.method = logger.scrubbed(entry.method)
+        entry.path = entry.path.map(logger.scrubbed)
+        entry.key = entry.key.map(logger.scrubbed)
         guard let sink else {
             writer.write { pending, time in
                 LogLine.write(format, room: entry.room, into: &pending) { entry.write(to: &$0, time: &time) }
@@ -51,35 +50,5 @@ final class AccessLog: Sendable {
         var bytes: [UInt8] = []
         LogLine.write(format, room: entry.room, into: &bytes) { entry.write(to: &$0, time: &time) }
         sink(String(decoding: bytes, as: UTF8.self))
-    }
-
-    /// The fields of a line that come from a request's head (method, route, path or key; client),
-    /// rendered once, as `record` would write them: a head's repeats copy them (`HeadFacts`).
-    /// A class: an answer's bookkeeping passes it along as one reference.
-    final class RequestFields: Sendable {
-        /// Method, route, and path or key, each with its separator.
-        let lead: [UInt8]
-        /// The client, with its separator.
-        let client: [UInt8]
-
-        fileprivate init(lead: [UInt8], client: [UInt8]) {
-            self.lead = lead
-            self.client = client
-        }
-    }
-
-    /// The request's fields of a line, scrubbed and rendered in this log's format.
-    func requestFields(method: String, route: ProxyMetrics.RouteLabel, path: String?, key: String?, client: String) -> RequestFields {
-        let method = logger.scrubbed(method)
-        let path = path.map(logger.scrubbed)
-        let key = key.map(logger.scrubbed)
-        let textBytes = method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0)
-        let lead = LogLine.fragment(format, room: 512 + textBytes * JSONText.maxBytesPerByte) {
-            AccessLogEntry.writeLead(method: method, route: route, path: path, key: key, to: &$0)
-        }
-        let client = LogLine.fragment(format, room: 64 + client.utf8.count * JSONText.maxBytesPerByte) {
-            AccessLogEntry.writeClient(client, to: &$0)
-        }
-        return RequestFields(lead: lead, client: client)
     }
 }

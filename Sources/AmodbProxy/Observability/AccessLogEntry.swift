@@ -5,8 +5,13 @@ import Glibc
 /// route, cache outcome and content coding are labels from fixed sets, the duration is
 /// integer nanoseconds.
 struct AccessLogEntry: Sendable {
-    /// The fields that come from the request: as values, or rendered once per head.
-    var request: Request
+    /// The method token as sent, or `-` when the request was refused before it was read.
+    var method: String
+    var route: ProxyMetrics.RouteLabel
+    /// As `LoggedPath` cuts it, only for a request no route names.
+    var path: String?
+    /// The cache key (`AmodbRequest.pathAndQuery`), only for a valid forwarded request.
+    var key: String?
     var status: Int
     var cache: ProxyMetrics.CacheLabel
     /// From the complete request head to the answer.
@@ -16,46 +21,29 @@ struct AccessLogEntry: Sendable {
     /// The coding of the body sent; for a 304, which sends none (`bytes` 0), the coding of
     /// the variant whose tag matched, so the log says which variant was revalidated.
     var encoding: ContentCoding = .identity
-
-    /// The fields of a line that come from the request's head.
-    enum Request: Sendable {
-        /// `method`: the token as sent, or `-` when the request was refused before it was
-        /// read; `path`: as `LoggedPath` cuts it, only for a request no route names; `key`:
-        /// the cache key (`AmodbRequest.pathAndQuery`), only for a valid forwarded request;
-        /// `client`: the peer, or the trusted `X-Forwarded-For` hop.
-        case fields(method: String, route: ProxyMetrics.RouteLabel, path: String?, key: String?, client: String)
-        /// The same, rendered and scrubbed once (`AccessLog.requestFields`).
-        case rendered(AccessLog.RequestFields)
-    }
+    /// The peer, or the trusted `X-Forwarded-For` hop.
+    var client: String
 
     init(
         method: String, route: ProxyMetrics.RouteLabel, path: String? = nil, key: String? = nil, status: Int, cache: ProxyMetrics.CacheLabel,
         nanoseconds: UInt64, bytes: Int, encoding: ContentCoding = .identity, client: String
     ) {
-        self.init(
-            request: .fields(method: method, route: route, path: path, key: key, client: client), status: status, cache: cache,
-            nanoseconds: nanoseconds, bytes: bytes, encoding: encoding)
-    }
-
-    init(request: Request, status: Int, cache: ProxyMetrics.CacheLabel, nanoseconds: UInt64, bytes: Int, encoding: ContentCoding) {
-        self.request = request
+        self.method = method
+        self.route = route
+        self.path = path
+        self.key = key
         self.status = status
         self.cache = cache
         self.nanoseconds = nanoseconds
         self.bytes = bytes
         self.encoding = encoding
+        self.client = client
     }
 
-    /// Most bytes the fields take: the method, path, key and client escaped byte by byte (or
-    /// as rendered), and 512 for the rest (names, punctuation, the time, the labels and three
-    /// numbers take under 300).
+    /// Most bytes the fields take: the method, path, key and client escaped byte by byte, and
+    /// 512 for the rest (names, punctuation, the time, the labels and three numbers take under 300).
     var room: Int {
-        switch request {
-        case .fields(let method, _, let path, let key, let client):
-            512 + (method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
-        case .rendered(let fields):
-            512 + fields.lead.count + fields.client.count
-        }
+        512 + (method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
     }
 
     /// Writes the fields, in the order every line has them, the time now first.
@@ -71,33 +59,16 @@ struct AccessLogEntry: Sendable {
     }
 
     /// Writes every field after the time.
-    @inline(__always)
     private func writeAfterTime(to line: inout LogFields) {
-        switch request {
-        case .fields(let method, let route, let path, let key, _): Self.writeLead(method: method, route: route, path: path, key: key, to: &line)
-        case .rendered(let fields): fields.lead.withUnsafeBufferPointer { line.put($0) }
-        }
+        line.text("method", method)
+        line.label("route", route.literal)
+        if let path { line.text("path", path) }
+        if let key { line.text("key", key) }
         line.integer("status", status)
         line.label("cache", cache.literal)
         line.milliseconds("duration_ms", nanoseconds: nanoseconds)
         line.integer("bytes", bytes)
         line.label("encoding", encoding.literal)
-        switch request {
-        case .fields(_, _, _, _, let client): Self.writeClient(client, to: &line)
-        case .rendered(let fields): fields.client.withUnsafeBufferPointer { line.put($0) }
-        }
-    }
-
-    /// The request's fields before the answer's: method, route, and path or key if any.
-    static func writeLead(method: String, route: ProxyMetrics.RouteLabel, path: String?, key: String?, to line: inout LogFields) {
-        line.text("method", method)
-        line.label("route", route.literal)
-        if let path { line.text("path", path) }
-        if let key { line.text("key", key) }
-    }
-
-    /// The request's field after the answer's: the client.
-    static func writeClient(_ client: String, to line: inout LogFields) {
         line.text("client", client)
     }
 }

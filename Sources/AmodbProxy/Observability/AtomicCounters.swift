@@ -5,7 +5,7 @@ import Synchronization
 /// request path takes no lock. (`Atomic` cannot live in an array; a raw buffer can.)
 ///
 /// The counters come in lanes. Lane 0 is shared: any thread adds to it with an atomic add.
-/// Each further lane has a single writer, one event loop's queue (`HTTPRequest.loopIndex`),
+/// Each further lane has a single writer, one event loop's queue (`ResponderContext.loopIndex`),
 /// and grows by a relaxed load and store (`increase(by:)`). That keeps locked instructions
 /// off the request path: taking the metrics' four off a cache hit measured 1.017× the
 /// throughput. A counter's value is its sum over the lanes.

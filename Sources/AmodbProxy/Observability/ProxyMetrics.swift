@@ -129,7 +129,7 @@ public final class ProxyMetrics: Sendable {
     }
 
     /// Counts one answered client request.
-    /// `loop`: the event loop whose queue this runs on, if it runs on one (`HTTPRequest.loopIndex`).
+    /// `loop`: the event loop whose queue this runs on, if it runs on one (`ResponderContext.loopIndex`).
     func recordRequest(route: RouteLabel, status: Int, cache: CacheLabel, seconds: Double, loop: Int? = nil) {
         let index = (route.rawValue * (Self.statuses.count + 1) + Self.statusIndex(status)) * CacheLabel.allCases.count + cache.rawValue
         requests.add(index, loop: loop)

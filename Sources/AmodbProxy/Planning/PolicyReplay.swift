@@ -97,7 +97,7 @@ public enum PolicyReplay {
             self.policy = policy
         }
 
-        func count(_ response: HTTPResponse, for request: AmodbRequest) {
+        func count(_ response: ProxyAnswer, for request: AmodbRequest) {
             state.withLock { state in
                 switch response.cacheOutcome {
                 case .hit, .sharedHit: state.shares.fresh += 1

@@ -3,13 +3,9 @@ import AmodbHTTP
 import AmodbModels
 
 /// What the proxy reads from a request's head before answering it: who is asking, which
-/// route, which amodb request, which codings and validator the client sends.
-///
-/// Each is a function of the head's bytes, the connection's peer and the configuration,
-/// none of which changes while the connection lives: a request repeating the head byte for
-/// byte finds them in its `HeadMemo` and reads none of them again. What does change from
-/// request to request (the client's token, its rate) is checked per request, not kept here.
-final class HeadFacts: Sendable {
+/// route, which amodb request and its cache key, which codings and validator the client
+/// sends. Read once per request, from the head's bytes where it can (the route, the query).
+struct HeadFacts: Sendable {
     /// The client's address: the peer's, or from `X-Forwarded-For` when the peer is trusted.
     let client: String
     /// Whether the path is under the API root (`/3/…`).
@@ -21,15 +17,15 @@ final class HeadFacts: Sendable {
     /// The amodb request the path and query name, or why they name none that is valid;
     /// `nil` when the path is no forwarded route.
     let amodbRequest: Result<AmodbRequest, RequestError>?
+    /// The key a valid amodb request is cached under (`AmodbRequest.pathAndQuery`): made
+    /// once, for the cache and the access log.
+    let key: String?
     let accept: AcceptEncoding
     let ifNoneMatch: String?
     /// `Origin`, read only when CORS applies to the route.
     let origin: String?
-    /// The access-log line's fields from the request (method, route, path or key, client),
-    /// rendered once; `nil` without an access log.
-    let logFields: AccessLog.RequestFields?
 
-    init(_ request: borrowing HTTPRequest, access: ProxyResponder.Access, languages: [String], accessLog: AccessLog?) {
+    init(_ request: borrowing HTTPRequest, access: ProxyResponder.Access, languages: [String]) {
         // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none).
         let peer = request.peerAddress
         client =
@@ -39,20 +35,19 @@ final class HeadFacts: Sendable {
         self.underAPI = underAPI
         route = ProxyResponder.routeLabel(for: request.path, route: amodbRoute)
         limitedByAddress = !access.rateLimitExempt.contains(client)
+        let query = request.query
+        // amodb answers an untranslated language (or none) in English: one entry for all of
+        // them, resolved while the query's bytes are read.
         amodbRequest = amodbRoute.map { amodbRoute in
-            // amodb answers an untranslated language (or none) in English: one entry for all of them.
             Result { () throws(RequestError) in
-                try AmodbRequest(route: amodbRoute, query: request.query).resolvingLanguage(among: languages)
+                try AmodbRequest(route: amodbRoute, resolvingLanguageAmong: languages) { (item) throws(RequestError) in
+                    try query.forEachItem { (name, value) throws(RequestError) in try item(name, value) }
+                }
             }
         }
+        key = try? amodbRequest?.get().pathAndQuery
         accept = AcceptEncoding(fields: request.headers.fields)
         ifNoneMatch = request.headers["If-None-Match"]
         origin = access.cors != nil && route.isForwarded ? request.headers["Origin"] : nil
-        // The path as logged: only for a route that matched none (others are logged by route).
-        let loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
-        // The key the forwarder caches a valid request under (after the language is
-        // resolved): canonical, so it holds no text of the client's query but known values.
-        let key = accessLog == nil ? nil : try? amodbRequest?.get().pathAndQuery
-        logFields = accessLog?.requestFields(method: request.method, route: route, path: loggedPath, key: key, client: client)
     }
 }

@@ -40,97 +40,106 @@ final class ProxyResponder: HTTPResponder {
         self.clock = clock
     }
 
-    func respond(to request: borrowing HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
+    /// Every request's answer, in three steps: what its head says (`HeadFacts`), the answer
+    /// (`answer`: from the routes, the access rules and the cache, now or later), and its
+    /// completion (`complete`: `Cache-Status`, CORS, metrics, the access log).
+    func respond(to request: borrowing HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         let started = Clocks.uptimeNanoseconds()
-        let head = headFacts(request)
-        // The delivery of a later answer captures what finishing needs, not the request: it
-        // is made only for an answer given later. (A closure passed as it is written stays on
-        // the stack; one stored in a local first would be allocated for every request.)
-        let finishing = Finishing(request, head: head, started: started)
-        // The closure reaches `finishing` through a pointer: capturing it would copy it into
-        // every function the closure is specialized into (three copies a hit), and it is
-        // copied only into a later delivery, which needs its own.
-        var immediate = withUnsafePointer(to: finishing) { finishingPointer in
-            answer(request, head: head) { [self] in
-                let deliver = later()
-                // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
-                var elsewhere = finishingPointer.pointee
-                elsewhere.loop = nil
-                let finishing = elsewhere
-                return { [self] response in
-                    var response = response
-                    finish(&response, finishing)
-                    deliver(response)
-                }
-            }
+        let head = HeadFacts(request, access: access, languages: languages)
+        let completion = Completion(request, head: head, started: started, loop: context.loopIndex)
+        let immediate = answer(request, head: head, loop: context.loopIndex) { [self] in
+            let deliver = later()
+            // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
+            var elsewhere = completion
+            elsewhere.loop = nil
+            return { [self, elsewhere] answer in deliver(complete(answer, elsewhere)) }
         }
-        // Finished in place in its optional: unwrapping it into a variable would copy it.
-        if case .some = immediate { finish(&immediate!, finishing) }
-        return consume immediate
+        guard let immediate else { return nil }
+        return complete(immediate, completion)
     }
 
-    /// What finishing an answer needs of its request: a few values, not a copy of the request.
-    private struct Finishing: Sendable {
+    /// What completing an answer needs of its request: a few values, not a copy of the request.
+    private struct Completion: Sendable {
+        let method: String
         /// Whether the request is a `HEAD` (its answer's body bytes are not sent).
         let isHead: Bool
         let route: ProxyMetrics.RouteLabel
+        /// The path as logged: only for a route that matched none (others are logged by route).
+        let loggedPath: String?
+        /// The cache key, logged for a valid forwarded request.
+        let key: String?
+        let client: String
         /// The request's `Origin`, read only when CORS applies to the route.
         let origin: String?
-        /// The access-log line's fields from the request, rendered once per head.
-        let logFields: AccessLog.RequestFields?
         let started: UInt64
         /// The event loop the answer is counted on, while it is given on that loop's queue.
         var loop: Int?
 
-        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64) {
+        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64, loop: Int?) {
+            method = request.method
             isHead = request.method == "HEAD"
             route = head.route
+            loggedPath = head.route == .unmatched ? LoggedPath.of(target: request.target) : nil
+            key = head.key
+            client = head.client
             origin = head.origin
-            logFields = head.logFields
             self.started = started
-            loop = request.loopIndex
+            self.loop = loop
         }
     }
 
     /// The last step of every answer, immediate or delivered later: the typed outcome becomes
     /// `Cache-Status` text here, once (RFC 9211), API answers get their CORS fields, and the
     /// answer is counted and logged.
-    private func finish(_ response: inout HTTPResponse, _ finishing: Finishing) {
-        if let outcome = response.cacheOutcome { outcome.appendCacheStatus(to: &response.renderedFields) }
-        if finishing.route.isForwarded, let cors = access.cors {
-            cors.decorate(&response, origin: finishing.origin)
+    private func complete(_ answer: consuming ProxyAnswer, _ completion: Completion) -> HTTPResponse {
+        let outcome = answer.cacheOutcome
+        var response = answer.response
+        if let outcome { outcome.appendCacheStatus(to: &response.renderedFields) }
+        if completion.route.isForwarded, let cors = access.cors {
+            cors.decorate(&response, origin: completion.origin)
         }
-        record(response, finishing)
+        let nanoseconds = Clocks.uptimeNanoseconds() - completion.started
+        let cache = ProxyMetrics.CacheLabel(outcome)
+        metrics.recordRequest(
+            route: completion.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9, loop: completion.loop)
+        let bytes = completion.isHead ? 0 : response.body.count
+        let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
+        metrics.recordResponseBytes(bytes, encoding: encoding, loop: completion.loop)
+        accessLog?.record(AccessLogEntry(
+            method: completion.method, route: completion.route, path: completion.loggedPath, key: completion.key,
+            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: completion.client))
+        return response
     }
 
-    private func answer(_ request: borrowing HTTPRequest, head: HeadFacts, later: () -> ResponseDelivery) -> HTTPResponse? {
+    /// The answer to a request, at once, or `nil` and later, to the delivery `later()` makes.
+    private func answer(_ request: borrowing HTTPRequest, head: HeadFacts, loop: Int?, later: () -> AnswerDelivery) -> ProxyAnswer? {
         if request.method == "OPTIONS", let cors = access.cors, head.underAPI {
-            return cors.preflight(origin: request.headers["Origin"])
+            return ProxyAnswer(cors.preflight(origin: request.headers["Origin"]))
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             var headers = HTTPHeaders()
             headers.set("Allow", access.cors == nil ? "GET, HEAD" : "GET, HEAD, OPTIONS")
-            return .error(405, "Method \(request.method) is not allowed; use GET.", headers: headers)
+            return ProxyAnswer(.error(405, "Method \(request.method) is not allowed; use GET.", headers: headers))
         }
         switch head.route {
         case .healthz:
-            return Self.plainJSON(200, #"{"status":"ok"}"#)
+            return ProxyAnswer(Self.plainJSON(200, #"{"status":"ok"}"#))
         case .readyz:
-            guard listening.load(ordering: .relaxed) else { return Self.plainJSON(503, #"{"status":"starting"}"#) }
+            guard listening.load(ordering: .relaxed) else { return ProxyAnswer(Self.plainJSON(503, #"{"status":"starting"}"#)) }
             if forwarder.keyRejected {
-                return Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#)
+                return ProxyAnswer(Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#))
             }
-            return Self.plainJSON(200, #"{"status":"ready"}"#)
+            return ProxyAnswer(Self.plainJSON(200, #"{"status":"ready"}"#))
         case .metrics:
             var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
             response.headers.set("Content-Type", PrometheusText.contentType)
             response.headers.set("Cache-Control", "no-store")
-            return response
+            return ProxyAnswer(response)
         case .trending, .movie, .configuration, .unmatched, .invalid:
             break
         }
         guard head.underAPI else {
-            return .error(404, "The resource you requested could not be found.")
+            return ProxyAnswer(.error(404, "The resource you requested could not be found."))
         }
         // Who is calling: a valid token (when tokens are configured), then within their rate.
         var token: String?
@@ -138,7 +147,7 @@ final class ProxyResponder: HTTPResponder {
             guard let valid = access.tokens.authenticate(request.headers["Authorization"]) else {
                 var headers = HTTPHeaders()
                 headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
-                return .error(401, "A valid client token is required: send Authorization: Bearer <token>.", headers: headers)
+                return ProxyAnswer(.error(401, "A valid client token is required: send Authorization: Bearer <token>.", headers: headers))
             }
             token = valid
         }
@@ -157,28 +166,19 @@ final class ProxyResponder: HTTPResponder {
             var headers = HTTPHeaders()
             let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
             headers.set("Retry-After", String(seconds))
-            return .error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers)
+            return ProxyAnswer(.error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers))
         }
         switch head.amodbRequest {
         case nil:
-            return .error(404, "The resource you requested could not be found.")
+            return ProxyAnswer(.error(404, "The resource you requested could not be found."))
         case .failure(let error):
-            return .error(400, error.description)
+            return ProxyAnswer(.error(400, error.description))
         case .success(let amodbRequest):
             // Each client's share of the calls for misses follows the same exemption as its rate.
             return forwarder.respond(
-                to: amodbRequest, ifNoneMatch: head.ifNoneMatch, accept: head.accept, client: identity, loop: request.loopIndex,
+                to: amodbRequest, key: head.key, ifNoneMatch: head.ifNoneMatch, accept: head.accept, client: identity, loop: loop,
                 later: later)
         }
-    }
-
-    /// What this proxy reads from a request's head (`HeadFacts`): read once per head on a
-    /// connection, and kept in its memo for the requests that repeat it byte for byte.
-    private func headFacts(_ request: borrowing HTTPRequest) -> HeadFacts {
-        if let kept = request.headMemo?.value as? HeadFacts { return kept }
-        let facts = HeadFacts(request, access: access, languages: languages, accessLog: accessLog)
-        request.headMemo?.keep(facts)
-        return facts
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
@@ -186,21 +186,6 @@ final class ProxyResponder: HTTPResponder {
         accessLog?.record(AccessLogEntry(
             method: "-", route: .invalid, path: LoggedPath.of(requestHead: head), status: status, cache: .none, nanoseconds: 0, bytes: 0,
             client: peerAddress))
-    }
-
-    private func record(_ response: HTTPResponse, _ finishing: Finishing) {
-        let nanoseconds = Clocks.uptimeNanoseconds() - finishing.started
-        let cache = ProxyMetrics.CacheLabel(response.cacheOutcome)
-        metrics.recordRequest(
-            route: finishing.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9, loop: finishing.loop)
-        let bytes = finishing.isHead ? 0 : response.body.count
-        let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
-        metrics.recordResponseBytes(bytes, encoding: encoding, loop: finishing.loop)
-        if let accessLog, let logFields = finishing.logFields {
-            accessLog.record(AccessLogEntry(
-                request: .rendered(logFields), status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes,
-                encoding: encoding))
-        }
     }
 
     private static func plainJSON(_ status: Int, _ body: String) -> HTTPResponse {

@@ -93,7 +93,7 @@ public final class ProxyServer: Sendable {
         server = HTTPServer(
             configuration: .init(
                 host: configuration.host, port: configuration.port, limits: configuration.limits, timeouts: configuration.timeouts,
-                errorResponse: { HTTPResponse.error($0, $1) }),
+                errorResponse: { HTTPResponse.error($0, $1) }, queueLabel: "amodb-proxy"),
             responder: responder)
         let server = server
         metrics.connect(.init(cache: cache, budget: budget, statistics: statistics, clock: clock, connections: { server.connectionCount },

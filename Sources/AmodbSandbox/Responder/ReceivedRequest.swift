@@ -19,7 +19,7 @@ public struct ReceivedRequest: Sendable {
         method = request.method
         target = request.target
         path = request.path
-        query = request.query
+        query = request.query.items
         headers = request.headers
     }
 

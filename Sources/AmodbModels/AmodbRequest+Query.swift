@@ -1,0 +1,153 @@
+extension AmodbRequest {
+    /// `appendableResources`, sorted: an `append_to_response` list read from bytes is a set
+    /// of bits, bit `i` for the name at `i` here, and comes out sorted and without duplicates.
+    static let appendableInOrder: [String] = appendableResources.sorted()
+
+    /// The names whose bits `mask` has, in order, at most `maxAppendedResources`.
+    static func appendedResources(mask: UInt32) -> [String] {
+        guard mask != 0 else { return [] }
+        var names: [String] = []
+        names.reserveCapacity(mask.nonzeroBitCount)
+        for (index, name) in appendableInOrder.enumerated() where mask & (1 << index) != 0 {
+            names.append(name)
+        }
+        return Array(names.prefix(maxAppendedResources))
+    }
+
+    /// The bits of the names in an `append_to_response` value (comma-separated, spaces around
+    /// a name ignored, unknown names dropped).
+    static func appendedMask(_ value: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var mask: UInt32 = 0
+        var start = 0
+        while start <= value.count {
+            var end = start
+            while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start, last = end
+            while first < last, value[first] == UInt8(ascii: " ") { first += 1 }
+            while last > first, value[last - 1] == UInt8(ascii: " ") { last -= 1 }
+            if last > first {
+                let name = UnsafeBufferPointer(rebasing: value[first..<last])
+                for (index, known) in appendableInOrder.enumerated() where known.utf8.count == name.count {
+                    if known.utf8.elementsEqual(name) {
+                        mask |= 1 << index
+                        break
+                    }
+                }
+            }
+            start = end + 1
+        }
+        return mask
+    }
+
+    /// What a query's items say, read one item at a time: each known parameter the route
+    /// takes once, with the errors of its value kept until every item is read (a parameter
+    /// given twice is refused at once, before anything a value says).
+    struct QueryReader {
+        let route: Route
+        let base: [String]?
+        private var seen: Set<QueryParameter> = []
+        /// The language (resolved among `base` when given), or why it is refused.
+        private(set) var language: Result<String?, RequestError> = .success(nil)
+        private(set) var page: Int?
+        private(set) var pageError: RequestError?
+        private(set) var appended: UInt32 = 0
+
+        init(route: Route, base: [String]?) {
+            self.route = route
+            self.base = base
+        }
+
+        mutating func read(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws(RequestError) {
+            guard let parameter = QueryParameter(name), route.parameters.contains(parameter) else { return }
+            guard seen.insert(parameter).inserted else { throw .invalidValue(parameter, "is given more than once") }
+            switch parameter {
+            case .language:
+                // Wrappers send `language=` for amodb's default: the same request as none.
+                guard !value.isEmpty else { return }
+                language = Result { () throws(RequestError) in
+                    try LanguageTag.normalizing(value) { (tag) -> String? in
+                        guard let base else { return String(decoding: tag, as: UTF8.self) }
+                        return AmodbLanguage.resolve(tag, among: base)
+                    }
+                }
+            case .page:
+                if value.isEmpty {
+                    pageError = .invalidValue(.page, "is empty")
+                } else if let number = Route.positiveInteger(value) {
+                    page = number
+                } else {
+                    pageError = .invalidValue(.page, "must be an integer from 1 to 500")
+                }
+            case .appendToResponse:
+                appended = AmodbRequest.appendedMask(value)
+            }
+        }
+    }
+}
+
+extension QueryParameter {
+    /// The parameter a query item's name is, exactly.
+    init?(_ name: UnsafeBufferPointer<UInt8>) {
+        for parameter in QueryParameter.allCases where parameter.rawValue.utf8.count == name.count {
+            if parameter.rawValue.utf8.elementsEqual(name) {
+                self = parameter
+                return
+            }
+        }
+        return nil
+    }
+}
+
+/// A BCP 47 language tag as amodb reads it, normalized on its bytes.
+enum LanguageTag {
+    /// Normalizes `tag` (`EN-us` → `en-US`, `zh-hant-tw` → `zh-Hant-TW`) into a buffer on the
+    /// stack, and returns what `body` makes of it; throws for anything but letters, digits and
+    /// `-` in a tag's shape (a 2–3 letter language, subtags of 1–8).
+    static func normalizing<Result>(
+        _ tag: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) throws(RequestError) -> Result {
+        let invalid = RequestError.invalidValue(.language, "must be a language tag such as en-US")
+        guard (2...35).contains(tag.count) else { throw invalid }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tag.count) { (normalized) throws(RequestError) in
+            var start = 0
+            var index = 0
+            while start <= tag.count {
+                var end = start
+                while end < tag.count, tag[end] != UInt8(ascii: "-") { end += 1 }
+                let length = end - start
+                guard (1...8).contains(length) else { throw invalid }
+                var letters = true
+                for position in start..<end {
+                    let byte = tag[position]
+                    let isLetter = (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+                    guard isLetter || (byte >= 0x30 && byte <= 0x39) else { throw invalid }
+                    letters = letters && isLetter
+                }
+                if index == 0 { guard (2...3).contains(length), letters else { throw invalid } }
+                for position in start..<end {
+                    let byte = tag[position]
+                    let isLetter = (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+                    // The language and other subtags lower case, a region (2 letters) upper case,
+                    // a script (4 letters) with a capital.
+                    let upper = index > 0 && letters && (length == 2 || (length == 4 && position == start))
+                    normalized[position] = isLetter ? (upper ? byte & ~0x20 : byte | 0x20) : byte
+                }
+                if end < tag.count { normalized[end] = UInt8(ascii: "-") }
+                index += 1
+                start = end + 1
+            }
+            return body(UnsafeBufferPointer(rebasing: normalized[..<tag.count]))
+        }
+    }
+}
+
+/// Calls `body` with a string's UTF-8 (`String.withUTF8`, whose closure may throw only untyped errors).
+func utf8<Result>(
+    of text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(RequestError) -> Result
+) throws(RequestError) -> Result {
+    var text = text
+    let outcome: Swift.Result<Result, RequestError> = text.withUTF8 { bytes in
+        do throws(RequestError) { return .success(try body(bytes)) } catch { return .failure(error) }
+    }
+    return try outcome.get()
+}
