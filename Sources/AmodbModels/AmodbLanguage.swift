@@ -21,7 +21,7 @@ public enum AmodbLanguage {
     /// The same, of a normalized tag's bytes: one of `base`'s own strings, or `nil` for the
     /// fallback (whether or not `base` holds it).
     static func resolve(_ tag: UnsafeBufferPointer<UInt8>, among base: [String]) -> String? {
-        var match = base.first { $0.utf8.elementsEqual(tag) }
+        var match = base.first { utf8(of: $0, equals: tag) }
         if match == nil, !tag.contains(UInt8(ascii: "-")) {
             match = base.first { language in
                 language.utf8.count > tag.count && language.utf8.starts(with: tag)

@@ -27,11 +27,9 @@ extension AmodbRequest {
             while last > first, value[last - 1] == UInt8(ascii: " ") { last -= 1 }
             if last > first {
                 let name = UnsafeBufferPointer(rebasing: value[first..<last])
-                for (index, known) in appendableInOrder.enumerated() where known.utf8.count == name.count {
-                    if known.utf8.elementsEqual(name) {
-                        mask |= 1 << index
-                        break
-                    }
+                for (index, known) in appendableInOrder.enumerated() where utf8(of: known, equals: name) {
+                    mask |= 1 << index
+                    break
                 }
             }
             start = end + 1
@@ -45,7 +43,8 @@ extension AmodbRequest {
     struct QueryReader {
         let route: Route
         let base: [String]?
-        private var seen: Set<QueryParameter> = []
+        /// The parameters read so far, a bit each (`QueryParameter.bit`).
+        private var seen: UInt8 = 0
         /// The language (resolved among `base` when given), or why it is refused.
         private(set) var language: Result<String?, RequestError> = .success(nil)
         private(set) var page: Int?
@@ -59,7 +58,8 @@ extension AmodbRequest {
 
         mutating func read(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws(RequestError) {
             guard let parameter = QueryParameter(name), route.parameters.contains(parameter) else { return }
-            guard seen.insert(parameter).inserted else { throw .invalidValue(parameter, "is given more than once") }
+            guard seen & parameter.bit == 0 else { throw .invalidValue(parameter, "is given more than once") }
+            seen |= parameter.bit
             switch parameter {
             case .language:
                 // Wrappers send `language=` for amodb's default: the same request as none.
@@ -88,13 +88,20 @@ extension AmodbRequest {
 extension QueryParameter {
     /// The parameter a query item's name is, exactly.
     init?(_ name: UnsafeBufferPointer<UInt8>) {
-        for parameter in QueryParameter.allCases where parameter.rawValue.utf8.count == name.count {
-            if parameter.rawValue.utf8.elementsEqual(name) {
-                self = parameter
-                return
-            }
+        for parameter in QueryParameter.allCases where utf8(of: parameter.rawValue, equals: name) {
+            self = parameter
+            return
         }
         return nil
+    }
+
+    /// The parameter's bit in a set of parameters.
+    var bit: UInt8 {
+        switch self {
+        case .language: 1
+        case .page: 2
+        case .appendToResponse: 4
+        }
     }
 }
 
@@ -150,4 +157,13 @@ func utf8<Result>(
         do throws(RequestError) { return .success(try body(bytes)) } catch { return .failure(error) }
     }
     return try outcome.get()
+}
+
+/// Whether a string's UTF-8 is exactly `bytes` (read in place, not through the view's iterator).
+func utf8(of text: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard text.utf8.count == bytes.count else { return false }
+    return text.utf8.withContiguousStorageIfAvailable { stored in
+        for index in 0..<stored.count where stored[index] != bytes[index] { return false }
+        return true
+    } ?? text.utf8.elementsEqual(bytes)
 }

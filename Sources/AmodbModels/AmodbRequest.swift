@@ -147,10 +147,14 @@ public struct AmodbRequest: Sendable, Hashable {
         return String(unsafeUninitializedCapacity: count) { buffer in
             var written = 0
             func put(_ text: String) {
-                for byte in text.utf8 {
-                    buffer[written] = byte
-                    written += 1
+                let count = text.utf8.count
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + count)]).initialize(from: bytes)
                 }
+                if copied == nil {
+                    for (offset, byte) in text.utf8.enumerated() { buffer[written + offset] = byte }
+                }
+                written += count
             }
             func parameter(_ name: QueryParameter) {
                 put(written == path.utf8.count ? "?" : "&")
