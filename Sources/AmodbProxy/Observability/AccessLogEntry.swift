@@ -16,6 +16,9 @@ struct AccessLogEntry: Sendable {
     /// The coding of the body sent; for a 304, which sends none (`bytes` 0), the coding of
     /// the variant whose tag matched, so the log says which variant was revalidated.
     var encoding: ContentCoding = .identity
+    /// The verified user who called: a short keyed hash of the ID token's issuer and
+    /// subject (`UserIdentity.logName`), never the subject; `nil` for anyone else.
+    var user: String?
 
     /// The fields of a line that come from the request's head.
     enum Request: Sendable {
@@ -37,8 +40,12 @@ struct AccessLogEntry: Sendable {
             nanoseconds: nanoseconds, bytes: bytes, encoding: encoding)
     }
 
-    init(request: Request, status: Int, cache: ProxyMetrics.CacheLabel, nanoseconds: UInt64, bytes: Int, encoding: ContentCoding) {
+    init(
+        request: Request, status: Int, cache: ProxyMetrics.CacheLabel, nanoseconds: UInt64, bytes: Int, encoding: ContentCoding,
+        user: String? = nil
+    ) {
         self.request = request
+        self.user = user
         self.status = status
         self.cache = cache
         self.nanoseconds = nanoseconds
@@ -46,10 +53,15 @@ struct AccessLogEntry: Sendable {
         self.encoding = encoding
     }
 
-    /// Most bytes the fields take: the method, path, key and client escaped byte by byte (or
-    /// as rendered), and 512 for the rest (names, punctuation, the time, the labels and three
+    /// Most bytes the fields take: the method, path, key, client and user escaped byte by
+    /// byte (or as rendered), and 512 for the rest (names, punctuation, the time, the labels and three
     /// numbers take under 300).
     var room: Int {
+        let user = (user?.utf8.count ?? 0) * JSONText.maxBytesPerByte
+        return user + requestRoom
+    }
+
+    private var requestRoom: Int {
         switch request {
         case .fields(let method, _, let path, let key, let client):
             512 + (method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
@@ -86,6 +98,7 @@ struct AccessLogEntry: Sendable {
         case .fields(_, _, _, _, let client): Self.writeClient(client, to: &line)
         case .rendered(let fields): fields.client.withUnsafeBufferPointer { line.put($0) }
         }
+        if let user { line.text("user", user) }
     }
 
     /// The request's fields before the answer's: method, route, and path or key if any.

@@ -88,6 +88,8 @@ public final class ProxyMetrics: Sendable {
     private let schemaMismatches = AtomicCounters(count: RouteLabel.forwarded.count)
     /// Body bytes sent, by content coding (`ContentCoding.allCases` order).
     private let responseBytes: AtomicCounters
+    /// How callers' credentials fared, by result (`AuthResult.allCases` order).
+    private let authResults = AtomicCounters(count: AuthResult.allCases.count)
     private let sources = Mutex<Sources?>(nil)
 
     /// What the gauges read at scrape time.
@@ -148,6 +150,11 @@ public final class ProxyMetrics: Sendable {
         upstreamDuration.observe(seconds: seconds)
     }
 
+    /// Counts one request's credential check by its result.
+    func recordAuth(_ result: AuthResult) {
+        authResults.add(result.rawValue)
+    }
+
     /// Counts one stored amodb answer that does not decode as the shared models.
     func recordSchemaMismatch(_ route: Route) {
         schemaMismatches.add(RouteLabel.forwarded.firstIndex(of: RouteLabel(route)) ?? 0)
@@ -179,6 +186,8 @@ public final class ProxyMetrics: Sendable {
                     RouteLabel.forwarded.enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
         out.counter("amodb_proxy_response_bytes_total", "Body bytes sent to clients, by content coding.",
                     ContentCoding.allCases.enumerated().map { ([("encoding", $1.description)], Double(responseBytes.value($0))) })
+        out.counter("amodb_proxy_auth_total", "Credential checks of API requests (app tokens, users' ID tokens), by result.",
+                    AuthResult.allCases.map { ([("result", $0.label)], Double(authResults.value($0.rawValue))) })
         out.counter("amodb_proxy_log_lines_dropped_total", "Log lines dropped because their output was not being read, by stream.", [
             ([("stream", "stdout")], Double(LineWriter.standardOutput.droppedLines)),
             ([("stream", "stderr")], Double(LineWriter.standardError.droppedLines)),

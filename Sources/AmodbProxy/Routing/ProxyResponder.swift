@@ -4,7 +4,8 @@ import AmodbModels
 import Synchronization
 
 /// The proxy's routes: `/healthz`, `/readyz`, `/metrics`, and under `/3` exactly the
-/// forwarded amodb routes, behind client tokens, a per-client rate limit and CORS.
+/// forwarded amodb routes, behind client tokens or users' ID tokens, a per-client rate
+/// limit and CORS.
 /// Anything else is answered here and never reaches amodb. Every answer is counted
 /// in the metrics and written to the access log.
 final class ProxyResponder: HTTPResponder {
@@ -13,7 +14,8 @@ final class ProxyResponder: HTTPResponder {
 
     /// What guards the API routes.
     struct Access: Sendable {
-        var tokens: ClientTokens
+        /// Who may call: app tokens, users' ID tokens, or anyone.
+        var callers: Callers
         var rateLimiter: ClientRateLimiter?
         var trustedProxies: TrustedProxies
         /// Client addresses not limited by address: a token from one is limited by the token alone.
@@ -43,15 +45,19 @@ final class ProxyResponder: HTTPResponder {
     func respond(to request: borrowing HTTPRequest, later: () -> ResponseDelivery) -> HTTPResponse? {
         let started = Clocks.uptimeNanoseconds()
         let head = headFacts(request)
+        // Who is calling, read before answering so that the log line of an answer given
+        // later names the user too: only for what can reach amodb (a GET or HEAD under `/3`).
+        let caller = head.underAPI && (request.method == "GET" || request.method == "HEAD")
+            ? access.callers.identify(request.headers["Authorization"], now: clock.now()) : .open
         // The delivery of a later answer captures what finishing needs, not the request: it
         // is made only for an answer given later. (A closure passed as it is written stays on
         // the stack; one stored in a local first would be allocated for every request.)
-        let finishing = Finishing(request, head: head, started: started)
+        let finishing = Finishing(request, head: head, started: started, user: caller.user)
         // The closure reaches `finishing` through a pointer: capturing it would copy it into
         // every function the closure is specialized into (three copies a hit), and it is
         // copied only into a later delivery, which needs its own.
         var immediate = withUnsafePointer(to: finishing) { finishingPointer in
-            answer(request, head: head) { [self] in
+            answer(request, head: head, caller: caller) { [self] in
                 let deliver = later()
                 // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
                 var elsewhere = finishingPointer.pointee
@@ -78,12 +84,15 @@ final class ProxyResponder: HTTPResponder {
         let origin: String?
         /// The access-log line's fields from the request, rendered once per head.
         let logFields: AccessLog.RequestFields?
+        /// The verified user calling, if any (the access log's `user`).
+        let user: UserIdentity?
         let started: UInt64
         /// The event loop the answer is counted on, while it is given on that loop's queue.
         var loop: Int?
 
-        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64) {
+        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64, user: UserIdentity?) {
             isHead = request.method == "HEAD"
+            self.user = user
             route = head.route
             origin = head.origin
             logFields = head.logFields
@@ -103,7 +112,9 @@ final class ProxyResponder: HTTPResponder {
         record(response, finishing)
     }
 
-    private func answer(_ request: borrowing HTTPRequest, head: HeadFacts, later: () -> ResponseDelivery) -> HTTPResponse? {
+    private func answer(
+        _ request: borrowing HTTPRequest, head: HeadFacts, caller: Callers.Verdict, later: () -> ResponseDelivery
+    ) -> HTTPResponse? {
         if request.method == "OPTIONS", let cors = access.cors, head.underAPI {
             return cors.preflight(origin: request.headers["Origin"])
         }
@@ -120,6 +131,9 @@ final class ProxyResponder: HTTPResponder {
             if forwarder.keyRejected {
                 return Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#)
             }
+            if let reason = access.callers.notReadyReason {
+                return Self.plainJSON(503, #"{"status":"# + JSONText.quoted(reason) + "}")
+            }
             return Self.plainJSON(200, #"{"status":"ready"}"#)
         case .metrics:
             var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
@@ -132,26 +146,20 @@ final class ProxyResponder: HTTPResponder {
         guard head.underAPI else {
             return .error(404, "The resource you requested could not be found.")
         }
-        // Who is calling: a valid token (when tokens are configured), then within their rate.
-        var token: String?
-        if access.tokens.isEnabled {
-            guard let valid = access.tokens.authenticate(request.headers["Authorization"]) else {
-                var headers = HTTPHeaders()
-                headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
-                return .error(401, "A valid client token is required: send Authorization: Bearer <token>.", headers: headers)
-            }
-            token = valid
-        }
-        // Who a limit counts: the user, not the app every user shares a token with. With
-        // tokens, the token and the client's address; from an exempt address (loopback by
-        // default: a sidecar or a local reverse proxy speaks for many users from one
-        // address), the token alone. Without tokens, the address, and exempt addresses not
-        // at all. The identity is built only for those a limit counts.
+        // Who is calling (`Callers`: an app token or a user's verified ID token, when
+        // required), then within their rate. Who a limit counts: the user, not the app every
+        // user shares a token with. A verified user is their own key, from any address, and
+        // two users behind one address (a carrier's NAT) are two. With app tokens, the token
+        // and the client's address; from an exempt address (loopback by default: a sidecar
+        // or a local reverse proxy speaks for many users from one address), the token alone.
+        // Without either, the address, and exempt addresses not at all. The identity is
+        // built only for those a limit counts.
         let identity: String?
-        if let token {
-            identity = head.limitedByAddress ? token + "@" + head.client : token
-        } else {
-            identity = head.limitedByAddress ? "address:" + head.client : nil
+        switch caller {
+        case .refused(let response): return response
+        case .user(let user): identity = user.limitKey
+        case .token(let token): identity = head.limitedByAddress ? token + "@" + head.client : token
+        case .open: identity = head.limitedByAddress ? "address:" + head.client : nil
         }
         if let identity, let wait = access.rateLimiter?.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()
@@ -199,7 +207,7 @@ final class ProxyResponder: HTTPResponder {
         if let accessLog, let logFields = finishing.logFields {
             accessLog.record(AccessLogEntry(
                 request: .rendered(logFields), status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes,
-                encoding: encoding))
+                encoding: encoding, user: finishing.user.map { String($0.logName) }))
         }
     }
 
