@@ -21,7 +21,7 @@ public struct PublicKey: Sendable {
             throw CryptoError("an RSA public key needs a modulus of 2048 to 8192 bits and an exponent of at most 64 bits")
         }
         let made = ParameterBuilder.build { builder in
-            builder.push(number: Array(modulus), named: OSSL_PKEY_PARAM_RSA_N) && builder.push(number: Array(exponent), named: OSSL_PKEY_PARAM_RSA_E)
+            builder.push(number: Array(modulus), named: "n") && builder.push(number: Array(exponent), named: "e")
         }
         guard let made, let pkey = Self.publicKey(type: "RSA", parameters: made) else {
             throw CryptoError("libcrypto refused an RSA public key from n and e")
@@ -36,7 +36,7 @@ public struct PublicKey: Sendable {
         guard x.count == 32, y.count == 32 else { throw CryptoError("a P-256 public key needs x and y of 32 bytes each") }
         let point = [0x04] + x + y   // uncompressed point (SEC 1 §2.3.3)
         let made = ParameterBuilder.build { builder in
-            builder.push(text: "P-256", named: OSSL_PKEY_PARAM_GROUP_NAME) && builder.push(octets: point, named: OSSL_PKEY_PARAM_PUB_KEY)
+            builder.push(text: "P-256", named: "group") && builder.push(octets: point, named: "pub")
         }
         guard let made, let pkey = Self.publicKey(type: "EC", parameters: made) else {
             throw CryptoError("libcrypto refused a P-256 public key from x and y")
@@ -109,11 +109,15 @@ final class KeyBox: @unchecked Sendable {
     }
 }
 
-/// OpenSSL 3's `OSSL_PARAM_BLD`, for the few parameters a public key takes.
+/// OpenSSL 3's `OSSL_PARAM_BLD`, for the few parameters a public key takes. The builder
+/// keeps pointers to the names and values pushed until it builds, so names are static
+/// strings and values are copies it owns until then.
 struct ParameterBuilder {
     private let builder: OpaquePointer
-    /// Numbers pushed: the built parameters copy them, so they are freed after building.
+    /// Numbers pushed, freed after building.
     private var numbers: [OpaquePointer] = []
+    /// Copies of octet strings pushed, freed after building.
+    private var buffers: [UnsafeMutableRawBufferPointer] = []
 
     /// The parameters `push` adds, built; `nil` when a push or the build failed.
     static func build(_ push: (inout ParameterBuilder) -> Bool) -> UnsafeMutablePointer<OSSL_PARAM>? {
@@ -121,6 +125,7 @@ struct ParameterBuilder {
         var builder = ParameterBuilder(builder: raw)
         defer {
             builder.numbers.forEach { BN_free($0) }
+            builder.buffers.forEach { $0.deallocate() }
             OSSL_PARAM_BLD_free(raw)
         }
         guard push(&builder) else { return nil }
@@ -132,19 +137,27 @@ struct ParameterBuilder {
     }
 
     /// Pushes an unsigned big-endian number.
-    mutating func push(number bytes: [UInt8], named name: String) -> Bool {
+    mutating func push(number bytes: [UInt8], named name: StaticString) -> Bool {
         guard let number = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else { return false }
         numbers.append(number)
-        return OSSL_PARAM_BLD_push_BN(builder, name, number) == 1
+        return OSSL_PARAM_BLD_push_BN(builder, Self.cString(name), number) == 1
     }
 
     /// Pushes a UTF-8 string.
-    func push(text: String, named name: String) -> Bool {
-        OSSL_PARAM_BLD_push_utf8_string(builder, name, text, 0) == 1
+    func push(text: StaticString, named name: StaticString) -> Bool {
+        OSSL_PARAM_BLD_push_utf8_string(builder, Self.cString(name), Self.cString(text), 0) == 1
     }
 
-    /// Pushes an octet string (copied by the builder).
-    func push(octets: [UInt8], named name: String) -> Bool {
-        octets.withUnsafeBytes { OSSL_PARAM_BLD_push_octet_string(builder, name, $0.baseAddress, $0.count) == 1 }
+    /// Pushes an octet string.
+    mutating func push(octets: [UInt8], named name: StaticString) -> Bool {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, octets.count), alignment: 1)
+        buffers.append(copy)
+        copy.copyBytes(from: octets)
+        return OSSL_PARAM_BLD_push_octet_string(builder, Self.cString(name), copy.baseAddress, octets.count) == 1
+    }
+
+    /// A static string's bytes as a C string: static strings written as literals end in NUL.
+    private static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 }

@@ -12,11 +12,12 @@ struct JSONWebToken: Sendable {
     /// `kid`: which key of the set signed it.
     let keyID: String?
     let issuer: String?
-    let subject: String
+    /// `sub`; the verifier requires it (RFC 7515's examples have none, so reading does not).
+    let subject: String?
     /// `aud`, a string or an array of strings in the token.
     let audiences: [String]
-    /// `exp`, `nbf` and `iat`, in seconds since 1970.
-    let expires: Double
+    /// `exp`, `nbf` and `iat`, in seconds since 1970; the verifier requires `exp`.
+    let expires: Double?
     let notBefore: Double?
     let issuedAt: Double?
     /// The header and claims parts as sent, with the dot between them: what was signed.
@@ -40,8 +41,7 @@ struct JSONWebToken: Sendable {
         self.algorithm = algorithm
         keyID = try Self.optional(String.self, header["kid"])
         issuer = try Self.optional(String.self, claims["iss"])
-        guard let subject = try Self.optional(String.self, claims["sub"]), !subject.isEmpty else { throw .malformed(.missingSubject) }
-        self.subject = subject
+        subject = try Self.optional(String.self, claims["sub"])
         switch claims["aud"] {
         case nil: audiences = []
         case let one as String: audiences = [one]
@@ -51,8 +51,7 @@ struct JSONWebToken: Sendable {
             audiences = strings
         default: throw .malformed(.claimType)
         }
-        guard let expires = try Self.time(claims["exp"]) else { throw .malformed(.missingExpiry) }
-        self.expires = expires
+        expires = try Self.time(claims["exp"])
         notBefore = try Self.time(claims["nbf"])
         issuedAt = try Self.time(claims["iat"])
         signingInput = Array(parts[0]) + [UInt8(ascii: ".")] + Array(parts[1])

@@ -40,8 +40,8 @@ struct TokenVerifier: Sendable {
     private func verified(_ token: some Collection<UInt8>, now: Double) throws(TokenRefusal) -> UserIdentity {
         let jwt = try JSONWebToken(token)
         try checkSignature(of: jwt, now: now)
-        try checkClaims(of: jwt, now: now)
-        return identifier.user(issuer: jwt.issuer ?? "", subject: jwt.subject)
+        let subject = try checkClaims(of: jwt, now: now)
+        return identifier.user(issuer: jwt.issuer ?? "", subject: subject)
     }
 
     /// Whether the signature verifies with the one key its algorithm (and `kid`) may use.
@@ -60,13 +60,18 @@ struct TokenVerifier: Sendable {
         }
     }
 
-    /// Issuer, audience, then the times, each with the leeway.
-    func checkClaims(of jwt: JSONWebToken, now: Double) throws(TokenRefusal) {
+    /// A subject and an expiry, the issuer, the audience, then the times, each with the
+    /// leeway; returns the subject. A token without `exp` would be good forever.
+    @discardableResult
+    func checkClaims(of jwt: JSONWebToken, now: Double) throws(TokenRefusal) -> String {
+        guard let subject = jwt.subject, !subject.isEmpty else { throw .malformed(.missingSubject) }
+        guard let expires = jwt.expires else { throw .malformed(.missingExpiry) }
         guard let issuer = jwt.issuer, rules.issuers.contains(issuer) else { throw .wrongIssuer }
         guard jwt.audiences.contains(where: rules.audiences.contains) else { throw .wrongAudience }
-        guard now <= jwt.expires + rules.leeway else { throw .expired }
+        guard now <= expires + rules.leeway else { throw .expired }
         if let notBefore = jwt.notBefore, now + rules.leeway < notBefore { throw .notYetValid }
         if let issuedAt = jwt.issuedAt, now + rules.leeway < issuedAt { throw .issuedInFuture }
+        return subject
     }
 }
 
