@@ -10,13 +10,13 @@ final class UserTokenSetup: Sendable {
     let keys: KeySetServer
     let proxy: SandboxedProxy
 
-    /// `keySet` is what the key set server answers at first (default: the provider's set);
+    /// `provider` signs (default: a new one); `keySet` is what the key set server answers at first (default: the provider's set);
     /// `adjust` may change the proxy's configuration after the user-token settings.
     init(
-        keySet: KeySetServer.Answer? = nil, secret: Bool = true, jwks: Bool = true, clock: any ProxyClock = SystemClock(),
+        provider: SignInProvider? = nil, keySet: KeySetServer.Answer? = nil, secret: Bool = true, jwks: Bool = true, clock: any ProxyClock = SystemClock(),
         adjust: (inout ProxyConfiguration) -> Void = { _ in }
     ) throws {
-        let provider = try SignInProvider()
+        let provider = try provider ?? SignInProvider()
         self.provider = provider
         keys = try KeySetServer(keySet ?? .keySet(provider.keySet()))
         let url = keys.url

@@ -112,7 +112,7 @@ struct UserTokenRefusalTests {
     func aBrokenTokenIsRefusedSayingWhatToFixAndReachesNothing(_ broken: Broken) async throws {
         // The algorithm confusion needs a proxy with no secret: with one, it is a bad signature.
         let secret = broken != .hs256SignedWithTheRSAPublicKey
-        try await withServer(try UserTokenSetup(secret: secret)) { setup in
+        try await withServer(try UserTokenSetup(secret: secret)) { setup throws in
             #expect(try await awaitKeySet(setup))
             let token = try broken.token(setup)
             if broken == .over8KiB { #expect(token.utf8.count > 8192 && token.utf8.count < 12_000) }
@@ -133,7 +133,7 @@ struct UserTokenRefusalTests {
 
     @Test(arguments: ["rsa-1", "ec-1", nil] as [String?])
     func aGoodTokenReachesAmodbWithoutItself(_ kid: String?) async throws {
-        try await withServer(try UserTokenSetup()) { setup in
+        try await withServer(try UserTokenSetup()) { setup throws in
             #expect(try await awaitKeySet(setup))
             let token = try setup.token(kid: kid)
             let response = try await setup.get(token: token)
@@ -146,7 +146,7 @@ struct UserTokenRefusalTests {
     }
 
     @Test func theLeewayCoversASlowClockAndAnAudienceArrayMayHoldOthers() async throws {
-        try await withServer(try UserTokenSetup()) { setup in
+        try await withServer(try UserTokenSetup()) { setup throws in
             #expect(try await awaitKeySet(setup))
             let now = UserTokenSetup.now
             let late = try setup.token(claims: ["exp": Int(now) - 30, "iat": Int(now) - 3000])
@@ -159,7 +159,7 @@ struct UserTokenRefusalTests {
     }
 
     @Test func noTokenGetsTheRealmWithoutAnError() async throws {
-        try await withServer(try UserTokenSetup()) { setup in
+        try await withServer(try UserTokenSetup()) { setup throws in
             for headers in [[:], ["Authorization": "Basic dXNlcjpwYXNz"], ["Authorization": "Bearer   "]] {
                 let response = try await setup.harness.get("/3/movie/550", headers: headers)
                 #expect(response.status == 401)
@@ -173,7 +173,7 @@ struct UserTokenRefusalTests {
 
     @Test func anAppTokenStillServesWhileAppsMoveToUserTokens() async throws {
         let app = "app-token-2b9d71c4e8f3a6"
-        try await withServer(try UserTokenSetup { $0.clientTokens = [Secret(app)] }) { setup in
+        try await withServer(try UserTokenSetup { $0.clientTokens = [Secret(app)] }) { setup throws in
             #expect(try await awaitKeySet(setup))
             #expect(try await setup.get(token: app).status == 200)
             #expect(try await setup.get(token: try setup.token(kid: "ec-1")).status == 200)
