@@ -1,5 +1,5 @@
 public import AmodbCrypto
-public import Foundation
+import Foundation
 
 /// A stand-in for a sign-in provider (Sign in with Apple, Firebase, Auth0, Supabase): it
 /// holds RS256 and ES256 keys under key ids and an HS256 secret, publishes its key set,
@@ -17,7 +17,20 @@ public struct SignInProvider: Sendable {
 
     /// A provider with an RSA 2048 key `rsa-1` and a P-256 key `ec-1`.
     public init() throws {
-        keys = ["rsa-1": try SigningKey.rsa(bits: 2048), "ec-1": try SigningKey.p256()]
+        let made = try Self.made.get()
+        keys = ["rsa-1": made.rsa[0], "ec-1": made.p256]
+    }
+
+    /// The `index`th spare RSA 2048 key (0 to 2), for a rotation or a key the set does not hold.
+    public static func spareRSAKey(_ index: Int) throws -> SigningKey {
+        try made.get().rsa[1 + index]
+    }
+
+    /// The keys, made once per test process: making an RSA key takes a core for a good part
+    /// of a second, and tests run on the cooperative pool, whose few threads every other
+    /// test's tasks wait for.
+    private static let made = Result { () throws(CryptoError) -> (rsa: [SigningKey], p256: SigningKey) in
+        (try (0..<4).map { _ throws(CryptoError) in try SigningKey.rsa(bits: 2048) }, try SigningKey.p256())
     }
 
     /// The key set document (RFC 7517) of `kids` (default: every key), with `use` and `alg`,

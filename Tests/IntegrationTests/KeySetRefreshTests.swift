@@ -37,7 +37,7 @@ struct KeySetRefreshTests {
             #expect(setup.keys.requestCount == 1)
             // The provider rotates: a new key, published.
             var provider = setup.provider
-            provider.keys["rsa-2"] = try SigningKey.rsa()
+            provider.keys["rsa-2"] = try SignInProvider.spareRSAKey(0)
             setup.keys.answer(.keySet(provider.keySet()))
             let rotated = try provider.token(kid: "rsa-2", claims: SignInProvider.claims(subject: "user-1", now: clock.now()))
             let first = try await setup.get(token: rotated)
@@ -48,7 +48,7 @@ struct KeySetRefreshTests {
 
             // Made-up kids cost no fetch until 30 s have passed since the last.
             let refusedBefore = try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "unknown_kid"])
-            provider.keys["made-up"] = try SigningKey.rsa()
+            provider.keys["made-up"] = try SignInProvider.spareRSAKey(1)
             let madeUp = try provider.token(kid: "made-up", claims: SignInProvider.claims(subject: "user-2", now: clock.now()))
             for _ in 0..<5 { #expect(try await setup.get(token: madeUp).status == 401) }
             #expect(setup.keys.requestCount == 2)

@@ -98,7 +98,7 @@ struct UserTokenRefusalTests {
                 return try setup.token(kid: "ec-1", claims: ["aud": ["com.example.other", "com.example.third"]])
             case .unknownKid:
                 var provider = setup.provider
-                provider.keys["rsa-unpublished"] = try SigningKey.rsa()
+                provider.keys["rsa-unpublished"] = try SignInProvider.spareRSAKey(2)
                 return try provider.token(kid: "rsa-unpublished", claims: claims)
             case .noSubject:
                 return SignInProvider.hs256(claims: claims.filter { $0.key != "sub" })
