@@ -32,31 +32,34 @@ struct Callers: Sendable {
     /// Whether any credential is required.
     var isEnabled: Bool { tokens.isEnabled || users != nil }
 
-    /// Who `authorization` (the field's value, if sent) speaks for, at `now`.
-    func identify(_ authorization: String?, now: Double) -> Verdict {
+    /// Who `authorization` (the field's value, if sent) speaks for, at `clock`'s now (read
+    /// only for a user's token); `loop` is the event loop whose queue this runs on
+    /// (`HTTPRequest.loopIndex`), for the count.
+    func identify(_ authorization: String?, clock: any ProxyClock, loop: Int?) -> Verdict {
         guard isEnabled else { return .open }
         guard let users else {
             guard let token = tokens.authenticate(authorization) else {
-                metrics.recordAuth(authorization == nil ? .missing : .invalidStaticToken)
+                metrics.recordAuth(authorization == nil ? .missing : .invalidStaticToken, loop: loop)
                 return .refused(Self.missingToken("A valid client token is required: send Authorization: Bearer <token>."))
             }
-            metrics.recordAuth(.staticToken)
+            metrics.recordAuth(.staticToken, loop: loop)
             return .token(token)
         }
         guard let presented = Self.bearer(authorization) else {
-            metrics.recordAuth(.missing)
+            metrics.recordAuth(.missing, loop: loop)
             return .refused(Self.missingToken("A signed-in user's ID token is required: send Authorization: Bearer <ID token>."))
         }
         if tokens.isEnabled, let token = tokens.authenticate(authorization) {
-            metrics.recordAuth(.staticToken)
+            metrics.recordAuth(.staticToken, loop: loop)
             return .token(token)
         }
+        let now = clock.now()
         switch users.verify(presented, now: now) {
         case .success(let user):
-            metrics.recordAuth(.verified)
+            metrics.recordAuth(.verified, loop: loop)
             return .user(user)
         case .failure(let refusal):
-            metrics.recordAuth(refusal.result)
+            metrics.recordAuth(refusal.result, loop: loop)
             return .refused(Self.answer(refusing: refusal, retryAfter: keySet?.retryAfter(now: now) ?? 1))
         }
     }

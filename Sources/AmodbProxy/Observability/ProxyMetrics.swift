@@ -89,7 +89,7 @@ public final class ProxyMetrics: Sendable {
     /// Body bytes sent, by content coding (`ContentCoding.allCases` order).
     private let responseBytes: AtomicCounters
     /// How callers' credentials fared, by result (`AuthResult.allCases` order).
-    private let authResults = AtomicCounters(count: AuthResult.allCases.count)
+    private let authResults: AtomicCounters
     private let sources = Mutex<Sources?>(nil)
 
     /// What the gauges read at scrape time.
@@ -120,6 +120,7 @@ public final class ProxyMetrics: Sendable {
         requestDurations = RouteLabel.allCases.map { _ in Histogram(loopLanes: eventLoops) }
         upstreamCalls = AtomicCounters(count: Self.upstreamStatuses.count)
         responseBytes = AtomicCounters(count: ContentCoding.allCases.count, loopLanes: eventLoops)
+        authResults = AtomicCounters(count: AuthResult.allCases.count, loopLanes: eventLoops)
     }
 
     func connect(_ sources: Sources) {
@@ -150,9 +151,9 @@ public final class ProxyMetrics: Sendable {
         upstreamDuration.observe(seconds: seconds)
     }
 
-    /// Counts one request's credential check by its result.
-    func recordAuth(_ result: AuthResult) {
-        authResults.add(result.rawValue)
+    /// Counts one request's credential check by its result; `loop` as for `recordRequest`.
+    func recordAuth(_ result: AuthResult, loop: Int? = nil) {
+        authResults.add(result.rawValue, loop: loop)
     }
 
     /// Counts one stored amodb answer that does not decode as the shared models.

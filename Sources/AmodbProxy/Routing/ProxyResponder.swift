@@ -48,7 +48,7 @@ final class ProxyResponder: HTTPResponder {
         // Who is calling, read before answering so that the log line of an answer given
         // later names the user too: only for what can reach amodb (a GET or HEAD under `/3`).
         let caller = head.underAPI && (request.method == "GET" || request.method == "HEAD")
-            ? access.callers.identify(request.headers["Authorization"], now: clock.now()) : .open
+            ? access.callers.identify(request.headers["Authorization"], clock: clock, loop: request.loopIndex) : .open
         // The delivery of a later answer captures what finishing needs, not the request: it
         // is made only for an answer given later. (A closure passed as it is written stays on
         // the stack; one stored in a local first would be allocated for every request.)
