@@ -155,6 +155,8 @@ struct UserTokenRefusalTests {
             #expect(try await setup.get(token: early).status == 200, "30 s early, within the leeway")
             let shared = try setup.token(kid: nil, claims: ["aud": ["com.example.other", SignInProvider.audience]])
             #expect(try await setup.get(token: shared).status == 200)
+            let scheme = try await setup.harness.get("/3/movie/550", headers: ["Authorization": "bEARER  " + (try setup.token()) + " "])
+            #expect(scheme.status == 200, "the scheme in any case, spaces around the token (RFC 7235 §2.1)")
         }
     }
 

@@ -72,7 +72,9 @@ struct Callers: Sendable {
     static func bearer(_ authorization: String?) -> ArraySlice<UInt8>? {
         guard let field = authorization?.utf8 else { return nil }
         let scheme = Array("bearer ".utf8)
-        guard field.count > scheme.count, zip(field, scheme).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else { return nil }
+        guard field.count > scheme.count, zip(field, scheme).allSatisfy({ ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }) else {
+            return nil
+        }
         var token = ArraySlice(field.dropFirst(scheme.count))
         while token.first == UInt8(ascii: " ") { token = token.dropFirst() }
         while token.last == UInt8(ascii: " ") { token = token.dropLast() }
