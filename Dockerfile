@@ -96,7 +96,7 @@ FROM ${RUNTIME_IMAGE}
 # client and --healthcheck), ca-certificates (TLS to amodb), tzdata. The public
 # debian:bookworm-slim has none of them. zlib1g and libbrotli1 (libz,
 # libbrotlienc, libbrotlidec, for gzip and br answers) and libssl3 (libcrypto, for
-# HMAC-SHA256) need no line of their own: libcurl4 depends on all three
+# HMAC-SHA256 and the RS256/ES256 signatures of users' ID tokens) need no line of their own: libcurl4 depends on all three
 # (`apt-cache depends libcurl4`).
 RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
  && apt-get -q update \

@@ -53,7 +53,7 @@ let package = Package(
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
         .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),
         // Helpers shared by the proxy's test targets (harnesses, stand-ins, servers on port 0); re-exports AmodbHTTPTestSupport.
-        .target(name: "AmodbTestSupport", dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient"]),
+        .target(name: "AmodbTestSupport", dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbCrypto"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
         .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport"]),

@@ -6,7 +6,7 @@ import FoundationNetworking
 extension AmodbClient {
     /// One GET through URLSession: builds the URL, sets the headers and timeout, and maps
     /// transport failures. Any HTTP status is returned, not judged.
-    func exchange(pathAndQuery: String) async throws(AmodbClientError) -> AmodbResponse {
+    func exchange(pathAndQuery: String, token: BearerToken?) async throws(AmodbClientError) -> AmodbResponse {
         if Task.isCancelled { throw AmodbClientError(.cancelled) }
         var request = URLRequest(url: try url(for: pathAndQuery))
         request.timeoutInterval = Self.effectiveTimeout(timeout)

@@ -10,6 +10,11 @@ public import FoundationNetworking
 /// on paths and canonical queries by construction. Statuses are handled as amodb
 /// documents: 401/402 surface at once, 429 waits `Retry-After` (capped) and retries a
 /// few times, other failures become an ``AmodbClientError`` with a readable message.
+///
+/// The bearer token is fixed (an app token, or amodb's key) or asked of a
+/// ``TokenProvider`` before each request: a signed-in user's current ID token. When the
+/// proxy refuses a provider's token as invalid (401 with `error="invalid_token"`: expired,
+/// say), the provider is asked once for a fresh one and the request is sent once more.
 public struct AmodbClient: Sendable, CustomStringConvertible {
     /// The API root every path is relative to, e.g. `https://api.amodb.dev/3` or
     /// `http://127.0.0.1:8080/3`; it may carry a path prefix.
@@ -22,8 +27,8 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
     public var maxRateLimitRetries: Int
     /// The longest wait before retrying a 429, in seconds, whatever `Retry-After` asks for.
     public var retryAfterCap: TimeInterval
-    /// Sent as `Authorization: Bearer …`; redacted wherever it could be printed.
-    let token: BearerToken?
+    /// What is sent as `Authorization: Bearer …`; redacted wherever it could be printed.
+    let credential: Credential
     /// Waits between 429 retries; tests inject one that records instead of sleeping.
     let sleep: @Sendable (Duration) async throws -> Void
 
@@ -46,8 +51,35 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
         retryAfterCap: TimeInterval = 30,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
+        self.init(
+            baseURL: baseURL, credential: bearerToken.map { .fixed(BearerToken(value: $0)) } ?? .none, session: session, timeout: timeout,
+            maxRateLimitRetries: maxRateLimitRetries, retryAfterCap: retryAfterCap, sleep: sleep)
+    }
+
+    /// Makes a client whose bearer token comes from `tokenProvider`, asked before each
+    /// request (with `forceRefresh` false) and, after the server refused its token as
+    /// invalid, once more with `forceRefresh` true before a single retry. Other
+    /// parameters as in ``init(baseURL:bearerToken:session:timeout:maxRateLimitRetries:retryAfterCap:sleep:)``.
+    public init(
+        baseURL: URL,
+        tokenProvider: @escaping TokenProvider,
+        session: URLSession = AmodbClient.defaultSession,
+        timeout: TimeInterval = 10,
+        maxRateLimitRetries: Int = 2,
+        retryAfterCap: TimeInterval = 30,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.init(
+            baseURL: baseURL, credential: .provider(tokenProvider), session: session, timeout: timeout,
+            maxRateLimitRetries: maxRateLimitRetries, retryAfterCap: retryAfterCap, sleep: sleep)
+    }
+
+    private init(
+        baseURL: URL, credential: Credential, session: URLSession, timeout: TimeInterval, maxRateLimitRetries: Int,
+        retryAfterCap: TimeInterval, sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) {
         self.baseURL = baseURL
-        self.token = bearerToken.map(BearerToken.init(value:))
+        self.credential = credential
         self.session = session
         self.timeout = timeout
         self.maxRateLimitRetries = maxRateLimitRetries
@@ -68,7 +100,12 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
 
     /// The base URL and whether a token is set; never the token.
     public var description: String {
-        "AmodbClient(baseURL: \(baseURL.absoluteString), bearerToken: \(token == nil ? "none" : "<redacted>"))"
+        let token = switch credential {
+        case .none: "none"
+        case .fixed: "<redacted>"
+        case .provider: "<provider>"
+        }
+        return "AmodbClient(baseURL: \(baseURL.absoluteString), bearerToken: \(token))"
     }
 
     // MARK: Endpoints
@@ -115,14 +152,23 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
     public func response(for request: AmodbRequest) async throws(AmodbClientError) -> AmodbResponse {
         try Self.checkRoute(of: request)
         var retries = 0
+        var token = try await credential.token(forceRefresh: false)
+        var refreshed = false
         while true {
-            let response = try await exchange(pathAndQuery: request.pathAndQuery)
+            let response = try await exchange(pathAndQuery: request.pathAndQuery, token: token)
             if response.status == 429, retries < maxRateLimitRetries {
                 retries += 1
                 try await wait(for: response)
                 continue
             }
-            if let error = statusError(for: response) { throw error }
+            // RFC 6750 §3.1: the token was read and refused (expired, say); a provider can
+            // hand out a fresh one. Once: a second refusal is not the token's age.
+            if response.status == 401, !refreshed, credential.canRefresh, Self.refusesTokenAsInvalid(response) {
+                refreshed = true
+                token = try await credential.token(forceRefresh: true)
+                continue
+            }
+            if let error = statusError(for: response, token: token) { throw error }
             return response
         }
     }
@@ -130,13 +176,13 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
     /// Sends `request` once and returns whatever HTTP response comes back, any status,
     /// without retrying; throws only when there is no HTTP response.
     public func sendRaw(_ request: AmodbRequest) async throws(AmodbClientError) -> AmodbResponse {
-        try await exchange(pathAndQuery: request.pathAndQuery)
+        try await sendRaw(pathAndQuery: request.pathAndQuery)
     }
 
     /// Sends a GET for any path and query relative to ``baseURL`` (for tests and
     /// diagnostics, e.g. paths the proxy must refuse), once, returning any status.
     public func sendRaw(pathAndQuery: String) async throws(AmodbClientError) -> AmodbResponse {
-        try await exchange(pathAndQuery: pathAndQuery)
+        try await exchange(pathAndQuery: pathAndQuery, token: try await credential.token(forceRefresh: false))
     }
 
     // MARK: Helpers
@@ -173,8 +219,16 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The error a non-2xx response stands for, or `nil` for a success.
-    func statusError(for response: AmodbResponse) -> AmodbClientError? {
+    /// Whether a 401 says the token itself was refused (`error="invalid_token"` in
+    /// `WWW-Authenticate`, RFC 6750 §3), not that none was sent.
+    static func refusesTokenAsInvalid(_ response: AmodbResponse) -> Bool {
+        guard let challenge = response.headers["WWW-Authenticate"]?.lowercased() else { return false }
+        return challenge.contains("error=\"invalid_token\"") || challenge.contains("error=invalid_token")
+    }
+
+    /// The error a non-2xx response stands for, or `nil` for a success; `token` (the one
+    /// sent) is redacted from the server's message.
+    func statusError(for response: AmodbResponse, token: BearerToken?) -> AmodbClientError? {
         guard !response.isSuccess else { return nil }
         let serverMessage = response.errorBody.flatMap { body -> String? in
             let text = body.statusMessage.trimmingCharacters(in: .whitespacesAndNewlines)

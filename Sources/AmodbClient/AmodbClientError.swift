@@ -18,6 +18,8 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         case transport(URLError.Code, host: String?, timeout: TimeInterval)
         /// The caller's task was cancelled.
         case cancelled
+        /// The ``TokenProvider`` gave no token (it threw, or returned `nil`): no user is signed in.
+        case noToken(String)
     }
 
     /// The kind of failure; compare with `==` (new kinds may be added, so `switch` needs a `default`).
@@ -83,6 +85,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidResponse: .invalidResponse
         case .transport(let code, _, _): Self.kind(of: code)
         case .cancelled: .cancelled
+        case .noToken: .unauthorized
         }
     }
 
@@ -91,7 +94,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         switch reason {
         case .status(let status, _, _): status
         case .invalidResponse(let status, _): status
-        case .invalidRequest, .transport, .cancelled: nil
+        case .invalidRequest, .transport, .cancelled, .noToken: nil
         }
     }
 
@@ -170,6 +173,8 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
             }
         case .cancelled:
             return "The request was cancelled."
+        case .noToken(let problem):
+            return Self.sentence("No sign-in token to send: \(problem)")
         }
     }
 

@@ -1,4 +1,4 @@
-/// A bearer token (an amodb key or a proxy client token) that never prints itself.
+/// A bearer token (an amodb key, a proxy client token or a user's ID token) that never prints itself.
 ///
 /// `description`, `debugDescription` and the mirror are all redacted, so the token cannot
 /// reach a log, an error message or `dump` output by accident.

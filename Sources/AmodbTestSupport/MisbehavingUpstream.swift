@@ -129,9 +129,3 @@ public final class MisbehavingUpstream: ScopedServer {
         return true
     }
 }
-
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool {
-        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
-    }
-}

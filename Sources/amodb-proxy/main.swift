@@ -90,7 +90,7 @@ case .serve(let loaded):
 
 // The client tokens join the secrets scrubbed once they are read (`ClientTokens`), from
 // the setting and the file alike.
-let logger = ProxyLogger(minimumLevel: configuration.logLevel, format: configuration.logFormat, secrets: [configuration.apiKey])
+let logger = ProxyLogger(minimumLevel: configuration.logLevel, format: configuration.logFormat, secrets: [configuration.apiKey] + [configuration.jwtSecret].compactMap { $0 })
 var sandbox: AmodbSandbox?
 if configuration.sandbox {
     // The built-in stand-in for amodb, on a loopback port of its own, with its own key.

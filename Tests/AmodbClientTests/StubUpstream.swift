@@ -60,6 +60,16 @@ final class StubUpstream: Sendable {
             retryAfterCap: retryAfterCap, sleep: { duration in sleeps.withLock { $0.append(duration) } })
     }
 
+    /// A client for this stub whose token comes from `tokenProvider`.
+    func client(tokenProvider: @escaping TokenProvider) -> AmodbClient {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [StubURLProtocol.self]
+        let sleeps = self.sleeps
+        return AmodbClient(
+            baseURL: URL(string: "http://\(host)/3")!, tokenProvider: tokenProvider, session: URLSession(configuration: configuration),
+            sleep: { duration in sleeps.withLock { $0.append(duration) } })
+    }
+
     /// Records `request` and returns the reply for it.
     func answer(_ request: URLRequest) -> Reply {
         received.withLock { $0.append(request) }

@@ -1,7 +1,7 @@
 import AmodbCrypto
 
-/// Names a client token where tokens must be told apart without being shown: in the keys
-/// of the per-client rate limit and share of the calls for misses.
+/// Names a client token (or a verified user) where tokens must be told apart without being
+/// shown: in the keys of the per-client rate limit and share of the calls for misses.
 ///
 /// A name is `token:` and 16 hex digits, the first 8 bytes of an HMAC-SHA256 of the token
 /// under a key derived from the amodb key, so it is
@@ -23,6 +23,16 @@ struct TokenIdentifier: Sendable {
     /// Names tokens under a key derived from `amodbKey`.
     init(amodbKey: Secret) {
         mac = HMACSHA256(derivedFrom: Array(amodbKey.revealed.utf8), purpose: Self.purpose)
+    }
+
+    /// What a verified user's name starts with.
+    static let userPrefix = "user:"
+
+    /// The name of the user `subject` at `issuer` (the (`iss`, `sub`) pair names one user
+    /// across providers): `user:` and 16 lower-case hex digits, so the limits, Redis and
+    /// the log never see the subject, and two providers' equal subjects stay apart.
+    func user(issuer: String, subject: String) -> UserIdentity {
+        UserIdentity(limitKey: Self.userPrefix + mac.hexCode(for: Array(issuer.utf8) + [0] + Array(subject.utf8), bytes: 8))
     }
 
     /// `token`'s name: `token:` and 16 lower-case hex digits.

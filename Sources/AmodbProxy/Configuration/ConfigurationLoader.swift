@@ -139,6 +139,35 @@ public enum ConfigurationLoader {
         Setting(variable: "AMODB_PROXY_TOKENS_FILE", flag: "--tokens-file", help: "file of client tokens, one per line, re-read on change", show: { config in config.clientTokensFile ?? "" }) { config, value in
             config.clientTokensFile = value.isEmpty ? nil : value
         },
+        Setting(variable: "AMODB_JWT_SECRET", flag: "", help: "HS256 secret of users' ID tokens, 32 bytes or more (prefer AMODB_JWT_SECRET_FILE)", show: { config in config.jwtSecret == nil ? "" : "<redacted>" }) { config, value throws(ConfigurationError) in
+            config.jwtSecret = try jwtSecret(value, "AMODB_JWT_SECRET")
+        },
+        Setting(variable: "AMODB_JWT_SECRET_FILE", flag: "--jwt-secret-file", help: "file holding the HS256 secret of users' ID tokens", show: { config in "" }) { config, value throws(ConfigurationError) in
+            guard let data = readFile(value) else {
+                throw ConfigurationError("cannot read AMODB_JWT_SECRET_FILE \(shown(value))")
+            }
+            config.jwtSecret = try jwtSecret(String(decoding: data, as: UTF8.self), "AMODB_JWT_SECRET_FILE")
+        },
+        Setting(variable: "AMODB_JWT_JWKS_URL", flag: "--jwt-jwks-url", help: "JWKS URL of the RS256/ES256 keys of users' ID tokens; empty: none", show: { config in config.jwksURL ?? "" }) { config, value throws(ConfigurationError) in
+            let text = String(value.trimmingSpacesAndNewlines())
+            guard !text.isEmpty else {
+                config.jwksURL = nil
+                return
+            }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+                throw ConfigurationError("AMODB_JWT_JWKS_URL must be an http(s) URL such as https://appleid.apple.com/auth/keys, not \(shown(value))")
+            }
+            config.jwksURL = text
+        },
+        Setting(variable: "AMODB_JWT_ISSUER", flag: "--jwt-issuer", help: "accepted iss values of users' ID tokens (comma-separated)", show: { config in config.jwtIssuers.joined(separator: ",") }) { config, value in
+            config.jwtIssuers = list(value)
+        },
+        Setting(variable: "AMODB_JWT_AUDIENCE", flag: "--jwt-audience", help: "accepted aud values of users' ID tokens (comma-separated)", show: { config in config.jwtAudiences.joined(separator: ",") }) { config, value in
+            config.jwtAudiences = list(value)
+        },
+        Setting(variable: "AMODB_JWT_LEEWAY", flag: "--jwt-leeway", help: "seconds of clock skew allowed on exp, nbf and iat", show: { config in format(config.jwtLeeway) }) { config, value throws(ConfigurationError) in
+            config.jwtLeeway = try seconds(value, "AMODB_JWT_LEEWAY", 0...hour)
+        },
         Setting(variable: "AMODB_REDIS_URL", flag: "--redis-url", help: "Redis URL replicas share (redis://user:password@host:port/db); empty: off", show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }) { config, value throws(ConfigurationError) in
             // RedisURLError names the setting and never quotes the password.
             do throws(RedisURLError) {
@@ -236,7 +265,8 @@ public enum ConfigurationLoader {
             return try parse(arguments: arguments, environment: environment, into: &configuration)
         } catch {
             var secrets = [configuration.apiKey] + configuration.clientTokens
-            secrets += ([environment["AMODB_KEY"]] + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? []))
+            secrets += [configuration.jwtSecret].compactMap { $0 }
+            secrets += ([environment["AMODB_KEY"], environment["AMODB_JWT_SECRET"]] + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? []))
                 .compactMap { $0 }.map(Secret.init)
             // A key file named anywhere may not have been read when the error struck.
             secrets += keyFilePaths(arguments: arguments, environment: environment)
@@ -302,6 +332,19 @@ public enum ConfigurationLoader {
                 "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)",
                 setting: "AMODB_READ_BUFFER_BYTES")
         }
+        if configuration.verifiesUserTokens {
+            let source = configuration.jwtSecret != nil ? "AMODB_JWT_SECRET" : "AMODB_JWT_JWKS_URL"
+            if configuration.jwtIssuers.isEmpty {
+                throw ConfigurationError(
+                    "AMODB_JWT_ISSUER is required with \(source): list the accepted iss values (such as https://appleid.apple.com)",
+                    setting: "AMODB_JWT_ISSUER")
+            }
+            if configuration.jwtAudiences.isEmpty {
+                throw ConfigurationError(
+                    "AMODB_JWT_AUDIENCE is required with \(source): list the accepted aud values (such as the app's bundle id)",
+                    setting: "AMODB_JWT_AUDIENCE")
+            }
+        }
         switch mode {
         case .healthcheck: return .healthcheck(configuration)
         case .checkConfig: return .checkConfig(configuration)
@@ -325,16 +368,18 @@ public enum ConfigurationLoader {
 
     /// Every key file the settings name (environment, flags, the settings file), for redaction.
     private static func keyFilePaths(arguments: [String], environment: [String: String]) -> [String] {
-        var paths = [environment["AMODB_KEY_FILE"]].compactMap { $0 }
+        var paths = [environment["AMODB_KEY_FILE"], environment["AMODB_JWT_SECRET_FILE"]].compactMap { $0 }
         for (index, argument) in arguments.enumerated() {
-            if argument == "--key-file", index + 1 < arguments.count { paths.append(arguments[index + 1]) }
-            if argument.hasPrefix("--key-file=") { paths.append(String(argument.dropFirst("--key-file=".count))) }
+            for flag in ["--key-file", "--jwt-secret-file"] {
+                if argument == flag, index + 1 < arguments.count { paths.append(arguments[index + 1]) }
+                if argument.hasPrefix(flag + "=") { paths.append(String(argument.dropFirst(flag.count + 1))) }
+            }
         }
         let file = arguments.firstIndex(of: "--config").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
             ?? arguments.first { $0.hasPrefix("--config=") }.map { String($0.dropFirst("--config=".count)) }
             ?? environment["AMODB_CONFIG"] ?? defaultConfigPath
         if let data = readFile(file), let pairs = try? parseFile(String(decoding: data, as: UTF8.self), path: file) {
-            paths += pairs.filter { $0.0 == "AMODB_KEY_FILE" }.map(\.1)
+            paths += pairs.filter { $0.0 == "AMODB_KEY_FILE" || $0.0 == "AMODB_JWT_SECRET_FILE" }.map(\.1)
         }
         return paths
     }
@@ -355,6 +400,22 @@ public enum ConfigurationLoader {
             throw ConfigurationError("\(name) holds a key with \(what) inside it; a key is one line of printable characters (the key is not shown)")
         }
         return Secret(String(key))
+    }
+
+    /// The HS256 secret of users' ID tokens, as `apiKey` reads a key, and at least 32 bytes
+    /// (RFC 7518 §3.2: a key as long as the hash). The error never shows the secret.
+    static func jwtSecret(_ text: String, _ name: String) throws(ConfigurationError) -> Secret? {
+        let secret = try apiKey(text, name)
+        if secret.isEmpty { return nil }
+        guard secret.revealed.utf8.count >= 32 else {
+            throw ConfigurationError("\(name) holds a secret of \(secret.revealed.utf8.count) bytes; an HS256 secret needs at least 32 (the secret is not shown)")
+        }
+        return secret
+    }
+
+    /// A comma-separated list, each item trimmed, empty items dropped.
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
     }
 
     /// A whole file's bytes, or `nil` if it cannot be read (also works for `/dev/null` and pipes).

@@ -56,6 +56,20 @@ public struct ProxyConfiguration: Sendable {
     public var clientTokens: [Secret] = []
     /// A file of tokens, one per line, read again when it changes (rotation).
     public var clientTokensFile: String?
+    /// The HS256 secret users' ID tokens are signed with (`AMODB_JWT_SECRET`, at least 32 bytes); `nil`: none.
+    public var jwtSecret: Secret?
+    /// The JSON Web Key Set whose RS256 and ES256 keys sign users' ID tokens; `nil`: none.
+    public var jwksURL: String?
+    /// Accepted `iss` values of users' ID tokens (required with a secret or a key set).
+    public var jwtIssuers: [String] = []
+    /// Accepted `aud` values of users' ID tokens (required with a secret or a key set).
+    public var jwtAudiences: [String] = []
+    /// Clock skew allowed on a user token's `exp`, `nbf` and `iat`, in seconds.
+    public var jwtLeeway: Double = 60
+    /// How often the key set is fetched again, in seconds (besides an unknown `kid`'s fetch).
+    public var jwksRefreshSeconds: Double = 3600
+    /// Whether users' ID tokens are verified (a secret or a key set is set).
+    public var verifiesUserTokens: Bool { jwtSecret != nil || jwksURL != nil }
     /// Requests a minute per client (token, or address without tokens), on average; 0: no limit.
     public var clientRateLimit = 600
     /// Requests a client may make at once before the per-minute rate applies.

@@ -23,10 +23,13 @@ struct AccessLogEntry: Sendable {
     var encoding: ContentCoding = .identity
     /// The peer, or the trusted `X-Forwarded-For` hop.
     var client: String
+    /// The verified user who called: a short keyed hash of the ID token's issuer and
+    /// subject (`UserIdentity.logName`), never the subject; `nil` for anyone else.
+    var user: String?
 
     init(
         method: String, route: ProxyMetrics.RouteLabel, path: String? = nil, key: String? = nil, status: Int, cache: ProxyMetrics.CacheLabel,
-        nanoseconds: UInt64, bytes: Int, encoding: ContentCoding = .identity, client: String
+        nanoseconds: UInt64, bytes: Int, encoding: ContentCoding = .identity, client: String, user: String? = nil
     ) {
         self.method = method
         self.route = route
@@ -38,12 +41,14 @@ struct AccessLogEntry: Sendable {
         self.bytes = bytes
         self.encoding = encoding
         self.client = client
+        self.user = user
     }
 
-    /// Most bytes the fields take: the method, path, key and client escaped byte by byte, and
-    /// 512 for the rest (names, punctuation, the time, the labels and three numbers take under 300).
+    /// Most bytes the fields take: the method, path, key, client and user escaped byte by byte,
+    /// and 512 for the rest (names, punctuation, the time, the labels and three numbers take under 300).
     var room: Int {
-        512 + (method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count) * JSONText.maxBytesPerByte
+        let text = method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count + (user?.utf8.count ?? 0)
+        return 512 + text * JSONText.maxBytesPerByte
     }
 
     /// Writes the fields, in the order every line has them, the time now first.
@@ -70,6 +75,7 @@ struct AccessLogEntry: Sendable {
         line.integer("bytes", bytes)
         line.label("encoding", encoding.literal)
         line.text("client", client)
+        if let user { line.text("user", user) }
     }
 }
 

@@ -88,6 +88,8 @@ public final class ProxyMetrics: Sendable {
     private let schemaMismatches = AtomicCounters(count: RouteLabel.forwarded.count)
     /// Body bytes sent, by content coding (`ContentCoding.allCases` order).
     private let responseBytes: AtomicCounters
+    /// How callers' credentials fared, by result (`AuthResult.allCases` order).
+    private let authResults: AtomicCounters
     private let sources = Mutex<Sources?>(nil)
 
     /// What the gauges read at scrape time.
@@ -118,6 +120,7 @@ public final class ProxyMetrics: Sendable {
         requestDurations = RouteLabel.allCases.map { _ in Histogram(loopLanes: eventLoops) }
         upstreamCalls = AtomicCounters(count: Self.upstreamStatuses.count)
         responseBytes = AtomicCounters(count: ContentCoding.allCases.count, loopLanes: eventLoops)
+        authResults = AtomicCounters(count: AuthResult.allCases.count, loopLanes: eventLoops)
     }
 
     func connect(_ sources: Sources) {
@@ -146,6 +149,11 @@ public final class ProxyMetrics: Sendable {
         let index = Self.upstreamStatuses.firstIndex(of: label) ?? Self.upstreamStatuses.firstIndex(of: "other")!
         upstreamCalls.add(index)
         upstreamDuration.observe(seconds: seconds)
+    }
+
+    /// Counts one request's credential check by its result; `loop` as for `recordRequest`.
+    func recordAuth(_ result: AuthResult, loop: Int? = nil) {
+        authResults.add(result.rawValue, loop: loop)
     }
 
     /// Counts one stored amodb answer that does not decode as the shared models.
@@ -179,6 +187,8 @@ public final class ProxyMetrics: Sendable {
                     RouteLabel.forwarded.enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
         out.counter("amodb_proxy_response_bytes_total", "Body bytes sent to clients, by content coding.",
                     ContentCoding.allCases.enumerated().map { ([("encoding", $1.description)], Double(responseBytes.value($0))) })
+        out.counter("amodb_proxy_auth_total", "Credential checks of API requests (app tokens, users' ID tokens), by result.",
+                    AuthResult.allCases.map { ([("result", $0.label)], Double(authResults.value($0.rawValue))) })
         out.counter("amodb_proxy_log_lines_dropped_total", "Log lines dropped because their output was not being read, by stream.", [
             ([("stream", "stdout")], Double(LineWriter.standardOutput.droppedLines)),
             ([("stream", "stderr")], Double(LineWriter.standardError.droppedLines)),

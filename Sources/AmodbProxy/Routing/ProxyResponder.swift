@@ -4,7 +4,8 @@ import AmodbModels
 import Synchronization
 
 /// The proxy's routes: `/healthz`, `/readyz`, `/metrics`, and under `/3` exactly the
-/// forwarded amodb routes, behind client tokens, a per-client rate limit and CORS.
+/// forwarded amodb routes, behind client tokens or users' ID tokens, a per-client rate
+/// limit and CORS.
 /// Anything else is answered here and never reaches amodb. Every answer is counted
 /// in the metrics and written to the access log.
 final class ProxyResponder: HTTPResponder {
@@ -13,7 +14,8 @@ final class ProxyResponder: HTTPResponder {
 
     /// What guards the API routes.
     struct Access: Sendable {
-        var tokens: ClientTokens
+        /// Who may call: app tokens, users' ID tokens, or anyone.
+        var callers: Callers
         var rateLimiter: ClientRateLimiter?
         var trustedProxies: TrustedProxies
         /// Client addresses not limited by address: a token from one is limited by the token alone.
@@ -46,8 +48,12 @@ final class ProxyResponder: HTTPResponder {
     func respond(to request: borrowing HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         let started = Clocks.uptimeNanoseconds()
         let head = HeadFacts(request, access: access, languages: languages)
-        let completion = Completion(request, head: head, started: started, loop: context.loopIndex)
-        let immediate = answer(request, head: head, loop: context.loopIndex) { [self] in
+        // Who is calling, read before answering so that the log line of an answer given
+        // later names the user too: only for what can reach amodb (a GET or HEAD under `/3`).
+        let caller = head.underAPI && (request.method == "GET" || request.method == "HEAD")
+            ? access.callers.identify(request.headers["Authorization"], clock: clock, loop: context.loopIndex) : .open
+        let completion = Completion(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
+        let immediate = answer(request, head: head, caller: caller, loop: context.loopIndex) { [self] in
             let deliver = later()
             // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
             var elsewhere = completion
@@ -71,13 +77,16 @@ final class ProxyResponder: HTTPResponder {
         let client: String
         /// The request's `Origin`, read only when CORS applies to the route.
         let origin: String?
+        /// The verified user calling, if any (the access log's `user`).
+        let user: UserIdentity?
         let started: UInt64
         /// The event loop the answer is counted on, while it is given on that loop's queue.
         var loop: Int?
 
-        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64, loop: Int?) {
+        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64, loop: Int?, user: UserIdentity?) {
             method = request.method
             isHead = request.method == "HEAD"
+            self.user = user
             route = head.route
             loggedPath = head.route == .unmatched ? LoggedPath.of(target: request.target) : nil
             key = head.key
@@ -107,12 +116,15 @@ final class ProxyResponder: HTTPResponder {
         metrics.recordResponseBytes(bytes, encoding: encoding, loop: completion.loop)
         accessLog?.record(AccessLogEntry(
             method: completion.method, route: completion.route, path: completion.loggedPath, key: completion.key,
-            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: completion.client))
+            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: completion.client,
+            user: completion.user.map { String($0.logName) }))
         return response
     }
 
     /// The answer to a request, at once, or `nil` and later, to the delivery `later()` makes.
-    private func answer(_ request: borrowing HTTPRequest, head: HeadFacts, loop: Int?, later: () -> AnswerDelivery) -> ProxyAnswer? {
+    private func answer(
+        _ request: borrowing HTTPRequest, head: HeadFacts, caller: Callers.Verdict, loop: Int?, later: () -> AnswerDelivery
+    ) -> ProxyAnswer? {
         if request.method == "OPTIONS", let cors = access.cors, head.underAPI {
             return ProxyAnswer(cors.preflight(origin: request.headers["Origin"]))
         }
@@ -129,6 +141,9 @@ final class ProxyResponder: HTTPResponder {
             if forwarder.keyRejected {
                 return ProxyAnswer(Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#))
             }
+            if let reason = access.callers.notReadyReason {
+                return ProxyAnswer(Self.plainJSON(503, #"{"status":"# + JSONText.quoted(reason) + "}"))
+            }
             return ProxyAnswer(Self.plainJSON(200, #"{"status":"ready"}"#))
         case .metrics:
             var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
@@ -141,26 +156,20 @@ final class ProxyResponder: HTTPResponder {
         guard head.underAPI else {
             return ProxyAnswer(.error(404, "The resource you requested could not be found."))
         }
-        // Who is calling: a valid token (when tokens are configured), then within their rate.
-        var token: String?
-        if access.tokens.isEnabled {
-            guard let valid = access.tokens.authenticate(request.headers["Authorization"]) else {
-                var headers = HTTPHeaders()
-                headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
-                return ProxyAnswer(.error(401, "A valid client token is required: send Authorization: Bearer <token>.", headers: headers))
-            }
-            token = valid
-        }
-        // Who a limit counts: the user, not the app every user shares a token with. With
-        // tokens, the token and the client's address; from an exempt address (loopback by
-        // default: a sidecar or a local reverse proxy speaks for many users from one
-        // address), the token alone. Without tokens, the address, and exempt addresses not
-        // at all. The identity is built only for those a limit counts.
+        // Who is calling (`Callers`: an app token or a user's verified ID token, when
+        // required), then within their rate. Who a limit counts: the user, not the app every
+        // user shares a token with. A verified user is their own key, from any address, and
+        // two users behind one address (a carrier's NAT) are two. With app tokens, the token
+        // and the client's address; from an exempt address (loopback by default: a sidecar
+        // or a local reverse proxy speaks for many users from one address), the token alone.
+        // Without either, the address, and exempt addresses not at all. The identity is
+        // built only for those a limit counts.
         let identity: String?
-        if let token {
-            identity = head.limitedByAddress ? token + "@" + head.client : token
-        } else {
-            identity = head.limitedByAddress ? "address:" + head.client : nil
+        switch caller {
+        case .refused(let response): return ProxyAnswer(response)
+        case .user(let user): identity = user.limitKey
+        case .token(let token): identity = head.limitedByAddress ? token + "@" + head.client : token
+        case .open: identity = head.limitedByAddress ? "address:" + head.client : nil
         }
         if let identity, let wait = access.rateLimiter?.take(identity, now: clock.now()) {
             var headers = HTTPHeaders()

@@ -1,5 +1,6 @@
 public import AmodbHTTP
 import Dispatch
+import Foundation
 import Synchronization
 
 /// The proxy, assembled: the HTTP server, the routes, the cache, the budget and the
@@ -20,6 +21,8 @@ public final class ProxyServer: Sendable {
     public let metrics: ProxyMetrics
     /// The client tokens in force (re-read from their file when it changes).
     public let tokens: ClientTokens
+    /// The identity provider's key set users' ID tokens are verified with (`AMODB_JWT_JWKS_URL`).
+    let keySet: KeySetRefresher?
     private let responder: ProxyResponder
     private let forwarder: CachingForwarder
     private let server: HTTPServer
@@ -43,7 +46,7 @@ public final class ProxyServer: Sendable {
         self.configuration = configuration
         let logger = logger ?? ProxyLogger(
             minimumLevel: configuration.logLevel, format: configuration.logFormat,
-            secrets: [configuration.apiKey])
+            secrets: [configuration.apiKey] + [configuration.jwtSecret].compactMap { $0 })
         self.logger = logger
         self.clock = clock
         let cache = cache ?? MemoryResponseCache(maxBytes: configuration.cacheMaxBytes)
@@ -77,8 +80,20 @@ public final class ProxyServer: Sendable {
         let tokens = ClientTokens(
             tokens: configuration.clientTokens, file: configuration.clientTokensFile, amodbKey: configuration.apiKey, logger: logger)
         self.tokens = tokens
+        let keySet = configuration.jwksURL.flatMap(URL.init(string:)).map { url in
+            KeySetRefresher(
+                url: url, timeout: configuration.upstreamTimeout, maxBytes: configuration.maxUpstreamBytes,
+                refreshSeconds: configuration.jwksRefreshSeconds, clock: clock, logger: logger)
+        }
+        self.keySet = keySet
+        let users = configuration.verifiesUserTokens
+            ? TokenVerifier(
+                secret: configuration.jwtSecret, keySet: keySet,
+                rules: .init(issuers: Set(configuration.jwtIssuers), audiences: Set(configuration.jwtAudiences), leeway: configuration.jwtLeeway),
+                identifier: TokenIdentifier(amodbKey: configuration.apiKey))
+            : nil
         let access = ProxyResponder.Access(
-            tokens: tokens,
+            callers: Callers(tokens: tokens, users: users, keySet: keySet, metrics: metrics),
             rateLimiter: configuration.clientRateLimit > 0
                 ? ClientRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil,
             trustedProxies: TrustedProxies(networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
@@ -108,6 +123,7 @@ public final class ProxyServer: Sendable {
     public func start() throws(HTTPServer.StartError) -> Int {
         loadSnapshot()
         redis?.start()
+        keySet?.start()
         let port = try server.start()
         responder.listening.store(true, ordering: .relaxed)
         if snapshot != nil {
@@ -116,7 +132,7 @@ public final class ProxyServer: Sendable {
         if configuration.clientTokensFile != nil {
             repeatEvery(2) { [weak self] in self?.tokens.reloadIfChanged() }
         }
-        if !tokens.isEnabled {
+        if !tokens.isEnabled && !configuration.verifiesUserTokens {
             logger.warning("no client tokens are set: anyone who can reach the proxy can use it (set AMODB_PROXY_TOKENS)")
         }
         return port
@@ -153,6 +169,7 @@ public final class ProxyServer: Sendable {
         let spent = ContinuousClock.now - started
         let left = configuration.shutdownGraceSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds) / 1e18
         await forwarder.drain(within: max(0, left))
+        await keySet?.stop()
         writeSnapshot()
         await redis?.shutdown()
     }

@@ -1,0 +1,9 @@
+/// What libcrypto refused when building or using a key: the parameters make no key it takes.
+public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was being done, such as `an RSA public key from n and e`.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,163 @@
+import CCrypto
+
+/// A public key that verifies signatures of one algorithm (`SignatureAlgorithm`), built
+/// from a JSON Web Key's parameters (RFC 7518 §6) with OpenSSL 3's parameter API and held
+/// as libcrypto's `EVP_PKEY`, freed when the last copy goes.
+public struct PublicKey: Sendable {
+    /// The one algorithm this key verifies.
+    public let algorithm: SignatureAlgorithm
+    private let key: KeyBox
+
+    /// The smallest RSA modulus accepted, in bits (RFC 7518 §3.3: 2048 or larger).
+    public static let minimumRSABits = 2048
+    /// The largest RSA modulus accepted, in bits: larger keys only cost verification time.
+    public static let maximumRSABits = 8192
+
+    /// An RS256 key from the modulus `n` and public exponent `e` (big-endian, unsigned).
+    public init(rsaModulus n: [UInt8], exponent e: [UInt8]) throws(CryptoError) {
+        let modulus = n.drop { $0 == 0 }, exponent = e.drop { $0 == 0 }
+        let bits = modulus.count * 8 - (modulus.first.map { $0.leadingZeroBitCount } ?? 8)
+        guard (Self.minimumRSABits...Self.maximumRSABits).contains(bits), !exponent.isEmpty, exponent.count <= 8 else {
+            throw CryptoError("an RSA public key needs a modulus of 2048 to 8192 bits and an exponent of at most 64 bits")
+        }
+        let made = ParameterBuilder.build { builder in
+            builder.push(number: Array(modulus), named: "n") && builder.push(number: Array(exponent), named: "e")
+        }
+        guard let made, let pkey = Self.publicKey(type: "RSA", parameters: made) else {
+            throw CryptoError("libcrypto refused an RSA public key from n and e")
+        }
+        algorithm = .rs256
+        key = KeyBox(pkey)
+    }
+
+    /// An ES256 key from the P-256 point's affine coordinates `x` and `y` (32 bytes each).
+    /// A point not on the curve is refused.
+    public init(p256X x: [UInt8], y: [UInt8]) throws(CryptoError) {
+        guard x.count == 32, y.count == 32 else { throw CryptoError("a P-256 public key needs x and y of 32 bytes each") }
+        let point = [0x04] + x + y   // uncompressed point (SEC 1 §2.3.3)
+        let made = ParameterBuilder.build { builder in
+            builder.push(text: "P-256", named: "group") && builder.push(octets: point, named: "pub")
+        }
+        guard let made, let pkey = Self.publicKey(type: "EC", parameters: made) else {
+            throw CryptoError("libcrypto refused a P-256 public key from x and y")
+        }
+        // EVP_PKEY_fromdata does not check that the point is on the curve; this does.
+        guard Self.checksPublicKey(pkey) else {
+            EVP_PKEY_free(pkey)
+            throw CryptoError("the P-256 point (x, y) is not on the curve")
+        }
+        algorithm = .es256
+        key = KeyBox(pkey)
+    }
+
+    init(algorithm: SignatureAlgorithm, box: KeyBox) {
+        self.algorithm = algorithm
+        key = box
+    }
+
+    /// Whether `signature` is this key's signature of `message` under its algorithm; for
+    /// ES256 the signature is `r‖s` (64 bytes), as JSON Web Signatures carry it.
+    public func isValidSignature(_ signature: [UInt8], of message: [UInt8]) -> Bool {
+        let encoded: [UInt8]
+        switch algorithm {
+        case .rs256: encoded = signature
+        case .es256:
+            guard let der = ECDSASignature.der(fromRaw: signature) else { return false }
+            encoded = der
+        }
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pkey) == 1 else { return false }
+        return encoded.withUnsafeBufferPointer { signature in
+            message.withUnsafeBufferPointer { message in
+                EVP_DigestVerify(context, signature.baseAddress, signature.count, message.baseAddress, message.count) == 1
+            }
+        }
+    }
+
+    /// A public key of `type` (`RSA`, `EC`) from built parameters, which it frees.
+    private static func publicKey(type: String, parameters: UnsafeMutablePointer<OSSL_PARAM>) -> OpaquePointer? {
+        defer { OSSL_PARAM_free(parameters) }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { return nil }
+        defer { EVP_PKEY_CTX_free(context) }
+        var pkey: OpaquePointer?
+        guard EVP_PKEY_fromdata_init(context) == 1,
+              EVP_PKEY_fromdata(context, &pkey, amodb_evp_pkey_public_key_selection(), parameters) == 1
+        else { return nil }
+        return pkey
+    }
+
+    /// Whether libcrypto finds the public key valid (for EC: the point is on the curve).
+    private static func checksPublicKey(_ pkey: OpaquePointer) -> Bool {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        return EVP_PKEY_public_check(context) == 1
+    }
+}
+
+/// Owns one `EVP_PKEY`. libcrypto's keys are reference-counted and safe to use for
+/// verification from several threads at once, which is all that is done with them.
+final class KeyBox: @unchecked Sendable {
+    let pkey: OpaquePointer
+
+    init(_ pkey: OpaquePointer) {
+        self.pkey = pkey
+    }
+
+    deinit {
+        EVP_PKEY_free(pkey)
+    }
+}
+
+/// OpenSSL 3's `OSSL_PARAM_BLD`, for the few parameters a public key takes. The builder
+/// keeps pointers to the names and values pushed until it builds, so names are static
+/// strings and values are copies it owns until then.
+struct ParameterBuilder {
+    private let builder: OpaquePointer
+    /// Numbers pushed, freed after building.
+    private var numbers: [OpaquePointer] = []
+    /// Copies of octet strings pushed, freed after building.
+    private var buffers: [UnsafeMutableRawBufferPointer] = []
+
+    /// The parameters `push` adds, built; `nil` when a push or the build failed.
+    static func build(_ push: (inout ParameterBuilder) -> Bool) -> UnsafeMutablePointer<OSSL_PARAM>? {
+        guard let raw = OSSL_PARAM_BLD_new() else { return nil }
+        var builder = ParameterBuilder(builder: raw)
+        defer {
+            builder.numbers.forEach { BN_free($0) }
+            builder.buffers.forEach { $0.deallocate() }
+            OSSL_PARAM_BLD_free(raw)
+        }
+        guard push(&builder) else { return nil }
+        return OSSL_PARAM_BLD_to_param(raw)
+    }
+
+    private init(builder: OpaquePointer) {
+        self.builder = builder
+    }
+
+    /// Pushes an unsigned big-endian number.
+    mutating func push(number bytes: [UInt8], named name: StaticString) -> Bool {
+        guard let number = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else { return false }
+        numbers.append(number)
+        return OSSL_PARAM_BLD_push_BN(builder, Self.cString(name), number) == 1
+    }
+
+    /// Pushes a UTF-8 string.
+    func push(text: StaticString, named name: StaticString) -> Bool {
+        OSSL_PARAM_BLD_push_utf8_string(builder, Self.cString(name), Self.cString(text), 0) == 1
+    }
+
+    /// Pushes an octet string.
+    mutating func push(octets: [UInt8], named name: StaticString) -> Bool {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, octets.count), alignment: 1)
+        buffers.append(copy)
+        copy.copyBytes(from: octets)
+        return OSSL_PARAM_BLD_push_octet_string(builder, Self.cString(name), copy.baseAddress, octets.count) == 1
+    }
+
+    /// A static string's bytes as a C string: static strings written as literals end in NUL.
+    private static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+}

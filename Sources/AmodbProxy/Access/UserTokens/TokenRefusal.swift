@@ -1,0 +1,115 @@
+/// Why a user's token was not accepted, each with the message its 401 (or 503) says: what
+/// to fix, never any of the token's text.
+enum TokenRefusal: Error, Sendable, Equatable {
+    /// Not a compact JSON Web Signature the proxy can read; the detail says which part.
+    case malformed(Malformation)
+    /// `alg` is `none`, or an algorithm none of the configured keys is for.
+    case algorithm
+    /// The header names extensions that must be understood (`crit`, RFC 7515 §4.1.11).
+    case critical
+    /// The signature does not verify with the key it names.
+    case badSignature
+    /// `exp` has passed (beyond the leeway).
+    case expired
+    /// `nbf` has not come yet (beyond the leeway).
+    case notYetValid
+    /// `iat` is in the future (beyond the leeway).
+    case issuedInFuture
+    /// `iss` is not an accepted issuer.
+    case wrongIssuer
+    /// No `aud` value is an accepted audience.
+    case wrongAudience
+    /// The key set holds no key with the token's `kid`; `refetching`: a fetch of the set has begun.
+    case unknownKeyID(refetching: Bool)
+    /// The token needs the key set and none has been fetched yet (a 503, not a 401).
+    case noKeySet
+
+    /// What about the token's form is wrong.
+    enum Malformation: Sendable, Equatable {
+        case tooLong, partCount, encoding, headerJSON, claimsJSON, missingAlgorithm, missingSubject, missingExpiry, claimType
+    }
+
+    /// The most bytes a token may have: ID tokens are one or two KiB.
+    static let maxTokenBytes = 8192
+
+    /// The `status_message` of the refusal.
+    var message: String {
+        switch self {
+        case .malformed(let what):
+            let detail = switch what {
+            case .tooLong: "it is longer than \(Self.maxTokenBytes) bytes"
+            case .partCount: "it does not have three parts separated by dots"
+            case .encoding: "a part is not base64url"
+            case .headerJSON: "its header is not a JSON object"
+            case .claimsJSON: "its claims are not a JSON object"
+            case .missingAlgorithm: "its header has no alg"
+            case .missingSubject: "it has no sub claim"
+            case .missingExpiry: "it has no exp claim"
+            case .claimType: "a claim has the wrong type (iss, sub and aud are strings; exp, nbf and iat are numbers)"
+            }
+            return "The user token is malformed: \(detail). Send the ID token exactly as the sign-in provider issued it."
+        case .algorithm:
+            return "The user token's algorithm is not accepted: this proxy verifies RS256 and ES256 with its key set, or HS256 with its shared secret, as configured (never none)."
+        case .critical:
+            return "The user token has a crit header, whose extensions this proxy does not understand."
+        case .badSignature:
+            return "The user token's signature does not verify (bad signature)."
+        case .expired:
+            return "The user token has expired; get a fresh ID token from the sign-in provider."
+        case .notYetValid:
+            return "The user token is not valid yet (nbf); check the device's clock."
+        case .issuedInFuture:
+            return "The user token was issued in the future (iat); check the device's clock."
+        case .wrongIssuer:
+            return "The user token's issuer is not one this proxy accepts (wrong issuer; see AMODB_JWT_ISSUER)."
+        case .wrongAudience:
+            return "The user token's audience is not one this proxy accepts (wrong audience; see AMODB_JWT_AUDIENCE)."
+        case .unknownKeyID(let refetching):
+            return refetching
+                ? "The user token's key (kid) is not in the key set (unknown kid); the set is being fetched again: retry in a few seconds."
+                : "The user token's key (kid) is not in the key set (unknown kid)."
+        case .noKeySet:
+            return "The proxy does not hold the sign-in provider's key set yet; retry shortly."
+        }
+    }
+
+    /// The `result` label in `amodb_proxy_auth_total`.
+    var result: AuthResult {
+        switch self {
+        case .malformed, .critical: .malformed
+        case .algorithm: .algorithm
+        case .badSignature: .badSignature
+        case .expired: .expired
+        case .notYetValid, .issuedInFuture: .notYetValid
+        case .wrongIssuer: .wrongIssuer
+        case .wrongAudience: .wrongAudience
+        case .unknownKeyID: .unknownKeyID
+        case .noKeySet: .noKeySet
+        }
+    }
+}
+
+/// How a caller's `Authorization` fared: the `result` label of `amodb_proxy_auth_total`.
+enum AuthResult: Int, CaseIterable, Sendable {
+    case verified, staticToken, missing, invalidStaticToken, malformed, badSignature, expired, notYetValid, wrongIssuer, wrongAudience
+    case unknownKeyID, algorithm, noKeySet
+
+    /// The label's text.
+    var label: String {
+        switch self {
+        case .verified: "verified"
+        case .staticToken: "static_token"
+        case .missing: "missing"
+        case .invalidStaticToken: "invalid_static_token"
+        case .malformed: "malformed"
+        case .badSignature: "bad_signature"
+        case .expired: "expired"
+        case .notYetValid: "not_yet_valid"
+        case .wrongIssuer: "wrong_issuer"
+        case .wrongAudience: "wrong_audience"
+        case .unknownKeyID: "unknown_kid"
+        case .algorithm: "algorithm"
+        case .noKeySet: "no_key_set"
+        }
+    }
+}

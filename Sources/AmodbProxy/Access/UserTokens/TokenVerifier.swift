@@ -1,0 +1,85 @@
+import AmodbCrypto
+
+/// Verifies a user's ID token (a JSON Web Token, RFC 7519) against the proxy's settings:
+/// the signature with the HS256 secret or the key set's key named by `kid`, then the
+/// issuer, the audience and the times. Each algorithm is tied to its key: HS256 only
+/// with the secret, RS256 and ES256 only with a key of that type from the set, so a token
+/// cannot choose how it is checked (an HS256 token "signed" with an RSA public key finds
+/// no secret), and `none` is never accepted.
+struct TokenVerifier: Sendable {
+    /// What a verified token must say, and the clock skew allowed.
+    struct Rules: Sendable {
+        /// Accepted `iss` values.
+        var issuers: Set<String>
+        /// Accepted `aud` values: one of the token's must be among them.
+        var audiences: Set<String>
+        /// Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
+        var leeway: Double
+    }
+
+    /// Where the keys come from.
+    private let secret: HMACSHA256?
+    private let keySet: KeySetRefresher?
+    private let rules: Rules
+    private let identifier: TokenIdentifier
+
+    /// A verifier with an HS256 `secret`, a `keySet`, or both; users are named for the
+    /// limits by `identifier`.
+    init(secret: Secret?, keySet: KeySetRefresher?, rules: Rules, identifier: TokenIdentifier) {
+        self.secret = secret.map { HMACSHA256(key: Array($0.revealed.utf8)) }
+        self.keySet = keySet
+        self.rules = rules
+        self.identifier = identifier
+    }
+
+    /// The user `token` (the bytes after `Bearer `) speaks for, or why it is refused.
+    func verify(_ token: some Collection<UInt8>, now: Double) -> Result<UserIdentity, TokenRefusal> {
+        Result { () throws(TokenRefusal) in try verified(token, now: now) }
+    }
+
+    private func verified(_ token: some Collection<UInt8>, now: Double) throws(TokenRefusal) -> UserIdentity {
+        let jwt = try JSONWebToken(token)
+        try checkSignature(of: jwt, now: now)
+        let subject = try checkClaims(of: jwt, now: now)
+        return identifier.user(issuer: jwt.issuer ?? "", subject: subject)
+    }
+
+    /// Whether the signature verifies with the one key its algorithm (and `kid`) may use.
+    func checkSignature(of jwt: JSONWebToken, now: Double) throws(TokenRefusal) {
+        switch jwt.algorithm {
+        case "HS256":
+            guard let secret else { throw .algorithm }
+            guard secret.isAuthenticationCode(jwt.signature, of: jwt.signingInput) else { throw .badSignature }
+        case SignatureAlgorithm.rs256.rawValue, SignatureAlgorithm.es256.rawValue:
+            guard let keySet else { throw .algorithm }
+            let key = try keySet.key(for: jwt.keyID, now: now)
+            guard key.algorithm.rawValue == jwt.algorithm else { throw .algorithm }
+            guard key.isValidSignature(jwt.signature, of: jwt.signingInput) else { throw .badSignature }
+        default:
+            throw .algorithm
+        }
+    }
+
+    /// A subject and an expiry, the issuer, the audience, then the times, each with the
+    /// leeway; returns the subject. A token without `exp` would be good forever.
+    @discardableResult
+    func checkClaims(of jwt: JSONWebToken, now: Double) throws(TokenRefusal) -> String {
+        guard let subject = jwt.subject, !subject.isEmpty else { throw .malformed(.missingSubject) }
+        guard let expires = jwt.expires else { throw .malformed(.missingExpiry) }
+        guard let issuer = jwt.issuer, rules.issuers.contains(issuer) else { throw .wrongIssuer }
+        guard jwt.audiences.contains(where: rules.audiences.contains) else { throw .wrongAudience }
+        guard now <= expires + rules.leeway else { throw .expired }
+        if let notBefore = jwt.notBefore, now + rules.leeway < notBefore { throw .notYetValid }
+        if let issuedAt = jwt.issuedAt, now + rules.leeway < issuedAt { throw .issuedInFuture }
+        return subject
+    }
+}
+
+/// A verified user, as the limits and the access log know them: never the `sub` itself.
+struct UserIdentity: Sendable, Equatable {
+    /// The key of the per-client rate limit and share of the calls for misses: `user:` and
+    /// 16 hex digits of a keyed hash of the issuer and subject.
+    let limitKey: String
+    /// The access log's `user` field: the same 16 hex digits.
+    var logName: Substring { limitKey.dropFirst(TokenIdentifier.userPrefix.count) }
+}
