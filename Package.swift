@@ -48,7 +48,7 @@ let package = Package(
         // The release binary's compiler and linker flags (cross-module optimization; lld with
         // packed relative relocations) are passed by scripts/build-release.sh, not set here:
         // SwiftPM refuses `unsafeFlags` in a versioned dependency, and apps depend on this package.
-        .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox"]),
+        .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox", "CSystemShims"]),
         // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
         .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),

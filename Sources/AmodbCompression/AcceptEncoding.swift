@@ -1,4 +1,3 @@
-import Glibc
 
 /// A client's `Accept-Encoding` (RFC 9110 §12.5.3), read as a pure value: built from
 /// the field values (the field may appear more than once) and asked which coding of
@@ -64,36 +63,9 @@ public struct AcceptEncoding: Sendable, Hashable {
         }
     }
 
-    /// Adds one field value, known or not: see `add(bytes:)`.
+    /// Adds one field value.
     private mutating func add(bytes: UnsafeBufferPointer<UInt8>) {
-        if !isPresent, let known = Self.wellKnown(bytes) {
-            self = known
-        } else {
-            parse(bytes)
-        }
-    }
-
-    /// The values most clients send on every request, each read once by `parse`: URLSession's,
-    /// OkHttp's, curl's and the browsers'. A request carrying one of them exactly (the usual
-    /// case: a single field) costs a comparison of its bytes, not a parse (~1,000 instructions
-    /// a hit). Any other value, or a second field, is parsed.
-    private static let wellKnownValues: [(bytes: [UInt8], parsed: AcceptEncoding)] = [
-        "gzip, deflate, br", "gzip", "gzip, deflate", "br, gzip, deflate", "gzip, deflate, br, zstd",
-        "deflate, gzip, br, zstd", "deflate, gzip", "identity",
-    ].map { value in
-        var parsed = AcceptEncoding()
-        Array(value.utf8).withUnsafeBufferPointer { parsed.parse($0) }
-        return (Array(value.utf8), parsed)
-    }
-
-    /// What `bytes` reads as, if they spell one of `wellKnownValues`.
-    private static func wellKnown(_ bytes: UnsafeBufferPointer<UInt8>) -> AcceptEncoding? {
-        guard let base = bytes.baseAddress else { return nil }
-        for known in wellKnownValues where known.bytes.count == bytes.count {
-            let equal = known.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
-            if equal { return known.parsed }
-        }
-        return nil
+        parse(bytes)
     }
 
     /// Adds one `Accept-Encoding` field value given as its bytes.

@@ -30,6 +30,10 @@ void amodb_malloc_trim(void) {
     malloc_trim(0);
 }
 
+void amodb_limit_malloc_arenas(int count) {
+    mallopt(M_ARENA_MAX, count);
+}
+
 int amodb_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }

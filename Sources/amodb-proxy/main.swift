@@ -1,5 +1,6 @@
 import AmodbProxy
 import AmodbSandbox
+import CSystemShims
 import Dispatch
 import Foundation
 import Synchronization
@@ -19,6 +20,12 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 // blocked mask (a shell's `trap "" TERM`, a test runner's worker thread that blocks nearly
 // everything), and a signal that is ignored is discarded, even for `sigwait`, so such a
 // proxy could not be stopped. The mask is set, not added to: exactly these three blocked.
+// Two malloc arenas, set before any thread starts: glibc gives threads that contend
+// arenas of their own (up to eight per core), and memory freed in one is not reused by
+// another. The event loops, Dispatch's workers, URLSession's threads and the log writers
+// would otherwise keep megabytes of free heap each; the hit path allocates little.
+amodb_limit_malloc_arenas(2)
+
 var handledSignals = sigset_t()
 sigemptyset(&handledSignals)
 for signalNumber in [SIGTERM, SIGINT, SIGHUP] {

@@ -12,15 +12,27 @@ final class ProxyResponder: HTTPResponder {
     /// The prefix apps put in their `baseURL`, as amodb's API root is `…/3`.
     static let apiPrefix = "/3"
 
-    /// What guards the API routes.
-    struct Access: Sendable {
+    /// What guards the API routes. A class: every request reads it, through one reference
+    /// (a struct of these would be copied, a retain of each, where a call site needs its own).
+    final class Access: Sendable {
         /// Who may call: app tokens, users' ID tokens, or anyone.
-        var callers: Callers
-        var rateLimiter: ClientRateLimiter?
-        var trustedProxies: TrustedProxies
+        let callers: Callers
+        let rateLimiter: ClientRateLimiter?
+        let trustedProxies: TrustedProxies
         /// Client addresses not limited by address: a token from one is limited by the token alone.
-        var rateLimitExempt: AddressSet
-        var cors: CORSPolicy?
+        let rateLimitExempt: AddressSet
+        let cors: CORSPolicy?
+
+        init(
+            callers: Callers, rateLimiter: ClientRateLimiter?, trustedProxies: TrustedProxies, rateLimitExempt: AddressSet,
+            cors: CORSPolicy?
+        ) {
+            self.callers = callers
+            self.rateLimiter = rateLimiter
+            self.trustedProxies = trustedProxies
+            self.rateLimitExempt = rateLimitExempt
+            self.cors = cors
+        }
     }
 
     private let forwarder: CachingForwarder
@@ -50,7 +62,7 @@ final class ProxyResponder: HTTPResponder {
         let head = HeadFacts(request, access: access, languages: languages)
         // Who is calling, read before answering so that the log line of an answer given
         // later names the user too: only for what can reach amodb (a GET or HEAD under `/3`).
-        let caller = head.underAPI && (request.method == "GET" || request.method == "HEAD")
+        let caller = access.callers.isEnabled && head.underAPI && (request.method == "GET" || request.method == "HEAD")
             ? access.callers.identify(request.headers["Authorization"], clock: clock, loop: context.loopIndex) : .open
         let completion = Completion(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
         let immediate = answer(request, head: head, caller: caller, loop: context.loopIndex) { [self] in

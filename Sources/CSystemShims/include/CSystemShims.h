@@ -20,6 +20,9 @@ int amodb_contains(const void *haystack, size_t haystack_length, const void *nee
 /// Glibc's Swift module leaves out.
 void amodb_malloc_trim(void);
 
+/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Also <malloc.h> only.
+void amodb_limit_malloc_arenas(int count);
+
 /// epoll_create1(2) with EPOLL_CLOEXEC. Glibc's Swift module leaves <sys/epoll.h> out
 /// (and its packed `struct epoll_event` does not import cleanly), hence these three.
 int amodb_epoll_create(void);
