@@ -104,9 +104,7 @@ public enum Route: Sendable, Hashable {
     /// `bytes` after `prefix`, or `nil` if they do not start with it.
     private static func dropping(_ prefix: StaticString, from bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         let count = prefix.utf8CodeUnitCount
-        guard bytes.count >= count else { return nil }
-        let head = UnsafeBufferPointer(start: prefix.utf8Start, count: count)
-        guard bytes.prefix(count).elementsEqual(head) else { return nil }
+        guard bytes.count >= count, same(bytes, prefix, count: count) else { return nil }
         return UnsafeBufferPointer(rebasing: bytes[count...])
     }
 
@@ -128,8 +126,14 @@ public enum Route: Sendable, Hashable {
 
     /// Whether the bytes are exactly `text`'s.
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
-        bytes.count == text.utf8CodeUnitCount
-            && bytes.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        bytes.count == text.utf8CodeUnitCount && same(bytes, text, count: bytes.count)
+    }
+
+    /// Whether the first `count` bytes of `bytes` and `text` are the same (both have as many).
+    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString, count: Int) -> Bool {
+        let literal = text.utf8Start
+        for index in 0..<count where bytes[index] != literal[index] { return false }
+        return true
     }
 
     /// Digits only (no sign, no leading zero), 1 … 2^31-1: ids are never anything else.

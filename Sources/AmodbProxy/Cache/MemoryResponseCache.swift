@@ -16,8 +16,30 @@ public final class MemoryResponseCache: ResponseCache {
         var lastUsed: UInt64
     }
 
+    /// A key with its hash, made once per lookup: it picks the shard and is the hash the
+    /// shard's dictionary reads (a key is never hashed twice over its bytes).
+    private struct HashedKey: Hashable {
+        let text: String
+        let hash: Int
+
+        init(_ text: String) {
+            var hasher = Hasher()
+            hasher.combine(text)
+            self.text = text
+            hash = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+
+        static func == (left: HashedKey, right: HashedKey) -> Bool {
+            left.hash == right.hash && left.text == right.text
+        }
+    }
+
     private struct Shard {
-        var slots: [String: Slot] = [:]
+        var slots: [HashedKey: Slot] = [:]
         var bytes = 0
         var clock: UInt64 = 0
 
@@ -60,14 +82,13 @@ public final class MemoryResponseCache: ResponseCache {
         byteCount + key.utf8.count + entryOverhead
     }
 
-    private func shard(for key: String) -> LockedShard {
-        var hasher = Hasher()
-        hasher.combine(key)
-        return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
+    private func shard(for key: HashedKey) -> LockedShard {
+        shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
     }
 
     public func entry(for key: String) -> CachedResponse? {
-        shard(for: key).state.withLock { shard in
+        let key = HashedKey(key)
+        return shard(for: key).state.withLock { shard in
             guard let index = shard.slots.index(forKey: key) else { return nil }
             shard.slots.values[index].lastUsed = shard.tick()   // one hash lookup for the hit
             return shard.slots.values[index].entry
@@ -79,15 +100,16 @@ public final class MemoryResponseCache: ResponseCache {
         let limit = bytesPerShard
         let cost = Self.cost(of: entry, key: key)
         guard cost <= maxEntryBytes else { return false }
-        shard(for: key).state.withLock { shard in
+        let hashed = HashedKey(key)
+        shard(for: hashed).state.withLock { shard in
             let slot = Slot(entry: entry, lastUsed: shard.tick())
-            if let old = shard.slots.updateValue(slot, forKey: key) { shard.bytes -= Self.cost(of: old.entry, key: key) }
+            if let old = shard.slots.updateValue(slot, forKey: hashed) { shard.bytes -= Self.cost(of: old.entry, key: key) }
             shard.bytes += cost
             // The new entry is at most half the shard's share: evicting others always makes room.
             while shard.bytes > limit,
-                  let victim = shard.slots.lazy.filter({ $0.key != key }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                  let victim = shard.slots.lazy.filter({ $0.key != hashed }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 shard.slots[victim.key] = nil
-                shard.bytes -= Self.cost(of: victim.value.entry, key: victim.key)
+                shard.bytes -= Self.cost(of: victim.value.entry, key: victim.key.text)
             }
         }
         return true
@@ -108,7 +130,7 @@ public final class MemoryResponseCache: ResponseCache {
 
     public func allEntries() -> [(key: String, entry: CachedResponse)] {
         shards.flatMap { shard in
-            shard.state.withLock { $0.slots.map { (key: $0.key, entry: $0.value.entry) } }
+            shard.state.withLock { $0.slots.map { (key: $0.key.text, entry: $0.value.entry) } }
         }
     }
 }
