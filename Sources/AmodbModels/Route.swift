@@ -78,8 +78,8 @@ public enum Route: Sendable, Hashable {
     }
 
     /// Matches a path relative to the API root given as its UTF-8 bytes (a server's path
-    /// after its own prefix), with no String made.
-    public init?(pathBytes path: UnsafeBufferPointer<UInt8>) {
+    /// after its own prefix), with no String made. Package-only: apps match paths as `String`.
+    package init?(pathBytes path: UnsafeBufferPointer<UInt8>) {
         guard let route = Route.match(path) else { return nil }
         self = route
     }
