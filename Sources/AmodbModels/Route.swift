@@ -85,8 +85,8 @@ public enum Route: Sendable, Hashable {
     }
 
     /// The route a path's bytes name. Read byte by byte on every request: no split, no
-    /// intermediate String, no grapheme breaking (a `Character` split of the path cost
-    /// more than the rest of routing together).
+    /// intermediate String, no grapheme breaking (which a `Character` split of the path
+    /// pays on every byte).
     private static func match(_ path: UnsafeBufferPointer<UInt8>) -> Route? {
         if let rest = dropping("/trending/", from: path) {
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
