@@ -86,12 +86,7 @@ public final class RawHTTPConnection {
 
     /// Sends all of `bytes`.
     public func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw RawHTTPError.send(errno) }
-            offset += sent
-        }
+        guard BlockingSocket.sendAll(fd, bytes) else { throw RawHTTPError.send(errno) }
     }
 
     /// Sends text as UTF-8.
@@ -113,7 +108,7 @@ public final class RawHTTPConnection {
     /// Reads more bytes into the buffer; false at end of stream (or reset).
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let count = BlockingSocket.receive(fd, into: &chunk)
         if count > 0 {
             buffer.append(contentsOf: chunk[..<count])
             return true
@@ -121,7 +116,6 @@ public final class RawHTTPConnection {
         if count == 0 { return false }
         let code = errno
         if code == EAGAIN || code == EWOULDBLOCK { throw RawHTTPError.timedOut }
-        if code == EINTR { return try fill() }
         return false   // ECONNRESET: the server is gone
     }
 
@@ -225,7 +219,7 @@ extension RawHTTPConnection {
         var chunk = [UInt8](repeating: 0, count: 65536)
         var total = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fdForExtensions, $0.baseAddress, $0.count, 0) }
+            let count = BlockingSocket.receive(fdForExtensions, into: &chunk)
             if count > 0 {
                 total += count
                 continue

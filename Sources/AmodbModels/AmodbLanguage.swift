@@ -15,20 +15,6 @@ public enum AmodbLanguage {
     /// (`de-AT`, `xx-XX`), and no tag at all, is answered in English.
     public static func resolve(_ tag: String?, among base: [String] = AmodbLanguage.base) -> String {
         guard var tag else { return fallback }
-        return tag.withUTF8 { resolve($0, among: base) } ?? fallback
-    }
-
-    /// The same, of a normalized tag's bytes: one of `base`'s own strings, or `nil` for the
-    /// fallback (whether or not `base` holds it).
-    static func resolve(_ tag: UnsafeBufferPointer<UInt8>, among base: [String]) -> String? {
-        var match = base.first { utf8(of: $0, equals: tag) }
-        if match == nil, !tag.contains(UInt8(ascii: "-")) {
-            match = base.first { language in
-                language.utf8.count > tag.count && language.utf8.starts(with: tag)
-                    && language.utf8.dropFirst(tag.count).first == UInt8(ascii: "-")
-            }
-        }
-        guard let match, match != fallback else { return nil }
-        return match
+        return tag.withUTF8 { resolve($0, among: base) } ?? fallback   // the byte reader's, in AmodbRequest+Query
     }
 }

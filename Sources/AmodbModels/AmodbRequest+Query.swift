@@ -167,3 +167,19 @@ func utf8(of text: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         return true
     } ?? text.utf8.elementsEqual(bytes)
 }
+
+extension AmodbLanguage {
+    /// The same, of a normalized tag's bytes: one of `base`'s own strings, or `nil` for the
+    /// fallback (whether or not `base` holds it).
+    static func resolve(_ tag: UnsafeBufferPointer<UInt8>, among base: [String]) -> String? {
+        var match = base.first { utf8(of: $0, equals: tag) }
+        if match == nil, !tag.contains(UInt8(ascii: "-")) {
+            match = base.first { language in
+                language.utf8.count > tag.count && language.utf8.starts(with: tag)
+                    && language.utf8.dropFirst(tag.count).first == UInt8(ascii: "-")
+            }
+        }
+        guard let match, match != fallback else { return nil }
+        return match
+    }
+}

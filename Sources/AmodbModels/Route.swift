@@ -78,15 +78,15 @@ public enum Route: Sendable, Hashable {
     }
 
     /// Matches a path relative to the API root given as its UTF-8 bytes (a server's path
-    /// after its own prefix), with no String made.
-    public init?(pathBytes path: UnsafeBufferPointer<UInt8>) {
+    /// after its own prefix), with no String made. Package-only: apps match paths as `String`.
+    package init?(pathBytes path: UnsafeBufferPointer<UInt8>) {
         guard let route = Route.match(path) else { return nil }
         self = route
     }
 
     /// The route a path's bytes name. Read byte by byte on every request: no split, no
-    /// intermediate String, no grapheme breaking (a `Character` split of the path cost
-    /// more than the rest of routing together).
+    /// intermediate String, no grapheme breaking (which a `Character` split of the path
+    /// pays on every byte).
     private static func match(_ path: UnsafeBufferPointer<UInt8>) -> Route? {
         if let rest = dropping("/trending/", from: path) {
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),

@@ -1,30 +1,38 @@
 // AmodbRedis: a RESP2 client of our own, for replicas of amodb-proxy that share one cache,
-// one upstream budget and one in-flight lease through Redis. It knows nothing of
-// the proxy; the proxy adapts it to its cache, budget and lease protocols (`Shared/`). That
-// use, in short (every key starts with `AMODB_REDIS_PREFIX`, default `amodb-proxy:`):
+// one upstream budget and one in-flight lease through Redis. It knows nothing of the
+// proxy: it runs commands and Lua scripts (`RedisScript`, by `EVALSHA`) that callers
+// write, and reads a Redis URL without knowing which setting it came from. The proxy's
+// scripts and key layout live with it (`AmodbProxy/Fleet/`); that use, in short (every key
+// starts with `AMODB_REDIS_PREFIX`, default `amodb-proxy:`):
 //
-// - Cache envelope, `<prefix>cache:<path>`: one binary value, written after a fill with
-//   `SET … PX <max stale age>` — a version byte, the key it was stored for, status, stored-at (Unix ms, so a replica that
-//   reads it keeps the entry with its true age), lifetime (s), the ETag, then the body. The
-//   compressed variants are rebuilt locally rather than stored. Memory stays in front: a hit
-//   in memory never touches Redis; a miss reads Redis (`GET`) before asking amodb, and a new
-//   replica starts warm that way. Never stored: the amodb key, client tokens, request headers.
+// - Cache envelope, `<prefix>cache:<cache key>`: one binary value, written after a fill
+//   with `SET … PX` for as long as the entry may still be served stale — a version byte,
+//   the key it was stored for, status, stored-at (Unix ms, so a replica that reads it keeps
+//   the entry with its true age), lifetime, the ETag, the body, then its gzip and br
+//   variants. The filling replica stores the envelope at once, and again with the variants
+//   once they are made (only over the same answer without them, keeping its expiry), so
+//   the fleet compresses each fill once and a replica that reads it compresses nothing.
+//   Memory stays in front: a hit in memory never touches Redis; a miss looks in Redis
+//   before asking amodb, and a new replica starts warm that way. Never stored: the amodb
+//   key, client tokens, request headers.
 //
-// - Lease, `<prefix>lease:<path>`: `SET <key> <replica> NX PX <upstream timeout + margin>`.
-//   The holder fetches, then in one script stores the envelope (or how the call failed,
-//   `<prefix>outcome:<path>`), deletes the lease if it still holds it and `PUBLISH`es the
-//   path on `<prefix>fills`. The others wait for the announcement (or look again with
+// - Lease, `<prefix>lease:<cache key>`, taken in the script that first looks for a stored
+//   entry or failure: `SET <key> <replica> NX PX <upstream timeout + margin>`. The holder
+//   fetches, then in one script stores the envelope (or how the call failed,
+//   `<prefix>outcome:<cache key>`), deletes the lease if it still holds it and `PUBLISH`es
+//   the key on `<prefix>fills`. The others wait for the announcement (or look again with
 //   back-off) and answer with what it stored, failures included: a herd spread over every
 //   replica makes one call to amodb.
 //
-// - Budget: `SharedBudget`, one Lua script over `<prefix>budget:calls` (a sorted set of the
-//   window's calls, scored by time), `<prefix>budget:closed` (a 429's Retry-After, for every
-//   replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said). The sliding
-//   60 s window and the refresh rule are the in-memory `UpstreamBudget`'s. `<prefix>budget:window`
-//   names the window: when Redis loses it, each replica puts its own calls back (`seed`).
-//   The same script checks each client's share of the calls for misses, `<prefix>share:<name>`
-//   (a sorted set of its calls; the name is a keyed hash of the client, never its own text),
-//   in the step that takes the call; a share expires a window after its client's last call.
+// - Budget: the proxy's `SharedBudget`, one Lua script over `<prefix>budget:calls` (a sorted
+//   set of the window's calls, scored by time), `<prefix>budget:closed` (a 429's Retry-After,
+//   for every replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said).
+//   The sliding 60 s window and the refresh rule are the in-memory `UpstreamBudget`'s.
+//   `<prefix>budget:window` names the window: when Redis loses it, each replica puts its own
+//   calls back (`seed`). The same script checks each client's share of the calls for misses,
+//   `<prefix>share:<name>` (a sorted set of its calls; the name is a keyed hash of the
+//   client, never its own text), in the step that takes the call; a share expires a window
+//   after its client's last call.
 //
 // - Heartbeats, `<prefix>replicas`: one sorted set of replica ids scored by when each was
 //   last seen (`ReplicaRoster`, one script per beat with bounded work; nothing is ever

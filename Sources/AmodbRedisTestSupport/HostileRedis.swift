@@ -40,19 +40,11 @@ public final class HostileRedis: ScopedServer {
         var chunk = [UInt8](repeating: 0, count: 4096)
         var index = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return }
+            guard BlockingSocket.receive(fd, into: &chunk) > 0 else { return }
             readCount.withLock { $0 += 1 }
             let reply = replies[min(index, replies.count - 1)]
             index += 1
-            var offset = 0
-            while offset < reply.count {
-                let sent = reply[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if sent < 0, errno == EINTR { continue }
-                guard sent > 0 else { return }
-                offset += sent
-            }
+            guard BlockingSocket.sendAll(fd, reply) else { return }
         }
     }
 }

@@ -198,7 +198,7 @@ package enum Syscalls {
 
     /// `setsockopt(2)` of `TCP_NODELAY`: each write leaves at once. With Nagle's algorithm
     /// on, an answer written while an earlier one is unacknowledged waits for the client's
-    /// delayed ACK (up to 40 ms on Linux), which made pipelined answers ~15 times slower;
+    /// delayed ACK (up to 40 ms on Linux), which stalls pipelined answers;
     /// Redis commands are small and latency-bound too. A failure is harmless (writes only
     /// go slower), so it is not reported.
     @inline(never)

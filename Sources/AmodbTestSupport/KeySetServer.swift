@@ -54,7 +54,7 @@ public final class KeySetServer: ScopedServer {
         var head: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !head.ends(with: Array("\r\n\r\n".utf8)) {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = BlockingSocket.receive(fd, into: &chunk)
             guard count > 0 else { return }
             head.append(contentsOf: chunk[..<count])
         }
@@ -73,11 +73,6 @@ public final class KeySetServer: ScopedServer {
         case .down:
             return
         }
-        var sent = 0
-        while sent < response.count {
-            let count = response[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { return }
-            sent += count
-        }
+        _ = BlockingSocket.sendAll(fd, response)
     }
 }

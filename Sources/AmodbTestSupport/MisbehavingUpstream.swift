@@ -69,7 +69,7 @@ public final class MisbehavingUpstream: ScopedServer {
         var head: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !head.ends(with: Array("\r\n\r\n".utf8)) {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = BlockingSocket.receive(fd, into: &chunk)
             guard count > 0 else { return false }
             head.append(contentsOf: chunk[..<count])
         }
@@ -118,14 +118,8 @@ public final class MisbehavingUpstream: ScopedServer {
 
     /// Sends all of `bytes`; false when the client has gone (the proxy cut the call).
     private func send(_ fd: Int32, _ bytes: [UInt8], counted: Bool) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            offset += sent
+        BlockingSocket.sendAll(fd, bytes) { sent in
             if counted { state.withLock { $0.bytesSent += sent } }
         }
-        return true
     }
 }

@@ -37,8 +37,8 @@ final class Connection: @unchecked Sendable {
     private let owner: any ConnectionOwner
     // The mutable state below is touched only on `queue`, and `perform` is never re-entered
     // (answers given later come back through `queue.async`), so no two accesses to one of
-    // these can overlap: they skip the runtime's exclusivity check, which cost ~70
-    // instructions per access and a dozen accesses per request.
+    // these can overlap: they skip the runtime's exclusivity check, which would be paid on
+    // every access, a dozen times per request.
     @exclusivity(unchecked) private var machine: ConnectionStateMachine
 
     @exclusivity(unchecked) private var writeSource: (any DispatchSourceWrite)?

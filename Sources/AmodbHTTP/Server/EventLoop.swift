@@ -7,8 +7,8 @@ import Dispatch
 ///
 /// Why not a Dispatch read source per connection: on Linux each is registered one-shot, so
 /// every request cost two `epoll_ctl` (disarm, re-arm), an `ioctl(FIONREAD)` and a hand-off
-/// from Dispatch's manager thread to a worker: on the pinned bench ~0.75 context switches
-/// per request, most of the kernel time. Here connections are watched level-triggered, so
+/// from Dispatch's manager thread to a worker: context switches on the request path, most
+/// of the kernel time. Here connections are watched level-triggered, so
 /// nothing is re-armed per request; one wake-up of the loop takes every ready connection
 /// (`epoll_wait`, up to `batchSize` a round) and keeps going while more are ready, as
 /// nginx's loop does, so a busy loop serves many requests per wake-up.

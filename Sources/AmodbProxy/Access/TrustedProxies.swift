@@ -22,6 +22,17 @@ struct TrustedProxies: Sendable {
             self.bytes = bytes
         }
 
+        /// Whether an IPv4 address, given as its four bytes in order, is in the range: compared
+        /// as one word, with no allocation (asked on every request).
+        func contains(_ v4: (UInt8, UInt8, UInt8, UInt8)) -> Bool {
+            guard bytes.count == 4 else { return false }
+            let address = UInt32(v4.0) << 24 | UInt32(v4.1) << 16 | UInt32(v4.2) << 8 | UInt32(v4.3)
+            let network = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let mask = UInt32.max << (32 - prefix)   // a smart shift: a /0 masks every bit away
+            return address & mask == network & mask
+        }
+
+        /// Whether an address, given as its bytes (4 for IPv4, 16 for IPv6), is in the range.
         func contains(_ address: some Collection<UInt8>) -> Bool {
             guard address.count == bytes.count else { return false }
             var remaining = prefix
@@ -82,10 +93,15 @@ struct TrustedProxies: Sendable {
     /// The bytes of an IPv4 or IPv6 literal (an IPv4-mapped IPv6 address as IPv4).
     static func addressBytes(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            // `s_addr` holds the address in network order: its first byte is the highest.
+            let word = UInt32(bigEndian: v4.s_addr)
+            return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> $0) }
+        }
         var v6 = in6_addr()
         if inet_pton(AF_INET6, text, &v6) == 1 {
-            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            let b = v6.__in6_u.__u6_addr8
+            let bytes = [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8, b.9, b.10, b.11, b.12, b.13, b.14, b.15]
             if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
             return bytes
         }
@@ -101,7 +117,7 @@ struct AddressSet: Sendable {
     /// IPv4 address as the kernel writes it is read by hand, with no allocation.
     func contains(_ address: String) -> Bool {
         if let v4 = Self.dottedQuad(address) {
-            return withUnsafeBytes(of: v4) { bytes in networks.contains { $0.contains(bytes) } }
+            return networks.contains { $0.contains(v4) }
         }
         guard let bytes = TrustedProxies.addressBytes(address) else { return false }
         return networks.contains { $0.contains(bytes) }

@@ -169,11 +169,11 @@ public enum ConfigurationLoader {
             config.jwtLeeway = try seconds(value, "AMODB_JWT_LEEWAY", 0...hour)
         },
         Setting(variable: "AMODB_REDIS_URL", flag: "--redis-url", help: "Redis URL replicas share (redis://user:password@host:port/db); empty: off", show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }) { config, value throws(ConfigurationError) in
-            // RedisURLError names the setting and never quotes the password.
+            // RedisURLError's reason never quotes the password; the setting is named here.
             do throws(RedisURLError) {
                 config.redis = value.isEmpty ? nil : try RedisConfiguration(url: value)
             } catch {
-                throw ConfigurationError(error.description, setting: "AMODB_REDIS_URL")
+                throw ConfigurationError("AMODB_REDIS_URL: \(error.reason)", setting: "AMODB_REDIS_URL")
             }
         },
         Setting(variable: "AMODB_REDIS_PREFIX", flag: "--redis-prefix", help: "prefix of every key written in Redis", show: { config in config.redisPrefix }) { config, value throws(ConfigurationError) in

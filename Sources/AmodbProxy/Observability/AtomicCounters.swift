@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// The counters come in lanes. Lane 0 is shared: any thread adds to it with an atomic add.
 /// Each further lane has a single writer, one event loop's queue (`ResponderContext.loopIndex`),
-/// and grows by a relaxed load and store (`increase(by:)`). That keeps locked instructions
-/// off the request path: taking the metrics' four off a cache hit measured 1.017× the
-/// throughput. A counter's value is its sum over the lanes.
+/// and grows by a relaxed load and store (`increase(by:)`). That keeps locked instructions,
+/// which every hit would pay for, off the request path. A counter's value is its sum over
+/// the lanes.
 final class AtomicCounters: @unchecked Sendable {
     // @unchecked: the buffer is allocated once, never resized, and only touched through
     // atomic operations until `deinit`; a single-writer lane is written by its one queue.

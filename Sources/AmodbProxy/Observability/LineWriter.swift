@@ -144,14 +144,16 @@ public final class LineWriter: Sendable {
     }
 
     private func writeAll(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        var pending = bytes
+        while !pending.isEmpty {
+            // The array is lent to `write(2)` as a pointer for the call alone.
+            let written = Glibc.write(fd, pending, pending.count)
             if written < 0 {
                 if errno == EINTR { continue }
                 return   // stdout closed or full disk: logging must never take the server down
             }
-            offset += written
+            if written == pending.count { return }
+            pending.removeFirst(written)   // a short write (a slow pipe, a signal): rare, so is the copy
         }
     }
 }

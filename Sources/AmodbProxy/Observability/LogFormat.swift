@@ -18,10 +18,11 @@ public enum LogFormat: String, Sendable, CaseIterable {
         var bytes: [UInt8] = []
         LogLine.write(self, room: room, into: &bytes) { line in
             for (name, value) in fields {
+                let isLead = Self.isLead(name)
                 var name = name
                 name.withUTF8 { name in
                     switch value {
-                    case .string(let text) where isLead(name): line.lead(name, text)
+                    case .string(let text) where isLead: line.lead(name, text)
                     case .string(let text): line.text(name, text)
                     case .number(let number): line.number(name, number)
                     case .integer(let integer): line.integer(name, integer)
@@ -33,8 +34,8 @@ public enum LogFormat: String, Sendable, CaseIterable {
     }
 
     /// `time`, `level` and `message` lead a text line, bare.
-    private func isLead(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        name.elementsEqual("time".utf8) || name.elementsEqual("level".utf8) || name.elementsEqual("message".utf8)
+    private static func isLead(_ name: String) -> Bool {
+        name == "time" || name == "level" || name == "message"
     }
 }
 

@@ -155,8 +155,8 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
 /// queueing it. FoundationNetworking hands every body chunk to the delegate with
 /// `delegateQueue.addOperation` and lets libcurl read and inflate on without waiting:
 /// with an ordinary queue the delegate fell behind by everything in flight, all of it
-/// held in memory (measured on loopback: 140 MiB of a plain body, and all 512 MiB of a
-/// 3 MiB gzip, before the cap was even seen). Inline, the count keeps step with the
+/// held in memory (a body far past the cap, or a gzip bomb's whole inflated output, before
+/// the cap was even seen). Inline, the count keeps step with the
 /// transfer and the cancel lands before libcurl's next read. The callbacks are short
 /// and never block: a lock, an append, a continuation resumed.
 private final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {

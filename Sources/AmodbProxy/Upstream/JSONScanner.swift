@@ -199,15 +199,16 @@ struct JSONScanner {
     }
 
     private mutating func literal(_ word: StaticString) throws(Failure) {
-        let count = word.utf8CodeUnitCount
-        guard index + count <= bytes.count else {
-            throw bytes[index...].elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: bytes.count - index))
-                ? .truncated : .unexpectedByte(offset: index)
+        let (bytes, index) = (self.bytes, self.index)
+        let failure: Failure? = word.withUTF8Buffer { word in
+            guard index + word.count <= bytes.count else {
+                return bytes[index...].elementsEqual(word.prefix(bytes.count - index)) ? .truncated : .unexpectedByte(offset: index)
+            }
+            for offset in word.indices where bytes[index + offset] != word[offset] { return .unexpectedByte(offset: index + offset) }
+            return nil
         }
-        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
-            throw .unexpectedByte(offset: index + offset)
-        }
-        index += count
+        if let failure { throw failure }
+        self.index += word.utf8CodeUnitCount
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` (RFC 8259 §6).

@@ -1,4 +1,4 @@
-/// Where Redis is and how to log in: what `AMODB_REDIS_URL`
+/// Where Redis is and how to log in: what a Redis URL
 /// (`redis://[[user]:password@]host[:port][/db]`) says.
 public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// Host name or IP literal (an IPv6 literal without its brackets).

@@ -1,7 +1,7 @@
-/// Why an `AMODB_REDIS_URL` was refused. Its description is one line naming the setting,
-/// for the proxy to print before exiting; it never contains the password.
+/// Why a Redis URL was refused. Its description is the reason alone, on one line, for
+/// the caller to word with the setting it read the URL from; it never contains the password.
 public struct RedisURLError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong, without the setting's name (e.g. `port "x" is not a number`).
+    /// What is wrong (e.g. `port "x" is not a number`).
     public let reason: String
 
     /// A refusal for `reason` (which must not quote the password).
@@ -9,5 +9,5 @@ public struct RedisURLError: Error, Sendable, Equatable, CustomStringConvertible
         self.reason = reason
     }
 
-    public var description: String { "AMODB_REDIS_URL: \(reason)" }
+    public var description: String { reason }
 }

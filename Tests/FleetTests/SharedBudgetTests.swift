@@ -1,3 +1,4 @@
+@testable import AmodbProxy
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport

@@ -1,3 +1,5 @@
+import AmodbRedis
+
 /// amodb's per-key budget kept in Redis, so every replica spends from one window: the
 /// sliding 60 s window of `AMODB_RATE_LIMIT` (a refresh only while the window is at most
 /// half spent; a miss may take every call), and a 429 closing the window for every replica
@@ -26,9 +28,9 @@
 /// only a call the window granted creates or renews one, so there are never more share keys
 /// than calls in a window. The shares are not put back when Redis loses its data: a client
 /// then starts a new share, and the window, put back, still holds the fleet to the limit.
-public struct SharedBudget: Sendable {
+struct SharedBudget: Sendable {
     /// Who is asking, as in `UpstreamBudget.Priority`.
-    public enum Priority: String, Sendable {
+    enum Priority: String, Sendable {
         /// Nobody waits on it: only while the window is at most half spent.
         case refresh
         /// A client waits on it: may use every call.
@@ -36,7 +38,7 @@ public struct SharedBudget: Sendable {
     }
 
     /// The answer to a request for one call.
-    public enum Decision: Sendable, Equatable {
+    enum Decision: Sendable, Equatable {
         /// One call taken from the window: call amodb.
         case granted
         /// No call now; one may be possible after this many milliseconds.
@@ -48,47 +50,47 @@ public struct SharedBudget: Sendable {
     }
 
     /// One client's share of the window's calls, as `acquire` checks it (made by `share(named:calls:)`).
-    public struct ClientShare: Sendable, Equatable {
+    struct ClientShare: Sendable, Equatable {
         /// Its sorted set of calls: `<prefix>share:<name>`.
-        public let key: String
+        let key: String
         /// Calls the client may cause per window (at least 1).
-        public let calls: Int
+        let calls: Int
     }
 
     /// A call this replica made, as `seed` puts it back.
-    public struct Call: Sendable, Equatable {
+    struct Call: Sendable, Equatable {
         /// Its id, as given to `acquire` (the member stored).
-        public var id: String
+        var id: String
         /// When it was made, in milliseconds.
-        public var at: Int64
+        var at: Int64
 
         /// A call `id` made at `at` (ms).
-        public init(id: String, at: Int64) {
+        init(id: String, at: Int64) {
             self.id = id
             self.at = at
         }
     }
 
     /// The sorted set of calls in the window (member: a call's id, score: when, in ms).
-    public let callsKey: String
+    let callsKey: String
     /// The time (ms) until which amodb's 429 keeps the window closed.
-    public let closedKey: String
+    let closedKey: String
     /// A hash of what amodb's headers said: `limit`, `remaining`, `reset_at` (ms).
-    public let upstreamKey: String
+    let upstreamKey: String
     /// A hash naming the window: `since` (when it was started, ms), `expected` (replicas
     /// that must seed it), `settled_by` (ms; from then on it grants whoever has seeded).
-    public let windowKey: String
+    let windowKey: String
     /// The set of replicas that have seeded the window since it was started.
-    public let seededKey: String
+    let seededKey: String
     /// Calls per window at most (`AMODB_RATE_LIMIT`).
-    public let limit: Int
+    let limit: Int
     /// The window, in milliseconds.
-    public let windowMilliseconds: Int64
+    let windowMilliseconds: Int64
     private let prefix: String
     private let client: RedisClient
 
     /// A budget under `prefix` (e.g. `amodb-proxy:`), shared by every replica using the same keys.
-    public init(client: RedisClient, prefix: String, limit: Int, windowMilliseconds: Int64 = 60_000) {
+    init(client: RedisClient, prefix: String, limit: Int, windowMilliseconds: Int64 = 60_000) {
         self.client = client
         self.prefix = prefix
         self.callsKey = prefix + "budget:calls"
@@ -103,12 +105,12 @@ public struct SharedBudget: Sendable {
     private var keys: [String] { [callsKey, closedKey, upstreamKey, windowKey, seededKey] }
 
     /// The longest client name a share key takes.
-    public static let longestClientName = 64
+    static let longestClientName = 64
 
     /// The share of `calls` per window of the client named `name`, or `nil` when `name` is
     /// not 1 to `longestClientName` letters, digits, `-` or `_`: the key is the caller's name
     /// for the client (the proxy's is a keyed hash), never text a client chose.
-    public func share(named name: String, calls: Int) -> ClientShare? {
+    func share(named name: String, calls: Int) -> ClientShare? {
         let safe = name.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
         }
@@ -121,7 +123,7 @@ public struct SharedBudget: Sendable {
     /// `window`: the window the caller seeded (`seed`'s answer); another gets `.unseeded`.
     /// `share`: the client's share, taken in the same step: when it is spent, `.shareSpent`
     /// and no call is taken; when the window refuses, the share is not charged.
-    public func acquire(
+    func acquire(
         _ priority: Priority, now: Int64, callID: String, window: Int64, share: ClientShare? = nil
     ) async throws(RedisError) -> Decision {
         let reply = try await client.run(
@@ -143,7 +145,7 @@ public struct SharedBudget: Sendable {
     /// How long until `share` has a call again (ms), or `nil` when it has one now; takes
     /// nothing. For a miss that would wait in line for the window: one whose client has
     /// no call left is refused at once rather than holding a place.
-    public func shareWait(_ share: ClientShare, now: Int64) async throws(RedisError) -> Int64? {
+    func shareWait(_ share: ClientShare, now: Int64) async throws(RedisError) -> Int64? {
         let reply = try await client.run(
             Self.script, keys: keys + [share.key],
             arguments: ["share", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(Int64(share.calls))])
@@ -161,7 +163,7 @@ public struct SharedBudget: Sendable {
     /// allow. `closedUntil` (ms): a 429's close this replica still keeps, put back too.
     /// `replicas`: how many replicas this one saw alive lately; a window this call starts
     /// waits for that many seeds, or `settleMilliseconds`, before it grants.
-    public func seed(
+    func seed(
         _ calls: [Call], replica: String, replicas: Int, settleMilliseconds: Int64, closedUntil: Int64? = nil, now: Int64
     ) async throws(RedisError) -> Int64 {
         var arguments: [RedisValue] = [
@@ -179,7 +181,7 @@ public struct SharedBudget: Sendable {
     /// When the window now in Redis was started (ms), or `nil` when there is none. Asked
     /// by every replica once a heartbeat, which also keeps the window's name alive: it
     /// expires only once no replica has asked for ten windows.
-    public func windowStart() async throws(RedisError) -> Int64? {
+    func windowStart() async throws(RedisError) -> Int64? {
         let reply = try await client.run(
             Self.script, keys: keys, arguments: ["window", 0, .integer(Int64(limit)), .integer(windowMilliseconds)])
         guard case .array(let fields) = reply, fields.count == 2, let found = fields[0].integer, let since = fields[1].integer else {
@@ -190,7 +192,7 @@ public struct SharedBudget: Sendable {
 
     /// amodb said 429 with `Retry-After`: no replica calls for `milliseconds` from `now`
     /// (a later close than the one in force wins; an earlier one changes nothing).
-    public func close(forMilliseconds milliseconds: Int64, now: Int64) async throws(RedisError) {
+    func close(forMilliseconds milliseconds: Int64, now: Int64) async throws(RedisError) {
         _ = try await client.run(
             Self.script, keys: keys,
             arguments: ["close", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(milliseconds)]
@@ -201,7 +203,7 @@ public struct SharedBudget: Sendable {
     /// does): its `limit` per window, and how many calls `remaining` until `resetAt` (Unix ms;
     /// a window from `now` when absent). A stricter limit or a lower remaining count then
     /// binds every replica. `nil` leaves what is stored.
-    public func observe(limit upstreamLimit: Int?, remaining: Int?, resetAt: Int64?, now: Int64) async throws(RedisError) {
+    func observe(limit upstreamLimit: Int?, remaining: Int?, resetAt: Int64?, now: Int64) async throws(RedisError) {
         func optional(_ value: Int64?) -> RedisValue { value.map(RedisValue.integer) ?? .bulk("") }
         _ = try await client.run(
             Self.script, keys: keys,
@@ -211,7 +213,7 @@ public struct SharedBudget: Sendable {
     }
 
     /// Calls in the window ending at `now`, by every replica.
-    public func used(now: Int64) async throws(RedisError) -> Int64 {
+    func used(now: Int64) async throws(RedisError) -> Int64 {
         let reply = try await client.send(["ZCOUNT", .bulk(callsKey), .bulk("(" + String(now - windowMilliseconds)), "+inf"])
         guard let count = reply.integer else { throw .unexpectedReply(reply.description) }
         return count
@@ -229,7 +231,7 @@ public struct SharedBudget: Sendable {
     /// Replies `{1, 0}` (granted), `{0, wait}`, `{2, 0}` (unseeded) or `{3, wait}` (share
     /// spent) for `acquire`, `{1, 0}` or `{3, wait}` for `share`, `{1, since}` for `seed`,
     /// `{1, since}` or `{0, 0}` for `window`, `{0, 0}` otherwise.
-    public static let script = RedisScript("""
+    static let script = RedisScript("""
         local now = tonumber(ARGV[2])
         local limit = tonumber(ARGV[3])
         local window = tonumber(ARGV[4])
