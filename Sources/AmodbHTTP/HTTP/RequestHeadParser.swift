@@ -139,8 +139,8 @@ struct RequestHeadParser: Sendable {
         guard !method.isEmpty, method.allSatisfy(isTokenByte) else { throw .malformedRequestLine }
         guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .invalidTarget }
 
-        // `HTTP/d.d`, byte by byte (comparing with a literal's `utf8` view cost ~400
-        // instructions a request); only 1.1 and 1.0 are served.
+        // `HTTP/d.d`, byte by byte (every request passes here: a literal's `utf8` view is
+        // compared through its iterator); only 1.1 and 1.0 are served.
         guard versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"), versionBytes[1] == UInt8(ascii: "T"),
               versionBytes[2] == UInt8(ascii: "T"), versionBytes[3] == UInt8(ascii: "P"),
               versionBytes[4] == UInt8(ascii: "/"), isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."),

@@ -10,7 +10,7 @@ enum RequestTarget {
     }
 
     /// The same, read from the target's bytes by index: every request passes here, and
-    /// searching a `Substring`'s UTF-8 view checked each index (6k instructions a hit).
+    /// searching a `Substring`'s UTF-8 view checks each index.
     /// `whole` is the target as a string: a path that is the whole target and needs no
     /// decoding (the common case) shares its storage instead of being copied.
     private static func parse(

@@ -44,8 +44,8 @@ enum ResponseSerializer {
     /// The same, with the head written at the start of `storage` (grown when too short): a
     /// connection passes the array its previous head was written to. Once that head was
     /// sent and let go of, its storage is written over in place, and an answer allocates
-    /// nothing for its head (an allocation cost ~900 instructions, half of them finding
-    /// the array's type); while it is still unsent, writing copies it first.
+    /// nothing for its head (an allocation would, for every answer, find the array's type
+    /// and the allocator's bin); while it is still unsent, writing copies it first.
     ///
     /// The head is measured first, then written in one pass: one copy of each piece
     /// (appending piece by piece to an array cost a capacity and uniqueness check per piece).
