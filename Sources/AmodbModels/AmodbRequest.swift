@@ -134,8 +134,9 @@ public struct AmodbRequest: Sendable, Hashable {
     public var pathAndQuery: String {
         // The cache key of every hit: without parameters it is the route's path, as it is.
         if appendToResponse.isEmpty, language == nil, page == nil { return route.path }
-        // Otherwise appended to a string reserved at its final size (no regrowth), in
-        // `queryItems`' order.
+        // Otherwise written once into a string of the right size, in `queryItems`' order: this
+        // is the key of every request with parameters, and each append to a `String` checks
+        // its capacity and its encoding again, where here each byte is written once.
         let path = route.path
         let pageText = page.map { String($0) }
         var count = path.utf8.count
@@ -145,30 +146,41 @@ public struct AmodbRequest: Sendable, Hashable {
         }
         if let language { count += 1 + QueryParameter.language.rawValue.utf8.count + 1 + language.utf8.count }
         if let pageText { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + pageText.utf8.count }
-        var text = ""
-        text.reserveCapacity(count)
-        text += path
-        func parameter(_ name: QueryParameter) {
-            text += text.utf8.count == path.utf8.count ? "?" : "&"
-            text += name.rawValue
-            text += "="
-        }
-        if !appendToResponse.isEmpty {
-            parameter(.appendToResponse)
-            for (index, name) in appendToResponse.enumerated() {
-                if index > 0 { text += "," }
-                text += name
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var written = 0
+            func put(_ text: String) {
+                let count = text.utf8.count
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + count)]).initialize(from: bytes)
+                }
+                if copied == nil {
+                    for (offset, byte) in text.utf8.enumerated() { buffer[written + offset] = byte }
+                }
+                written += count
             }
+            func parameter(_ name: QueryParameter) {
+                put(written == path.utf8.count ? "?" : "&")
+                put(name.rawValue)
+                put("=")
+            }
+            put(path)
+            if !appendToResponse.isEmpty {
+                parameter(.appendToResponse)
+                for (index, name) in appendToResponse.enumerated() {
+                    if index > 0 { put(",") }
+                    put(name)
+                }
+            }
+            if let language {
+                parameter(.language)
+                put(language)
+            }
+            if let pageText {
+                parameter(.page)
+                put(pageText)
+            }
+            return written
         }
-        if let language {
-            parameter(.language)
-            text += language
-        }
-        if let pageText {
-            parameter(.page)
-            text += pageText
-        }
-        return text
     }
 
     /// Normalizes a BCP 47 language tag the way amodb reads it: `EN-us` → `en-US`,
