@@ -22,7 +22,9 @@ let package = Package(
         // knows nothing of amodb: the application answers requests and words its errors.
         .target(name: "AmodbHTTP", dependencies: ["AmodbSockets", "CSystemShims"]),
         // The proxy: routing, cache, upstream fetcher, on the AmodbHTTP server.
-        .target(name: "AmodbProxy", dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression", "AmodbCrypto"]),
+        .target(
+            name: "AmodbProxy",
+            dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression", "AmodbCrypto"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4, posix_spawn's _np actions).
         .target(name: "CSystemShims"),
         // The libc socket calls, shared by the HTTP server and the Redis client.
@@ -53,7 +55,9 @@ let package = Package(
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
         .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),
         // Helpers shared by the proxy's test targets (harnesses, stand-ins, servers on port 0); re-exports AmodbHTTPTestSupport.
-        .target(name: "AmodbTestSupport", dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbCrypto"]),
+        .target(
+            name: "AmodbTestSupport",
+            dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbCrypto"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
         .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport"]),
@@ -65,13 +69,18 @@ let package = Package(
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbHTTP", "AmodbSandbox", "AmodbTestSupport"]),
-        .testTarget(name: "AmodbRedisTests", dependencies: ["AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
+        .testTarget(
+            name: "AmodbRedisTests", dependencies: ["AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
         // Replicas sharing one Redis: several in-process proxies, one real redis-server.
-        .testTarget(name: "FleetTests", dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
+        .testTarget(
+            name: "FleetTests",
+            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
         .testTarget(
             name: "IntegrationTests",
             // The executable too: the flag tests run the built binary, as an operator would.
-            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "AmodbCompression", "amodb-proxy"]
+            dependencies: [
+                "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "AmodbCompression", "amodb-proxy",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

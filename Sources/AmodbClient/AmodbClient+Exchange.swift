@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension AmodbClient {
@@ -35,9 +36,9 @@ extension AmodbClient {
     /// round up there so the timeout is never shorter than asked.
     static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
         #if canImport(FoundationNetworking)
-        return max(1, timeout.rounded(.up))
+            return max(1, timeout.rounded(.up))
         #else
-        return timeout
+            return timeout
         #endif
     }
 
@@ -45,8 +46,8 @@ extension AmodbClient {
     /// `https://h/x/3/movie/550?language=de-DE`. A query on the base URL is kept, after ours.
     func url(for pathAndQuery: String) throws(AmodbClientError) -> URL {
         guard var base = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
-              let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = base.host, !host.isEmpty
+            let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = base.host, !host.isEmpty
         else {
             throw AmodbClientError(.invalidRequest("Invalid base URL: it needs http or https and a host."))
         }

@@ -1,7 +1,8 @@
 public import AmodbModels
 public import Foundation
+
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// An async/await client for amodb, or for the amodb-proxy in front of it (same paths).
@@ -52,7 +53,8 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.init(
-            baseURL: baseURL, credential: bearerToken.map { .fixed(BearerToken(value: $0)) } ?? .none, session: session, timeout: timeout,
+            baseURL: baseURL, credential: bearerToken.map { .fixed(BearerToken(value: $0)) } ?? .none, session: session,
+            timeout: timeout,
             maxRateLimitRetries: maxRateLimitRetries, retryAfterCap: retryAfterCap, sleep: sleep)
     }
 
@@ -100,11 +102,12 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
 
     /// The base URL and whether a token is set; never the token.
     public var description: String {
-        let token = switch credential {
-        case .none: "none"
-        case .fixed: "<redacted>"
-        case .provider: "<provider>"
-        }
+        let token =
+            switch credential {
+            case .none: "none"
+            case .fixed: "<redacted>"
+            case .provider: "<provider>"
+            }
         return "AmodbClient(baseURL: \(baseURL.absoluteString), bearerToken: \(token))"
     }
 
@@ -202,8 +205,9 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
     /// so a `-1` fails here rather than as a 404 from the server.
     static func checkRoute(of request: AmodbRequest) throws(AmodbClientError) {
         guard Route(path: request.route.path) == request.route else {
-            throw AmodbClientError(.invalidRequest(
-                "Invalid request: \(request.route.path) is not a valid \(request.route.template) path."))
+            throw AmodbClientError(
+                .invalidRequest(
+                    "Invalid request: \(request.route.path) is not a valid \(request.route.template) path."))
         }
     }
 

@@ -166,7 +166,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
             case .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
                 return "You appear to be offline."
             case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+                .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
                 return "A secure connection to \(server) could not be made."
             default:
                 return "The request to \(server) failed (URL error \(code.rawValue))."
@@ -190,7 +190,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         case .timedOut:
             .timedOut
         case .notConnectedToInternet, .cannotConnectToHost, .cannotFindHost, .networkConnectionLost,
-             .dnsLookupFailed, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
+            .dnsLookupFailed, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
             .offline
         case .cancelled:
             .cancelled

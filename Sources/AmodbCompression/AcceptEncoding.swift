@@ -1,4 +1,3 @@
-
 /// A client's `Accept-Encoding` (RFC 9110 §12.5.3), read as a pure value: built from
 /// the field values (the field may appear more than once) and asked which coding of
 /// an answer to send.
@@ -49,7 +48,9 @@ public struct AcceptEncoding: Sendable, Hashable {
         // The usual spelling first: equality of a short string compares two words.
         if name == "Accept-Encoding" { return true }
         guard name.utf8.count == 15 else { return false }
-        if let equal = name.utf8.withContiguousStorageIfAvailable({ ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }) {
+        if let equal = name.utf8.withContiguousStorageIfAvailable({
+            ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding")
+        }) {
             return equal
         }
         return Array(name.utf8).withUnsafeBufferPointer { ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }
@@ -81,7 +82,8 @@ public struct AcceptEncoding: Sendable, Hashable {
     public func negotiate(available: ContentCodingSet = .all) -> EncodingChoice {
         guard isPresent else {
             if available.contains(.identity) { return .send(.identity) }
-            return ContentCoding.preferenceOrder.first(where: available.contains).map(EncodingChoice.send) ?? .notAcceptable
+            return ContentCoding.preferenceOrder.first(where: available.contains).map(EncodingChoice.send)
+                ?? .notAcceptable
         }
         var best: (coding: ContentCoding, rank: Int)?
         for coding in ContentCoding.preferenceOrder where available.contains(coding) {

@@ -60,7 +60,8 @@ enum Brotli {
                     let code = BrotliDecoderGetErrorCode(decoder).rawValue
                     // Out of memory is brotli failing (codes -21 to -30), not the body.
                     let allocationFailures =
-                        BROTLI_DECODER_ERROR_ALLOC_BLOCK_TYPE_TREES.rawValue...BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MODES.rawValue
+                        BROTLI_DECODER_ERROR_ALLOC_BLOCK_TYPE_TREES
+                        .rawValue...BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MODES.rawValue
                     if allocationFailures.contains(code) {
                         return .failure(.libraryFailure(.br, code: code))
                     }

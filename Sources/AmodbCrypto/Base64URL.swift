@@ -33,7 +33,8 @@ public enum Base64URL {
         guard text.count % 4 != 1 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count * 3 / 4)
-        var group = UInt32(0), bits = 0
+        var group = UInt32(0)
+        var bits = 0
         for byte in text {
             let value = values[Int(byte)]
             guard value != 0xFF else { return nil }

@@ -17,7 +17,8 @@ public enum ConstantTime {
         }
     }
 
-    private static func equals(_ presented: UnsafeBufferPointer<UInt8>, _ expected: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func equals(_ presented: UnsafeBufferPointer<UInt8>, _ expected: UnsafeBufferPointer<UInt8>) -> Bool
+    {
         guard let expectedBase = expected.baseAddress, !expected.isEmpty else { return presented.isEmpty }
         let sameLength = presented.count == expected.count
         let compared = sameLength ? presented.baseAddress ?? expectedBase : expectedBase

@@ -39,7 +39,8 @@ public struct HMACSHA256: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// `bytes`' address and count. An empty array may have no address, and libcrypto reads a
     /// null key as "keep the previous key" and a null message as an error, so one byte
     /// that is never read stands in.
-    private static func withAddress<Result>(of bytes: [UInt8], _ body: (UnsafePointer<UInt8>, Int) -> Result) -> Result {
+    private static func withAddress<Result>(of bytes: [UInt8], _ body: (UnsafePointer<UInt8>, Int) -> Result) -> Result
+    {
         bytes.withUnsafeBufferPointer { buffer in
             if let base = buffer.baseAddress { return body(base, buffer.count) }
             let none: UInt8 = 0

@@ -15,10 +15,12 @@ public struct PublicKey: Sendable {
 
     /// An RS256 key from the modulus `n` and public exponent `e` (big-endian, unsigned).
     public init(rsaModulus n: [UInt8], exponent e: [UInt8]) throws(CryptoError) {
-        let modulus = n.drop { $0 == 0 }, exponent = e.drop { $0 == 0 }
+        let modulus = n.drop { $0 == 0 }
+        let exponent = e.drop { $0 == 0 }
         let bits = modulus.count * 8 - (modulus.first.map { $0.leadingZeroBitCount } ?? 8)
         guard (Self.minimumRSABits...Self.maximumRSABits).contains(bits), !exponent.isEmpty, exponent.count <= 8 else {
-            throw CryptoError("an RSA public key needs a modulus of 2048 to 8192 bits and an exponent of at most 64 bits")
+            throw CryptoError(
+                "an RSA public key needs a modulus of 2048 to 8192 bits and an exponent of at most 64 bits")
         }
         let made = ParameterBuilder.build { builder in
             builder.push(number: Array(modulus), named: "n") && builder.push(number: Array(exponent), named: "e")
@@ -33,8 +35,10 @@ public struct PublicKey: Sendable {
     /// An ES256 key from the P-256 point's affine coordinates `x` and `y` (32 bytes each).
     /// A point not on the curve is refused.
     public init(p256X x: [UInt8], y: [UInt8]) throws(CryptoError) {
-        guard x.count == 32, y.count == 32 else { throw CryptoError("a P-256 public key needs x and y of 32 bytes each") }
-        let point = [0x04] + x + y   // uncompressed point (SEC 1 §2.3.3)
+        guard x.count == 32, y.count == 32 else {
+            throw CryptoError("a P-256 public key needs x and y of 32 bytes each")
+        }
+        let point = [0x04] + x + y  // uncompressed point (SEC 1 §2.3.3)
         let made = ParameterBuilder.build { builder in
             builder.push(text: "P-256", named: "group") && builder.push(octets: point, named: "pub")
         }
@@ -70,7 +74,8 @@ public struct PublicKey: Sendable {
         guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pkey) == 1 else { return false }
         return encoded.withUnsafeBufferPointer { signature in
             message.withUnsafeBufferPointer { message in
-                EVP_DigestVerify(context, signature.baseAddress, signature.count, message.baseAddress, message.count) == 1
+                EVP_DigestVerify(context, signature.baseAddress, signature.count, message.baseAddress, message.count)
+                    == 1
             }
         }
     }
@@ -82,7 +87,7 @@ public struct PublicKey: Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
         guard EVP_PKEY_fromdata_init(context) == 1,
-              EVP_PKEY_fromdata(context, &pkey, amodb_evp_pkey_public_key_selection(), parameters) == 1
+            EVP_PKEY_fromdata(context, &pkey, amodb_evp_pkey_public_key_selection(), parameters) == 1
         else { return nil }
         return pkey
     }
@@ -138,7 +143,9 @@ struct ParameterBuilder {
 
     /// Pushes an unsigned big-endian number.
     mutating func push(number bytes: [UInt8], named name: StaticString) -> Bool {
-        guard let number = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else { return false }
+        guard let number = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else {
+            return false
+        }
         numbers.append(number)
         return OSSL_PARAM_BLD_push_BN(builder, Self.cString(name), number) == 1
     }

@@ -18,12 +18,17 @@ public struct SigningKey: Sendable {
         try generate(.es256) { context in EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 }
     }
 
-    private static func generate(_ algorithm: SignatureAlgorithm, _ configure: (OpaquePointer) -> Bool) throws(CryptoError) -> SigningKey {
+    private static func generate(_ algorithm: SignatureAlgorithm, _ configure: (OpaquePointer) -> Bool)
+        throws(CryptoError) -> SigningKey
+    {
         let type = algorithm == .rs256 ? "RSA" : "EC"
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw CryptoError("libcrypto has no \(type) keys") }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
+            throw CryptoError("libcrypto has no \(type) keys")
+        }
         defer { EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, configure(context), EVP_PKEY_generate(context, &pkey) == 1, let pkey else {
+        guard EVP_PKEY_keygen_init(context) == 1, configure(context), EVP_PKEY_generate(context, &pkey) == 1, let pkey
+        else {
             throw CryptoError("libcrypto could not generate an \(type) key")
         }
         return SigningKey(algorithm: algorithm, key: KeyBox(pkey))
@@ -42,9 +47,15 @@ public struct SigningKey: Sendable {
     public var publicParameters: [String: String] {
         switch algorithm {
         case .rs256:
-            ["kty": "RSA", "n": Base64URL.encode(number("n", padded: nil)), "e": Base64URL.encode(number("e", padded: nil))]
+            [
+                "kty": "RSA", "n": Base64URL.encode(number("n", padded: nil)),
+                "e": Base64URL.encode(number("e", padded: nil)),
+            ]
         case .es256:
-            ["kty": "EC", "crv": "P-256", "x": Base64URL.encode(number("qx", padded: 32)), "y": Base64URL.encode(number("qy", padded: 32))]
+            [
+                "kty": "EC", "crv": "P-256", "x": Base64URL.encode(number("qx", padded: 32)),
+                "y": Base64URL.encode(number("qy", padded: 32)),
+            ]
         }
     }
 
@@ -63,19 +74,26 @@ public struct SigningKey: Sendable {
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw CryptoError("libcrypto could not make a digest context") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pkey) == 1 else { throw CryptoError("libcrypto could not start signing") }
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pkey) == 1 else {
+            throw CryptoError("libcrypto could not start signing")
+        }
         var length = 0
-        guard message.withUnsafeBufferPointer({ EVP_DigestSign(context, nil, &length, $0.baseAddress, $0.count) }) == 1 else {
+        guard message.withUnsafeBufferPointer({ EVP_DigestSign(context, nil, &length, $0.baseAddress, $0.count) }) == 1
+        else {
             throw CryptoError("libcrypto could not size a signature")
         }
         var signature = [UInt8](repeating: 0, count: length)
         let signed = signature.withUnsafeMutableBufferPointer { out in
-            message.withUnsafeBufferPointer { EVP_DigestSign(context, out.baseAddress, &length, $0.baseAddress, $0.count) }
+            message.withUnsafeBufferPointer {
+                EVP_DigestSign(context, out.baseAddress, &length, $0.baseAddress, $0.count)
+            }
         }
         guard signed == 1 else { throw CryptoError("libcrypto could not sign") }
         signature.removeLast(signature.count - length)
         guard algorithm == .es256 else { return signature }
-        guard let raw = ECDSASignature.raw(fromDER: signature) else { throw CryptoError("libcrypto wrote an ECDSA signature that does not parse") }
+        guard let raw = ECDSASignature.raw(fromDER: signature) else {
+            throw CryptoError("libcrypto wrote an ECDSA signature that does not parse")
+        }
         return raw
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `recv(2)` and `send(2)` on a blocking socket of a test's own stand-in (a key set server,

@@ -56,7 +56,7 @@ public final class ChildOutput: @unchecked Sendable {
                 } else if count == -1 && errno == EINTR {
                     continue
                 } else {
-                    break   // end of file, or the pipe failed: nothing more will come
+                    break  // end of file, or the pipe failed: nothing more will come
                 }
             }
             close(descriptor)

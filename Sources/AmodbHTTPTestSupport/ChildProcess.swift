@@ -86,45 +86,58 @@ public final class ChildProcess: Sendable {
 
         // The directory first: later relative paths (`.file`) are then the child's.
         if let directory {
-            try Self.check("posix_spawn_file_actions_addchdir_np", executable, amodb_spawn_addchdir(&actions, directory))
+            try Self.check(
+                "posix_spawn_file_actions_addchdir_np", executable, amodb_spawn_addchdir(&actions, directory))
         }
         var childEnds: [Int32] = []
         var parentEnds: [Int32] = []
         defer { for descriptor in childEnds { close(descriptor) } }
         do {
-            try Self.check("posix_spawn_file_actions_addopen", executable, {
-                switch standardInput {
-                case .null: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-                case .file(let path): posix_spawn_file_actions_addopen(&actions, 0, path, O_RDONLY, 0)
-                }
-            }())
+            try Self.check(
+                "posix_spawn_file_actions_addopen", executable,
+                {
+                    switch standardInput {
+                    case .null: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                    case .file(let path): posix_spawn_file_actions_addopen(&actions, 0, path, O_RDONLY, 0)
+                    }
+                }())
             var outputs: [ChildOutput?] = []
             for (descriptor, output) in [(Int32(1), standardOutput), (Int32(2), standardError)] {
                 switch output {
                 case .null:
-                    try Self.check("posix_spawn_file_actions_addopen", executable,
-                                   posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0))
+                    try Self.check(
+                        "posix_spawn_file_actions_addopen", executable,
+                        posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0))
                     outputs.append(nil)
                 case .file(let path):
-                    try Self.check("posix_spawn_file_actions_addopen", executable,
-                                   posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644))
+                    try Self.check(
+                        "posix_spawn_file_actions_addopen", executable,
+                        posix_spawn_file_actions_addopen(
+                            &actions, descriptor, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644))
                     outputs.append(nil)
                 case .standardOutput:
-                    try Self.check("posix_spawn_file_actions_adddup2", executable, posix_spawn_file_actions_adddup2(&actions, 1, descriptor))
+                    try Self.check(
+                        "posix_spawn_file_actions_adddup2", executable,
+                        posix_spawn_file_actions_adddup2(&actions, 1, descriptor))
                     outputs.append(nil)
                 case .pipe:
                     // Both ends close-on-exec: the child gets the write end only as `descriptor`
                     // (dup2 clears the flag on the copy).
                     var ends: [Int32] = [-1, -1]
-                    guard amodb_pipe_cloexec(&ends) == 0 else { throw LaunchError(description: "pipe2 for \(executable): \(Self.reason(errno))") }
+                    guard amodb_pipe_cloexec(&ends) == 0 else {
+                        throw LaunchError(description: "pipe2 for \(executable): \(Self.reason(errno))")
+                    }
                     parentEnds.append(ends[0])
                     childEnds.append(ends[1])
-                    try Self.check("posix_spawn_file_actions_adddup2", executable, posix_spawn_file_actions_adddup2(&actions, ends[1], descriptor))
+                    try Self.check(
+                        "posix_spawn_file_actions_adddup2", executable,
+                        posix_spawn_file_actions_adddup2(&actions, ends[1], descriptor))
                     outputs.append(ChildOutput(reading: ends[0]))
                 }
             }
             // Every other descriptor, close-on-exec or not, stays out of the child.
-            try Self.check("posix_spawn_file_actions_addclosefrom_np", executable, amodb_spawn_addclosefrom(&actions, 3))
+            try Self.check(
+                "posix_spawn_file_actions_addclosefrom_np", executable, amodb_spawn_addclosefrom(&actions, 3))
 
             pid = try Self.spawn(executable, arguments, environment, &actions, &attributes)
             self.standardOutput = outputs[0]
@@ -158,7 +171,8 @@ public final class ChildProcess: Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        try check("posix_spawn", executable, posix_spawn(&pid, executable, &actions, &attributes, argv + [nil], envp + [nil]))
+        try check(
+            "posix_spawn", executable, posix_spawn(&pid, executable, &actions, &attributes, argv + [nil], envp + [nil]))
         return pid
     }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Waits until `condition` holds (polling every 10 ms) or `seconds` pass; returns whether it held.

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A response as read off the wire by `RawHTTPConnection`.
@@ -116,7 +117,7 @@ public final class RawHTTPConnection {
         if count == 0 { return false }
         let code = errno
         if code == EAGAIN || code == EWOULDBLOCK { throw RawHTTPError.timedOut }
-        return false   // ECONNRESET: the server is gone
+        return false  // ECONNRESET: the server is gone
     }
 
     /// Reads one response; `nil` if the server closed before sending anything.
@@ -134,10 +135,13 @@ public final class RawHTTPConnection {
                 var headers: [(name: String, value: String)] = []
                 for line in lines where !line.isEmpty {
                     guard let colon = line.firstIndex(of: ":") else { throw RawHTTPError.malformed(line) }
-                    headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+                    headers.append(
+                        (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                    )
                 }
                 let response = RawHTTPResponse(status: status, headers: headers, body: [])
-                let length = (forHead || status < 200 || status == 204 || status == 304)
+                let length =
+                    (forHead || status < 200 || status == 204 || status == 304)
                     ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
                 let total = end + 4 + length
                 while buffer.count < total {

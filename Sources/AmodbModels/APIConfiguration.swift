@@ -66,7 +66,8 @@ public struct ImageConfiguration: Codable, Sendable, Equatable {
         let secure = try c.decodeOptionalText(forKey: .secureBaseURL)
         guard let either = secure ?? plain else {
             throw DecodingError.keyNotFound(
-                CodingKeys.secureBaseURL, .init(codingPath: c.codingPath, debugDescription: "neither base_url nor secure_base_url"))
+                CodingKeys.secureBaseURL,
+                .init(codingPath: c.codingPath, debugDescription: "neither base_url nor secure_base_url"))
         }
         baseURL = plain ?? either
         secureBaseURL = secure ?? either

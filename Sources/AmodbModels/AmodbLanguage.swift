@@ -15,6 +15,6 @@ public enum AmodbLanguage {
     /// (`de-AT`, `xx-XX`), and no tag at all, is answered in English.
     public static func resolve(_ tag: String?, among base: [String] = AmodbLanguage.base) -> String {
         guard var tag else { return fallback }
-        return tag.withUTF8 { resolve($0, among: base) } ?? fallback   // the byte reader's, in AmodbRequest+Query
+        return tag.withUTF8 { resolve($0, among: base) } ?? fallback  // the byte reader's, in AmodbRequest+Query
     }
 }

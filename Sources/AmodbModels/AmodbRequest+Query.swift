@@ -22,7 +22,8 @@ extension AmodbRequest {
         while start <= value.count {
             var end = start
             while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
-            var first = start, last = end
+            var first = start
+            var last = end
             while first < last, value[first] == UInt8(ascii: " ") { first += 1 }
             while last > first, value[last - 1] == UInt8(ascii: " ") { last -= 1 }
             if last > first {
@@ -115,7 +116,8 @@ enum LanguageTag {
     ) throws(RequestError) -> Result {
         let invalid = RequestError.invalidValue(.language, "must be a language tag such as en-US")
         guard (2...35).contains(tag.count) else { throw invalid }
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tag.count) { (normalized) throws(RequestError) in
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tag.count) {
+            (normalized) throws(RequestError) in
             var start = 0
             var index = 0
             while start <= tag.count {

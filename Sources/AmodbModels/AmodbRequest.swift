@@ -36,7 +36,9 @@ public struct AmodbRequest: Sendable, Hashable {
         }
         self.route = route
         // Wrappers send `language=` for amodb's default: the same request as none.
-        self.language = try language.flatMap { (tag) throws(RequestError) in tag.isEmpty ? nil : try Self.normalizedLanguage(tag) }
+        self.language = try language.flatMap { (tag) throws(RequestError) in
+            tag.isEmpty ? nil : try Self.normalizedLanguage(tag)
+        }
         if let page {
             guard Self.pageRange.contains(page) else { throw .invalidValue(.page, "must be an integer from 1 to 500") }
             self.page = page == 1 ? nil : page
@@ -88,7 +90,10 @@ public struct AmodbRequest: Sendable, Hashable {
     /// a string of any of it but the language's, and most often not even that.
     package init(
         route: Route, resolvingLanguageAmong base: [String]?,
-        items: (_ item: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(RequestError) -> Void)
+        items: (
+            _ item: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(RequestError) ->
+                Void
+        )
             throws(RequestError) -> Void
     ) throws(RequestError) {
         var reader = QueryReader(route: route, base: base)
@@ -151,7 +156,8 @@ public struct AmodbRequest: Sendable, Hashable {
             func put(_ text: String) {
                 let count = text.utf8.count
                 let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + count)]).initialize(from: bytes)
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + count)]).initialize(
+                        from: bytes)
                 }
                 if copied == nil {
                     for (offset, byte) in text.utf8.enumerated() { buffer[written + offset] = byte }
@@ -202,7 +208,8 @@ public enum RequestError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidValue(let parameter, let problem): "Invalid parameter: \(parameter.rawValue) \(problem)."
-        case .unsupportedParameter(let parameter): "Invalid parameter: \(parameter.rawValue) is not accepted by this route."
+        case .unsupportedParameter(let parameter):
+            "Invalid parameter: \(parameter.rawValue) is not accepted by this route."
         }
     }
 }

@@ -90,8 +90,8 @@ public enum Route: Sendable, Hashable {
     private static func match(_ path: UnsafeBufferPointer<UInt8>) -> Route? {
         if let rest = dropping("/trending/", from: path) {
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-                  let media = mediaType(UnsafeBufferPointer(rebasing: rest[..<slash])),
-                  let window = timeWindow(UnsafeBufferPointer(rebasing: rest[(slash + 1)...]))
+                let media = mediaType(UnsafeBufferPointer(rebasing: rest[..<slash])),
+                let window = timeWindow(UnsafeBufferPointer(rebasing: rest[(slash + 1)...]))
             else { return nil }
             return .trending(media, window)
         }
@@ -102,7 +102,9 @@ public enum Route: Sendable, Hashable {
     }
 
     /// `bytes` after `prefix`, or `nil` if they do not start with it.
-    private static func dropping(_ prefix: StaticString, from bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+    private static func dropping(_ prefix: StaticString, from bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<
+        UInt8
+    >? {
         let count = prefix.utf8CodeUnitCount
         guard bytes.count >= count, same(bytes, prefix, count: count) else { return nil }
         return UnsafeBufferPointer(rebasing: bytes[count...])

@@ -39,7 +39,9 @@ extension RedisClient {
 
     /// `SET key value [NX|XX] [EX s|PX ms]`: whether it was written (`NX`/`XX` may refuse).
     @discardableResult
-    public func set(_ key: String, _ value: [UInt8], condition: SetCondition = .always, expiry: Expiry? = nil) async throws(RedisError) -> Bool {
+    public func set(_ key: String, _ value: [UInt8], condition: SetCondition = .always, expiry: Expiry? = nil)
+        async throws(RedisError) -> Bool
+    {
         var command: [RedisValue] = ["SET", .bulk(key), .bulkString(value)]
         switch condition {
         case .always: break

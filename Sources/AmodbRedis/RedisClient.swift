@@ -49,7 +49,8 @@ public final class RedisClient: Sendable {
         guard command.allSatisfy(RESPEncoder.isCommandArgument) else { throw .invalidArgument }
         let bytes = RESPEncoder.command(command)
         let connection = pick()
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
             connection.enqueue(bytes, timeout: timeout) { continuation.resume(returning: $0) }
         }
         return try result.get()
@@ -57,7 +58,8 @@ public final class RedisClient: Sendable {
 
     /// Sends `commands` back to back on one connection (one write, no round trip between
     /// them) and returns each reply or failure, in order.
-    public func pipeline(_ commands: [[RedisValue]], timeout: Duration? = nil) async -> [Result<RedisValue, RedisError>] {
+    public func pipeline(_ commands: [[RedisValue]], timeout: Duration? = nil) async -> [Result<RedisValue, RedisError>]
+    {
         guard commands.allSatisfy({ $0.allSatisfy(RESPEncoder.isCommandArgument) }) else {
             return commands.map { _ in .failure(.invalidArgument) }
         }

@@ -27,7 +27,8 @@ public final class RedisSubscriber: Sendable {
 
     /// A subscriber for `configuration`'s server; it connects on the first `subscribe`.
     public init(configuration: RedisConfiguration) {
-        let (stream, continuation) = AsyncStream.makeStream(of: RedisMessage.self, bufferingPolicy: .bufferingNewest(1024))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: RedisMessage.self, bufferingPolicy: .bufferingNewest(1024))
         messages = stream
         self.continuation = continuation
         connection = RedisConnection(
@@ -39,7 +40,8 @@ public final class RedisSubscriber: Sendable {
 
     /// Subscribes to `channel` (and again after every reconnection); returns once Redis acknowledged it.
     public func subscribe(_ channel: String, timeout: Duration? = nil) async throws(RedisError) {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
             connection.subscribe(channel, timeout: timeout) { continuation.resume(returning: $0) }
         }
         let reply = try result.get()

@@ -1,9 +1,10 @@
 public import AmodbTestSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A server on 127.0.0.1, port 0, that speaks just enough RESP2 to look like Redis and
 /// then answers as a hostile or broken one might: every read from a client is answered

@@ -16,14 +16,17 @@ public final class RedisServer: Sendable {
     }
 
     /// Where `redis-server` is, if installed.
-    public static let executable: String? = ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    public static let executable: String? = [
+        "/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server",
+    ]
+    .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Whether the tests that need a server can run here.
     public static var isInstalled: Bool { executable != nil }
 
     /// The message a suite shows when it is skipped for want of the binary.
-    public static let notInstalledMessage = "redis-server is not installed (apt-get install redis-server); Redis tests skipped"
+    public static let notInstalledMessage =
+        "redis-server is not installed (apt-get install redis-server); Redis tests skipped"
 
     /// The port it listens on (127.0.0.1).
     public let port: Int
@@ -43,16 +46,18 @@ public final class RedisServer: Sendable {
 
     /// Starts a server; `password` sets `--requirepass`, `arguments` adds more settings.
     public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("amodb-redis-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "amodb-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var settings = arguments
         if let password { settings += ["--requirepass", password] }
         var lastError: (any Error)?
         for _ in 0..<20 {
-            let port = Int.random(in: 20_000..<32_000)   // below Linux's ephemeral range (32768–60999)
+            let port = Int.random(in: 20_000..<32_000)  // below Linux's ephemeral range (32768–60999)
             do {
                 let process = try await RunningProcess.launch(port: port, directory: directory, settings: settings)
-                return RedisServer(port: port, password: password, directory: directory, arguments: settings, process: process)
+                return RedisServer(
+                    port: port, password: password, directory: directory, arguments: settings, process: process)
             } catch let error as StartError where error.description.contains("Address already in use") {
                 lastError = error
             }
@@ -142,7 +147,9 @@ private struct RunningProcess: Sendable {
 
     /// Starts a server on `port` and returns once it accepts connections; throws with its log if it exits.
     static func launch(port: Int, directory: URL, settings: [String]) async throws -> RunningProcess {
-        guard let executable = RedisServer.executable else { throw RedisServer.StartError(description: RedisServer.notInstalledMessage) }
+        guard let executable = RedisServer.executable else {
+            throw RedisServer.StartError(description: RedisServer.notInstalledMessage)
+        }
         let child = try ChildProcess(
             executable,
             [

@@ -38,7 +38,8 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         // What the server refuses itself reads like amodb's errors too, `status_code` the HTTP status.
         let server = HTTPServer(
             configuration: .init(
-                host: host, port: port, errorResponse: { Self.errorResponse(AmodbFailure(status: $0, code: $0, message: $1)) },
+                host: host, port: port,
+                errorResponse: { Self.errorResponse(AmodbFailure(status: $0, code: $0, message: $1)) },
                 queueLabel: "amodb-sandbox"),
             responder: self)
         let bound = try server.start()
@@ -83,7 +84,8 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
     /// in the order given; the path `*` applies to every path without a script of its own.
     /// A script is used only by calls that pass the key check and the rate limit.
     public func script(_ path: String, _ behaviour: Behaviour, times: Int? = nil) {
-        let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
+        let bare =
+            path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
         state.withLock { $0.script(bare, behaviour, times: times) }
     }
 
@@ -145,7 +147,9 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
     /// Answers a request as amodb would: at once, or (with a latency or a scripted delay)
     /// by returning `nil` and handing it to the delivery `later()` makes from a Dispatch
     /// timer, never blocking a thread. While `hold()` is in force, it waits for `release()`.
-    public func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
+    public func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery)
+        -> HTTPResponse?
+    {
         respond(to: request, later: later)
     }
 
@@ -300,11 +304,11 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         let isBlank = { (character: Character) in character == " " || character == "\t" }
         let credentials = authorization.drop(while: isBlank)
         guard let schemeEnd = credentials.firstIndex(where: isBlank),
-              credentials[..<schemeEnd].lowercased() == "bearer"
+            credentials[..<schemeEnd].lowercased() == "bearer"
         else { return nil }
         let rest = credentials[schemeEnd...].drop(while: isBlank)
         let token = rest.prefix { !isBlank($0) }
-        guard rest.dropFirst(token.count).allSatisfy(isBlank) else { return nil }   // `Bearer a b`
+        guard rest.dropFirst(token.count).allSatisfy(isBlank) else { return nil }  // `Bearer a b`
         return String(token)
     }
 

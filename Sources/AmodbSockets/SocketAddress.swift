@@ -45,9 +45,11 @@ package struct SocketAddress: Sendable {
     /// Copies an address `getaddrinfo` returned; `nil` for a family other than IPv4 or IPv6.
     package init?(_ address: UnsafeMutablePointer<sockaddr>?, length: socklen_t) {
         guard let address, Int(length) <= MemoryLayout<sockaddr_storage>.size,
-              Int32(address.pointee.sa_family) == AF_INET || Int32(address.pointee.sa_family) == AF_INET6
+            Int32(address.pointee.sa_family) == AF_INET || Int32(address.pointee.sa_family) == AF_INET6
         else { return nil }
-        withUnsafeMutableBytes(of: &storage) { raw in raw.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(length))) }
+        withUnsafeMutableBytes(of: &storage) { raw in
+            raw.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(length)))
+        }
         family = Int32(address.pointee.sa_family)
     }
 
@@ -59,8 +61,11 @@ package struct SocketAddress: Sendable {
     /// The port, in host byte order.
     package var port: Int {
         withUnsafeBytes(of: storage) { raw in
-            if family == AF_INET6 { Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)) }
-            else { Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)) }
+            if family == AF_INET6 {
+                Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port))
+            } else {
+                Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port))
+            }
         }
     }
 
@@ -81,7 +86,9 @@ package struct SocketAddress: Sendable {
     }
 
     /// Calls `body` with the address as a `sockaddr` pointer.
-    package func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SyscallError) -> R) throws(SyscallError) -> R {
+    package func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SyscallError) -> R)
+        throws(SyscallError) -> R
+    {
         var copy = storage
         let length = self.length
         return try withUnsafePointer(to: &copy) { (pointer) throws(SyscallError) -> R in

@@ -9,7 +9,8 @@ package enum Syscalls {
     /// `socket(2)`, non-blocking and close-on-exec.
     @inline(never)
     package static func socket(domain: Int32) throws(SyscallError) -> Int32 {
-        let fd = Glibc.socket(domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = Glibc.socket(
+            domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SyscallError("socket", errno) }
         return fd
     }
@@ -25,7 +26,8 @@ package enum Syscalls {
 
     /// `bind(2)`.
     @inline(never)
-    package static func bind(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) throws(SyscallError) {
+    package static func bind(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) throws(SyscallError)
+    {
         guard Glibc.bind(fd, address, length) == 0 else { throw SyscallError("bind", errno) }
     }
 
@@ -80,7 +82,7 @@ package enum Syscalls {
         if result == 0 { return .done(()) }
         let code = errno
         switch code {
-        case EINPROGRESS, EINTR: return .wouldBlock   // after EINTR the connect goes on in the background
+        case EINPROGRESS, EINTR: return .wouldBlock  // after EINTR the connect goes on in the background
         default: throw SyscallError("connect", code)
         }
     }
@@ -90,7 +92,9 @@ package enum Syscalls {
     package static func pendingError(_ fd: Int32) throws(SyscallError) -> Int32 {
         var value: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        guard Glibc.getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) == 0 else { throw SyscallError("getsockopt", errno) }
+        guard Glibc.getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) == 0 else {
+            throw SyscallError("getsockopt", errno)
+        }
         return value
     }
 
@@ -107,7 +111,9 @@ package enum Syscalls {
         var addresses: [SocketAddress] = []
         var cursor = list
         while let entry = cursor {
-            if let address = SocketAddress(entry.pointee.ai_addr, length: entry.pointee.ai_addrlen) { addresses.append(address) }
+            if let address = SocketAddress(entry.pointee.ai_addr, length: entry.pointee.ai_addrlen) {
+                addresses.append(address)
+            }
             cursor = entry.pointee.ai_next
         }
         return addresses
@@ -115,7 +121,9 @@ package enum Syscalls {
 
     /// `read(2)` into a buffer; `.done(0)` is the peer's end of stream.
     @inline(never)
-    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOOutcome<Int> {
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOOutcome<
+        Int
+    > {
         while true {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count >= 0 { return .done(count) }
@@ -146,7 +154,9 @@ package enum Syscalls {
     /// `sendmsg(2)` of several buffers at once (gather), with `MSG_NOSIGNAL`: a response
     /// head and the body it references go out in one call, without copying them together.
     @inline(never)
-    package static func sendmsg(_ fd: Int32, _ buffers: UnsafeMutableBufferPointer<iovec>) throws(SyscallError) -> IOOutcome<Int> {
+    package static func sendmsg(_ fd: Int32, _ buffers: UnsafeMutableBufferPointer<iovec>) throws(SyscallError)
+        -> IOOutcome<Int>
+    {
         var message = msghdr()
         message.msg_iov = buffers.baseAddress
         message.msg_iovlen = buffers.count

@@ -8,8 +8,8 @@ public enum Gzip {
         var offset = 0
         repeat {
             let count = min(65535, bytes.count - offset)
-            writer.bits(offset + count == bytes.count ? 1 : 0, count: 1)   // BFINAL
-            writer.bits(0, count: 2)                                        // BTYPE: stored
+            writer.bits(offset + count == bytes.count ? 1 : 0, count: 1)  // BFINAL
+            writer.bits(0, count: 2)  // BTYPE: stored
             writer.alignToByte()
             writer.bytes([UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)])
             writer.bytes(Array(bytes[offset..<offset + count]))
@@ -23,17 +23,17 @@ public enum Gzip {
     public static func zeros(_ size: Int) -> [UInt8] {
         precondition(size > 0)
         var writer = BitWriter()
-        writer.bits(1, count: 1)   // BFINAL
-        writer.bits(1, count: 2)   // BTYPE: fixed Huffman codes
-        writer.huffman(0x30, length: 8)   // literal 0
+        writer.bits(1, count: 1)  // BFINAL
+        writer.bits(1, count: 2)  // BTYPE: fixed Huffman codes
+        writer.huffman(0x30, length: 8)  // literal 0
         var remaining = size - 1
         while remaining >= 258 {
-            writer.huffman(0b1100_0101, length: 8)   // length code 285: 258 bytes
-            writer.huffman(0, length: 5)              // distance code 0: distance 1
+            writer.huffman(0b1100_0101, length: 8)  // length code 285: 258 bytes
+            writer.huffman(0, length: 5)  // distance code 0: distance 1
             remaining -= 258
         }
         for _ in 0..<remaining { writer.huffman(0x30, length: 8) }
-        writer.huffman(0, length: 7)   // end of block (256)
+        writer.huffman(0, length: 7)  // end of block (256)
         writer.alignToByte()
         var crc: UInt32 = 0xFFFF_FFFF
         for _ in 0..<size { crc = table[Int(crc & 0xFF)] ^ (crc >> 8) }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A sign-in provider's key set endpoint on 127.0.0.1, port 0, whose answer a test changes
 /// as it goes: the set (a rotation), a status, a redirect, or nothing at all (down: the
@@ -65,11 +66,17 @@ public final class KeySetServer: ScopedServer {
         let response: [UInt8]
         switch answer {
         case .keySet(let body):
-            response = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+            response =
+                Array(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                        .utf8) + body
         case .status(let status):
-            response = Array("HTTP/1.1 \(status) Failing\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".utf8)
+            response = Array(
+                "HTTP/1.1 \(status) Failing\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+                    .utf8)
         case .redirect(let location):
-            response = Array("HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+            response = Array(
+                "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
         case .down:
             return
         }

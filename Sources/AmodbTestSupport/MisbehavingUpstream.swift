@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An HTTP server on 127.0.0.1, port 0, that answers every request the same hostile way
 /// amodb (or something in front of it) might: a body dripped a byte at a time, a huge
@@ -77,22 +78,36 @@ public final class MisbehavingUpstream: ScopedServer {
         switch behaviour {
         case .respond(let status, let headers, let body):
             let fields = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
-            return send(fd, "HTTP/1.1 \(status) Misbehaving\r\nContent-Length: \(body.count)\r\n\(fields)Connection: close\r\n\r\n")
+            return send(
+                fd,
+                "HTTP/1.1 \(status) Misbehaving\r\nContent-Length: \(body.count)\r\n\(fields)Connection: close\r\n\r\n")
                 && send(fd, body, counted: true)
         case .drip(let prefix, let interval, let declaredLength):
-            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(declaredLength)\r\nConnection: close\r\n\r\n"),
-                  send(fd, prefix, counted: true)
+            guard
+                send(
+                    fd,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(declaredLength)\r\nConnection: close\r\n\r\n"
+                ),
+                send(fd, prefix, counted: true)
             else { return false }
             for _ in prefix.count..<declaredLength {
                 guard pause(interval), send(fd, [0x20], counted: true) else { return false }
             }
             return true
         case .stream(let length):
-            guard send(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n") else { return false }
-            let opening = Array("[".utf8), closing = Array("0]".utf8)
+            guard
+                send(
+                    fd,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n"
+                )
+            else { return false }
+            let opening = Array("[".utf8)
+            let closing = Array("0]".utf8)
             guard send(fd, opening, counted: true) else { return false }
             var remaining = length - opening.count - closing.count
-            let block = [UInt8](repeating: 0, count: 65536).enumerated().map { $0.offset % 2 == 0 ? UInt8(ascii: "0") : UInt8(ascii: ",") }
+            let block = [UInt8](repeating: 0, count: 65536).enumerated().map {
+                $0.offset % 2 == 0 ? UInt8(ascii: "0") : UInt8(ascii: ",")
+            }
             while remaining > 0 {
                 let count = min(block.count, remaining)
                 guard pause(0.001), send(fd, Array(block[..<count]), counted: true) else { return false }

@@ -31,7 +31,9 @@ public struct PrometheusSamples: Sendable {
                 name = String(series[..<brace])
                 var rest = series[series.index(after: brace)..<series.index(before: series.endIndex)]
                 while !rest.isEmpty {
-                    guard let equals = rest.firstIndex(of: "="), rest[rest.index(after: equals)] == "\"" else { throw ParseError(line: String(line)) }
+                    guard let equals = rest.firstIndex(of: "="), rest[rest.index(after: equals)] == "\"" else {
+                        throw ParseError(line: String(line))
+                    }
                     let key = String(rest[..<equals])
                     var index = rest.index(equals, offsetBy: 2)
                     var value = ""
@@ -71,7 +73,9 @@ public struct PrometheusSamples: Sendable {
     /// The sum of the samples with this name and (at least) these labels; throws
     /// `MissingSeries` when there is none.
     public func value(_ name: String, _ labels: [String: String] = [:]) throws -> Double {
-        let matching = samples.filter { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }
+        let matching = samples.filter { sample in
+            sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value }
+        }
         guard !matching.isEmpty else { throw MissingSeries(name: name, labels: labels) }
         return matching.reduce(0) { $0 + $1.value }
     }

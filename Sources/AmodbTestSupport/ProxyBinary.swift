@@ -26,7 +26,9 @@ public struct ProxyBinary: Sendable {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var candidates = [bundle.deletingLastPathComponent()]
         // On macOS the runner is inside `…PackageTests.xctest/Contents/MacOS`.
-        candidates.append(bundle.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        candidates.append(
+            bundle.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent())
         candidates.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
         for directory in candidates {
             let candidate = directory.appendingPathComponent("amodb-proxy").path
@@ -35,14 +37,19 @@ public struct ProxyBinary: Sendable {
                 return
             }
         }
-        throw Unavailable(description: "no amodb-proxy executable beside the test bundle (\(candidates.map(\.path))); run `swift build` first")
+        throw Unavailable(
+            description:
+                "no amodb-proxy executable beside the test bundle (\(candidates.map(\.path))); run `swift build` first")
     }
 
     /// Runs the executable to completion with exactly `environment` (nothing inherited) in
     /// `directory` (the temporary directory by default, so the repository's settings file
     /// is not picked up).
-    public func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) async throws -> Outcome {
-        let child = try launch(arguments, environment: environment, directory: directory, standardOutput: .pipe, standardError: .pipe)
+    public func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil)
+        async throws -> Outcome
+    {
+        let child = try launch(
+            arguments, environment: environment, directory: directory, standardOutput: .pipe, standardError: .pipe)
         // Both pipes are drained as the child writes, so neither can fill up and stall it;
         // both are read to their end before the wait (blocking, hence offloaded).
         return try await offloaded {
@@ -62,9 +69,11 @@ public struct ProxyBinary: Sendable {
         _ arguments: [String], environment: [String: String], directory: String? = nil, shellPrefix: String? = nil,
         standardOutput: ChildProcess.Output = .null, standardError: ChildProcess.Output = .null
     ) throws -> ChildProcess {
-        let (executable, argv) = shellPrefix.map { ("/bin/sh", ["-c", $0 + #"; exec "$0" "$@""#, path] + arguments) } ?? (path, arguments)
+        let (executable, argv) =
+            shellPrefix.map { ("/bin/sh", ["-c", $0 + #"; exec "$0" "$@""#, path] + arguments) } ?? (path, arguments)
         return try ChildProcess(
-            executable, argv, environment: environment, directory: directory ?? FileManager.default.temporaryDirectory.path,
+            executable, argv, environment: environment,
+            directory: directory ?? FileManager.default.temporaryDirectory.path,
             standardOutput: standardOutput, standardError: standardError)
     }
 }

@@ -15,9 +15,10 @@ public final class ProxyHarness: Sendable {
         configuration: ProxyConfiguration = ProxyHarness.configuration(), fetcher: (any UpstreamFetcher)? = nil,
         clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLog: LogCapture? = nil
     ) throws {
-        proxy = ProxyServer(configuration: configuration, fetcher: fetcher, clock: clock,
-                            logger: logger ?? ProxyLogger(minimumLevel: .error, secrets: [configuration.apiKey], sink: { _ in }),
-                            accessLogSink: accessLog?.sink ?? { @Sendable _ in })
+        proxy = ProxyServer(
+            configuration: configuration, fetcher: fetcher, clock: clock,
+            logger: logger ?? ProxyLogger(minimumLevel: .error, secrets: [configuration.apiKey], sink: { _ in }),
+            accessLogSink: accessLog?.sink ?? { @Sendable _ in })
         port = try proxy.start()
     }
 
@@ -32,7 +33,7 @@ public final class ProxyHarness: Sendable {
         configuration.apiKey = Secret(key)
         configuration.upstreamURL = upstreamURL
         configuration.shutdownGraceSeconds = 0.5
-        configuration.clientRateLimit = 0   // tests of the per-client limit turn it on
+        configuration.clientRateLimit = 0  // tests of the per-client limit turn it on
         adjust(&configuration)
         return configuration
     }
@@ -41,7 +42,9 @@ public final class ProxyHarness: Sendable {
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/3")! }
 
     /// One request on a fresh connection; the response as read off the wire.
-    public func get(_ target: String, headers: [String: String] = [:], method: String = "GET") async throws -> RawHTTPResponse {
+    public func get(_ target: String, headers: [String: String] = [:], method: String = "GET") async throws
+        -> RawHTTPResponse
+    {
         let port = self.port
         return try await offloaded {
             let connection = try RawHTTPConnection(port: port, timeout: 15)
@@ -56,7 +59,9 @@ public final class ProxyHarness: Sendable {
     }
 
     /// Raw bytes on a fresh connection; every response until the server closes or goes quiet.
-    public func exchange(_ bytes: [UInt8], expecting count: Int, timeout: Double = 5) async throws -> (responses: [RawHTTPResponse], closed: Bool) {
+    public func exchange(_ bytes: [UInt8], expecting count: Int, timeout: Double = 5) async throws -> (
+        responses: [RawHTTPResponse], closed: Bool
+    ) {
         let port = self.port
         return try await offloaded {
             let connection = try RawHTTPConnection(port: port, timeout: timeout)

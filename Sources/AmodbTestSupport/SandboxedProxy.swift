@@ -26,11 +26,15 @@ public final class SandboxedProxy: Sendable {
         proxyConfiguration.logLevel = .debug
         adjust(&proxyConfiguration)
         let logger = ProxyLogger(minimumLevel: .debug, secrets: [], sink: capture.sink)
-        harness = try ProxyHarness(configuration: proxyConfiguration, clock: clock, logger: logger, accessLog: accessLog)
+        harness = try ProxyHarness(
+            configuration: proxyConfiguration, clock: clock, logger: logger, accessLog: accessLog)
     }
 
     /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have.
-    public func client(timeout: TimeInterval = 10, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) -> AmodbClient {
+    public func client(
+        timeout: TimeInterval = 10,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) -> AmodbClient {
         AmodbClient(baseURL: harness.baseURL, timeout: timeout, sleep: sleep)
     }
 

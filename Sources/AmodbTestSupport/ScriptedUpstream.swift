@@ -29,7 +29,9 @@ public final class ScriptedUpstream: UpstreamFetcher {
     private let state: Mutex<State>
 
     /// By default every call answers `fallback`.
-    public init(fallback: Answer = .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.moviePage.utf8)))) {
+    public init(
+        fallback: Answer = .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.moviePage.utf8)))
+    ) {
         state = Mutex(State(fallback: fallback))
     }
 
@@ -101,13 +103,13 @@ public final class ScriptedUpstream: UpstreamFetcher {
 
     /// A small but valid trending page.
     public static let moviePage = """
-    {"page":1,"results":[{"id":550,"media_type":"movie","title":"Fight Club","original_title":"Fight Club","overview":"","poster_path":null,"release_date":"1999-10-15","vote_average":8.4,"vote_count":30000,"popularity":60.1,"genre_ids":[18],"adult":false,"original_language":"en","video":false}],"total_pages":1,"total_results":1}
-    """
+        {"page":1,"results":[{"id":550,"media_type":"movie","title":"Fight Club","original_title":"Fight Club","overview":"","poster_path":null,"release_date":"1999-10-15","vote_average":8.4,"vote_count":30000,"popularity":60.1,"genre_ids":[18],"adult":false,"original_language":"en","video":false}],"total_pages":1,"total_results":1}
+        """
 
     /// A small but valid `/configuration` body.
     public static let configuration = """
-    {"images":{"base_url":"http://img.amodb.dev/t/p/","secure_base_url":"https://img.amodb.dev/t/p/","poster_sizes":["w92","w500","original"]},"change_keys":["title"]}
-    """
+        {"images":{"base_url":"http://img.amodb.dev/t/p/","secure_base_url":"https://img.amodb.dev/t/p/","poster_sizes":["w92","w500","original"]},"change_keys":["title"]}
+        """
 
     /// A small but valid movie details body, movie 550. Scripted as the answer to a call
     /// for another movie, it is sent as `movieDetails(id:)` of that movie.
@@ -122,7 +124,8 @@ public final class ScriptedUpstream: UpstreamFetcher {
         let tailBytes = tail.head.utf8.count + tail.end.utf8.count
         var member = 0
         while true {
-            let next = "{\"id\":\(member * 7919 % 100_003),\"name\":\"Person \(member * 31 % 977)\",\"order\":\(member)},"
+            let next =
+                "{\"id\":\(member * 7919 % 100_003),\"name\":\"Person \(member * 31 % 977)\",\"order\":\(member)},"
             guard text.utf8.count + next.utf8.count + tailBytes <= bytes else { break }
             text += next
             member += 1

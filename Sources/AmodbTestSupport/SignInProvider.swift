@@ -36,10 +36,11 @@ public struct SignInProvider: Sendable {
     /// The key set document (RFC 7517) of `kids` (default: every key), with `use` and `alg`,
     /// and any `extra` entries as they are.
     public func keySet(_ kids: [String]? = nil, extra: [[String: String]] = []) -> [UInt8] {
-        let entries = (kids ?? keys.keys.sorted()).compactMap { kid -> [String: String]? in
-            guard let key = keys[kid] else { return nil }
-            return key.publicParameters.merging(["kid": kid, "use": "sig", "alg": key.algorithm.rawValue]) { $1 }
-        } + extra
+        let entries =
+            (kids ?? keys.keys.sorted()).compactMap { kid -> [String: String]? in
+                guard let key = keys[kid] else { return nil }
+                return key.publicParameters.merging(["kid": kid, "use": "sig", "alg": key.algorithm.rawValue]) { $1 }
+            } + extra
         return Self.json(["keys": entries])
     }
 
@@ -50,15 +51,20 @@ public struct SignInProvider: Sendable {
 
     /// A token signed by the key `kid` (RS256 or ES256 by the key's type), `header`
     /// entries added to or replacing `alg` and `kid`.
-    public func token(kid: String, claims: [String: any Sendable], header: [String: any Sendable] = [:]) throws -> String {
+    public func token(kid: String, claims: [String: any Sendable], header: [String: any Sendable] = [:]) throws
+        -> String
+    {
         guard let key = keys[kid] else { throw MissingKey(kid: kid) }
-        let head = (["alg": key.algorithm.rawValue, "kid": kid, "typ": "JWT"] as [String: any Sendable]).merging(header) { $1 }
+        let head = (["alg": key.algorithm.rawValue, "kid": kid, "typ": "JWT"] as [String: any Sendable]).merging(header)
+        { $1 }
         let input = Self.signingInput(header: head, claims: claims)
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }
 
     /// A token signed with HS256 under `secret` (default: the provider's).
-    public static func hs256(claims: [String: any Sendable], secret: [UInt8] = Array(secret.utf8), header: [String: any Sendable] = [:]) -> String {
+    public static func hs256(
+        claims: [String: any Sendable], secret: [UInt8] = Array(secret.utf8), header: [String: any Sendable] = [:]
+    ) -> String {
         let head = (["alg": "HS256", "typ": "JWT"] as [String: any Sendable]).merging(header) { $1 }
         let input = signingInput(header: head, claims: claims)
         return input + "." + Base64URL.encode(HMACSHA256(key: secret).authenticationCode(for: Array(input.utf8)))

@@ -31,8 +31,10 @@ public struct SyntheticTrace: Sendable {
 
     /// The trending lists, and how often each is asked for.
     public static let trendingLists: [(route: Route, weight: Double)] = [
-        (.trending(.movie, .day), 3), (.trending(.movie, .week), 3), (.trending(.all, .day), 2), (.trending(.all, .week), 2),
-        (.trending(.tv, .day), 1.5), (.trending(.tv, .week), 1.5), (.trending(.person, .day), 1), (.trending(.person, .week), 1),
+        (.trending(.movie, .day), 3), (.trending(.movie, .week), 3), (.trending(.all, .day), 2),
+        (.trending(.all, .week), 2),
+        (.trending(.tv, .day), 1.5), (.trending(.tv, .week), 1.5), (.trending(.person, .day), 1),
+        (.trending(.person, .week), 1),
     ]
 
     /// A trace of `rate` requests a second for `duration` seconds from `seed`.
@@ -61,7 +63,8 @@ public struct SyntheticTrace: Sendable {
     /// Writes the trace's access-log lines to a new file at `path`, a megabyte at a time
     /// (a trace of a million lines is about 200 MB).
     public func writeAccessLog(to path: String, format: LogFormat = .json) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path)
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         defer { try? file.close() }
@@ -85,7 +88,7 @@ public struct SyntheticTrace: Sendable {
         let movieRanks = Self.cumulative((1...max(1, movies)).map { 1 / pow(Double($0), zipfExponent) })
         let languageTable = Self.cumulative(Self.languages.map(\.weight))
         let trendingTable = Self.cumulative(Self.trendingLists.map(\.weight))
-        let trending = Self.trendingLists.map { try! AmodbRequest(route: $0.route) }   // no parameter to refuse
+        let trending = Self.trendingLists.map { try! AmodbRequest(route: $0.route) }  // no parameter to refuse
         // Each (movie, language) request is built once: a trace asks for most of them many times.
         var movieRequests: [Int: AmodbRequest] = [:]
         var time = start
@@ -102,7 +105,8 @@ public struct SyntheticTrace: Sendable {
             let language = Self.draw(languageTable, &random)
             let slot = rank * Self.languages.count + language
             if movieRequests[slot] == nil {
-                movieRequests[slot] = try! AmodbRequest(route: .movie(id: rank), language: Self.languages[language].tag)   // known tags
+                // known tags
+                movieRequests[slot] = try! AmodbRequest(route: .movie(id: rank), language: Self.languages[language].tag)
             }
             body(ReplayRequest(time: time, request: movieRequests[slot]!))
         }

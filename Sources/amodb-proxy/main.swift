@@ -97,7 +97,9 @@ case .serve(let loaded):
 
 // The client tokens join the secrets scrubbed once they are read (`ClientTokens`), from
 // the setting and the file alike.
-let logger = ProxyLogger(minimumLevel: configuration.logLevel, format: configuration.logFormat, secrets: [configuration.apiKey] + [configuration.jwtSecret].compactMap { $0 })
+let logger = ProxyLogger(
+    minimumLevel: configuration.logLevel, format: configuration.logFormat,
+    secrets: [configuration.apiKey] + [configuration.jwtSecret].compactMap { $0 })
 var sandbox: AmodbSandbox?
 if configuration.sandbox {
     // The built-in stand-in for amodb, on a loopback port of its own, with its own key.
@@ -125,11 +127,13 @@ do {
 func logged(_ seconds: Double) -> String {
     seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
 }
-logger.info("amodb-proxy listening", [
-    "address": "http://\(configuration.host):\(port)", "upstream": configuration.upstreamURL,
-    "cache_ttl": logged(configuration.cacheTTL), "movie_ttl": logged(configuration.movieTTL),
-    "configuration_ttl": logged(configuration.configurationTTL),
-])
+logger.info(
+    "amodb-proxy listening",
+    [
+        "address": "http://\(configuration.host):\(port)", "upstream": configuration.upstreamURL,
+        "cache_ttl": logged(configuration.cacheTTL), "movie_ttl": logged(configuration.movieTTL),
+        "configuration_ttl": logged(configuration.configurationTTL),
+    ])
 if configuration.sandbox {
     LineWriter.standardOutput.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
 }
@@ -158,13 +162,17 @@ func shutDown() {
 /// setting, the key included, takes effect at the next start.
 func reload() {
     do {
-        guard case .serve(let reloaded) = try ConfigurationLoader.load(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        guard
+            case .serve(let reloaded) = try ConfigurationLoader.load(
+                arguments: arguments, environment: ProcessInfo.processInfo.environment)
         else { return }
         proxy.tokens.reloadIfChanged()
-        logger.info("SIGHUP: reloaded the log level and the client tokens file; other settings change at a restart", [
-            "log_level": reloaded.logLevel.name, "previous_log_level": logger.minimumLevel.name,
-            "client_tokens": String(proxy.tokens.count),
-        ])
+        logger.info(
+            "SIGHUP: reloaded the log level and the client tokens file; other settings change at a restart",
+            [
+                "log_level": reloaded.logLevel.name, "previous_log_level": logger.minimumLevel.name,
+                "client_tokens": String(proxy.tokens.count),
+            ])
         logger.setMinimumLevel(reloaded.logLevel)
     } catch {
         logger.error("SIGHUP: the configuration does not load now; nothing changed", ["problem": "\(error)"])

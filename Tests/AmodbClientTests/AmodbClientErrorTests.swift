@@ -1,14 +1,17 @@
-@testable import AmodbClient
 import Foundation
 import Testing
 
+@testable import AmodbClient
+
 @Suite("AmodbClientError")
 struct AmodbClientErrorTests {
-    @Test("Statuses map to kinds in one place", arguments: [
-        (401, AmodbClientError.Kind.unauthorized), (402, .paymentRequired), (404, .notFound),
-        (429, .rateLimited), (400, .clientError), (499, .clientError), (500, .serverError),
-        (599, .serverError), (304, .unexpectedStatus), (100, .unexpectedStatus),
-    ])
+    @Test(
+        "Statuses map to kinds in one place",
+        arguments: [
+            (401, AmodbClientError.Kind.unauthorized), (402, .paymentRequired), (404, .notFound),
+            (429, .rateLimited), (400, .clientError), (499, .clientError), (500, .serverError),
+            (599, .serverError), (304, .unexpectedStatus), (100, .unexpectedStatus),
+        ])
     func statusKinds(status: Int, kind: AmodbClientError.Kind) {
         let error = AmodbClientError(.status(status, serverMessage: nil, retryAfter: nil))
         #expect(error.kind == kind)
@@ -16,29 +19,32 @@ struct AmodbClientErrorTests {
         #expect(error.message.contains("(\(status))"))
     }
 
-    @Test("Only failures a later call may fix are transient", arguments: [
-        (AmodbClientError.Reason.status(429, serverMessage: nil, retryAfter: nil), true),
-        (.status(503, serverMessage: nil, retryAfter: nil), true),
-        (.transport(.timedOut, host: nil, timeout: 10), true),
-        (.transport(.notConnectedToInternet, host: nil, timeout: 10), true),
-        (.status(401, serverMessage: nil, retryAfter: nil), false),
-        (.status(402, serverMessage: nil, retryAfter: nil), false),
-        (.status(404, serverMessage: nil, retryAfter: nil), false),
-        (.invalidRequest("x"), false),
-        (.invalidResponse(status: 200, detail: "x"), false),
-        (.cancelled, false),
-    ])
+    @Test(
+        "Only failures a later call may fix are transient",
+        arguments: [
+            (AmodbClientError.Reason.status(429, serverMessage: nil, retryAfter: nil), true),
+            (.status(503, serverMessage: nil, retryAfter: nil), true),
+            (.transport(.timedOut, host: nil, timeout: 10), true),
+            (.transport(.notConnectedToInternet, host: nil, timeout: 10), true),
+            (.status(401, serverMessage: nil, retryAfter: nil), false),
+            (.status(402, serverMessage: nil, retryAfter: nil), false),
+            (.status(404, serverMessage: nil, retryAfter: nil), false),
+            (.invalidRequest("x"), false),
+            (.invalidResponse(status: 200, detail: "x"), false),
+            (.cancelled, false),
+        ])
     func transience(reason: AmodbClientError.Reason, transient: Bool) {
         #expect(AmodbClientError(reason).isTransient == transient)
     }
 
     @Test func kindsCanBeMatchedInASwitch() {
         let error = AmodbClientError(.status(402, serverMessage: nil, retryAfter: nil))
-        let text = switch error.kind {
-        case .unauthorized: "key"
-        case .paymentRequired: "plan"
-        default: "other"
-        }
+        let text =
+            switch error.kind {
+            case .unauthorized: "key"
+            case .paymentRequired: "plan"
+            default: "other"
+            }
         #expect(text == "plan")
         #expect(error.kind.description == "paymentRequired")
     }

@@ -1,10 +1,12 @@
-@testable import AmodbClient
 import AmodbModels
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+@testable import AmodbClient
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("What the client sends and decodes")
 struct AmodbClientRequestTests {
@@ -14,10 +16,16 @@ struct AmodbClientRequestTests {
 
         #expect(page.page == 2)
         #expect(page.results.map(\.id) == [550, 1396, 287])
-        guard case .movie(let movie) = page.results[0] else { Issue.record("not a movie"); return }
+        guard case .movie(let movie) = page.results[0] else {
+            Issue.record("not a movie")
+            return
+        }
         #expect(movie.posterPath == nil)
         #expect(movie.releaseDate == nil)
-        guard case .person(let person) = page.results[2] else { Issue.record("not a person"); return }
+        guard case .person(let person) = page.results[2] else {
+            Issue.record("not a person")
+            return
+        }
         #expect(person.knownFor.map(\.id) == [550])
 
         let request = try #require(stub.requests.first)
@@ -44,9 +52,10 @@ struct AmodbClientRequestTests {
         let stub = StubUpstream(.json(Fixtures.movieWithCreditsAndRatings), .json(Fixtures.movieWithCreditsAndRatings))
         _ = try await stub.client().movie(id: 550, appendToResponse: ["trailers", "credits", "casts"])
         _ = try await stub.client().movie(id: 550, appendToResponse: ["bogus"])
-        #expect(stub.requests.map { $0.url?.absoluteString } == [
-            "http://\(stub.host)/3/movie/550?append_to_response=credits", "http://\(stub.host)/3/movie/550",
-        ])
+        #expect(
+            stub.requests.map { $0.url?.absoluteString } == [
+                "http://\(stub.host)/3/movie/550?append_to_response=credits", "http://\(stub.host)/3/movie/550",
+            ])
     }
 
     @Test func pageOneIsRequestedWithoutAPageParameter() async throws {
@@ -59,8 +68,9 @@ struct AmodbClientRequestTests {
         let stub = StubUpstream(.json(Fixtures.movieWithCreditsAndRatings))
         let movie = try await stub.client(prefix: "/x/3").movie(id: 550, appendToResponse: ["ratings", "credits"])
 
-        #expect(stub.requests.first?.url?.absoluteString
-            == "http://\(stub.host)/x/3/movie/550?append_to_response=credits,ratings")
+        #expect(
+            stub.requests.first?.url?.absoluteString
+                == "http://\(stub.host)/x/3/movie/550?append_to_response=credits,ratings")
         #expect(movie.credits?.cast.first?.name == "Edward Norton")
         #expect(movie.credits?.crew.first?.job == "Director")
         #expect(movie.ratings?.imdb == Rating(value: 8.8, votes: 2_300_000))
@@ -68,18 +78,22 @@ struct AmodbClientRequestTests {
         #expect(movie.ratings?.rottenTomatoes == nil)
     }
 
-    @Test("The base URL and the canonical path join into one URL", arguments: [
-        ("http://h/3", "/movie/550", "http://h/3/movie/550"),
-        ("http://h/3/", "/movie/550", "http://h/3/movie/550"),
-        ("http://h/x/3", "/movie/550?append_to_response=credits,ratings",
-         "http://h/x/3/movie/550?append_to_response=credits,ratings"),
-        ("https://api.amodb.dev/3", "/trending/all/day?page=2", "https://api.amodb.dev/3/trending/all/day?page=2"),
-        ("http://127.0.0.1:8080/3", "/movie/1", "http://127.0.0.1:8080/3/movie/1"),
-        ("http://127.0.0.1:8080", "/movie/1", "http://127.0.0.1:8080/movie/1"),
-        ("http://h/3?region=DE", "/movie/1?language=de", "http://h/3/movie/1?language=de&region=DE"),
-        ("http://h/3?region=DE", "/movie/1", "http://h/3/movie/1?region=DE"),
-        ("http://h/3#top", "/movie/1", "http://h/3/movie/1"),
-    ])
+    @Test(
+        "The base URL and the canonical path join into one URL",
+        arguments: [
+            ("http://h/3", "/movie/550", "http://h/3/movie/550"),
+            ("http://h/3/", "/movie/550", "http://h/3/movie/550"),
+            (
+                "http://h/x/3", "/movie/550?append_to_response=credits,ratings",
+                "http://h/x/3/movie/550?append_to_response=credits,ratings"
+            ),
+            ("https://api.amodb.dev/3", "/trending/all/day?page=2", "https://api.amodb.dev/3/trending/all/day?page=2"),
+            ("http://127.0.0.1:8080/3", "/movie/1", "http://127.0.0.1:8080/3/movie/1"),
+            ("http://127.0.0.1:8080", "/movie/1", "http://127.0.0.1:8080/movie/1"),
+            ("http://h/3?region=DE", "/movie/1?language=de", "http://h/3/movie/1?language=de&region=DE"),
+            ("http://h/3?region=DE", "/movie/1", "http://h/3/movie/1?region=DE"),
+            ("http://h/3#top", "/movie/1", "http://h/3/movie/1"),
+        ])
     func baseURLJoining(base: String, pathAndQuery: String, expected: String) throws {
         let client = AmodbClient(baseURL: try #require(URL(string: base)))
         #expect(try client.url(for: pathAndQuery).absoluteString == expected)
@@ -103,7 +117,8 @@ struct AmodbClientRequestTests {
     }
 
     @Test func theRawResponseExposesHeadersWhateverTheirCase() async throws {
-        let stub = StubUpstream(.json(Fixtures.trendingPage, headers: ["Cache-Status": "amodb-proxy; hit; ttl=1700", "age": "42"]))
+        let stub = StubUpstream(
+            .json(Fixtures.trendingPage, headers: ["Cache-Status": "amodb-proxy; hit; ttl=1700", "age": "42"]))
         let request = try AmodbRequest(route: .trending(.movie, .week))
         let response = try await stub.client().response(for: request)
 
@@ -140,10 +155,12 @@ struct AmodbClientRequestTests {
         #expect(stub.requests.first?.url?.query == "append_to_response=credits&language=fr-FR")
     }
 
-    @Test("Parameters amodb would refuse never reach the network", arguments: [
-        "trending page 0", "trending page 501", "trending language e", "trending language en_US",
-        "movie id 0", "movie id -1",
-    ])
+    @Test(
+        "Parameters amodb would refuse never reach the network",
+        arguments: [
+            "trending page 0", "trending page 501", "trending language e", "trending language en_US",
+            "movie id 0", "movie id -1",
+        ])
     func invalidParametersAreRefusedLocally(label: String) async {
         let stub = StubUpstream(.json(Fixtures.trendingPage))
         let client = stub.client()

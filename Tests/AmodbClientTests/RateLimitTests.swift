@@ -1,16 +1,18 @@
 import AmodbClient
 import AmodbModels
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("Retrying after 429")
 struct RateLimitTests {
     static func tooMany(retryAfter: String?) -> StubUpstream.Reply {
-        .error(429, "Your request count (41) is over the allowed limit of 40.",
-               headers: retryAfter.map { ["Retry-After": $0] } ?? [:])
+        .error(
+            429, "Your request count (41) is over the allowed limit of 40.",
+            headers: retryAfter.map { ["Retry-After": $0] } ?? [:])
     }
 
     @Test func a429IsRetriedTwiceAfterRetryAfterAndThenSurfaced() async throws {
@@ -24,8 +26,10 @@ struct RateLimitTests {
         #expect(error?.status == 429)
         #expect(error?.retryAfter == .seconds(3))
         #expect(error?.isTransient == true)
-        #expect(error?.message
-            == "Too many requests to amodb (429): Your request count (41) is over the allowed limit of 40. Try again in 3 s.")
+        #expect(
+            error?.message
+                == "Too many requests to amodb (429): Your request count (41) is over the allowed limit of 40. Try again in 3 s."
+        )
     }
 
     @Test("The wait is capped at 30 seconds whatever Retry-After asks", arguments: ["31", "120", "86400"])
@@ -75,7 +79,8 @@ struct RateLimitTests {
     }
 
     @Test func twoRateLimitsThenA200Succeeds() async throws {
-        let stub = StubUpstream(Self.tooMany(retryAfter: "1"), Self.tooMany(retryAfter: "4"), .json(Fixtures.trendingPage))
+        let stub = StubUpstream(
+            Self.tooMany(retryAfter: "1"), Self.tooMany(retryAfter: "4"), .json(Fixtures.trendingPage))
         _ = try await stub.client().trending(.movie, .day)
         #expect(stub.requests.count == 3)
         #expect(stub.requestedSleeps == [.seconds(1), .seconds(4)])

@@ -53,10 +53,12 @@ struct StatusHandlingTests {
         #expect(stub.requests.count == 1)
     }
 
-    @Test("Each status maps to one kind, surfaced after a single request", arguments: [
-        (400, AmodbClientError.Kind.clientError), (403, .clientError), (405, .clientError), (422, .clientError),
-        (500, .serverError), (502, .serverError), (503, .serverError), (504, .serverError),
-    ])
+    @Test(
+        "Each status maps to one kind, surfaced after a single request",
+        arguments: [
+            (400, AmodbClientError.Kind.clientError), (403, .clientError), (405, .clientError), (422, .clientError),
+            (500, .serverError), (502, .serverError), (503, .serverError), (504, .serverError),
+        ])
     func statusKinds(status: Int, kind: AmodbClientError.Kind) async throws {
         let stub = StubUpstream(.error(status, "Something went wrong."))
         let error = try #require(await Self.movieError(stub))
@@ -67,13 +69,19 @@ struct StatusHandlingTests {
         #expect(stub.requests.count == 1)
     }
 
-    @Test("A 5xx shows its status and suggests trying again", arguments: [
-        (StubUpstream.Reply.error(500, "Internal error: Something went wrong, contact amodb."),
-         "amodb failed to answer (500): Internal error: Something went wrong, contact amodb. Try again later."),
-        (.http(status: 504, headers: ["Content-Type": "text/html"], body: "<html>Gateway Timeout</html>"),
-         "amodb failed to answer (504). Try again later."),
-        (.http(status: 502, body: #"{"status_message": "  "}"#), "amodb failed to answer (502). Try again later."),
-    ])
+    @Test(
+        "A 5xx shows its status and suggests trying again",
+        arguments: [
+            (
+                StubUpstream.Reply.error(500, "Internal error: Something went wrong, contact amodb."),
+                "amodb failed to answer (500): Internal error: Something went wrong, contact amodb. Try again later."
+            ),
+            (
+                .http(status: 504, headers: ["Content-Type": "text/html"], body: "<html>Gateway Timeout</html>"),
+                "amodb failed to answer (504). Try again later."
+            ),
+            (.http(status: 502, body: #"{"status_message": "  "}"#), "amodb failed to answer (502). Try again later."),
+        ])
     func serverErrorsShowTheirStatus(reply: StubUpstream.Reply, message: String) async throws {
         let stub = StubUpstream(reply)
         let error = try #require(await Self.movieError(stub))
@@ -82,16 +90,25 @@ struct StatusHandlingTests {
         #expect(error.message == message)
     }
 
-    @Test("A 200 whose body is not the expected JSON is an invalid response", arguments: [
-        ("not json", "amodb sent a response that could not be read (200): the body is not valid JSON."),
-        ("", "amodb sent a response that could not be read (200): the body is not valid JSON."),
-        (#"{"page": 1}"#, "amodb sent a response that could not be read (200): results is missing."),
-        (#"{"page": 1, "results": [{"id": 1, "title": "x", "media_type": "movie"}, {"title": "y", "media_type": "movie"}]}"#,
-         "amodb sent a response that could not be read (200): results[1].id is missing."),
-        (#"{"page": "1", "results": []}"#, "amodb sent a response that could not be read (200): page is not a Int."),
-        (#"{"page": 1, "results": [{"id": 1, "media_type": 7}]}"#,
-         "amodb sent a response that could not be read (200): results[0].media_type is not a String."),
-    ])
+    @Test(
+        "A 200 whose body is not the expected JSON is an invalid response",
+        arguments: [
+            ("not json", "amodb sent a response that could not be read (200): the body is not valid JSON."),
+            ("", "amodb sent a response that could not be read (200): the body is not valid JSON."),
+            (#"{"page": 1}"#, "amodb sent a response that could not be read (200): results is missing."),
+            (
+                #"{"page": 1, "results": [{"id": 1, "title": "x", "media_type": "movie"}, {"title": "y", "media_type": "movie"}]}"#,
+                "amodb sent a response that could not be read (200): results[1].id is missing."
+            ),
+            (
+                #"{"page": "1", "results": []}"#,
+                "amodb sent a response that could not be read (200): page is not a Int."
+            ),
+            (
+                #"{"page": 1, "results": [{"id": 1, "media_type": 7}]}"#,
+                "amodb sent a response that could not be read (200): results[0].media_type is not a String."
+            ),
+        ])
     func undecodableBodies(body: String, message: String) async throws {
         let stub = StubUpstream(.json(body))
         let error = await #expect(throws: AmodbClientError.self) {
@@ -108,24 +125,28 @@ struct StatusHandlingTests {
         #expect(error.message == "amodb rejected the API key (401): Invalid API key <redacted>.")
     }
 
-    @Test("The bearer token never appears in an error", arguments: [
-        StubUpstream.Reply.error(401, "Invalid API key s3cret-key"),
-        .error(402, "Plan of s3cret-key expired"),
-        .error(429, "s3cret-key is over the limit", headers: ["Retry-After": "1"]),
-        .error(500, "upstream said s3cret-key"),
-        .http(status: 404, body: "s3cret-key"),
-        .json("s3cret-key"),
-        .failure(.timedOut),
-        .failure(.notConnectedToInternet),
-        .failure(.secureConnectionFailed),
-    ])
+    @Test(
+        "The bearer token never appears in an error",
+        arguments: [
+            StubUpstream.Reply.error(401, "Invalid API key s3cret-key"),
+            .error(402, "Plan of s3cret-key expired"),
+            .error(429, "s3cret-key is over the limit", headers: ["Retry-After": "1"]),
+            .error(500, "upstream said s3cret-key"),
+            .http(status: 404, body: "s3cret-key"),
+            .json("s3cret-key"),
+            .failure(.timedOut),
+            .failure(.notConnectedToInternet),
+            .failure(.secureConnectionFailed),
+        ])
     func theTokenNeverLeaks(reply: StubUpstream.Reply) async throws {
         let stub = StubUpstream(reply)
         let error = try #require(await Self.movieError(stub, client: stub.client(bearerToken: "s3cret-key")))
         var dumped = ""
         dump(error, to: &dumped)
-        for text in [error.message, error.description, String(reflecting: error), error.localizedDescription,
-                     error.serverMessage ?? "", dumped] {
+        for text in [
+            error.message, error.description, String(reflecting: error), error.localizedDescription,
+            error.serverMessage ?? "", dumped,
+        ] {
             #expect(!text.contains("s3cret-key"), "leaked in \(text)")
         }
         #expect(stub.requests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer s3cret-key")

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Routes each request to the ``StubUpstream`` that owns its host.
@@ -18,7 +19,7 @@ final class StubURLProtocol: URLProtocol {
 
     override func startLoading() {
         guard let url = request.url, let host = url.host,
-              let stub = Self.stubs.withLock({ $0[host] })
+            let stub = Self.stubs.withLock({ $0[host] })
         else {
             client?.urlProtocol(self, didFailWithError: URLError(.cannotFindHost))
             return
@@ -27,7 +28,8 @@ final class StubURLProtocol: URLProtocol {
         case .failure(let code):
             client?.urlProtocol(self, didFailWithError: URLError(code))
         case .http(let status, let headers, let body):
-            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+            let response = HTTPURLResponse(
+                url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
             client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
             client?.urlProtocol(self, didLoad: Data(body.utf8))
             client?.urlProtocolDidFinishLoading(self)

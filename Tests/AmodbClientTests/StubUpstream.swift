@@ -1,7 +1,8 @@
 import AmodbClient
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A fake amodb reached through a real `URLSession`: a `URLProtocol` answers every request
@@ -18,7 +19,9 @@ final class StubUpstream: Sendable {
         /// A JSON response with amodb's error body.
         static func error(_ status: Int, _ message: String, headers: [String: String] = [:]) -> Reply {
             let body = #"{"success": false, "status_code": 7, "status_message": "\#(message)"}"#
-            return .http(status: status, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, body: body)
+            return .http(
+                status: status, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, body: body
+            )
         }
 
         /// A 200 with a JSON body.
@@ -66,7 +69,8 @@ final class StubUpstream: Sendable {
         configuration.protocolClasses = [StubURLProtocol.self]
         let sleeps = self.sleeps
         return AmodbClient(
-            baseURL: URL(string: "http://\(host)/3")!, tokenProvider: tokenProvider, session: URLSession(configuration: configuration),
+            baseURL: URL(string: "http://\(host)/3")!, tokenProvider: tokenProvider,
+            session: URLSession(configuration: configuration),
             sleep: { duration in sleeps.withLock { $0.append(duration) } })
     }
 

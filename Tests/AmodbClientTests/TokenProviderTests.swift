@@ -30,7 +30,8 @@ struct TokenProviderTests {
         let client = stub.client(tokenProvider: provider.provide)
         _ = try await client.trending(.movie, .week)
         _ = try await client.trending(.movie, .day)
-        #expect(stub.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer token-1", "Bearer token-2"])
+        #expect(
+            stub.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer token-1", "Bearer token-2"])
         #expect(provider.calls == [false, false])
         #expect(!client.description.contains("token-"))
     }
@@ -41,13 +42,16 @@ struct TokenProviderTests {
         let page = try await stub.client(tokenProvider: provider.provide).trending(.movie, .week)
         #expect(!page.results.isEmpty)
         #expect(provider.calls == [false, true])
-        #expect(stub.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer token-1", "Bearer token-2"])
+        #expect(
+            stub.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer token-1", "Bearer token-2"])
     }
 
     @Test func aSecondRefusalSurfacesWithoutAThirdTry() async throws {
         let stub = StubUpstream(Self.invalid)
         let provider = Provider()
-        let error = await #expect(throws: AmodbClientError.self) { try await stub.client(tokenProvider: provider.provide).movie(id: 550) }
+        let error = await #expect(throws: AmodbClientError.self) {
+            try await stub.client(tokenProvider: provider.provide).movie(id: 550)
+        }
         #expect(error?.kind == .unauthorized)
         #expect(error?.serverMessage?.contains("expired") == true)
         #expect(stub.requests.count == 2)
@@ -55,16 +59,23 @@ struct TokenProviderTests {
     }
 
     @Test func a401WithoutInvalidTokenIsNotRetried() async throws {
-        let stub = StubUpstream(.error(401, "A signed-in user's ID token is required.", headers: ["WWW-Authenticate": #"Bearer realm="amodb-proxy""#]))
+        let stub = StubUpstream(
+            .error(
+                401, "A signed-in user's ID token is required.",
+                headers: ["WWW-Authenticate": #"Bearer realm="amodb-proxy""#]))
         let provider = Provider()
-        await #expect(throws: AmodbClientError.self) { try await stub.client(tokenProvider: provider.provide).movie(id: 550) }
+        await #expect(throws: AmodbClientError.self) {
+            try await stub.client(tokenProvider: provider.provide).movie(id: 550)
+        }
         #expect(stub.requests.count == 1)
         #expect(provider.calls == [false])
     }
 
     @Test func aFixedTokenIsNotRetried() async throws {
         let stub = StubUpstream(Self.invalid, .json(Fixtures.trendingPage))
-        await #expect(throws: AmodbClientError.self) { try await stub.client(bearerToken: "app-token").trending(.movie, .week) }
+        await #expect(throws: AmodbClientError.self) {
+            try await stub.client(bearerToken: "app-token").trending(.movie, .week)
+        }
         #expect(stub.requests.count == 1)
     }
 
@@ -72,7 +83,9 @@ struct TokenProviderTests {
         let stub = StubUpstream(.json(Fixtures.trendingPage))
         struct SignedOut: Error {}
         for provider in [{ _ in nil }, { _ in throw SignedOut() }] as [TokenProvider] {
-            let error = await #expect(throws: AmodbClientError.self) { try await stub.client(tokenProvider: provider).trending(.movie, .week) }
+            let error = await #expect(throws: AmodbClientError.self) {
+                try await stub.client(tokenProvider: provider).trending(.movie, .week)
+            }
             #expect(error?.kind == .unauthorized)
             #expect(error?.message.contains("No sign-in token") == true)
         }

@@ -3,19 +3,22 @@ import AmodbModels
 import AmodbSandbox
 import AmodbTestSupport
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("Telling transport failures apart")
 struct TransportErrorTests {
-    @Test("URLSession's errors are classified", arguments: [
-        (URLError.Code.timedOut, AmodbClientError.Kind.timedOut),
-        (.notConnectedToInternet, .offline), (.cannotConnectToHost, .offline), (.cannotFindHost, .offline),
-        (.networkConnectionLost, .offline), (.dnsLookupFailed, .offline),
-        (.secureConnectionFailed, .transport), (.badServerResponse, .transport), (.cancelled, .cancelled),
-    ])
+    @Test(
+        "URLSession's errors are classified",
+        arguments: [
+            (URLError.Code.timedOut, AmodbClientError.Kind.timedOut),
+            (.notConnectedToInternet, .offline), (.cannotConnectToHost, .offline), (.cannotFindHost, .offline),
+            (.networkConnectionLost, .offline), (.dnsLookupFailed, .offline),
+            (.secureConnectionFailed, .transport), (.badServerResponse, .transport), (.cancelled, .cancelled),
+        ])
     func transportErrorsAreClassified(code: URLError.Code, kind: AmodbClientError.Kind) async throws {
         let stub = StubUpstream(.failure(code))
         let error = await #expect(throws: AmodbClientError.self) {
@@ -27,15 +30,17 @@ struct TransportErrorTests {
         #expect(stub.requests.count == 1)
     }
 
-    @Test("Each failure has its own message", arguments: [
-        (URLError.Code.timedOut, "The server HOST did not answer within 10 s."),
-        (.notConnectedToInternet, "You appear to be offline."),
-        (.cannotFindHost, "Cannot find the server HOST. Check your connection."),
-        (.cannotConnectToHost, "Cannot connect to the server HOST."),
-        (.networkConnectionLost, "The network connection was lost."),
-        (.secureConnectionFailed, "A secure connection to the server HOST could not be made."),
-        (.badServerResponse, "The request to the server HOST failed (URL error -1011)."),
-    ])
+    @Test(
+        "Each failure has its own message",
+        arguments: [
+            (URLError.Code.timedOut, "The server HOST did not answer within 10 s."),
+            (.notConnectedToInternet, "You appear to be offline."),
+            (.cannotFindHost, "Cannot find the server HOST. Check your connection."),
+            (.cannotConnectToHost, "Cannot connect to the server HOST."),
+            (.networkConnectionLost, "The network connection was lost."),
+            (.secureConnectionFailed, "A secure connection to the server HOST could not be made."),
+            (.badServerResponse, "The request to the server HOST failed (URL error -1011)."),
+        ])
     func transportMessages(code: URLError.Code, message: String) async throws {
         let stub = StubUpstream(.failure(code))
         let error = await #expect(throws: AmodbClientError.self) {
@@ -89,7 +94,10 @@ struct TransportErrorTests {
             task.cancel()
             let result = await task.result
             sandbox.release()
-            guard case .failure(let error) = result else { Issue.record("the call succeeded"); return }
+            guard case .failure(let error) = result else {
+                Issue.record("the call succeeded")
+                return
+            }
             #expect((error as? AmodbClientError)?.kind == .cancelled)
         }
     }
@@ -101,7 +109,10 @@ struct TransportErrorTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.trending(.all, .day)
         }
-        guard case .failure(let error) = await task.result else { Issue.record("the call succeeded"); return }
+        guard case .failure(let error) = await task.result else {
+            Issue.record("the call succeeded")
+            return
+        }
         #expect((error as? AmodbClientError)?.kind == .cancelled)
         #expect(stub.requests.isEmpty)
     }

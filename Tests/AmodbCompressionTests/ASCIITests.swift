@@ -1,5 +1,6 @@
-@testable import AmodbCompression
 import Testing
+
+@testable import AmodbCompression
 
 struct ASCIITests {
     /// RFC 9110 §5.6.2, spelled out, against the two masks the reader tests bytes with.

@@ -32,7 +32,8 @@ struct AcceptEncodingTests {
         NegotiationCase("OkHttp's header gets gzip", ["gzip"], .send(.gzip)),
         NegotiationCase("curl --compressed gets br", ["deflate, gzip, br, zstd"], .send(.br)),
         NegotiationCase("a browser-style list with weights gets br", ["br;q=1.0, gzip;q=0.8, *;q=0.1"], .send(.br)),
-        NegotiationCase("only codings the proxy does not make get identity", ["deflate, compress, zstd"], .send(.identity)),
+        NegotiationCase(
+            "only codings the proxy does not make get identity", ["deflate, compress, zstd"], .send(.identity)),
     ]
 
     static let weights: [NegotiationCase] = [
@@ -68,10 +69,14 @@ struct AcceptEncodingTests {
         NegotiationCase("Identity;Q=0 in capitals refuses identity", ["Identity;Q=0"], .notAcceptable),
         NegotiationCase("*;q=0 without identity refuses it", ["*;q=0"], .notAcceptable),
         NegotiationCase("*;q=0 with identity listed keeps it", ["*;q=0, identity"], .send(.identity)),
-        NegotiationCase("*;q=0 with identity;q=0.5 and gzip;q=0.4", ["*;q=0, identity;q=0.5, gzip;q=0.4"], .send(.identity)),
+        NegotiationCase(
+            "*;q=0 with identity;q=0.5 and gzip;q=0.4", ["*;q=0, identity;q=0.5, gzip;q=0.4"], .send(.identity)),
         NegotiationCase("identity;q=0 with * takes br", ["identity;q=0, *;q=0.1"], .send(.br)),
-        NegotiationCase("identity refused, only identity available", ["identity;q=0, br"], available: .identity, .notAcceptable),
-        NegotiationCase("identity refused, br wanted, gzip available", ["identity;q=0, br"], available: [.identity, .gzip], .notAcceptable),
+        NegotiationCase(
+            "identity refused, only identity available", ["identity;q=0, br"], available: .identity, .notAcceptable),
+        NegotiationCase(
+            "identity refused, br wanted, gzip available", ["identity;q=0, br"], available: [.identity, .gzip],
+            .notAcceptable),
     ]
 
     static let duplicates: [NegotiationCase] = [
@@ -106,10 +111,14 @@ struct AcceptEncodingTests {
     ]
 
     static let availability: [NegotiationCase] = [
-        NegotiationCase("a small answer without variants goes as identity", ["gzip, deflate, br"], available: .identity, .send(.identity)),
+        NegotiationCase(
+            "a small answer without variants goes as identity", ["gzip, deflate, br"], available: .identity,
+            .send(.identity)),
         NegotiationCase("br wanted, only gzip made", ["gzip, br"], available: [.identity, .gzip], .send(.gzip)),
-        NegotiationCase("no field and no identity bytes takes the preferred variant", nil, available: [.gzip, .br], .send(.br)),
-        NegotiationCase("an empty field and no identity bytes is not acceptable", [""], available: [.gzip, .br], .notAcceptable),
+        NegotiationCase(
+            "no field and no identity bytes takes the preferred variant", nil, available: [.gzip, .br], .send(.br)),
+        NegotiationCase(
+            "an empty field and no identity bytes is not acceptable", [""], available: [.gzip, .br], .notAcceptable),
     ]
 
     @Test(arguments: common + weights + names)
@@ -140,15 +149,22 @@ struct AcceptEncodingTests {
         #expect(fromBytes.negotiate() == .send(.gzip))
     }
 
-    @Test("A request's fields are read for the Accept-Encoding ones, names in any case", arguments: [
-        ([("Host", "a"), ("Accept-Encoding", "br")], ["br"]),
-        ([("ACCEPT-ENCODING", "gzip"), ("accept-encoding", "identity;q=0")], ["gzip", "identity;q=0"]),
-        ([("aCcEpT-eNcOdInG", "br;q=0")], ["br;q=0"]),
-        ([("Accept-Encodings", "br"), ("Accept-Encodin", "br"), ("X-Accept-Encoding", "br"), ("Accept_Encoding", "br")], nil),
-        ([("Accept-Éncoding", "br"), ("Accept-Encoding\u{301}", "br")], nil),
-        ([("Accept-Encoding", "")], [""]),
-        ([], nil),
-    ])
+    @Test(
+        "A request's fields are read for the Accept-Encoding ones, names in any case",
+        arguments: [
+            ([("Host", "a"), ("Accept-Encoding", "br")], ["br"]),
+            ([("ACCEPT-ENCODING", "gzip"), ("accept-encoding", "identity;q=0")], ["gzip", "identity;q=0"]),
+            ([("aCcEpT-eNcOdInG", "br;q=0")], ["br;q=0"]),
+            (
+                [
+                    ("Accept-Encodings", "br"), ("Accept-Encodin", "br"), ("X-Accept-Encoding", "br"),
+                    ("Accept_Encoding", "br"),
+                ], nil
+            ),
+            ([("Accept-Éncoding", "br"), ("Accept-Encoding\u{301}", "br")], nil),
+            ([("Accept-Encoding", "")], [""]),
+            ([], nil),
+        ])
     func readsTheAcceptEncodingFieldsOfARequest(fields: [(name: String, value: String)], values: [String]?) {
         #expect(AcceptEncoding(fields: fields) == (values.map { AcceptEncoding(fieldValues: $0) } ?? AcceptEncoding()))
     }
@@ -175,7 +191,9 @@ struct AcceptEncodingTests {
         #expect(read == AcceptEncoding(fieldValues: ["", value]))
         #expect(read == AcceptEncoding(fields: [(name: "Accept-Encoding", value: value)]))
         for available in [ContentCodingSet.all, .identity, [.identity, .gzip], [.gzip, .br]] {
-            #expect(read.negotiate(available: available) == AcceptEncoding(fieldValues: ["", value]).negotiate(available: available))
+            #expect(
+                read.negotiate(available: available)
+                    == AcceptEncoding(fieldValues: ["", value]).negotiate(available: available))
         }
     }
 

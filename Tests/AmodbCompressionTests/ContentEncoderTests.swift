@@ -1,6 +1,7 @@
-@testable import AmodbCompression
 import CBrotli
 import Testing
+
+@testable import AmodbCompression
 
 /// Decodes with a cap far above any answer here.
 private let decoder = ContentDecoder(maximumOutputSize: 1 << 20)
@@ -97,9 +98,15 @@ struct ContentEncoderTests {
     func compressesBrotliAtQualityElevenUpToItsLimitAndFiveAbove(size: Int, quality: Int32) throws {
         let body = Self.jsonBody(size)
         let encoded = try ContentEncoder().encode(body, as: .br)
-        #expect(encoded == (try Brotli.encode(body, quality: quality, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
+        #expect(
+            encoded
+                == (try Brotli.encode(
+                    body, quality: quality, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
         let other: Int32 = quality == 11 ? 5 : 11
-        #expect(encoded != (try Brotli.encode(body, quality: other, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
+        #expect(
+            encoded
+                != (try Brotli.encode(
+                    body, quality: other, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
         #expect(try decoder.decode(encoded, from: .br) == body)
     }
 }

@@ -13,7 +13,8 @@ enum StandInBodies {
     static func body(_ target: String) async -> [UInt8] {
         let sandbox = AmodbSandbox(configuration: .init(requestsPerMinute: 1_000_000))
         let request = try! HTTPRequest(
-            method: "GET", target: target, headers: HTTPHeaders([("Host", "api.amodb.dev"), ("Authorization", "Bearer sandbox-key")]))
+            method: "GET", target: target,
+            headers: HTTPHeaders([("Host", "api.amodb.dev"), ("Authorization", "Bearer sandbox-key")]))
         let response = await withCheckedContinuation { continuation in
             if let response = sandbox.respond(to: request, later: { { continuation.resume(returning: $0) } }) {
                 continuation.resume(returning: response)

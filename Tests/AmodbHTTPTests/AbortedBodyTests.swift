@@ -9,7 +9,9 @@ private struct AbortingResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
         var response = HTTPResponse(status: 200, body: Self.body)
-        if request.path.hasPrefix("/abort/") { response.connection = .abortAfterBodyBytes(Int(request.path.dropFirst(7)) ?? 0) }
+        if request.path.hasPrefix("/abort/") {
+            response.connection = .abortAfterBodyBytes(Int(request.path.dropFirst(7)) ?? 0)
+        }
         return response
     }
 }

@@ -1,5 +1,6 @@
-@testable import AmodbHTTP
 import Dispatch
+
+@testable import AmodbHTTP
 
 /// Moments and deadlines shared by the tests of a connection's pure parts (its deadlines
 /// and its state machine), which take the time as an argument instead of reading a clock.

@@ -1,6 +1,7 @@
-@testable import AmodbHTTP
 import Dispatch
 import Testing
+
+@testable import AmodbHTTP
 
 private func at(_ seconds: Double) -> DispatchTime { ConnectionClock.at(seconds) }
 
@@ -37,14 +38,14 @@ struct ConnectionDeadlinesTests {
         #expect(clock.next(quiet: false) == nil, "waiting on the responder: no deadline of ours")
         clock.writeDrained(at: at(40), answered: true)
         #expect(clock.next(quiet: true) == at(100))
-        clock.writeDrained(at: at(70), answered: false)   // a 100 Continue, say: not an answer
+        clock.writeDrained(at: at(70), answered: false)  // a 100 Continue, say: not an answer
         #expect(clock.expired(at: at(100), quiet: true) == .idle)
     }
 
     @Test func aStalledWriteIsTheMostPressing() {
         var clock = deadlines()
         clock.writeBlocked(at: at(1))
-        clock.writeBlocked(at: at(20))   // still blocked: the first moment counts
+        clock.writeBlocked(at: at(20))  // still blocked: the first moment counts
         clock.headArriving(at: at(25))
         #expect(clock.next(quiet: false) == at(31))
         #expect(clock.expired(at: at(40), quiet: false) == .write)

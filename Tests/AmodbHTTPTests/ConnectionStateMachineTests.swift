@@ -1,6 +1,7 @@
-@testable import AmodbHTTP
 import Dispatch
 import Testing
+
+@testable import AmodbHTTP
 
 private func at(_ seconds: Double) -> DispatchTime { ConnectionClock.at(seconds) }
 
@@ -38,7 +39,9 @@ private struct Driver {
     }
 
     mutating func deliver(_ sequence: Int, _ path: String, at time: Double = 1) {
-        var delivered: [(sequence: Int, response: HTTPResponse)] = [(sequence, HTTPResponse(status: 200, body: Array(path.utf8)))]
+        var delivered: [(sequence: Int, response: HTTPResponse)] = [
+            (sequence, HTTPResponse(status: 200, body: Array(path.utf8)))
+        ]
         perform(machine.responsesReady(&delivered, at: at(time)), at: time)
     }
 

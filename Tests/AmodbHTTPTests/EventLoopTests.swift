@@ -1,8 +1,9 @@
-@testable import AmodbHTTP
 import AmodbHTTPTestSupport
 import Dispatch
 import Synchronization
 import Testing
+
+@testable import AmodbHTTP
 
 /// Holds the loop that asks for `/hold` until the test lets go; answers anything else at once.
 private final class HoldingResponder: HTTPResponder, Sendable {

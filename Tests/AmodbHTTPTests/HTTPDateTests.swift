@@ -1,14 +1,17 @@
-@testable import AmodbHTTP
 import Glibc
 import Testing
+
+@testable import AmodbHTTP
 
 /// The `Date` field and `Content-Length` are written by arithmetic, with no String, lock or
 /// `gmtime_r`: they must read exactly as the C library and `String(_:)` write them.
 struct HTTPDateTests {
-    @Test("The Date field is the IMF-fixdate gmtime gives", arguments: [
-        0, 59, 86_399, 86_400, -1, -86_401, 784_111_777, 951_782_400, 951_868_799, 978_307_200, 1_709_164_800,
-        1_800_000_000, 4_102_444_799, 4_107_542_400, 253_402_300_799,
-    ] + (0..<200).map { $0 * 19_999_999 + 12_345 })
+    @Test(
+        "The Date field is the IMF-fixdate gmtime gives",
+        arguments: [
+            0, 59, 86_399, 86_400, -1, -86_401, 784_111_777, 951_782_400, 951_868_799, 978_307_200, 1_709_164_800,
+            1_800_000_000, 4_102_444_799, 4_107_542_400, 253_402_300_799,
+        ] + (0..<200).map { $0 * 19_999_999 + 12_345 })
     func datesAreFormattedAsGmtimeDoes(second: Int) {
         var output: [UInt8] = []
         HTTPDate.withField(epochSeconds: second) { output.append(contentsOf: $0) }
@@ -18,14 +21,17 @@ struct HTTPDateTests {
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let expected = "Date: \(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+        let expected =
+            "Date: \(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT\r\n"
         #expect(String(decoding: output, as: UTF8.self) == expected)
     }
 
-    @Test("A thread's kept field is for the second asked, however seconds come", arguments: [
-        [784_111_777, 784_111_777, 784_111_778, 784_111_777, 784_198_177, 0, 0, -1, 784_111_777],
-    ])
+    @Test(
+        "A thread's kept field is for the second asked, however seconds come",
+        arguments: [
+            [784_111_777, 784_111_777, 784_111_778, 784_111_777, 784_198_177, 0, 0, -1, 784_111_777]
+        ])
     func keptFieldsFollowTheSecond(seconds: [Int]) async {
         // Several threads at once, each with its own kept field.
         await withTaskGroup(of: Void.self) { group in
@@ -45,7 +51,9 @@ struct HTTPDateTests {
         }
     }
 
-    @Test("Numbers are written as their decimal digits", arguments: [0, 7, 10, 99, 100, 1795, -1, -1800, Int.max, Int.min])
+    @Test(
+        "Numbers are written as their decimal digits",
+        arguments: [0, 7, 10, 99, 100, 1795, -1, -1800, Int.max, Int.min])
     func numbersAreWrittenInDecimal(value: Int) {
         var output: [UInt8] = []
         DecimalDigits.append(value, to: &output)

@@ -1,8 +1,9 @@
-@testable import AmodbHTTP
 import AmodbHTTPTestSupport
 import Dispatch
 import Synchronization
 import Testing
+
+@testable import AmodbHTTP
 
 /// Answers `/slow/<ms>` after that many milliseconds, `/big/<n>` with an n-byte body,
 /// `/gate` only when the test opens the gate, and everything else at once with the path.
@@ -119,7 +120,9 @@ struct HTTPServerTests {
     @Test func answersPipelinedRequestsInOrderEvenWhenTheFirstIsSlower() async throws {
         try await withServer { port in
             let client = try RawHTTPConnection(port: port)
-            try client.send("GET /slow/200 HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\nGET /slow/50 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try client.send(
+                "GET /slow/200 HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\nGET /slow/50 HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
             #expect(try client.readResponse()?.text == "GET /slow/200")
             #expect(try client.readResponse()?.text == "GET /fast")
             #expect(try client.readResponse()?.text == "GET /slow/50")
@@ -177,7 +180,9 @@ struct HTTPServerTests {
             try client.send("GET /x HTTP/1.1\r\nHost:")
             let response = try #require(try client.readResponse())
             #expect(response.status == 408)
-            #expect(response.text == "The request head did not arrive in time.\n", "plain text when the application words nothing")
+            #expect(
+                response.text == "The request head did not arrive in time.\n",
+                "plain text when the application words nothing")
             #expect(response.header("Content-Type") == "text/plain;charset=utf-8")
             #expect(client.waitForClose())
         }
@@ -236,7 +241,8 @@ struct HTTPServerTests {
                 try newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(try newcomer.readResponse()?.text == "GET /new")
                 #expect(slow[0].waitForClose(), "the oldest slow head made room")
-                #expect(setup.server.bytesReceived(fromPeerPort: slow[1].localPort) != nil, "the others keep their slots")
+                #expect(
+                    setup.server.bytesReceived(fromPeerPort: slow[1].localPort) != nil, "the others keep their slots")
                 #expect(setup.server.bytesReceived(fromPeerPort: slow[2].localPort) != nil)
                 #expect(setup.server.probe.evictions == 1)
             }
@@ -317,7 +323,7 @@ struct HTTPServerTests {
                 while ContinuousClock.now < givingUp, (try? client.send("b")) != nil {
                     sent += 1
                     guard setup.waitUntilReadOrClosed(sent, from: client),
-                          setup.server.bytesReceived(fromPeerPort: client.localPort) != nil
+                        setup.server.bytesReceived(fromPeerPort: client.localPort) != nil
                     else { break }
                 }
                 return (try client.readResponse(), client.waitForClose())
@@ -330,7 +336,8 @@ struct HTTPServerTests {
 
     @Test func keepsUnsentOutputWithinItsBoundWhenTheClientDoesNotRead() async throws {
         try await AmodbHTTPTestSupport.withServer(try EchoServer()) { setup in
-            let count = 16, size = 100_000
+            let count = 16
+            let size = 100_000
             let bodies = try await offloaded {
                 let client = try RawHTTPConnection(port: setup.port, timeout: 10)
                 let requests = String(repeating: "GET /big/\(size) HTTP/1.1\r\nHost: x\r\n\r\n", count: count)
@@ -341,8 +348,9 @@ struct HTTPServerTests {
                 return try (0..<count).map { _ in try client.readResponse()?.body.count }
             }
             #expect(bodies == Array(repeating: size, count: count), "every answer arrives, in full")
-            #expect(setup.server.probe.peakUnsentBytes <= ConnectionStateMachine.maxUnsentBytes,
-                    "at most 256 KiB unsent, saw \(setup.server.probe.peakUnsentBytes)")
+            #expect(
+                setup.server.probe.peakUnsentBytes <= ConnectionStateMachine.maxUnsentBytes,
+                "at most 256 KiB unsent, saw \(setup.server.probe.peakUnsentBytes)")
         }
     }
 }

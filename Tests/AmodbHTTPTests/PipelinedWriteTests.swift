@@ -1,8 +1,9 @@
-@testable import AmodbHTTP
 import AmodbHTTPTestSupport
 import Foundation
 import Glibc
 import Testing
+
+@testable import AmodbHTTP
 
 /// Answers every request at once with a tiny body.
 private struct TinyResponder: HTTPResponder {

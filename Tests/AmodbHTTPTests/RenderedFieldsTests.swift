@@ -1,11 +1,15 @@
-@testable import AmodbHTTP
 import Testing
+
+@testable import AmodbHTTP
 
 /// `RenderedFields` counts, then writes: the bytes are those of the lines, whatever they hold.
 struct RenderedFieldsTests {
-    @Test("Lines are written as they read", arguments: [
-        ("", 0, ""), ("text", 7, "text"), ("café ☕︎", -12, "café ☕︎"), (String(repeating: "x", count: 1000), Int.max, ""),
-    ])
+    @Test(
+        "Lines are written as they read",
+        arguments: [
+            ("", 0, ""), ("text", 7, "text"), ("café ☕︎", -12, "café ☕︎"),
+            (String(repeating: "x", count: 1000), Int.max, ""),
+        ])
     func linesAreWrittenAsTheyRead(value: String, number: Int, tail: String) {
         var fields = RenderedFields()
         fields.append { lines in
@@ -14,7 +18,8 @@ struct RenderedFieldsTests {
         }
         fields.append("Tail", tail)
         fields.append { _ in }
-        #expect(String(decoding: fields.bytes, as: UTF8.self) == "Name: \(value)\r\nCount: \(number)\r\nTail: \(tail)\r\n")
+        #expect(
+            String(decoding: fields.bytes, as: UTF8.self) == "Name: \(value)\r\nCount: \(number)\r\nTail: \(tail)\r\n")
     }
 
     @Test func aResponseWritesItsRenderedLinesBeforeItsHeaders() {
@@ -23,17 +28,18 @@ struct RenderedFieldsTests {
         response.renderedFields.append { $0.write("X-Before: 0\r\n") }
         response.contentEncoding = "br"
         let head = ResponseSerializer.serialize(response, isHead: false, closing: true, version: .http1_1, now: 0).head
-        #expect(String(decoding: head, as: UTF8.self) == """
-            HTTP/1.1 404 Not Found\r
-            X-Before: 0\r
-            X-After: 1\r
-            Date: Thu, 01 Jan 1970 00:00:00 GMT\r
-            Content-Encoding: br\r
-            Content-Length: 2\r
-            Connection: close\r
-            \r
+        #expect(
+            String(decoding: head, as: UTF8.self) == """
+                HTTP/1.1 404 Not Found\r
+                X-Before: 0\r
+                X-After: 1\r
+                Date: Thu, 01 Jan 1970 00:00:00 GMT\r
+                Content-Encoding: br\r
+                Content-Length: 2\r
+                Connection: close\r
+                \r
 
-            """)
+                """)
     }
 
     /// A connection writes each head over the storage of the one before: a head still held
@@ -52,7 +58,8 @@ struct RenderedFieldsTests {
         var storage: [UInt8] = []
         var held: [(head: ArraySlice<UInt8>, alone: ArraySlice<UInt8>)] = []
         for response in answers {
-            let head = ResponseSerializer.serialize(response, isHead: false, closing: false, version: .http1_1, now: 0, into: &storage)
+            let head = ResponseSerializer.serialize(
+                response, isHead: false, closing: false, version: .http1_1, now: 0, into: &storage)
             let alone = ResponseSerializer.serialize(response, isHead: false, closing: false, version: .http1_1, now: 0)
             #expect(head.head == alone.head)
             #expect(head.body == alone.body)

@@ -1,5 +1,6 @@
-@testable import AmodbHTTP
 import Testing
+
+@testable import AmodbHTTP
 
 /// One stream of bytes on a connection and what the decoder must make of it.
 struct DecoderFixture: Sendable, CustomTestStringConvertible {
@@ -34,7 +35,9 @@ private let next = "GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
 
 /// Feeds `bytes` to a decoder in pieces of `chunk` bytes (nil: whole), as a connection would:
 /// decoding after every piece until it needs more. Returns the requests and how it ended.
-private func decode(_ bytes: [UInt8], chunk: Int?, limits: HTTPLimits = HTTPLimits()) -> (paths: [String], ending: DecoderFixture.Ending) {
+private func decode(_ bytes: [UInt8], chunk: Int?, limits: HTTPLimits = HTTPLimits()) -> (
+    paths: [String], ending: DecoderFixture.Ending
+) {
     var decoder = RequestDecoder(limits: limits)
     var buffer: [UInt8] = []
     var readIndex = 0
@@ -61,18 +64,40 @@ private func decode(_ bytes: [UInt8], chunk: Int?, limits: HTTPLimits = HTTPLimi
 struct RequestDecoderTests {
     static let fixtures: [DecoderFixture] = [
         DecoderFixture("no body", "GET /a HTTP/1.1\r\nHost: x\r\n\r\n" + next, requests: ["/a", "/next"], .allUsed),
-        DecoderFixture("Content-Length body skipped, not parsed", "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nGET " + next, requests: ["/a", "/next"], .allUsed),
-        DecoderFixture("Content-Length body not yet complete", "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nabc", requests: [], .inBody),
-        DecoderFixture("chunked body then a pipelined request", head + "5\r\nhello\r\n0\r\n\r\n" + next, requests: ["/a", "/next"], .allUsed),
+        DecoderFixture(
+            "Content-Length body skipped, not parsed",
+            "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nGET " + next, requests: ["/a", "/next"], .allUsed),
+        DecoderFixture(
+            "Content-Length body not yet complete", "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nabc",
+            requests: [], .inBody),
+        DecoderFixture(
+            "chunked body then a pipelined request", head + "5\r\nhello\r\n0\r\n\r\n" + next,
+            requests: ["/a", "/next"], .allUsed),
         DecoderFixture("only the last chunk", head + "0\r\n\r\n", requests: ["/a"], .allUsed),
-        DecoderFixture("several chunks, upper and lower hex", head + "a\r\n0123456789\r\nB\r\n0123456789a\r\n0\r\n\r\n", requests: ["/a"], .allUsed),
+        DecoderFixture(
+            "several chunks, upper and lower hex", head + "a\r\n0123456789\r\nB\r\n0123456789a\r\n0\r\n\r\n",
+            requests: ["/a"], .allUsed),
         DecoderFixture("leading zeros in sizes", head + "0005\r\nhello\r\n000\r\n\r\n", requests: ["/a"], .allUsed),
-        DecoderFixture("chunk extensions ignored", head + "5;name=value;flag\r\nhello\r\n0;last\r\n\r\n", requests: ["/a"], .allUsed),
-        DecoderFixture("chunk extension with a quoted string", head + "5;n=\"a b\"\r\nhello\r\n0\r\n\r\n", requests: ["/a"], .allUsed),
-        DecoderFixture("trailer fields read and dropped", head + "5\r\nhello\r\n0\r\nX-Checksum: abc\r\nX-Other:\tv\r\n\r\n" + next, requests: ["/a", "/next"], .allUsed),
-        DecoderFixture("a body that is a request is not parsed as one", head + "23\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n\r\n0\r\n\r\n", requests: ["/a"], .allUsed),
-        DecoderFixture("chunked with Expect 100-continue", "GET /a HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", requests: ["/a"], .allUsed),
-        DecoderFixture("chunked, in odd case", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ChUnKeD\r\n\r\n0\r\n\r\n", requests: ["/a"], .allUsed),
+        DecoderFixture(
+            "chunk extensions ignored", head + "5;name=value;flag\r\nhello\r\n0;last\r\n\r\n", requests: ["/a"],
+            .allUsed),
+        DecoderFixture(
+            "chunk extension with a quoted string", head + "5;n=\"a b\"\r\nhello\r\n0\r\n\r\n", requests: ["/a"],
+            .allUsed),
+        DecoderFixture(
+            "trailer fields read and dropped",
+            head + "5\r\nhello\r\n0\r\nX-Checksum: abc\r\nX-Other:\tv\r\n\r\n" + next, requests: ["/a", "/next"],
+            .allUsed),
+        DecoderFixture(
+            "a body that is a request is not parsed as one",
+            head + "23\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n\r\n0\r\n\r\n", requests: ["/a"], .allUsed),
+        DecoderFixture(
+            "chunked with Expect 100-continue",
+            "GET /a HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            requests: ["/a"], .allUsed),
+        DecoderFixture(
+            "chunked, in odd case", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ChUnKeD\r\n\r\n0\r\n\r\n",
+            requests: ["/a"], .allUsed),
         DecoderFixture("chunked body not yet complete", head + "5\r\nhel", requests: [], .inBody),
         DecoderFixture("chunked body without its final CRLF", head + "0\r\n", requests: [], .inBody),
 
@@ -86,7 +111,9 @@ struct RequestDecoderTests {
         DecoderFixture("non-hex size", head + "g\r\n", requests: [], .error(400)),
         DecoderFixture("size that overflows 64 bits", head + "10000000000000000\r\n", requests: [], .error(413)),
         DecoderFixture("size of many f", head + String(repeating: "f", count: 40) + "\r\n", requests: [], .error(413)),
-        DecoderFixture("chunks adding up past the limit", head + "1000\r\n" + String(repeating: "a", count: 4096) + "\r\n1001\r\n", requests: [], .error(413)),
+        DecoderFixture(
+            "chunks adding up past the limit", head + "1000\r\n" + String(repeating: "a", count: 4096) + "\r\n1001\r\n",
+            requests: [], .error(413)),
 
         // Line ends: CRLF only.
         DecoderFixture("bare LF after the size", head + "5\nhello\r\n0\r\n\r\n", requests: [], .error(400)),
@@ -97,7 +124,9 @@ struct RequestDecoderTests {
         DecoderFixture("bare LF in an extension", head + "5;a\nb\r\nhello\r\n0\r\n\r\n", requests: [], .error(400)),
         DecoderFixture("bare CR in an extension", head + "5;a\rb\r\nhello\r\n0\r\n\r\n", requests: [], .error(400)),
         DecoderFixture("NUL in an extension", head + "5;a\u{0}\r\nhello\r\n0\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("extension line over its limit", head + "5;" + String(repeating: "e", count: 5000) + "\r\n", requests: [], .error(400)),
+        DecoderFixture(
+            "extension line over its limit", head + "5;" + String(repeating: "e", count: 5000) + "\r\n", requests: [],
+            .error(400)),
         DecoderFixture("last chunk ending in a bare LF", head + "0\r\n\n", requests: [], .error(400)),
 
         // Trailers: header fields, strictly.
@@ -106,22 +135,53 @@ struct RequestDecoderTests {
         DecoderFixture("space before a trailer's colon", head + "0\r\nX-A : b\r\n\r\n", requests: [], .error(400)),
         DecoderFixture("bare LF in a trailer", head + "0\r\nX-A: b\nX-B: c\r\n\r\n", requests: [], .error(400)),
         DecoderFixture("control byte in a trailer", head + "0\r\nX-A: b\u{1}\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("trailers over the header byte limit", head + "0\r\n" + (0..<40).map { "X-\($0): \(String(repeating: "v", count: 500))\r\n" }.joined() + "\r\n", requests: [], .error(431)),
-        DecoderFixture("more trailers than the header count limit", head + "0\r\n" + (0..<101).map { "X-\($0): v\r\n" }.joined() + "\r\n", requests: [], .error(431)),
+        DecoderFixture(
+            "trailers over the header byte limit",
+            head + "0\r\n" + (0..<40).map { "X-\($0): \(String(repeating: "v", count: 500))\r\n" }.joined() + "\r\n",
+            requests: [], .error(431)),
+        DecoderFixture(
+            "more trailers than the header count limit",
+            head + "0\r\n" + (0..<101).map { "X-\($0): v\r\n" }.joined() + "\r\n", requests: [], .error(431)),
 
         // Ambiguous framing (RFC 9112 §6.1, §6.3): refused, and the connection closed.
-        DecoderFixture("Content-Length and chunked", "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("chunked, then Content-Length", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("chunked not last", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("chunked twice in one field", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("chunked in two fields", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("empty coding in the list", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: , chunked\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("coding with a parameter", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked;q=1\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("empty Transfer-Encoding", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("chunked on HTTP/1.0", "GET /a HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", requests: [], .error(400)),
-        DecoderFixture("a coding before chunked", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", requests: [], .error(501)),
-        DecoderFixture("identity", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n", requests: [], .error(501)),
-        DecoderFixture("a look-alike of chunked", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunkedx\r\n\r\n", requests: [], .error(501)),
+        DecoderFixture(
+            "Content-Length and chunked",
+            "GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            requests: [], .error(400)),
+        DecoderFixture(
+            "chunked, then Content-Length",
+            "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+            requests: [], .error(400)),
+        DecoderFixture(
+            "chunked not last", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", requests: [],
+            .error(400)),
+        DecoderFixture(
+            "chunked twice in one field", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+            requests: [], .error(400)),
+        DecoderFixture(
+            "chunked in two fields",
+            "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+            requests: [], .error(400)),
+        DecoderFixture(
+            "empty coding in the list", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: , chunked\r\n\r\n",
+            requests: [], .error(400)),
+        DecoderFixture(
+            "coding with a parameter", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked;q=1\r\n\r\n",
+            requests: [], .error(400)),
+        DecoderFixture(
+            "empty Transfer-Encoding", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \r\n\r\n", requests: [],
+            .error(400)),
+        DecoderFixture(
+            "chunked on HTTP/1.0", "GET /a HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", requests: [],
+            .error(400)),
+        DecoderFixture(
+            "a coding before chunked", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            requests: [], .error(501)),
+        DecoderFixture(
+            "identity", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n", requests: [], .error(501)),
+        DecoderFixture(
+            "a look-alike of chunked", "GET /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunkedx\r\n\r\n",
+            requests: [], .error(501)),
     ]
 
     @Test(arguments: fixtures)

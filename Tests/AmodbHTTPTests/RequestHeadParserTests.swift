@@ -1,5 +1,6 @@
-@testable import AmodbHTTP
 import Testing
+
+@testable import AmodbHTTP
 
 /// What parsing a fixture should give.
 enum ParseExpectation: Sendable, CustomStringConvertible {
@@ -29,7 +30,9 @@ struct ParserFixture: Sendable, CustomTestStringConvertible {
 }
 
 /// Feeds `bytes` whole (`chunk == nil`) or in chunks of that size, like a socket would.
-private func parse(_ bytes: [UInt8], chunk: Int?, limits: HTTPLimits = HTTPLimits()) -> Result<ParsedHead, HTTPParseError>? {
+private func parse(_ bytes: [UInt8], chunk: Int?, limits: HTTPLimits = HTTPLimits()) -> Result<
+    ParsedHead, HTTPParseError
+>? {
     var parser = RequestHeadParser(limits: limits)
     var buffer: [UInt8] = []
     var offset = 0
@@ -48,33 +51,67 @@ private func parse(_ bytes: [UInt8], chunk: Int?, limits: HTTPLimits = HTTPLimit
 
 struct RequestHeadParserTests {
     static let fixtures: [ParserFixture] = [
-        ParserFixture("simple GET", "GET /3/movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/3/movie/550", query: [])),
-        ParserFixture("query decoded", "GET /x?language=de-DE&a=%20b+c HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/x", query: ["language=de-DE", "a= b c"])),
-        ParserFixture("leading empty line ignored", "\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/", query: [])),
-        ParserFixture("HTTP/1.0 without Host", "GET / HTTP/1.0\r\n\r\n", .request(method: "GET", path: "/", query: [], keepAlive: false)),
-        ParserFixture("Connection: close", "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", .request(method: "GET", path: "/", query: [], keepAlive: false)),
-        ParserFixture("absolute-form accepted", "GET http://example.com/3/movie/1?x=1 HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/3/movie/1", query: ["x=1"])),
-        ParserFixture("small body counted", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello", .request(method: "GET", path: "/", query: [], bodyLength: 5)),
-        ParserFixture("same Content-Length twice", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab", .request(method: "GET", path: "/", query: [], bodyLength: 2)),
-        ParserFixture("percent-encoded letters decoded once", "GET /3/movie/%35%35%30 HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "GET", path: "/3/movie/550", query: [])),
-        ParserFixture("other method parsed", "DELETE /x HTTP/1.1\r\nHost: a\r\n\r\n", .request(method: "DELETE", path: "/x", query: [])),
+        ParserFixture(
+            "simple GET", "GET /3/movie/550 HTTP/1.1\r\nHost: a\r\n\r\n",
+            .request(method: "GET", path: "/3/movie/550", query: [])),
+        ParserFixture(
+            "query decoded", "GET /x?language=de-DE&a=%20b+c HTTP/1.1\r\nHost: a\r\n\r\n",
+            .request(method: "GET", path: "/x", query: ["language=de-DE", "a= b c"])),
+        ParserFixture(
+            "leading empty line ignored", "\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+            .request(method: "GET", path: "/", query: [])),
+        ParserFixture(
+            "HTTP/1.0 without Host", "GET / HTTP/1.0\r\n\r\n",
+            .request(method: "GET", path: "/", query: [], keepAlive: false)),
+        ParserFixture(
+            "Connection: close", "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+            .request(method: "GET", path: "/", query: [], keepAlive: false)),
+        ParserFixture(
+            "absolute-form accepted", "GET http://example.com/3/movie/1?x=1 HTTP/1.1\r\nHost: a\r\n\r\n",
+            .request(method: "GET", path: "/3/movie/1", query: ["x=1"])),
+        ParserFixture(
+            "small body counted", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello",
+            .request(method: "GET", path: "/", query: [], bodyLength: 5)),
+        ParserFixture(
+            "same Content-Length twice",
+            "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab",
+            .request(method: "GET", path: "/", query: [], bodyLength: 2)),
+        ParserFixture(
+            "percent-encoded letters decoded once", "GET /3/movie/%35%35%30 HTTP/1.1\r\nHost: a\r\n\r\n",
+            .request(method: "GET", path: "/3/movie/550", query: [])),
+        ParserFixture(
+            "other method parsed", "DELETE /x HTTP/1.1\r\nHost: a\r\n\r\n",
+            .request(method: "DELETE", path: "/x", query: [])),
 
         ParserFixture("missing Host", "GET / HTTP/1.1\r\n\r\n", .error(400)),
         ParserFixture("two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", .error(400)),
-        ParserFixture("Content-Length and Transfer-Encoding", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", .error(400)),
-        ParserFixture("Transfer-Encoding other than chunked", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", .error(501)),
-        ParserFixture("conflicting Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", .error(400)),
-        ParserFixture("Content-Length list that disagrees", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3, 4\r\n\r\n", .error(400)),
-        ParserFixture("negative Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", .error(400)),
-        ParserFixture("non-numeric Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1e3\r\n\r\n", .error(400)),
-        ParserFixture("huge Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999\r\n\r\n", .error(400)),
+        ParserFixture(
+            "Content-Length and Transfer-Encoding",
+            "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", .error(400)),
+        ParserFixture(
+            "Transfer-Encoding other than chunked", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n",
+            .error(501)),
+        ParserFixture(
+            "conflicting Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+            .error(400)),
+        ParserFixture(
+            "Content-Length list that disagrees", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3, 4\r\n\r\n",
+            .error(400)),
+        ParserFixture(
+            "negative Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", .error(400)),
+        ParserFixture(
+            "non-numeric Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1e3\r\n\r\n", .error(400)),
+        ParserFixture(
+            "huge Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+            .error(400)),
         ParserFixture("body over the cap", "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 100000\r\n\r\n", .error(413)),
         ParserFixture("obsolete line folding", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\r\n c\r\n\r\n", .error(400)),
         ParserFixture("space before colon", "GET / HTTP/1.1\r\nHost : a\r\n\r\n", .error(400)),
         ParserFixture("empty header name", "GET / HTTP/1.1\r\nHost: a\r\n: b\r\n\r\n", .error(400)),
         ParserFixture("invalid header name", "GET / HTTP/1.1\r\nHost: a\r\nX(A): b\r\n\r\n", .error(400)),
         ParserFixture("NUL in header value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\u{0}c\r\n\r\n", .error(400)),
-        ParserFixture("control character in header value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\u{7}c\r\n\r\n", .error(400)),
+        ParserFixture(
+            "control character in header value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\u{7}c\r\n\r\n", .error(400)),
         ParserFixture("bare CR in header", "GET / HTTP/1.1\r\nHost: a\rX-A: b\r\n\r\n", .error(400)),
         ParserFixture("bare LF line end", "GET / HTTP/1.1\r\nHost: a\nX-A: b\r\n\r\n", .error(400)),
         ParserFixture("bare LF request line", "GET / HTTP/1.1\nHost: a\r\n\r\n", .error(400)),
@@ -96,7 +133,8 @@ struct RequestHeadParserTests {
         ParserFixture("empty segment", "GET /3//movie/550 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
         ParserFixture("trailing slash", "GET /3/movie/550/ HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
         ParserFixture("encoded NUL in path", "GET /3/movie/550%00 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
-        ParserFixture("encoded NUL in query", "GET /3/movie/550?language=en%00 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
+        ParserFixture(
+            "encoded NUL in query", "GET /3/movie/550?language=en%00 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
         ParserFixture("bad percent escape", "GET /3/movie/5%G0 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
         ParserFixture("truncated percent escape", "GET /3/movie/5?a=%4 HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
         ParserFixture("invalid UTF-8 in path", "GET /3/%FF HTTP/1.1\r\nHost: a\r\n\r\n", .error(400)),
@@ -113,7 +151,8 @@ struct RequestHeadParserTests {
     @Test(arguments: fixtures)
     func parsesWholeAndByteByByteAlike(_ fixture: ParserFixture) throws {
         for chunk in [nil, 1, 7] as [Int?] {
-            let result = try #require(parse(fixture.bytes, chunk: chunk), "no complete head (chunk \(String(describing: chunk)))")
+            let result = try #require(
+                parse(fixture.bytes, chunk: chunk), "no complete head (chunk \(String(describing: chunk)))")
             switch (fixture.expected, result) {
             case (.request(let method, let path, let query, let keepAlive, let bodyLength), .success(let head)):
                 #expect(head.request.method == method)
@@ -194,9 +233,12 @@ struct RequestHeadParserTests {
     @Test func emptyLinesBeforeTheRequestLineCountAgainstItsLimit() {
         var limits = HTTPLimits()
         limits.maxRequestLineBytes = 64
-        let line = "GET /" + String(repeating: "a", count: 50) + " HTTP/1.1"   // 64 bytes
+        let line = "GET /" + String(repeating: "a", count: 50) + " HTTP/1.1"  // 64 bytes
         for chunk in [nil, 1] as [Int?] {
-            guard case .failure(let error) = parse(Array(("\r\n" + line + "\r\nHost: a\r\n\r\n").utf8), chunk: chunk, limits: limits) else {
+            guard
+                case .failure(let error) = parse(
+                    Array(("\r\n" + line + "\r\nHost: a\r\n\r\n").utf8), chunk: chunk, limits: limits)
+            else {
                 Issue.record("no error")
                 return
             }
@@ -219,8 +261,14 @@ struct RequestHeadParserTests {
     /// (a value, a name, fewer fields, more fields, another method).
     @Test func eachHeadOnAConnectionGetsExactlyItsOwnFields() throws {
         let heads: [(method: String, fields: [(String, String)])] = [
-            ("GET", [("Host", "a"), ("Accept-Encoding", "gzip, deflate, br"), ("User-Agent", "App/1.0 CFNetwork/1496")]),
-            ("GET", [("Host", "a"), ("Accept-Encoding", "gzip, deflate, br"), ("User-Agent", "App/1.0 CFNetwork/1496")]),
+            (
+                "GET",
+                [("Host", "a"), ("Accept-Encoding", "gzip, deflate, br"), ("User-Agent", "App/1.0 CFNetwork/1496")]
+            ),
+            (
+                "GET",
+                [("Host", "a"), ("Accept-Encoding", "gzip, deflate, br"), ("User-Agent", "App/1.0 CFNetwork/1496")]
+            ),
             ("HEAD", [("Host", "a"), ("Accept-Encoding", "br"), ("User-Agent", "App/1.0 CFNetwork/1496")]),
             ("GET", [("Host", "a"), ("accept-encoding", "br")]),
             ("GET", [("Host", "a"), ("accept-encoding", "br"), ("If-None-Match", #""v1-br""#), ("X-Extra", "1")]),
@@ -231,7 +279,8 @@ struct RequestHeadParserTests {
             var parser = RequestHeadParser(limits: HTTPLimits())
             var held: [(HTTPRequest, [(String, String)])] = []
             for head in heads {
-                let text = "\(head.method) /p HTTP/1.1\r\n" + head.fields.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
+                let text =
+                    "\(head.method) /p HTTP/1.1\r\n" + head.fields.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
                 guard case .complete(let parsed, _) = try parser.parse(Array(text.utf8), from: 0) else {
                     Issue.record("incomplete: \(text)")
                     return
@@ -287,14 +336,19 @@ struct RequestHeadParserTests {
         let get = "GET /3/movie/550?language=fr-FR HTTP/1.1\r\nHost: a\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n"
         let other = "GET /3/movie/551?language=de HTTP/1.1\r\nHost: b\r\n\r\n"
         let http10 = get.replacingOccurrences(of: "HTTP/1.1", with: "HTTP/1.0")
-        func parse(_ parser: inout RequestHeadParser, _ text: String) throws -> (HTTPRequest, consumed: Int, keepAlive: Bool)? {
-            guard case .complete(let head, let consumed) = try parser.parse(Array(text.utf8), from: 0) else { return nil }
+        func parse(_ parser: inout RequestHeadParser, _ text: String) throws -> (
+            HTTPRequest, consumed: Int, keepAlive: Bool
+        )? {
+            guard case .complete(let head, let consumed) = try parser.parse(Array(text.utf8), from: 0) else {
+                return nil
+            }
             return (head.request, consumed, head.keepAlive)
         }
         var parser = RequestHeadParser(limits: HTTPLimits())
         for (text, path, language, host, encoding, keepAlive) in [
             (get, "/3/movie/550", "fr-FR", "a", "gzip, deflate, br", true),
-            (get + "GET /next", "/3/movie/550", "fr-FR", "a", "gzip, deflate, br", true),   // a pipelined request follows
+            // a pipelined request follows
+            (get + "GET /next", "/3/movie/550", "fr-FR", "a", "gzip, deflate, br", true),
             (other, "/3/movie/551", "de", "b", nil, true),
             (get, "/3/movie/550", "fr-FR", "a", "gzip, deflate, br", true),
             (http10, "/3/movie/550", "fr-FR", "a", "gzip, deflate, br", false),
@@ -311,6 +365,8 @@ struct RequestHeadParserTests {
         // A head that starts like the previous one but breaks the rules is refused.
         var strict = RequestHeadParser(limits: HTTPLimits())
         _ = try parse(&strict, get)
-        #expect(throws: HTTPParseError.self) { try strict.parse(Array((String(get.utf8.dropLast(2))! + "Bad Field\r\n\r\n").utf8), from: 0) }
+        #expect(throws: HTTPParseError.self) {
+            try strict.parse(Array((String(get.utf8.dropLast(2))! + "Bad Field\r\n\r\n").utf8), from: 0)
+        }
     }
 }

@@ -1,5 +1,6 @@
-@testable import AmodbHTTP
 import Testing
+
+@testable import AmodbHTTP
 
 /// The query is a checked slice of the target, read item by item on its bytes.
 struct RequestQueryTests {
@@ -7,19 +8,23 @@ struct RequestQueryTests {
         RequestQuery(Substring(text))?.items.map { "\($0.name)=\($0.value)" }
     }
 
-    @Test("Items are split on & and =, decoded once", arguments: [
-        ("language=de&page=2", ["language=de", "page=2"]),
-        ("", []), ("&&", []), ("a", ["a="]), ("a=", ["a="]), ("=b", ["=b"]), ("a=b=c", ["a=b=c"]),
-        ("x=%2F&y=a+b", ["x=/", "y=a b"]), ("caf%C3%A9=th%C3%A9", ["café=thé"]), ("a%26b=c%3Dd", ["a&b=c=d"]),
-        ("append_to_response=credits%2Cvideos", ["append_to_response=credits,videos"]),
-    ])
+    @Test(
+        "Items are split on & and =, decoded once",
+        arguments: [
+            ("language=de&page=2", ["language=de", "page=2"]),
+            ("", []), ("&&", []), ("a", ["a="]), ("a=", ["a="]), ("=b", ["=b"]), ("a=b=c", ["a=b=c"]),
+            ("x=%2F&y=a+b", ["x=/", "y=a b"]), ("caf%C3%A9=th%C3%A9", ["café=thé"]), ("a%26b=c%3Dd", ["a&b=c=d"]),
+            ("append_to_response=credits%2Cvideos", ["append_to_response=credits,videos"]),
+        ])
     func readsItems(text: String, expected: [String]) {
         #expect(Self.items(text) == expected)
     }
 
-    @Test("Malformed escapes, controls and broken UTF-8 are refused", arguments: [
-        "a=%", "a=%4", "a=%G0", "a=%00", "a=%1F", "a=%7F", "a=%C3", "%C3=%A9", "a=%C3&b=%A9", "a=%FF", "a=\u{1}",
-    ])
+    @Test(
+        "Malformed escapes, controls and broken UTF-8 are refused",
+        arguments: [
+            "a=%", "a=%4", "a=%G0", "a=%00", "a=%1F", "a=%7F", "a=%C3", "%C3=%A9", "a=%C3&b=%A9", "a=%FF", "a=\u{1}",
+        ])
     func refusesWhatCannotBeRead(text: String) {
         #expect(RequestQuery(Substring(text)) == nil)
     }
@@ -32,7 +37,9 @@ struct RequestQueryTests {
         #expect(request.queryValue("flag") == "")
         #expect(request.queryValue("missing") == nil)
         var seen: [String] = []
-        request.query.forEachItem { name, value in seen.append(String(decoding: name, as: UTF8.self) + "|" + String(decoding: value, as: UTF8.self)) }
+        request.query.forEachItem { name, value in
+            seen.append(String(decoding: name, as: UTF8.self) + "|" + String(decoding: value, as: UTF8.self))
+        }
         #expect(seen == ["language|fr-FR", "q|a b c", "flag|"])
         #expect(!request.query.isEmpty)
         #expect(try HTTPRequest(method: "GET", target: "/a?&").query.isEmpty)

@@ -1,5 +1,6 @@
-@testable import AmodbHTTP
 import Testing
+
+@testable import AmodbHTTP
 
 /// The paths and texts the hit path now checks in place (no escape to decode, nothing to
 /// escape) must be judged exactly as the general path judges them.
@@ -20,22 +21,27 @@ struct RequestTargetFastPathTests {
         #expect(throws: HTTPParseError.self) { try RequestTarget.parse(target) }
     }
 
-    @Test("Targets are split into path and query on their bytes", arguments: [
-        ("/3/movie/550?language=de&page=2", "/3/movie/550", ["language=de", "page=2"]),
-        ("/a?", "/a", []), ("/a?b", "/a", ["b="]), ("/a?x=%2F&y=a+b", "/a", ["x=/", "y=a b"]),
-        ("/a?b?c=d", "/a", ["b?c=d"]), ("HTTP://host/3/movie/1?x=1", "/3/movie/1", ["x=1"]),
-        ("https://host", "/", []), ("http://host:8080/a", "/a", []), ("/caf%C3%A9", "/café", []),
-    ])
+    @Test(
+        "Targets are split into path and query on their bytes",
+        arguments: [
+            ("/3/movie/550?language=de&page=2", "/3/movie/550", ["language=de", "page=2"]),
+            ("/a?", "/a", []), ("/a?b", "/a", ["b="]), ("/a?x=%2F&y=a+b", "/a", ["x=/", "y=a b"]),
+            ("/a?b?c=d", "/a", ["b?c=d"]), ("HTTP://host/3/movie/1?x=1", "/3/movie/1", ["x=1"]),
+            ("https://host", "/", []), ("http://host:8080/a", "/a", []), ("/caf%C3%A9", "/café", []),
+        ])
     func splitsPathAndQuery(target: String, path: String, query: [String]) throws {
         let parsed = try RequestTarget.parse(target)
         #expect(parsed.path == path)
         #expect(parsed.query.items.map { "\($0.name)=\($0.value)" } == query)
     }
 
-    @Test("Targets that are not an origin or absolute form are refused", arguments: [
-        "*", "", "a/b", "?a", "/a#b", "/a?b#c", "http://host?x", "ftp://host/a", "/a\u{7F}", "/a\u{0}b", "/a b\u{1}",
-        "http://host/a/../b",
-    ])
+    @Test(
+        "Targets that are not an origin or absolute form are refused",
+        arguments: [
+            "*", "", "a/b", "?a", "/a#b", "/a?b#c", "http://host?x", "ftp://host/a", "/a\u{7F}", "/a\u{0}b",
+            "/a b\u{1}",
+            "http://host/a/../b",
+        ])
     func refusesOtherForms(target: String) {
         #expect(throws: HTTPParseError.self) { try RequestTarget.parse(target) }
     }

@@ -35,9 +35,15 @@ struct ServerErrorResponseTests {
     @Test(arguments: [
         ("GET /x#top HTTP/1.1\r\nHost: x\r\n\r\n", 400, "Invalid request target."),
         ("GET /\(String(repeating: "a", count: 64)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, "The request line is too long."),
-        ("GET /x HTTP/1.1\r\nHost: x\r\nCookie: \(String(repeating: "c", count: 64))\r\n\r\n", 431, "The request header fields are too large."),
+        (
+            "GET /x HTTP/1.1\r\nHost: x\r\nCookie: \(String(repeating: "c", count: 64))\r\n\r\n", 431,
+            "The request header fields are too large."
+        ),
         ("GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n\r\n", 413, "The request body is too large."),
-        ("GET /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "Only the chunked transfer coding is supported on requests."),
+        (
+            "GET /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501,
+            "Only the chunked transfer coding is supported on requests."
+        ),
         ("GET /x HTTP/1.2\r\nHost: x\r\n\r\n", 505, "Only HTTP/1.0 and HTTP/1.1 are supported."),
     ])
     func aRefusedRequestGetsTheApplicationsErrorBody(request: String, status: Int, message: String) async throws {

@@ -1,5 +1,6 @@
-@testable import AmodbModels
 import Testing
+
+@testable import AmodbModels
 
 /// A query is read on its bytes (`AmodbRequest.QueryReader`, `LanguageTag`): what it gives
 /// must be what reading the same query as strings gave, for any bytes. The oracle here is
@@ -11,7 +12,7 @@ struct QueryReadingTests {
         var normalized: [String] = []
         for (index, subtag) in tag.split(separator: "-", omittingEmptySubsequences: false).enumerated() {
             guard (1...8).contains(subtag.utf8.count),
-                  subtag.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) })
+                subtag.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) })
             else { return nil }
             let letters = subtag.utf8.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }
             if index == 0 {
@@ -31,7 +32,8 @@ struct QueryReadingTests {
     /// The oracle's resolution: an exact base tag, else a bare language's base tag, else English (none).
     static func oracleResolved(_ tag: String, among base: [String]) -> String? {
         let resolved =
-            base.contains(tag) ? tag : (!tag.contains("-") ? base.first { $0.hasPrefix(tag + "-") } : nil) ?? AmodbLanguage.fallback
+            base.contains(tag)
+            ? tag : (!tag.contains("-") ? base.first { $0.hasPrefix(tag + "-") } : nil) ?? AmodbLanguage.fallback
         return resolved == AmodbLanguage.fallback ? nil : resolved
     }
 
@@ -60,31 +62,42 @@ struct QueryReadingTests {
 
     @Test func languagesResolveAsTheStringReadingDid() throws {
         let base = AmodbLanguage.base
-        for tag in Self.everyText(upTo: 5, alphabet: ["d", "E", "-", "z", "h", "N", "1"]) + ["de", "DE", "pt-br", "en-us", "en"] {
-            let request = try? AmodbRequest(route: .movie(id: 1), resolvingLanguageAmong: base) { (item) throws(RequestError) in
+        for tag in Self.everyText(upTo: 5, alphabet: ["d", "E", "-", "z", "h", "N", "1"]) + [
+            "de", "DE", "pt-br", "en-us", "en",
+        ] {
+            let request = try? AmodbRequest(route: .movie(id: 1), resolvingLanguageAmong: base) {
+                (item) throws(RequestError) in
                 try utf8(of: "language") { (name) throws(RequestError) in
                     try utf8(of: tag) { (value) throws(RequestError) in try item(name, value) }
                 }
             }
             let expected: AmodbRequest?? =
-                tag.isEmpty ? .some(try AmodbRequest(route: .movie(id: 1)))
-                : Self.oracleNormalized(tag).map { try? AmodbRequest(route: .movie(id: 1), language: Self.oracleResolved($0, among: base)) }
+                tag.isEmpty
+                ? .some(try AmodbRequest(route: .movie(id: 1)))
+                : Self.oracleNormalized(tag).map {
+                    try? AmodbRequest(route: .movie(id: 1), language: Self.oracleResolved($0, among: base))
+                }
             #expect(request == expected.flatMap { $0 }, "\(tag.debugDescription)")
         }
         // A resolved language is the base list's own string, not a copy made per request.
-        let german = try AmodbRequest(route: .movie(id: 1), resolvingLanguageAmong: base) { (item) throws(RequestError) in
-            try utf8(of: "language") { (name) throws(RequestError) in try utf8(of: "DE") { (value) throws(RequestError) in try item(name, value) } }
+        let german = try AmodbRequest(route: .movie(id: 1), resolvingLanguageAmong: base) {
+            (item) throws(RequestError) in
+            try utf8(of: "language") { (name) throws(RequestError) in
+                try utf8(of: "DE") { (value) throws(RequestError) in try item(name, value) }
+            }
         }
         #expect(german.language == "de-DE")
     }
 
-    @Test("A query's parameters are read in any order, with the string reading's errors", arguments: [
-        ("page=abc&page=2", "Invalid parameter: page is given more than once."),
-        ("language=x&page=", "Invalid parameter: page is empty."),
-        ("page=0x1&language=%", "Invalid parameter: page must be an integer from 1 to 500."),
-        ("language=e&page=600", "Invalid parameter: language must be a language tag such as en-US."),
-        ("page=600&language=de", "Invalid parameter: page must be an integer from 1 to 500."),
-    ])
+    @Test(
+        "A query's parameters are read in any order, with the string reading's errors",
+        arguments: [
+            ("page=abc&page=2", "Invalid parameter: page is given more than once."),
+            ("language=x&page=", "Invalid parameter: page is empty."),
+            ("page=0x1&language=%", "Invalid parameter: page must be an integer from 1 to 500."),
+            ("language=e&page=600", "Invalid parameter: language must be a language tag such as en-US."),
+            ("page=600&language=de", "Invalid parameter: page must be an integer from 1 to 500."),
+        ])
     func errorsComeInTheirOrder(query: String, message: String) {
         let items = query.split(separator: "&").map { piece in
             let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -106,6 +119,9 @@ struct QueryReadingTests {
         #expect(mask == (1 << AmodbRequest.appendableInOrder.count) - 1)
         #expect(AmodbRequest.appendedResources(mask: mask) == AmodbRequest.appendableInOrder)
         var odd = ",, credits ,videos,credits,Videos,watch/providers,"
-        #expect(AmodbRequest.appendedResources(mask: odd.withUTF8 { AmodbRequest.appendedMask($0) }) == ["credits", "videos", "watch/providers"])
+        #expect(
+            AmodbRequest.appendedResources(mask: odd.withUTF8 { AmodbRequest.appendedMask($0) }) == [
+                "credits", "videos", "watch/providers",
+            ])
     }
 }

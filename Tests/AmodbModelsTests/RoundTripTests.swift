@@ -35,8 +35,12 @@ struct RoundTripTests {
             id: 2, name: "P", profilePath: "/p.jpg", knownForDepartment: nil, popularity: 1, knownFor: [.movie(movie)])
         let page = TrendingPage(page: 2, results: [.movie(movie), .person(person)], totalPages: 9, totalResults: 170)
         #expect(try Self.roundTrip(page) == page)
-        #expect(try Self.roundTrip(Ratings(imdb: Rating(value: 7, votes: nil))) == Ratings(imdb: Rating(value: 7, votes: nil)))
-        #expect(try Self.roundTrip(AmodbErrorBody(statusCode: 1001, statusMessage: "m")) == AmodbErrorBody(statusCode: 1001, statusMessage: "m"))
+        #expect(
+            try Self.roundTrip(Ratings(imdb: Rating(value: 7, votes: nil)))
+                == Ratings(imdb: Rating(value: 7, votes: nil)))
+        #expect(
+            try Self.roundTrip(AmodbErrorBody(statusCode: 1001, statusMessage: "m"))
+                == AmodbErrorBody(statusCode: 1001, statusMessage: "m"))
     }
 
     @Test func anErrorBodyEncodesWithAmodbKeys() throws {

@@ -3,41 +3,49 @@ import Testing
 
 @Suite("Matching paths to routes")
 struct RouteTests {
-    @Test("Paths of the forwarded endpoints match", arguments: [
-        ("/movie/550", Route.movie(id: 550)),
-        ("/movie/1", .movie(id: 1)),
-        ("/movie/2147483647", .movie(id: 2_147_483_647)),
-        ("/trending/all/day", .trending(.all, .day)),
-        ("/trending/movie/week", .trending(.movie, .week)),
-        ("/trending/tv/day", .trending(.tv, .day)),
-        ("/trending/person/week", .trending(.person, .week)),
-        ("/configuration", .configuration),
-    ])
+    @Test(
+        "Paths of the forwarded endpoints match",
+        arguments: [
+            ("/movie/550", Route.movie(id: 550)),
+            ("/movie/1", .movie(id: 1)),
+            ("/movie/2147483647", .movie(id: 2_147_483_647)),
+            ("/trending/all/day", .trending(.all, .day)),
+            ("/trending/movie/week", .trending(.movie, .week)),
+            ("/trending/tv/day", .trending(.tv, .day)),
+            ("/trending/person/week", .trending(.person, .week)),
+            ("/configuration", .configuration),
+        ])
     func validPathsMatch(path: String, route: Route) {
         #expect(Route(path: path) == route)
         #expect(route.path == path)
     }
 
-    @Test("Anything else does not match", arguments: [
-        "/movie/0", "/movie/-1", "/movie/01", "/movie/+5", "/movie/abc", "/movie/1e3", "/movie/ 550",
-        "/movie/2147483648", "/movie/99999999999999999999", "/movie/550/credits", "/movie/550/",
-        "/movie/", "/movie", "/movie/now_playing", "/MOVIE/550", "//movie/550", "movie/550",
-        "/movie/550?language=de", "/trending/movie/month", "/trending/movie", "/trending/movie/week/",
-        "/trending/films/week", "/trending/Movie/week", "/trending//week", "/trending", "/", "",
-        "/tv/1396", "/search/movie",
-        // Matched on bytes: a combining mark, a look-alike digit or letter is another path.
-        "/trending/movie/week\u{301}", "/trending/mo\u{301}vie/week", "/movie/\u{FF15}50", "/trending/\u{43C}ovie/week",
-        "/movie/550\u{301}", "/trending/movie/weeks", "/trending/movies/week", "/trending/tv/", "/trending/all",
-        "/configuration/", "/Configuration", "/configurations", "/configuration/images", "/configuratio", "//configuration",
-    ])
+    @Test(
+        "Anything else does not match",
+        arguments: [
+            "/movie/0", "/movie/-1", "/movie/01", "/movie/+5", "/movie/abc", "/movie/1e3", "/movie/ 550",
+            "/movie/2147483648", "/movie/99999999999999999999", "/movie/550/credits", "/movie/550/",
+            "/movie/", "/movie", "/movie/now_playing", "/MOVIE/550", "//movie/550", "movie/550",
+            "/movie/550?language=de", "/trending/movie/month", "/trending/movie", "/trending/movie/week/",
+            "/trending/films/week", "/trending/Movie/week", "/trending//week", "/trending", "/", "",
+            "/tv/1396", "/search/movie",
+            // Matched on bytes: a combining mark, a look-alike digit or letter is another path.
+            "/trending/movie/week\u{301}", "/trending/mo\u{301}vie/week", "/movie/\u{FF15}50",
+            "/trending/\u{43C}ovie/week",
+            "/movie/550\u{301}", "/trending/movie/weeks", "/trending/movies/week", "/trending/tv/", "/trending/all",
+            "/configuration/", "/Configuration", "/configurations", "/configuration/images", "/configuratio",
+            "//configuration",
+        ])
     func invalidPathsDoNotMatch(path: String) {
         #expect(Route(path: path) == nil)
     }
 
-    @Test("A path's bytes within a longer path match as the same path alone", arguments: [
-        ("/3/movie/550", Route.movie(id: 550) as Route?), ("/3/trending/tv/week", .trending(.tv, .week)),
-        ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil), ("/3", nil), ("/3/configuration", .configuration),
-    ])
+    @Test(
+        "A path's bytes within a longer path match as the same path alone",
+        arguments: [
+            ("/3/movie/550", Route.movie(id: 550) as Route?), ("/3/trending/tv/week", .trending(.tv, .week)),
+            ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil), ("/3", nil), ("/3/configuration", .configuration),
+        ])
     func bytesMatchInPlace(path: String, route: Route?) {
         var path = path
         let matched = path.withUTF8 { Route(pathBytes: UnsafeBufferPointer(rebasing: $0[2...])) }
@@ -45,8 +53,10 @@ struct RouteTests {
         #expect(Route(path: String(path.dropFirst(2))) == route)
     }
 
-    @Test("Every route's path matches itself", arguments:
-        MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }
+    @Test(
+        "Every route's path matches itself",
+        arguments:
+            MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }
             + [.movie(id: 1), .movie(id: 550), .movie(id: Int(Int32.max)), .configuration])
     func everyRoundTrips(route: Route) {
         #expect(Route(path: route.path) == route)

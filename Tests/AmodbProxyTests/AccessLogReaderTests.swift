@@ -1,9 +1,10 @@
 import AmodbHTTP
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 /// The planner's reader: the lines this version writes are read back into the requests
 /// they were, in either format; the previous version's lines, other logs' lines and
@@ -47,7 +48,10 @@ struct AccessLogReaderTests {
     func linesThisVersionWritesAreReadBackIntoTheirRequests(format: LogFormat) {
         var text = ""
         for (index, request) in Self.requests.enumerated() {
-            text += AccessLogLine.forwarded(request, at: Self.base + Double(index) * 1.5, cache: [.hit, .miss, .stale][index % 3], format: format) + "\n"
+            text +=
+                AccessLogLine.forwarded(
+                    request, at: Self.base + Double(index) * 1.5, cache: [.hit, .miss, .stale][index % 3],
+                    format: format) + "\n"
         }
         for contents in [read(text), readByteByByte(text)] {
             #expect(contents.requests.map(\.request) == Self.requests)
@@ -64,8 +68,13 @@ struct AccessLogReaderTests {
     }
 
     @Test func theREADMEsExampleOfThisVersionIsReplayed() throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/operations.md"), encoding: .utf8)
-        let example = try #require(readme.split(separator: "\n").first { $0.contains(#"{"time":"#) && $0.contains(#""route":"/3/movie/{movie_id}""#) })
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../docs/operations.md"), encoding: .utf8)
+        let example = try #require(
+            readme.split(separator: "\n").first {
+                $0.contains(#"{"time":"#) && $0.contains(#""route":"/3/movie/{movie_id}""#)
+            })
         let contents = read(String(example))
         #expect(keys(contents) == ["/movie/550?language=de-DE"])
         #expect(contents.linesBeforeKeys == 0)
@@ -144,7 +153,8 @@ struct AccessLogReaderTests {
         let times = [10.0, 5, 5, 12, 7, 5, 12]
         var text = ""
         for (index, time) in times.enumerated() {
-            text += AccessLogLine.forwarded(try! AmodbRequest(route: .movie(id: index + 1)), at: Self.base + time) + "\n"
+            text +=
+                AccessLogLine.forwarded(try! AmodbRequest(route: .movie(id: index + 1)), at: Self.base + time) + "\n"
         }
         for contents in [read(text), readByteByByte(text)] {
             #expect(contents.requests.map { $0.time - Self.base } == [5, 5, 5, 7, 10, 12, 12])
@@ -182,7 +192,8 @@ struct AccessLogReaderTests {
         while second < 4_200_000_000 {
             let time = CivilTime(epochSeconds: second)
             let back = CivilTime.epochSeconds(
-                year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute, second: time.second)
+                year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute,
+                second: time.second)
             #expect(back == second)
             if back != second { break }
             second += 86_400 * 13 + 3_607

@@ -1,9 +1,10 @@
 import AmodbHTTP
-@testable import AmodbProxy
 import AmodbModels
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 private let key = Secret(ProxyHarness.key)
 private let movie = Route.movie(id: 550)
@@ -11,7 +12,9 @@ private let trending = Route.trending(.movie, .week)
 
 /// Every character of `text` as a `\uXXXX` escape.
 private func unicodeEscaped(_ text: String) -> String {
-    text.unicodeScalars.map { "\\u" + String(repeating: "0", count: 4 - String($0.value, radix: 16).count) + String($0.value, radix: 16) }.joined()
+    text.unicodeScalars.map {
+        "\\u" + String(repeating: "0", count: 4 - String($0.value, radix: 16).count) + String($0.value, radix: 16)
+    }.joined()
 }
 
 @Suite struct AnswerValidatorTests {
@@ -19,11 +22,17 @@ private func unicodeEscaped(_ text: String) -> String {
 
     @Test(arguments: [
         ("ratings as bare numbers", #"{"id":550,"title":"Fight Club","ratings":{"imdb":8.8,"tmdb":8.4}}"#),
-        ("numbers as strings", #"{"id":550,"title":"Fight Club","vote_average":"8.4","runtime":"139","budget":"63000000"}"#),
+        (
+            "numbers as strings",
+            #"{"id":550,"title":"Fight Club","vote_average":"8.4","runtime":"139","budget":"63000000"}"#
+        ),
         ("a new nested shape", #"{"id":550,"title":"Fight Club","genres":{"18":"Drama"},"credits":[["Brad Pitt"]]}"#),
         ("unknown fields and null", #"{"id":550,"title":null,"new_field":{"a":[1,2,{"b":true}]},"poster_path":null}"#),
         ("the id as a string", #"{"id":"550"}"#),
-        ("escapes and non-ASCII text", #"{"id":550,"title":"Fight Club \u00e9 \ud83c\udfac \"quoted\" \/ é 🎬","overview":"a\nb"}"#),
+        (
+            "escapes and non-ASCII text",
+            #"{"id":550,"title":"Fight Club \u00e9 \ud83c\udfac \"quoted\" \/ é 🎬","overview":"a\nb"}"#
+        ),
         ("white space around", " \r\n\t{ \"id\" : 550 } \n"),
     ])
     func storesAMovieWhateverItsNestedShape(_ name: String, _ body: String) {
@@ -61,7 +70,10 @@ private func unicodeEscaped(_ text: String) -> String {
         ("a movie id that is not a plain integer", #"{"id":550.0}"#),
         ("no id", #"{"title":"Fight Club"}"#),
         ("two ids", #"{"id":550,"id":5}"#),
-        ("an error object sent with 200", #"{"success":false,"status_code":34,"status_message":"The resource could not be found."}"#),
+        (
+            "an error object sent with 200",
+            #"{"success":false,"status_code":34,"status_message":"The resource could not be found."}"#
+        ),
         ("an error object that also has the id", #"{"id":550,"success":false,"status_code":7}"#),
     ])
     func refusesAMovieBodyThatWouldBeUselessToStore(_ name: String, _ body: String) {
@@ -79,7 +91,10 @@ private func unicodeEscaped(_ text: String) -> String {
         ("no results", #"{"page":1,"total_pages":1}"#),
         ("results as an object", #"{"page":1,"results":{"0":{"id":550}}}"#),
         ("a bare array", "[]"),
-        ("an error object sent with 200", #"{"status_code":25,"status_message":"Your request count is over the allowed limit.","success":false}"#),
+        (
+            "an error object sent with 200",
+            #"{"status_code":25,"status_message":"Your request count is over the allowed limit.","success":false}"#
+        ),
     ])
     func refusesATrendingBodyThatWouldBeUselessToStore(_ name: String, _ body: String) {
         #expect(validator.problem(with: Array(body.utf8), for: trending) != nil, "\(name)")
@@ -108,7 +123,8 @@ private func unicodeEscaped(_ text: String) -> String {
     }
 
     @Test func refusesNestingDeeperThanAppsCanDecodeWithoutExhaustingTheStack() {
-        let deep = #"{"id":550,"x":"# + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}"
+        let deep =
+            #"{"id":550,"x":"# + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}"
         #expect(validator.problem(with: Array(deep.utf8), for: movie)?.contains("nested deeper") == true)
         let fine = #"{"id":550,"x":"# + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + "}"
         #expect(validator.problem(with: Array(fine.utf8), for: movie) == nil)
@@ -118,13 +134,18 @@ private func unicodeEscaped(_ text: String) -> String {
         ("plainly", ProxyHarness.key),
         ("every character escaped", unicodeEscaped(ProxyHarness.key)),
         ("one character escaped", "test-secret\\u002dkey-0123456789"),
-        ("upper-case escapes", unicodeEscaped(ProxyHarness.key).uppercased().replacingOccurrences(of: "\\U", with: "\\u")),
+        (
+            "upper-case escapes",
+            unicodeEscaped(ProxyHarness.key).uppercased().replacingOccurrences(of: "\\U", with: "\\u")
+        ),
     ])
     func refusesTheKeyHoweverItIsWritten(_ how: String, _ spelled: String) {
         let body = #"{"id":550,"title":"Fight Club","overview":"x \#(spelled) y"}"#
         #expect(validator.problem(with: Array(body.utf8), for: movie)?.contains("API key") == true, "\(how)")
         let asName = #"{"id":550,"\#(spelled)":1}"#
-        #expect(validator.problem(with: Array(asName.utf8), for: movie)?.contains("API key") == true, "\(how), as a member name")
+        #expect(
+            validator.problem(with: Array(asName.utf8), for: movie)?.contains("API key") == true,
+            "\(how), as a member name")
     }
 
     @Test func refusesAKeyWithASlashWrittenAsAnEscapedSlash() {
@@ -135,8 +156,14 @@ private func unicodeEscaped(_ text: String) -> String {
     }
 
     @Test func acceptsOnlyTheProxysOwnErrorObjectAsAStored404() {
-        #expect(validator.problem(withNotFound: HTTPResponse.error(404, "The resource you requested could not be found.").body) == nil)
+        #expect(
+            validator.problem(
+                withNotFound: HTTPResponse.error(404, "The resource you requested could not be found.").body) == nil)
         #expect(validator.problem(withNotFound: Array(ScriptedUpstream.movieDetails.utf8)) != nil)
-        #expect(validator.problem(withNotFound: Array(#"{"success":false,"status_code":34,"status_message":"\#(unicodeEscaped(ProxyHarness.key))"}"#.utf8)) != nil)
+        #expect(
+            validator.problem(
+                withNotFound: Array(
+                    #"{"success":false,"status_code":34,"status_message":"\#(unicodeEscaped(ProxyHarness.key))"}"#.utf8)
+            ) != nil)
     }
 }

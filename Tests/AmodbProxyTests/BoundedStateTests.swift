@@ -1,8 +1,9 @@
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct BoundedStateTests {
@@ -19,12 +20,16 @@ struct BoundedStateTests {
         #expect(sizes.backoff == 0, "a miss has nothing to back off from")
         #expect(cache.usage.bytes <= maxBytes, "remembered 404s are held to the byte budget")
         #expect(cache.usage.entries * MemoryResponseCache.entryOverhead <= maxBytes)
-        if limit == 8 { #expect(fetcher.calls.count == 8, "misses refused by the budget make no call and leave nothing") }
+        if limit == 8 {
+            #expect(fetcher.calls.count == 8, "misses refused by the budget make no call and leave nothing")
+        }
     }
 
     @Test func theBackoffTableIsBoundedWhateverFails() {
         let backoff = RefreshBackoff(capacity: 100)
-        for index in 0..<10_000 { backoff.record(.init(until: 2000 + Double(index), fwdStatus: 500), for: "/movie/\(index)", now: 1000) }
+        for index in 0..<10_000 {
+            backoff.record(.init(until: 2000 + Double(index), fwdStatus: 500), for: "/movie/\(index)", now: 1000)
+        }
         #expect(backoff.count == 100)
         #expect(backoff.failure(for: "/movie/9999", now: 1000) != nil, "the newest failures are kept")
         #expect(backoff.failure(for: "/movie/0", now: 1000) == nil, "the soonest-ending made room")

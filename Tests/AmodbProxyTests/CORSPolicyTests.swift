@@ -1,15 +1,16 @@
 import AmodbHTTP
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 struct CORSPolicyTests {
     @Test(arguments: ["https://app.example.com", "https://evil.example"])
     func aPreflightOnAnAPIRouteVariesOnOriginOnce(_ origin: String) {
         let policy = CORSPolicy(origins: ["https://app.example.com"])
         var preflight = policy.preflight(origin: origin)
-        policy.decorate(&preflight, origin: origin)   // as the responder finishes every API answer
+        policy.decorate(&preflight, origin: origin)  // as the responder finishes every API answer
         #expect(preflight.headers.values("Vary") == ["Origin"])
     }
 

@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 /// The snapshot written entry by entry reads back whole, and replaces the previous file
 /// only once it is complete.
@@ -20,7 +21,8 @@ struct CacheSnapshotWriterTests {
     }
 
     /// Movies 1…`count`, each with an overview long enough that the file spans many writes.
-    private func entries(_ count: Int, storedAt: Double, scenes: Int = 2_000) -> [(key: String, entry: CachedResponse)] {
+    private func entries(_ count: Int, storedAt: Double, scenes: Int = 2_000) -> [(key: String, entry: CachedResponse)]
+    {
         (1...count).map { id in
             let overview = String(repeating: "scene \(id) ", count: scenes)
             let body = #"{"id":\#(id),"title":"Movie \#(id)","overview":"\#(overview)"}"#
@@ -72,7 +74,9 @@ struct CacheSnapshotWriterTests {
         #expect(try snapshot.load(now: 1_003, bounds: Self.bounds, validator: Self.validator).entries.count == 5)
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name + ".tmp") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name + ".tmp") }
+                .isEmpty)
     }
 
     /// Peak memory while a 56 MB cache is written, printed; run with
@@ -87,12 +91,14 @@ struct CacheSnapshotWriterTests {
         }
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let cache = entries(560, storedAt: 1_000, scenes: 10_000)   // 560 bodies of about 100 KB
+        let cache = entries(560, storedAt: 1_000, scenes: 10_000)  // 560 bodies of about 100 KB
         let bytes = cache.reduce(0) { $0 + $1.entry.body.count }
         try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         let before = status("VmRSS")
         try CacheSnapshot(path: path).write(cache, now: 1_010)
         let peak = status("VmHWM")
-        print("MEASURE snapshot: \(bytes / 1_000_000) MB of bodies; RSS before the write \(before / 1024) MB, peak during it \(peak / 1024) MB (+\((peak - before) / 1024) MB)")
+        print(
+            "MEASURE snapshot: \(bytes / 1_000_000) MB of bodies; RSS before the write \(before / 1024) MB, peak during it \(peak / 1024) MB (+\((peak - before) / 1024) MB)"
+        )
     }
 }

@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct CachingForwarderTests {
@@ -66,7 +67,10 @@ struct CachingForwarderTests {
             ] {
                 #expect(try await harness.get(target).status == 200, "\(target)")
             }
-            for target in ["/3/movie/550?append_to_response=secrets", "/3/movie/550?append_to_response=", "/3/movie/550?append_to_response=,%20,"] {
+            for target in [
+                "/3/movie/550?append_to_response=secrets", "/3/movie/550?append_to_response=",
+                "/3/movie/550?append_to_response=,%20,",
+            ] {
                 #expect(try await harness.get(target).status == 200, "\(target)")
             }
             #expect(fetcher.calls == ["/movie/550?append_to_response=credits", "/movie/550"])
@@ -75,7 +79,7 @@ struct CachingForwarderTests {
 
     @Test func makesOneUpstreamCallForManyConcurrentRequests() async throws {
         let fetcher = ScriptedUpstream()
-        fetcher.hold()   // the one call stays in flight until all fifty have asked
+        fetcher.hold()  // the one call stays in flight until all fifty have asked
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
@@ -101,14 +105,19 @@ struct CachingForwarderTests {
         let fetcher = ScriptedUpstream()
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
-            for target in ["/3/movie/popular", "/3/search/movie?query=x", "/movie/550", "/3/trending/movie/month", "/3/movie/0", "/3/movie/550/credits", "/"] {
+            for target in [
+                "/3/movie/popular", "/3/search/movie?query=x", "/movie/550", "/3/trending/movie/month", "/3/movie/0",
+                "/3/movie/550/credits", "/",
+            ] {
                 let response = try await harness.get(target)
                 #expect(response.status == 404, "\(target)")
                 #expect(response.text.contains("status_message"))
             }
-            for target in ["/3/trending/movie/week?page=0", "/3/trending/movie/week?page=501", "/3/trending/movie/week?page=abc",
-                           "/3/movie/550?language=not_a_tag", "/3/movie/550?append_to_response=credits&append_to_response=images",
-                           "/3/movie/550?language=en&language=de"] {
+            for target in [
+                "/3/trending/movie/week?page=0", "/3/trending/movie/week?page=501", "/3/trending/movie/week?page=abc",
+                "/3/movie/550?language=not_a_tag", "/3/movie/550?append_to_response=credits&append_to_response=images",
+                "/3/movie/550?language=en&language=de",
+            ] {
                 let response = try await harness.get(target)
                 #expect(response.status == 400, "\(target)")
                 #expect(response.text.contains("Invalid parameter"))
@@ -157,10 +166,16 @@ struct CachingForwarderTests {
         Mapping(name: "504 → 504", answer: .status(504), status: 504),
         Mapping(name: "timeout → 504", answer: .failure(.timedOut), status: 504),
         Mapping(name: "unreachable → 502", answer: .failure(.unreachable), status: 502),
-        Mapping(name: "truncated JSON → 502", answer: .status(200, String(ScriptedUpstream.moviePage.prefix(40))), status: 502),
+        Mapping(
+            name: "truncated JSON → 502", answer: .status(200, String(ScriptedUpstream.moviePage.prefix(40))),
+            status: 502),
         Mapping(name: "wrong shape → 502", answer: .status(200, #"{"hello":"world"}"#), status: 502),
         Mapping(name: "redirect → 502", answer: .status(302), status: 502),
-        Mapping(name: "body holding the key → 502", answer: .status(200, ScriptedUpstream.moviePage.replacingOccurrences(of: "Fight Club", with: ProxyHarness.key)), status: 502),
+        Mapping(
+            name: "body holding the key → 502",
+            answer: .status(
+                200, ScriptedUpstream.moviePage.replacingOccurrences(of: "Fight Club", with: ProxyHarness.key)),
+            status: 502),
     ]
 
     @Test(arguments: mappings)
@@ -184,7 +199,8 @@ struct CachingForwarderTests {
 
     @Test func retriesRateLimitedCallsAsAmodbAsks() async throws {
         let fetcher = ScriptedUpstream()
-        fetcher.enqueue(.status(429, "", headers: ["retry-after": "0"]), .status(429, "", headers: ["retry-after": "0"]))
+        fetcher.enqueue(
+            .status(429, "", headers: ["retry-after": "0"]), .status(429, "", headers: ["retry-after": "0"]))
         let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")

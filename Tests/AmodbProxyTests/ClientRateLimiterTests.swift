@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct ClientRateLimiterTests {
@@ -19,13 +20,15 @@ struct ClientRateLimiterTests {
     /// The floods run on a thread of their own: seconds of CPU on the concurrency pool
     /// would starve the suites that serve sockets meanwhile.
     @Test(arguments: [(600, 120, 0.0, 2_000_000), (600, 120, 0.001, 100_000), (1, 10_000_000, 0.0, 100_000)])
-    func aFloodOfDistinctClientsStaysWithinTheCap(_ perMinute: Int, _ burst: Int, _ step: Double, _ clients: Int) async throws {
+    func aFloodOfDistinctClientsStaysWithinTheCap(_ perMinute: Int, _ burst: Int, _ step: Double, _ clients: Int)
+        async throws
+    {
         let limiter = ClientRateLimiter(perMinute: perMinute, burst: burst)
         let highest = try await offloaded {
             var now = 0.0
             var highest = 0
             for index in 0..<clients {
-                _ = limiter.take(String(index), now: now)   // spoofed X-Forwarded-For addresses, each new
+                _ = limiter.take(String(index), now: now)  // spoofed X-Forwarded-For addresses, each new
                 now += step
                 if index % 10_000 == 0 {
                     highest = max(highest, limiter.bucketCount)
@@ -51,6 +54,8 @@ struct ClientRateLimiterTests {
         #expect(limiter.bucketCount <= 1024)
         let wait = limiter.take("address:greedy", now: 2)
         #expect(wait != nil && wait! > 50, "still owes what it owed before the sweep")
-        for index in 0..<100 { #expect(limiter.take("address:newcomer-\(index)", now: 2) == nil, "a newcomer starts with a full burst") }
+        for index in 0..<100 {
+            #expect(limiter.take("address:newcomer-\(index)", now: 2) == nil, "a newcomer starts with a full burst")
+        }
     }
 }

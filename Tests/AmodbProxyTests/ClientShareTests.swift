@@ -1,9 +1,10 @@
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct ClientShareTests {
@@ -23,7 +24,9 @@ struct ClientShareTests {
         let harness = try ProxyHarness(configuration: Self.settings(), fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             let greedy = ["X-Forwarded-For": "203.0.113.7"]
-            for id in 1...5 { #expect(try await harness.get("/3/movie/\(900_000 + id)", headers: greedy).status == 404) }
+            for id in 1...5 {
+                #expect(try await harness.get("/3/movie/\(900_000 + id)", headers: greedy).status == 404)
+            }
             let refused = try await harness.get("/3/movie/900006", headers: greedy)
             #expect(refused.status == 503)
             #expect(refused.header("Retry-After") == "60")
@@ -39,7 +42,8 @@ struct ClientShareTests {
             #expect(try await harness.get("/3/movie/550", headers: greedy).status == 404)
 
             clock.advance(by: 61)
-            #expect(try await harness.get("/3/movie/900007", headers: greedy).status == 404, "a new window, a new share")
+            #expect(
+                try await harness.get("/3/movie/900007", headers: greedy).status == 404, "a new window, a new share")
         }
     }
 
@@ -47,7 +51,7 @@ struct ClientShareTests {
         let fetcher = ScriptedUpstream(fallback: .status(404, "{}"))
         let clock = ManualClock()
         var settings = Self.settings(share: 0.5)
-        settings.rateLimit = 6   // 6 calls for misses a window, 3 per client
+        settings.rateLimit = 6  // 6 calls for misses a window, 3 per client
         let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             func get(_ id: Int, as client: String) async throws -> RawHTTPResponse {
@@ -60,7 +64,7 @@ struct ClientShareTests {
                 let refused = try await get(id, as: "203.0.113.7")
                 #expect(refused.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted")
             }
-            clock.advance(by: 31)   // the window's calls have left it; the refused misses were never made
+            clock.advance(by: 31)  // the window's calls have left it; the refused misses were never made
             for id in 10...12 { #expect(try await get(id, as: "203.0.113.7").status == 404, "movie \(id)") }
             #expect(fetcher.calls.count == 9)
         }
@@ -70,7 +74,10 @@ struct ClientShareTests {
         for (exempt, share) in [(true, 0.125), (false, 1.0)] {
             let fetcher = ScriptedUpstream(fallback: .status(404, "{}"))
             var settings = Self.settings(share: share)
-            if exempt { settings.rateLimitExempt = ["127.0.0.1"]; settings.trustedProxies = [] }
+            if exempt {
+                settings.rateLimitExempt = ["127.0.0.1"]
+                settings.trustedProxies = []
+            }
             let harness = try ProxyHarness(configuration: settings, fetcher: fetcher)
             try await withServer(harness) { _ async throws in
                 for id in 1...8 { #expect(try await harness.get("/3/movie/\(id)").status == 404) }
@@ -87,7 +94,10 @@ struct ClientShareTests {
             return
         }
         #expect(loaded.clientUpstreamShare == share)
-        guard case .serve(let flagged) = try ConfigurationLoader.load(arguments: ["--client-share", value], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"]) else {
+        guard
+            case .serve(let flagged) = try ConfigurationLoader.load(
+                arguments: ["--client-share", value], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
+        else {
             Issue.record("not a serve command")
             return
         }
@@ -149,7 +159,9 @@ struct ClientShareTests {
             return inner.acquire(priority, client: client, now: now)
         }
         func shareWait(for client: String, now: Double) async -> Double? { inner.shareWait(for: client, now: now) }
-        func observe(headers: [String: String], now: Double) async -> [String] { inner.observe(headers: headers, now: now) }
+        func observe(headers: [String: String], now: Double) async -> [String] {
+            inner.observe(headers: headers, now: now)
+        }
         func exhaust(for seconds: Double, now: Double) async { inner.exhaust(for: seconds, now: now) }
         func used(now: Double) -> Int { inner.used(now: now) }
         var trackedClients: Int { inner.trackedClients }
@@ -159,12 +171,13 @@ struct ClientShareTests {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
         let inner = UpstreamBudget(limit: 40, shares: ClientUpstreamShare(callsPerWindow: 1))
-        #expect(inner.acquire(.miss, client: "greedy", now: clock.now()) == .granted)   // its one call of the window
+        #expect(inner.acquire(.miss, client: "greedy", now: clock.now()) == .granted)  // its one call of the window
         let budget = GatedBudget(inner)
         let statistics = CacheStatistics()
         let forwarder = CachingForwarder(
             cache: MemoryResponseCache(), fetcher: fetcher, budget: budget, clock: clock,
-            logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), policy: CachingForwarder.Policy(ProxyConfiguration()),
+            logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }),
+            policy: CachingForwarder.Policy(ProxyConfiguration()),
             validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: statistics)
         let request = try AmodbRequest(route: .movie(id: 550))
         let greedy = Task { await ask(forwarder, request, client: "greedy") }
@@ -174,7 +187,8 @@ struct ClientShareTests {
         budget.open()
         let refused = await greedy.value
         #expect(refused.status == 503)
-        #expect(refused.cacheOutcome == .miss(fwdStatus: nil, stored: false, collapsed: false, detail: .clientShareSpent))
+        #expect(
+            refused.cacheOutcome == .miss(fwdStatus: nil, stored: false, collapsed: false, detail: .clientShareSpent))
         let answered = await polite.value
         #expect(answered.status == 200, "the share spent was the leader's, not its own")
         #expect(fetcher.calls == ["/movie/550"])
@@ -183,7 +197,9 @@ struct ClientShareTests {
 
     @Test func theTableOfClientsIsBounded() {
         let shares = ClientUpstreamShare(callsPerWindow: 5, capacity: 100)
-        for client in 0..<10_000 { _ = shares.take("address:10.0.\(client / 256).\(client % 256)", now: 1000) { .granted } }
+        for client in 0..<10_000 {
+            _ = shares.take("address:10.0.\(client / 256).\(client % 256)", now: 1000) { .granted }
+        }
         #expect(shares.count <= 100)
         for client in 0..<10_000 { _ = shares.take("token:\(client)", now: 2000) { .granted } }
         #expect(shares.count <= 100, "a later window sweeps the idle ones")

@@ -1,12 +1,14 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
 
+@testable import AmodbProxy
+
 struct ClientTokensTests {
     @Test func acceptsOnlyABearerTokenItKnows() {
         let key = Secret("the-amodb-key")
-        let tokens = ClientTokens(tokens: [Secret("alpha"), Secret("beta")], file: nil, amodbKey: key, logger: ProxyLogger(sink: { _ in }))
+        let tokens = ClientTokens(
+            tokens: [Secret("alpha"), Secret("beta")], file: nil, amodbKey: key, logger: ProxyLogger(sink: { _ in }))
         let identifier = TokenIdentifier(amodbKey: key)
         #expect(tokens.authenticate("Bearer alpha") == identifier.identity(of: Secret("alpha")))
         #expect(tokens.authenticate("bearer beta") == identifier.identity(of: Secret("beta")))
@@ -21,7 +23,8 @@ struct ClientTokensTests {
     @Test func namesATokenTheSameWhateverItsPlaceInTheList() {
         let key = Secret("the-amodb-key")
         let logger = ProxyLogger(sink: { _ in })
-        let both = ClientTokens(tokens: [Secret("first-token"), Secret("second-token")], file: nil, amodbKey: key, logger: logger)
+        let both = ClientTokens(
+            tokens: [Secret("first-token"), Secret("second-token")], file: nil, amodbKey: key, logger: logger)
         let second = ClientTokens(tokens: [Secret("second-token")], file: nil, amodbKey: key, logger: logger)
         #expect(both.authenticate("Bearer second-token") == second.authenticate("Bearer second-token"))
         #expect(both.authenticate("Bearer first-token") != both.authenticate("Bearer second-token"))

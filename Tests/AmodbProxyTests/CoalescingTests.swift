@@ -1,9 +1,10 @@
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import AmodbProxy
 
 /// A cache that, once armed, runs an action inside the next lookup that finds nothing,
 /// after the lookup and before its caller sees the result: the moment between "not
@@ -22,7 +23,12 @@ private final class InterleavingCache: ResponseCache {
 
     func entry(for key: String) -> CachedResponse? {
         let found = inner.entry(for: key)
-        if found == nil, let action = state.withLock({ state in defer { state.action = nil }; return state.action }) {
+        if found == nil,
+            let action = state.withLock({ state in
+                defer { state.action = nil }
+                return state.action
+            })
+        {
             let outcome = action()
             state.withLock { $0.outcome = outcome }
         }
@@ -49,7 +55,9 @@ struct CoalescingTests {
         // The second request finds nothing; before it can register, the first fetch completes.
         cache.arm {
             fetcher.release()
-            return eventuallyBlocking { cache.inner.entry(for: request.pathAndQuery) != nil && forwarder.tableSizes.inFlight == 0 }
+            return eventuallyBlocking {
+                cache.inner.entry(for: request.pathAndQuery) != nil && forwarder.tableSizes.inFlight == 0
+            }
         }
         let second = await ask(forwarder, request)
         #expect(cache.outcome == true, "the first fetch completed between the second's lookup and its registration")
@@ -84,10 +92,13 @@ struct CoalescingTests {
         let held = (1...2).map { id in Task { await ask(forwarder, try! AmodbRequest(route: .movie(id: id))) } }
         #expect(await eventually { fetcher.heldCount == 2 })
         // Refused at once, not held: the answer is immediate.
-        let refused = forwarder.respond(to: try AmodbRequest(route: .movie(id: 3)), ifNoneMatch: nil, client: nil) { { _ in } }
+        let refused = forwarder.respond(to: try AmodbRequest(route: .movie(id: 3)), ifNoneMatch: nil, client: nil) {
+            { _ in }
+        }
         #expect(refused?.status == 503)
         #expect(refused?.headers["Retry-After"] == "1")
-        #expect(refused?.cacheOutcome == .miss(fwdStatus: nil, stored: false, collapsed: false, detail: .tooManyFetches))
+        #expect(
+            refused?.cacheOutcome == .miss(fwdStatus: nil, stored: false, collapsed: false, detail: .tooManyFetches))
         #expect(forwarder.tableSizes.inFlight == 2)
         fetcher.release()
         for task in held { _ = await task.value }

@@ -1,10 +1,14 @@
-@testable import AmodbProxy
 import Foundation
 import Testing
 
+@testable import AmodbProxy
+
 struct ConfigurationLoaderTests {
     private func serve(_ arguments: [String], _ environment: [String: String]) throws -> ProxyConfiguration {
-        guard case .serve(let configuration) = try ConfigurationLoader.load(arguments: arguments, environment: environment) else {
+        guard
+            case .serve(let configuration) = try ConfigurationLoader.load(
+                arguments: arguments, environment: environment)
+        else {
             throw ConfigurationError("not a serve command")
         }
         return configuration
@@ -53,12 +57,15 @@ struct ConfigurationLoaderTests {
         #expect(fromFile.configurationTTL == 600)
         #expect(fromFile.cacheTTL == 1800, "AMODB_CACHE_TTL keeps meaning the trending lists alone")
         let fromEnvironment = try serve(
-            ["--config", file, "--configuration-ttl", "172800"], ["AMODB_KEY": "k", "AMODB_MOVIE_TTL": "86400", "AMODB_CACHE_TTL": "60"])
+            ["--config", file, "--configuration-ttl", "172800"],
+            ["AMODB_KEY": "k", "AMODB_MOVIE_TTL": "86400", "AMODB_CACHE_TTL": "60"])
         #expect(fromEnvironment.movieTTL == 86_400)
         #expect(fromEnvironment.configurationTTL == 172_800)
         #expect(fromEnvironment.cacheTTL == 60)
-        guard case .checkConfig(let shown) = try ConfigurationLoader.load(
-            arguments: ["--check-config", "--movie-ttl=86400"], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
+        guard
+            case .checkConfig(let shown) = try ConfigurationLoader.load(
+                arguments: ["--check-config", "--movie-ttl=86400"],
+                environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
         else {
             Issue.record("not --check-config")
             return
@@ -80,7 +87,9 @@ struct ConfigurationLoaderTests {
     }
 
     @Test func theShippedExampleFileParsesToTheDefaults() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/amodb-proxy.conf").path
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../config/amodb-proxy.conf"
+        ).path
         let configuration = try serve(["--config", path], ["AMODB_KEY": "k"])
         let defaults = ProxyConfiguration()
         #expect(configuration.port == defaults.port)
@@ -108,7 +117,8 @@ struct ConfigurationLoaderTests {
     ])
     func badValuesAreOneLineErrorsNamingTheSetting(_ arguments: [String], _ named: String) {
         #expect {
-            _ = try ConfigurationLoader.load(arguments: arguments, environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
+            _ = try ConfigurationLoader.load(
+                arguments: arguments, environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
         } throws: { error in
             let error = error as? ConfigurationError
             return error?.description.contains(named) == true && error?.description.contains("\n") == false
@@ -117,32 +127,44 @@ struct ConfigurationLoaderTests {
     }
 
     @Test(arguments: [
-        ("AMODB_CACHE_TTL", "1e19"), ("AMODB_MOVIE_TTL", "1e19"), ("AMODB_CONFIGURATION_TTL", "nan"), ("AMODB_UPSTREAM_TIMEOUT", "1e300"), ("AMODB_MAX_STALE", "1e19"),
+        ("AMODB_CACHE_TTL", "1e19"), ("AMODB_MOVIE_TTL", "1e19"), ("AMODB_CONFIGURATION_TTL", "nan"),
+        ("AMODB_UPSTREAM_TIMEOUT", "1e300"), ("AMODB_MAX_STALE", "1e19"),
         ("AMODB_NEGATIVE_TTL", "1e12"), ("AMODB_SNAPSHOT_INTERVAL", "1e300"), ("AMODB_RETRY_AFTER_MAX", "inf"),
         ("AMODB_SHUTDOWN_GRACE", "1e19"), ("AMODB_HEAD_TIMEOUT", "nan"), ("AMODB_IDLE_TIMEOUT", "1e19"),
-        ("AMODB_WRITE_TIMEOUT", "-1"), ("AMODB_CACHE_MAX_BYTES", "9223372036854775807"), ("AMODB_CACHE_MAX_BYTES", "1e19"),
+        ("AMODB_WRITE_TIMEOUT", "-1"), ("AMODB_CACHE_MAX_BYTES", "9223372036854775807"),
+        ("AMODB_CACHE_MAX_BYTES", "1e19"),
         ("PORT", "99999999999999999999"), ("AMODB_RATE_LIMIT", "0"), ("AMODB_CLIENT_RATE_LIMIT", "1e19"),
         ("AMODB_MAX_CONNECTIONS", "0"), ("AMODB_MAX_PIPELINED", "100000"),
     ])
     func numbersOutOfRangeAreRefusedNamingTheSetting(_ variable: String, _ value: String) {
         #expect {
-            _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", variable: value])
+            _ = try ConfigurationLoader.load(
+                arguments: [], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", variable: value])
         } throws: { error in
             let error = error as? ConfigurationError
-            return error?.setting == variable && error?.description.hasPrefix(variable) == true && error?.description.contains("\n") == false
+            return error?.setting == variable && error?.description.hasPrefix(variable) == true
+                && error?.description.contains("\n") == false
         }
     }
 
     @Test func everyNumericSettingHasAnUpperBound() throws {
         let defaults = ProxyConfiguration()
-        let numeric = ConfigurationLoader.settings.filter { Double($0.show(defaults)) != nil && $0.variable != "AMODB_KEY" }
+        let numeric = ConfigurationLoader.settings.filter {
+            Double($0.show(defaults)) != nil && $0.variable != "AMODB_KEY"
+        }
         #expect(numeric.count >= 20)
         for setting in numeric {
             #expect(throws: ConfigurationError.self, "\(setting.variable)=1e300") {
-                _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", setting.variable: "1e300"])
+                _ = try ConfigurationLoader.load(
+                    arguments: [],
+                    environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", setting.variable: "1e300"])
             }
             #expect(throws: ConfigurationError.self, "\(setting.variable)=99999999999999999999") {
-                _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", setting.variable: "99999999999999999999"])
+                _ = try ConfigurationLoader.load(
+                    arguments: [],
+                    environment: [
+                        "AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null", setting.variable: "99999999999999999999",
+                    ])
             }
         }
     }
@@ -163,7 +185,8 @@ struct ConfigurationLoaderTests {
         let file = try temporaryFile(key)
         for environment in [["AMODB_KEY_FILE": file], ["AMODB_KEY": key]] {
             #expect {
-                _ = try ConfigurationLoader.load(arguments: [], environment: environment.merging(["AMODB_CONFIG": "/dev/null"]) { $1 })
+                _ = try ConfigurationLoader.load(
+                    arguments: [], environment: environment.merging(["AMODB_CONFIG": "/dev/null"]) { $1 })
             } throws: { error in
                 let error = error as? ConfigurationError
                 return error?.description.contains(said) == true && error?.description.contains("sk-live") == false
@@ -175,23 +198,30 @@ struct ConfigurationLoaderTests {
     @Test func anEmptyKeyFileIsAnError() throws {
         let file = try temporaryFile("\u{FEFF} \n")
         #expect {
-            _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
+            _ = try ConfigurationLoader.load(
+                arguments: [], environment: ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
         } throws: { error in
             (error as? ConfigurationError)?.setting == "AMODB_KEY_FILE"
         }
     }
 
     @Test(arguments: [
-        (["--port", "sk-file-5678"], ["AMODB_KEY_FILE": "KEYFILE"]),                   // env file, bad flag
-        (["--key-file", "KEYFILE"], ["PORT": "sk-file-5678"]),                          // flag file, bad env (read first)
+        (["--port", "sk-file-5678"], ["AMODB_KEY_FILE": "KEYFILE"]),  // env file, bad flag
+        (["--key-file", "KEYFILE"], ["PORT": "sk-file-5678"]),  // flag file, bad env (read first)
         (["--key-file=KEYFILE", "--cache-ttl", "x sk-file-5678"], [:]),
-        (["--config=SETTINGS"], [:]),                                                   // bad line before the key-file line
+        (["--config=SETTINGS"], [:]),  // bad line before the key-file line
     ])
-    func aKeyFromTheKeyFilePastedIntoAnotherSettingIsRedacted(_ arguments: [String], _ environment: [String: String]) throws {
+    func aKeyFromTheKeyFilePastedIntoAnotherSettingIsRedacted(_ arguments: [String], _ environment: [String: String])
+        throws
+    {
         let file = try temporaryFile("sk-file-5678\n")
         let settings = try temporaryFile("PORT=sk-file-5678\nAMODB_KEY_FILE=\(file)\n")
-        let arguments = arguments.map { $0.replacingOccurrences(of: "KEYFILE", with: file).replacingOccurrences(of: "SETTINGS", with: settings) }
-        let environment = environment.mapValues { $0.replacingOccurrences(of: "KEYFILE", with: file) }.merging(["AMODB_CONFIG": "/dev/null"]) { $1 }
+        let arguments = arguments.map {
+            $0.replacingOccurrences(of: "KEYFILE", with: file).replacingOccurrences(of: "SETTINGS", with: settings)
+        }
+        let environment = environment.mapValues { $0.replacingOccurrences(of: "KEYFILE", with: file) }.merging([
+            "AMODB_CONFIG": "/dev/null"
+        ]) { $1 }
         #expect {
             _ = try ConfigurationLoader.load(arguments: arguments, environment: environment)
         } throws: { error in
@@ -207,7 +237,8 @@ struct ConfigurationLoaderTests {
 
     @Test func anExplicitConfigFileMustExist() {
         #expect(throws: ConfigurationError.self) {
-            _ = try ConfigurationLoader.load(arguments: ["--config", "/nonexistent/file"], environment: ["AMODB_KEY": "k"])
+            _ = try ConfigurationLoader.load(
+                arguments: ["--config", "/nonexistent/file"], environment: ["AMODB_KEY": "k"])
         }
     }
 
@@ -222,14 +253,17 @@ struct ConfigurationLoaderTests {
     }
 
     @Test func flagsAcceptNameEqualsValue() throws {
-        let configuration = try serve(["--port=1234", "--idle-timeout=5"], ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
+        let configuration = try serve(
+            ["--port=1234", "--idle-timeout=5"], ["AMODB_KEY": "k", "AMODB_CONFIG": "/dev/null"])
         #expect(configuration.port == 1234)
         #expect(configuration.timeouts.idleSeconds == 5)
     }
 
     @Test func aKeyPastedIntoTheWrongSettingIsNotEchoed() {
         #expect {
-            _ = try ConfigurationLoader.load(arguments: ["--port", "sk-live-1234"], environment: ["AMODB_KEY": "sk-live-1234", "AMODB_CONFIG": "/dev/null"])
+            _ = try ConfigurationLoader.load(
+                arguments: ["--port", "sk-live-1234"],
+                environment: ["AMODB_KEY": "sk-live-1234", "AMODB_CONFIG": "/dev/null"])
         } throws: { error in
             let text = (error as? ConfigurationError)?.description ?? ""
             return text.contains("PORT") && !text.contains("sk-live-1234") && text.contains("<redacted>")

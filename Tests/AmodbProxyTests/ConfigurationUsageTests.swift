@@ -1,10 +1,12 @@
-@testable import AmodbProxy
 import Testing
+
+@testable import AmodbProxy
 
 /// `--help` as a reader sees it: 80 columns, each setting's flag, value placeholder and
 /// environment variable apart on its row, its help and default whole below it.
 struct ConfigurationUsageTests {
-    private let lines = ConfigurationLoader.usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    private let lines = ConfigurationLoader.usage.split(separator: "\n", omittingEmptySubsequences: false).map(
+        String.init)
 
     private func words(_ line: String) -> [String] {
         line.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -12,7 +14,9 @@ struct ConfigurationUsageTests {
 
     /// The words a setting's row holds: flag and placeholder (or that it has no flag), variable.
     private func rowWords(_ setting: ConfigurationLoader.Setting) -> [String] {
-        (setting.flag.isEmpty ? ["(environment", "only)"] : [setting.flag, ConfigurationLoader.valuePlaceholder]) + [setting.variable]
+        (setting.flag.isEmpty ? ["(environment", "only)"] : [setting.flag, ConfigurationLoader.valuePlaceholder]) + [
+            setting.variable
+        ]
     }
 
     private func withoutSpaces(_ text: String) -> String {
@@ -56,7 +60,8 @@ struct ConfigurationUsageTests {
             let value = setting.show(defaults)
             let expected = setting.help + (value.isEmpty ? "" : " [\(value)]")
             #expect(withoutSpaces(helpLines.joined()) == withoutSpaces(expected), "\(setting.variable)")
-            #expect(helpLines.joined(separator: " ").split(separator: " ").joined(separator: " ").contains(setting.help))
+            #expect(
+                helpLines.joined(separator: " ").split(separator: " ").joined(separator: " ").contains(setting.help))
         }
     }
 
@@ -64,14 +69,18 @@ struct ConfigurationUsageTests {
         for option in ConfigurationLoader.commandOptions {
             #expect(lines.contains { $0.hasPrefix("  " + option.label + "  ") }, "\(option.label)")
         }
-        #expect(lines.contains { words($0).starts(with: ["--config", "PATH", "settings", "file", "of", "NAME=value", "lines"]) })
+        #expect(
+            lines.contains {
+                words($0).starts(with: ["--config", "PATH", "settings", "file", "of", "NAME=value", "lines"])
+            })
     }
 
     @Test(arguments: [
         // A sentence: broken between words only.
         "seconds an idle keep-alive connection stays open before the proxy closes it, unless a request arrives first",
         // A default list longer than a line: broken after its commas.
-        "amodb's translated languages [" + Array(repeating: "en-US,de-DE,fr-FR,es-ES", count: 6).joined(separator: ",") + "]",
+        "amodb's translated languages [" + Array(repeating: "en-US,de-DE,fr-FR,es-ES", count: 6).joined(separator: ",")
+            + "]",
         // A word longer than a line without a comma: broken where the line ends.
         "file " + String(repeating: "x", count: 170) + " holds it",
     ])

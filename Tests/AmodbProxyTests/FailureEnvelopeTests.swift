@@ -1,5 +1,6 @@
-@testable import AmodbProxy
 import Testing
+
+@testable import AmodbProxy
 
 /// How a fetch failed travels to the other replicas and comes back the same, and nothing
 /// else is read as one.
@@ -7,7 +8,9 @@ struct FailureEnvelopeTests {
     @Test(arguments: [
         ClientFailure(status: 502, message: "amodb failed with status 500.", fwdStatus: 500),
         ClientFailure(status: 504, message: "amodb did not answer in time."),
-        ClientFailure(status: 503, message: "amodb's rate limit is reached; try again in 7 s.", fwdStatus: 429, retryAfter: 6.5, backoff: 6.5),
+        ClientFailure(
+            status: 503, message: "amodb's rate limit is reached; try again in 7 s.", fwdStatus: 429, retryAfter: 6.5,
+            backoff: 6.5),
         ClientFailure.noCall(.budgetExhausted, retryAfter: 12),
     ])
     func aFailureComesBackAsItWent(failure: ClientFailure) throws {

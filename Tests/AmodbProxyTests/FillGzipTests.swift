@@ -1,9 +1,10 @@
 import AmodbCompression
 import AmodbHTTP
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Testing
+
+@testable import AmodbProxy
 
 /// A fill answers everyone who waited on it in the coding they asked for, from the gzip
 /// variant it makes before answering; an answer the cache will not keep (with its variants)
@@ -51,7 +52,8 @@ struct FillGzipTests {
 
     @Test func anAnswerTooLargeToStoreIsNotCompressed() async throws {
         let request = try AmodbRequest(route: .trending(.movie, .week))
-        let cache = MemoryResponseCache(maxBytes: (Self.identityCost(request) - 1) * MemoryResponseCache.maxEntryFraction, shardCount: 1)
+        let cache = MemoryResponseCache(
+            maxBytes: (Self.identityCost(request) - 1) * MemoryResponseCache.maxEntryFraction, shardCount: 1)
         let forwarder = forwarder(ScriptedUpstream(), cache: cache)
         let answer = await ask(forwarder, request, accept: Self.accepting("gzip"))
         #expect(answer.status == 200)
@@ -65,7 +67,8 @@ struct FillGzipTests {
 
     @Test func anAnswerThatFitsOnlyWithoutItsGzipIsStoredAsIdentity() async throws {
         let request = try AmodbRequest(route: .trending(.movie, .week))
-        let cache = MemoryResponseCache(maxBytes: Self.identityCost(request) * MemoryResponseCache.maxEntryFraction, shardCount: 1)
+        let cache = MemoryResponseCache(
+            maxBytes: Self.identityCost(request) * MemoryResponseCache.maxEntryFraction, shardCount: 1)
         let forwarder = forwarder(ScriptedUpstream(), cache: cache)
         let answer = await ask(forwarder, request, accept: Self.accepting("gzip"))
         #expect(answer.cacheOutcome == .miss(fwdStatus: 200, stored: true, collapsed: false, detail: nil))
@@ -73,6 +76,8 @@ struct FillGzipTests {
         #expect(answer.body == Self.body)
         #expect(cache.entry(for: request.pathAndQuery)?.body == Self.body)
         await forwarder.drain(within: 1)
-        #expect(forwarder.variantMaker.compressedBytes == 0, "asked before compressing: it could not be kept with its variants")
+        #expect(
+            forwarder.variantMaker.compressedBytes == 0,
+            "asked before compressing: it could not be kept with its variants")
     }
 }

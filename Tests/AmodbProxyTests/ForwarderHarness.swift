@@ -1,9 +1,10 @@
 import AmodbCompression
 import AmodbHTTP
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Dispatch
+
+@testable import AmodbProxy
 
 // The forwarder without a server, for the suites that drive it directly (coalescing, key
 // probes, bounded tables, fills): built as `ProxyServer` builds it, asked as the responder asks.
@@ -24,7 +25,8 @@ func forwarder(
 /// Asks `forwarder` as the responder does, from a Dispatch thread as an event loop would,
 /// and waits for the answer, immediate or delivered.
 func ask(
-    _ forwarder: CachingForwarder, _ request: AmodbRequest, client: String? = nil, accept: AcceptEncoding = AcceptEncoding()
+    _ forwarder: CachingForwarder, _ request: AmodbRequest, client: String? = nil,
+    accept: AcceptEncoding = AcceptEncoding()
 ) async -> ProxyAnswer {
     await withCheckedContinuation { continuation in
         DispatchQueue.global().async {

@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 private func temporarySnapshotPath() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("amodb-forwarder-\(UUID().uuidString).json").path
@@ -12,7 +13,8 @@ struct ForwarderShutdownTests {
     @Test func shutdownWakesARetryWaitingOutA429AndAnswersAtOnce() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "30"]))
         // A grace far shorter than the 30 s wait, yet long enough for a busy machine to answer.
-        let harness = try ProxyHarness(configuration: ProxyHarness.configuration { $0.shutdownGraceSeconds = 5 }, fetcher: fetcher)
+        let harness = try ProxyHarness(
+            configuration: ProxyHarness.configuration { $0.shutdownGraceSeconds = 5 }, fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             let pending = Task { try await harness.get("/3/trending/movie/week") }
             #expect(await eventually { fetcher.calls.count == 1 })
@@ -29,19 +31,26 @@ struct ForwarderShutdownTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let settings = ProxyHarness.configuration { $0.snapshotPath = path; $0.shutdownGraceSeconds = 0.2 }
+        let settings = ProxyHarness.configuration {
+            $0.snapshotPath = path
+            $0.shutdownGraceSeconds = 0.2
+        }
         let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
         let storedAt = clock.now()
         try await withServer(harness) { _ async throws in
             _ = try await harness.get("/3/trending/movie/week")
             clock.advance(by: 1801)
             fetcher.hold()
-            #expect(try await harness.get("/3/trending/movie/week").header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1")
+            #expect(
+                try await harness.get("/3/trending/movie/week").header("Cache-Status")
+                    == "amodb-proxy; fwd=stale; ttl=-1")
             #expect(await eventually { fetcher.heldCount == 1 })
-            await harness.shutdown()   // the grace ends with the refresh still held
+            await harness.shutdown()  // the grace ends with the refresh still held
             fetcher.release()
             #expect(await eventually { harness.proxy.forwarderTasks == 0 }, "the refresh has ended")
-            #expect(harness.proxy.cache.entry(for: "/trending/movie/week")?.storedAt == storedAt, "nothing stored after the snapshot")
+            #expect(
+                harness.proxy.cache.entry(for: "/trending/movie/week")?.storedAt == storedAt,
+                "nothing stored after the snapshot")
         }
         let reloaded = try ProxyHarness(configuration: settings, fetcher: ScriptedUpstream(), clock: clock)
         try await withServer(reloaded) { _ async throws in
@@ -54,7 +63,10 @@ struct ForwarderShutdownTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let settings = ProxyHarness.configuration { $0.snapshotPath = path; $0.shutdownGraceSeconds = 10 }
+        let settings = ProxyHarness.configuration {
+            $0.snapshotPath = path
+            $0.shutdownGraceSeconds = 10
+        }
         let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             _ = try await harness.get("/3/trending/movie/week")
@@ -70,7 +82,8 @@ struct ForwarderShutdownTests {
         }
         let reloaded = try ProxyHarness(configuration: settings, fetcher: ScriptedUpstream(), clock: clock)
         try await withServer(reloaded) { _ async throws in
-            #expect(reloaded.proxy.cache.entry(for: "/trending/movie/week")?.storedAt == clock.now(), "the refreshed copy")
+            #expect(
+                reloaded.proxy.cache.entry(for: "/trending/movie/week")?.storedAt == clock.now(), "the refreshed copy")
         }
     }
 }

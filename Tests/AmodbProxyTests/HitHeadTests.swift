@@ -1,8 +1,9 @@
 import AmodbCompression
-@testable import AmodbHTTP
-@testable import AmodbProxy
 import Foundation
 import Testing
+
+@testable import AmodbHTTP
+@testable import AmodbProxy
 
 /// A hit's head is rendered as bytes (`RenderedFields`), not as `HTTPHeaders` of Strings:
 /// the bytes on the wire must be exactly those the field-by-field rendering wrote.
@@ -14,7 +15,8 @@ struct HitHeadTests {
 
     /// The answer as the proxy finishes it (`Cache-Status` after the cache's own fields).
     static func answer(
-        _ entry: CachedResponse = entry, at now: Double, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
+        _ entry: CachedResponse = entry, at now: Double, accept: AcceptEncoding = AcceptEncoding(),
+        ifNoneMatch: String? = nil
     ) -> HTTPResponse {
         let answer = entry.response(
             at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)), accept: accept, ifNoneMatch: ifNoneMatch)
@@ -24,23 +26,27 @@ struct HitHeadTests {
     }
 
     static func head(_ response: HTTPResponse, isHead: Bool = false, at second: Int = exampleDate) -> String {
-        String(decoding: ResponseSerializer.serialize(response, isHead: isHead, closing: false, version: .http1_1, now: second).head, as: UTF8.self)
+        String(
+            decoding: ResponseSerializer.serialize(
+                response, isHead: isHead, closing: false, version: .http1_1, now: second
+            ).head, as: UTF8.self)
     }
 
     @Test func aHitIsRenderedToTheExactBytes() {
-        #expect(Self.head(Self.answer(at: 1_005.5)) == """
-            HTTP/1.1 200 OK\r
-            Content-Type: application/json;charset=utf-8\r
-            Vary: Accept-Encoding\r
-            ETag: \(Self.entry.etag)\r
-            Cache-Control: public, max-age=1795\r
-            Age: 5\r
-            Cache-Status: amodb-proxy; hit; ttl=1795\r
-            Date: Sun, 06 Nov 1994 08:49:37 GMT\r
-            Content-Length: \(Self.body.count)\r
-            \r
+        #expect(
+            Self.head(Self.answer(at: 1_005.5)) == """
+                HTTP/1.1 200 OK\r
+                Content-Type: application/json;charset=utf-8\r
+                Vary: Accept-Encoding\r
+                ETag: \(Self.entry.etag)\r
+                Cache-Control: public, max-age=1795\r
+                Age: 5\r
+                Cache-Status: amodb-proxy; hit; ttl=1795\r
+                Date: Sun, 06 Nov 1994 08:49:37 GMT\r
+                Content-Length: \(Self.body.count)\r
+                \r
 
-            """)
+                """)
     }
 
     @Test func aHitHasTheBytesTheFieldByFieldRenderingWrote() {
@@ -70,24 +76,28 @@ struct HitHeadTests {
         #expect(text.contains("\r\nETag: \(Self.entry.etag)\r\nCache-Control"))
     }
 
-    @Test("A tag the client has is a 304 with the same validator and no body", arguments: [
-        "ETAG", "W/ETAG", "*", #""other", ETAG"#, #" W/ETAG , "x""#,
-    ])
+    @Test(
+        "A tag the client has is a 304 with the same validator and no body",
+        arguments: [
+            "ETAG", "W/ETAG", "*", #""other", ETAG"#, #" W/ETAG , "x""#,
+        ])
     func aMatchingTagIsNotModified(ifNoneMatch: String) {
-        let response = Self.answer(at: 1_010, ifNoneMatch: ifNoneMatch.replacingOccurrences(of: "ETAG", with: Self.entry.etag))
+        let response = Self.answer(
+            at: 1_010, ifNoneMatch: ifNoneMatch.replacingOccurrences(of: "ETAG", with: Self.entry.etag))
         #expect(response.status == 304)
         #expect(response.body.isEmpty)
-        #expect(Self.head(response) == """
-            HTTP/1.1 304 Not Modified\r
-            Vary: Accept-Encoding\r
-            ETag: \(Self.entry.etag)\r
-            Cache-Control: public, max-age=1790\r
-            Age: 10\r
-            Cache-Status: amodb-proxy; hit; ttl=1790\r
-            Date: Sun, 06 Nov 1994 08:49:37 GMT\r
-            \r
+        #expect(
+            Self.head(response) == """
+                HTTP/1.1 304 Not Modified\r
+                Vary: Accept-Encoding\r
+                ETag: \(Self.entry.etag)\r
+                Cache-Control: public, max-age=1790\r
+                Age: 10\r
+                Cache-Status: amodb-proxy; hit; ttl=1790\r
+                Date: Sun, 06 Nov 1994 08:49:37 GMT\r
+                \r
 
-            """)
+                """)
     }
 
     @Test("A tag the client does not have is the whole answer", arguments: [#""nope""#, "W/\"nope\"", ""])
@@ -98,8 +108,10 @@ struct HitHeadTests {
     }
 
     @Test func aHeadHasTheHeadOfTheGetAndNoBody() {
-        let get = ResponseSerializer.serialize(Self.answer(at: 1_003), isHead: false, closing: false, version: .http1_1, now: Self.exampleDate)
-        let head = ResponseSerializer.serialize(Self.answer(at: 1_003), isHead: true, closing: false, version: .http1_1, now: Self.exampleDate)
+        let get = ResponseSerializer.serialize(
+            Self.answer(at: 1_003), isHead: false, closing: false, version: .http1_1, now: Self.exampleDate)
+        let head = ResponseSerializer.serialize(
+            Self.answer(at: 1_003), isHead: true, closing: false, version: .http1_1, now: Self.exampleDate)
         #expect(head.head == get.head)
         #expect(head.body.isEmpty)
         #expect(get.body.elementsEqual(Self.body))
@@ -113,20 +125,21 @@ struct HitHeadTests {
         accept.add(fieldValue: "gzip")
         let response = Self.answer(entry, at: 1_001, accept: accept)
         #expect(response.contentEncoding == "gzip")
-        #expect(Self.head(response) == """
-            HTTP/1.1 200 OK\r
-            Content-Type: application/json;charset=utf-8\r
-            Vary: Accept-Encoding\r
-            ETag: \(tags.gzip)\r
-            Cache-Control: public, max-age=1799\r
-            Age: 1\r
-            Cache-Status: amodb-proxy; hit; ttl=1799\r
-            Date: Sun, 06 Nov 1994 08:49:37 GMT\r
-            Content-Encoding: gzip\r
-            Content-Length: \(try #require(variants.gzip).count)\r
-            \r
+        #expect(
+            Self.head(response) == """
+                HTTP/1.1 200 OK\r
+                Content-Type: application/json;charset=utf-8\r
+                Vary: Accept-Encoding\r
+                ETag: \(tags.gzip)\r
+                Cache-Control: public, max-age=1799\r
+                Age: 1\r
+                Cache-Status: amodb-proxy; hit; ttl=1799\r
+                Date: Sun, 06 Nov 1994 08:49:37 GMT\r
+                Content-Encoding: gzip\r
+                Content-Length: \(try #require(variants.gzip).count)\r
+                \r
 
-            """)
+                """)
     }
 
     /// RFC 9110 §15.4.5: a 304 carries the validator and caching fields, nothing that
@@ -143,17 +156,18 @@ struct HitHeadTests {
         #expect(response.status == 304)
         #expect(response.body.isEmpty)
         #expect(response.contentEncoding == coding.contentEncoding)
-        #expect(Self.head(response) == """
-            HTTP/1.1 304 Not Modified\r
-            Vary: Accept-Encoding\r
-            ETag: \(tag)\r
-            Cache-Control: public, max-age=1799\r
-            Age: 1\r
-            Cache-Status: amodb-proxy; hit; ttl=1799\r
-            Date: Sun, 06 Nov 1994 08:49:37 GMT\r
-            \r
+        #expect(
+            Self.head(response) == """
+                HTTP/1.1 304 Not Modified\r
+                Vary: Accept-Encoding\r
+                ETag: \(tag)\r
+                Cache-Control: public, max-age=1799\r
+                Age: 1\r
+                Cache-Status: amodb-proxy; hit; ttl=1799\r
+                Date: Sun, 06 Nov 1994 08:49:37 GMT\r
+                \r
 
-            """)
+                """)
         #expect(Self.head(response, isHead: true) == Self.head(response), "the same for HEAD")
     }
 }

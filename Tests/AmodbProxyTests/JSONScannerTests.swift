@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 @Suite struct JSONScannerTests {
     @Test func readsTheWatchedTopLevelMembersOnly() throws {
@@ -19,10 +20,11 @@ import Testing
         #expect(throws: JSONScanner.Failure.self) { try JSONScanner.scan(Array(text.utf8)) }
     }
 
-    @Test(arguments: [
-        ("0", .number), ("-0.5e+10", .number), ("true", .true), ("false", .false), ("null", .null),
-        (#""\u00e9""#, .string), ("[]", .array), ("{}", .object), (#"[1,"a",{"b":[null]}]"#, .array),
-    ] as [(String, JSONScanner.Kind)])
+    @Test(
+        arguments: [
+            ("0", .number), ("-0.5e+10", .number), ("true", .true), ("false", .false), ("null", .null),
+            (#""\u00e9""#, .string), ("[]", .array), ("{}", .object), (#"[1,"a",{"b":[null]}]"#, .array),
+        ] as [(String, JSONScanner.Kind)])
     func acceptsEveryKindOfValueAtTheTopLevel(_ text: String, _ kind: JSONScanner.Kind) throws {
         #expect(try JSONScanner.scan(Array(text.utf8)).topLevel == kind)
     }

@@ -1,5 +1,6 @@
-@testable import AmodbProxy
 import Testing
+
+@testable import AmodbProxy
 
 /// JSON strings written by hand (error bodies, log lines) escape exactly what RFC 8259 §7 requires.
 struct JSONTextTests {

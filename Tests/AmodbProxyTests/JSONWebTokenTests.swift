@@ -1,35 +1,47 @@
 import AmodbCrypto
-@testable import AmodbProxy
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 /// Reading compact JWS and key sets: RFC 7515's appendix examples read and verify through
 /// the same parsing the proxy's verifier uses, and what a key set keeps and skips.
 struct JSONWebTokenTests {
-    static let payload = "eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
+    static let payload =
+        "eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
 
     /// RFC 7515 Appendix A.2 and A.3's public keys as JSON Web Keys, in one set.
     static let appendixKeySet = #"""
-    {"keys":[
-     {"kty":"RSA","kid":"a2","use":"sig","e":"AQAB","n":"ofgWCuLjybRlzo0tZWJjNiuSfb4p4fAkd_wWJcyQoTbji9k0l8W26mPddxHmfHQp-Vaw-4qPCJrcS2mJPMEzP1Pt0Bm4d4QlL-yRT-SFd2lZS-pCgNMsD1W_YpRPEwOWvG6b32690r2jZ47soMZo9wGzjb_7OMg0LOL-bSf63kpaSHSXndS5z5rexMdbBYUsLA9e-KXBdQOS-UTo7WTBEMa2R2CapHg665xsmtdVMTBQY4uDZlxvb3qCo5ZwKh9kG4LT6_I5IhlJH7aGhyxXFvUK-DWNmoudF8NAco9_h9iaGNj8q2ethFkMLs91kzk2PAcDTW9gb54h4FRWyuXpoQ"},
-     {"kty":"EC","kid":"a3","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
-    ]}
-    """#
+        {"keys":[
+         {"kty":"RSA","kid":"a2","use":"sig","e":"AQAB","n":"ofgWCuLjybRlzo0tZWJjNiuSfb4p4fAkd_wWJcyQoTbji9k0l8W26mPddxHmfHQp-Vaw-4qPCJrcS2mJPMEzP1Pt0Bm4d4QlL-yRT-SFd2lZS-pCgNMsD1W_YpRPEwOWvG6b32690r2jZ47soMZo9wGzjb_7OMg0LOL-bSf63kpaSHSXndS5z5rexMdbBYUsLA9e-KXBdQOS-UTo7WTBEMa2R2CapHg665xsmtdVMTBQY4uDZlxvb3qCo5ZwKh9kG4LT6_I5IhlJH7aGhyxXFvUK-DWNmoudF8NAco9_h9iaGNj8q2ethFkMLs91kzk2PAcDTW9gb54h4FRWyuXpoQ"},
+         {"kty":"EC","kid":"a3","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
+        ]}
+        """#
 
     @Test func readsRFC7515AppendixA1AndItsHMACVerifies() throws {
-        let token = "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9." + Self.payload + ".dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        let token =
+            "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9." + Self.payload + ".dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         let jwt = try JSONWebToken(Array(token.utf8))
         #expect(jwt.algorithm == "HS256")
         #expect(jwt.issuer == "joe" && jwt.expires == 1_300_819_380 && jwt.subject == nil)
-        let key = try #require(Base64URL.decode("AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow"))
+        let key = try #require(
+            Base64URL.decode("AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow"))
         #expect(HMACSHA256(key: key).isAuthenticationCode(jwt.signature, of: jwt.signingInput))
     }
 
     @Test(arguments: [
-        ("a2", "eyJhbGciOiJSUzI1NiJ9", "cC4hiUPoj9Eetdgtv3hF80EGrhuB__dzERat0XF9g2VtQgr9PJbu3XOiZj5RZmh7AAuHIm4Bh-0Qc_lF5YKt_O8W2Fp5jujGbds9uJdbF9CUAr7t1dnZcAcQjbKBYNX4BAynRFdiuB--f_nZLgrnbyTyWzO75vRK5h6xBArLIARNPvkSjtQBMHlb1L07Qe7K0GarZRmB_eSN9383LcOLn6_dO--xi12jzDwusC-eOkHWEsqtFZESc6BfI7noOPqvhJ1phCnvWh6IeYI2w9QOYEUipUTI8np6LbgGY9Fs98rqVt5AXLIhWkWywlVmtVrBp0igcN_IoypGlUPQGe77Rw"),
-        ("a3", "eyJhbGciOiJFUzI1NiJ9", "DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"),
+        (
+            "a2", "eyJhbGciOiJSUzI1NiJ9",
+            "cC4hiUPoj9Eetdgtv3hF80EGrhuB__dzERat0XF9g2VtQgr9PJbu3XOiZj5RZmh7AAuHIm4Bh-0Qc_lF5YKt_O8W2Fp5jujGbds9uJdbF9CUAr7t1dnZcAcQjbKBYNX4BAynRFdiuB--f_nZLgrnbyTyWzO75vRK5h6xBArLIARNPvkSjtQBMHlb1L07Qe7K0GarZRmB_eSN9383LcOLn6_dO--xi12jzDwusC-eOkHWEsqtFZESc6BfI7noOPqvhJ1phCnvWh6IeYI2w9QOYEUipUTI8np6LbgGY9Fs98rqVt5AXLIhWkWywlVmtVrBp0igcN_IoypGlUPQGe77Rw"
+        ),
+        (
+            "a3", "eyJhbGciOiJFUzI1NiJ9",
+            "DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
+        ),
     ])
-    func readsRFC7515AppendixA2AndA3AndTheirKeySetVerifiesThem(_ kid: String, _ header: String, _ signature: String) throws {
+    func readsRFC7515AppendixA2AndA3AndTheirKeySetVerifiesThem(_ kid: String, _ header: String, _ signature: String)
+        throws
+    {
         let set = try JSONWebKeySet(parsing: Array(Self.appendixKeySet.utf8))
         #expect(set.keys.count == 2)
         let jwt = try JSONWebToken(Array((header + "." + Self.payload + "." + signature).utf8))
@@ -41,8 +53,10 @@ struct JSONWebTokenTests {
     }
 
     @Test(arguments: [
-        ("e30.e30", TokenRefusal.malformed(.partCount)), ("e30.e30.e30.e30", .malformed(.partCount)), ("e30.e30..", .malformed(.partCount)),
-        ("e3=.e30.", .malformed(.encoding)), ("W10.e30.", .malformed(.headerJSON)), ("e30.W10.", .malformed(.claimsJSON)),
+        ("e30.e30", TokenRefusal.malformed(.partCount)), ("e30.e30.e30.e30", .malformed(.partCount)),
+        ("e30.e30..", .malformed(.partCount)),
+        ("e3=.e30.", .malformed(.encoding)), ("W10.e30.", .malformed(.headerJSON)),
+        ("e30.W10.", .malformed(.claimsJSON)),
         ("e30.e30.", .malformed(.missingAlgorithm)),
     ])
     func refusesWhatIsNoToken(_ text: String, _ refusal: TokenRefusal) {
@@ -51,7 +65,8 @@ struct JSONWebTokenTests {
 
     @Test func refusesAClaimOfTheWrongType() {
         for claims in [#"{"exp":"tomorrow"}"#, #"{"sub":7}"#, #"{"aud":[1]}"#, #"{"iss":["a"]}"#] {
-            let token = Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + "."
+            let token =
+                Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + "."
             #expect(throws: TokenRefusal.malformed(.claimType)) { try JSONWebToken(Array(token.utf8)) }
         }
     }
@@ -59,8 +74,13 @@ struct JSONWebTokenTests {
     @Test func aKeySetRefusesJunkAndKeepsOnlyVerificationKeys() throws {
         #expect(throws: JSONWebKeySet.Problem.notJSON) { try JSONWebKeySet(parsing: Array("[]".utf8)) }
         #expect(throws: JSONWebKeySet.Problem.noKeysArray) { try JSONWebKeySet(parsing: Array("{}".utf8)) }
-        #expect(throws: JSONWebKeySet.Problem.tooLarge) { try JSONWebKeySet(parsing: [UInt8](repeating: 0x20, count: 256 * 1024 + 1)) }
-        let set = try JSONWebKeySet(parsing: Array(Self.appendixKeySet.replacingOccurrences(of: #""kid":"a3","#, with: #""kid":"a3","alg":"RS256","#).utf8))
+        #expect(throws: JSONWebKeySet.Problem.tooLarge) {
+            try JSONWebKeySet(parsing: [UInt8](repeating: 0x20, count: 256 * 1024 + 1))
+        }
+        let set = try JSONWebKeySet(
+            parsing: Array(
+                Self.appendixKeySet.replacingOccurrences(of: #""kid":"a3","#, with: #""kid":"a3","alg":"RS256","#).utf8)
+        )
         #expect(set.keys.keys.sorted() == ["a2"], "an EC key declared for RS256 is skipped")
     }
 }

@@ -1,8 +1,9 @@
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct KeyProbeTests {
@@ -46,7 +47,7 @@ struct KeyProbeTests {
 
     @Test func shutdownEndsTheProbe() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(402, ScriptedUpstream.keyRejected))
-        let forwarder = forwarder(fetcher)   // probes 30–60 s apart: the probe is asleep
+        let forwarder = forwarder(fetcher)  // probes 30–60 s apart: the probe is asleep
         _ = await ask(forwarder, try AmodbRequest(route: .movie(id: 550)))
         #expect(await eventually { forwarder.tableSizes.tasks == 1 })
         forwarder.stopBackgroundWork()

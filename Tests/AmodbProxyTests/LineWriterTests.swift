@@ -1,8 +1,9 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Glibc
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct LineWriterTests {
@@ -62,11 +63,17 @@ struct LineWriterTests {
         #expect(writer.droppedLines > 90_000)
         #expect(notes.all.count == 1, "a note at most once a minute, however many lines are dropped")
         let note = try #require(notes.all.first)
-        #expect(note.contains("log lines dropped") && note.contains("the test pipe") && note.contains(#""level":"warning""#))
+        #expect(
+            note.contains("log lines dropped") && note.contains("the test pipe") && note.contains(#""level":"warning""#)
+        )
 
         // Once the reader drains, lines flow again.
         let dropped = writer.droppedLines
-        #expect(await eventually { _ = pipe.drain(); return writer.waitingBytes == 0 })
+        #expect(
+            await eventually {
+                _ = pipe.drain()
+                return writer.waitingBytes == 0
+            })
         writer.write("after the stall")
         writer.flush()
         #expect(pipe.drain() == "after the stall\n".utf8.count)
@@ -79,21 +86,29 @@ struct LineWriterTests {
         let pipe = try StalledPipe()
         defer { pipe.close() }
         let writer = LineWriter(fd: pipe.writeEnd, name: "the test pipe")
-        let log = AccessLog(format: format, sink: nil, logger: ProxyLogger(secrets: [Secret("the-key")], sink: { _ in }), writer: writer)
+        let log = AccessLog(
+            format: format, sink: nil, logger: ProxyLogger(secrets: [Secret("the-key")], sink: { _ in }), writer: writer
+        )
         let before = Date()
-        log.record(AccessLogEntry(
-            method: "GET", route: .movie, status: 200, cache: .hit, nanoseconds: 84_000, bytes: 1937, client: "203.0.113.7"))
-        log.record(AccessLogEntry(
-            method: "the-key", route: .unmatched, path: "/3/the-key/x", status: 404, cache: .none, nanoseconds: 1_000_000, bytes: 93,
-            encoding: .identity, client: "::1"))
+        log.record(
+            AccessLogEntry(
+                method: "GET", route: .movie, status: 200, cache: .hit, nanoseconds: 84_000, bytes: 1937,
+                client: "203.0.113.7"))
+        log.record(
+            AccessLogEntry(
+                method: "the-key", route: .unmatched, path: "/3/the-key/x", status: 404, cache: .none,
+                nanoseconds: 1_000_000, bytes: 93,
+                encoding: .identity, client: "::1"))
         writer.flush()
         let after = Date()
 
-        let lines = String(decoding: pipe.read(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: pipe.read(), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         try #require(lines.count == 3)
         #expect(lines[2].isEmpty, "every line ends in a newline")
         let timeStart = format == .json ? #"{"time":""#.count : 0
-        let expected = format == .json
+        let expected =
+            format == .json
             ? [
                 #"","method":"GET","route":"/3/movie/{movie_id}","status":200,"cache":"hit","duration_ms":0.084,"bytes":1937,"encoding":"identity","client":"203.0.113.7"}"#,
                 #"","method":"<redacted>","route":"unmatched","path":"/3/<redacted>/x","status":404,"cache":"none","duration_ms":1,"bytes":93,"encoding":"identity","client":"::1"}"#,
@@ -106,7 +121,9 @@ struct LineWriterTests {
         for (line, rest) in zip(lines, expected) {
             let time = line.dropFirst(timeStart).prefix(24)
             let parsed = try stamp.parse(String(time))
-            #expect(parsed.timeIntervalSince(before) > -0.001 && after.timeIntervalSince(parsed) > -0.001, "\(time) is the time of writing")
+            #expect(
+                parsed.timeIntervalSince(before) > -0.001 && after.timeIntervalSince(parsed) > -0.001,
+                "\(time) is the time of writing")
             #expect(line.dropFirst(timeStart + 24) == rest)
         }
     }
@@ -114,7 +131,11 @@ struct LineWriterTests {
     @Test func theMetricsCountDroppedLinesPerStream() throws {
         let samples = try PrometheusSamples(ProxyMetrics().render())
         #expect(samples.types["amodb_proxy_log_lines_dropped_total"] == "counter")
-        #expect(try samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stdout"]) == Double(LineWriter.standardOutput.droppedLines))
-        #expect(try samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stderr"]) == Double(LineWriter.standardError.droppedLines))
+        #expect(
+            try samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stdout"])
+                == Double(LineWriter.standardOutput.droppedLines))
+        #expect(
+            try samples.value("amodb_proxy_log_lines_dropped_total", ["stream": "stderr"])
+                == Double(LineWriter.standardError.droppedLines))
     }
 }

@@ -1,6 +1,7 @@
-@testable import AmodbProxy
 import Glibc
 import Testing
+
+@testable import AmodbProxy
 
 /// Access-log and event lines are written as bytes exactly as they were written as
 /// strings: field order, quoting, escaping of hostile text, numbers.
@@ -18,50 +19,78 @@ struct LogLineTests {
         Case(
             name: "a gzip hit",
             entry: AccessLogEntry(
-                method: "GET", route: .trending, status: 200, cache: .hit, nanoseconds: 123_456, bytes: 10_240, encoding: .gzip,
+                method: "GET", route: .trending, status: 200, cache: .hit, nanoseconds: 123_456, bytes: 10_240,
+                encoding: .gzip,
                 client: "127.0.0.1"),
-            json: #","method":"GET","route":"/3/trending/{media_type}/{time_window}","status":200,"cache":"hit","duration_ms":0.123,"bytes":10240,"encoding":"gzip","client":"127.0.0.1"}"#,
-            text: " method=GET route=/3/trending/{media_type}/{time_window} status=200 cache=hit duration_ms=0.123 bytes=10240 encoding=gzip client=127.0.0.1"),
+            json:
+                #","method":"GET","route":"/3/trending/{media_type}/{time_window}","status":200,"cache":"hit","duration_ms":0.123,"bytes":10240,"encoding":"gzip","client":"127.0.0.1"}"#,
+            text:
+                " method=GET route=/3/trending/{media_type}/{time_window} status=200 cache=hit duration_ms=0.123 bytes=10240 encoding=gzip client=127.0.0.1"
+        ),
         Case(
             name: "a movie with its cache key, which holds = and &",
             entry: AccessLogEntry(
-                method: "GET", route: .movie, key: "/movie/550?append_to_response=credits&language=de-DE", status: 200, cache: .miss,
+                method: "GET", route: .movie, key: "/movie/550?append_to_response=credits&language=de-DE", status: 200,
+                cache: .miss,
                 nanoseconds: 41_000_000, bytes: 1937, client: "203.0.113.7"),
-            json: #","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550?append_to_response=credits&language=de-DE","status":200,"cache":"miss","duration_ms":41,"bytes":1937,"encoding":"identity","client":"203.0.113.7"}"#,
-            text: #" method=GET route=/3/movie/{movie_id} key="/movie/550?append_to_response=credits&language=de-DE" status=200 cache=miss duration_ms=41 bytes=1937 encoding=identity client=203.0.113.7"#),
+            json:
+                #","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550?append_to_response=credits&language=de-DE","status":200,"cache":"miss","duration_ms":41,"bytes":1937,"encoding":"identity","client":"203.0.113.7"}"#,
+            text:
+                #" method=GET route=/3/movie/{movie_id} key="/movie/550?append_to_response=credits&language=de-DE" status=200 cache=miss duration_ms=41 bytes=1937 encoding=identity client=203.0.113.7"#
+        ),
         Case(
             name: "a trending list whose key has no query",
             entry: AccessLogEntry(
-                method: "GET", route: .trending, key: "/trending/movie/week", status: 200, cache: .hit, nanoseconds: 84_000, bytes: 10_240,
+                method: "GET", route: .trending, key: "/trending/movie/week", status: 200, cache: .hit,
+                nanoseconds: 84_000, bytes: 10_240,
                 client: "127.0.0.1"),
-            json: #","method":"GET","route":"/3/trending/{media_type}/{time_window}","key":"/trending/movie/week","status":200,"cache":"hit","duration_ms":0.084,"bytes":10240,"encoding":"identity","client":"127.0.0.1"}"#,
-            text: " method=GET route=/3/trending/{media_type}/{time_window} key=/trending/movie/week status=200 cache=hit duration_ms=0.084 bytes=10240 encoding=identity client=127.0.0.1"),
+            json:
+                #","method":"GET","route":"/3/trending/{media_type}/{time_window}","key":"/trending/movie/week","status":200,"cache":"hit","duration_ms":0.084,"bytes":10240,"encoding":"identity","client":"127.0.0.1"}"#,
+            text:
+                " method=GET route=/3/trending/{media_type}/{time_window} key=/trending/movie/week status=200 cache=hit duration_ms=0.084 bytes=10240 encoding=identity client=127.0.0.1"
+        ),
         Case(
             name: "a stale movie in br, 1.5 ms, IPv6 client",
             entry: AccessLogEntry(
-                method: "HEAD", route: .movie, status: 200, cache: .stale, nanoseconds: 1_500_000, bytes: 0, encoding: .br, client: "2001:db8::1"),
-            json: #","method":"HEAD","route":"/3/movie/{movie_id}","status":200,"cache":"stale","duration_ms":1.5,"bytes":0,"encoding":"br","client":"2001:db8::1"}"#,
-            text: " method=HEAD route=/3/movie/{movie_id} status=200 cache=stale duration_ms=1.5 bytes=0 encoding=br client=2001:db8::1"),
+                method: "HEAD", route: .movie, status: 200, cache: .stale, nanoseconds: 1_500_000, bytes: 0,
+                encoding: .br, client: "2001:db8::1"),
+            json:
+                #","method":"HEAD","route":"/3/movie/{movie_id}","status":200,"cache":"stale","duration_ms":1.5,"bytes":0,"encoding":"br","client":"2001:db8::1"}"#,
+            text:
+                " method=HEAD route=/3/movie/{movie_id} status=200 cache=stale duration_ms=1.5 bytes=0 encoding=br client=2001:db8::1"
+        ),
         Case(
             name: "an unmatched path with a quote, a backslash, a newline, a space and =",
             entry: AccessLogEntry(
-                method: "GET", route: .unmatched, path: "/a\"b\\c\nd e=f", status: 404, cache: .none, nanoseconds: 2_000_000_000, bytes: 93,
+                method: "GET", route: .unmatched, path: "/a\"b\\c\nd e=f", status: 404, cache: .none,
+                nanoseconds: 2_000_000_000, bytes: 93,
                 client: "10.0.0.7"),
-            json: #","method":"GET","route":"unmatched","path":"/a\"b\\c\nd e=f","status":404,"cache":"none","duration_ms":2000,"bytes":93,"encoding":"identity","client":"10.0.0.7"}"#,
-            text: #" method=GET route=unmatched path="/a\"b\\c\nd e=f" status=404 cache=none duration_ms=2000 bytes=93 encoding=identity client=10.0.0.7"#),
+            json:
+                #","method":"GET","route":"unmatched","path":"/a\"b\\c\nd e=f","status":404,"cache":"none","duration_ms":2000,"bytes":93,"encoding":"identity","client":"10.0.0.7"}"#,
+            text:
+                #" method=GET route=unmatched path="/a\"b\\c\nd e=f" status=404 cache=none duration_ms=2000 bytes=93 encoding=identity client=10.0.0.7"#
+        ),
         Case(
             name: "a refused request: no method, control bytes and UTF-8 in the path",
             entry: AccessLogEntry(
-                method: "-", route: .invalid, path: "/\u{1}\u{1F}\t\r\u{7F}é", status: 400, cache: .none, nanoseconds: 0, bytes: 0,
+                method: "-", route: .invalid, path: "/\u{1}\u{1F}\t\r\u{7F}é", status: 400, cache: .none,
+                nanoseconds: 0, bytes: 0,
                 client: "192.0.2.1"),
-            json: #","method":"-","route":"invalid","path":"/\u0001\u001f\t\r"# + "\u{7F}é" + #"","status":400,"cache":"none","duration_ms":0,"bytes":0,"encoding":"identity","client":"192.0.2.1"}"#,
-            text: " method=- route=invalid path=/\u{1}\u{1F}\t\r\u{7F}é status=400 cache=none duration_ms=0 bytes=0 encoding=identity client=192.0.2.1"),
+            json: #","method":"-","route":"invalid","path":"/\u0001\u001f\t\r"# + "\u{7F}é"
+                + #"","status":400,"cache":"none","duration_ms":0,"bytes":0,"encoding":"identity","client":"192.0.2.1"}"#,
+            text:
+                " method=- route=invalid path=/\u{1}\u{1F}\t\r\u{7F}é status=400 cache=none duration_ms=0 bytes=0 encoding=identity client=192.0.2.1"
+        ),
         Case(
             name: "an empty method, a path that is only =, a client with a quote; 0.9995 ms rounds up",
             entry: AccessLogEntry(
-                method: "", route: .unmatched, path: "=", status: 999, cache: .miss, nanoseconds: 999_500, bytes: 1, client: "a\"b"),
-            json: #","method":"","route":"unmatched","path":"=","status":999,"cache":"miss","duration_ms":1,"bytes":1,"encoding":"identity","client":"a\"b"}"#,
-            text: #" method="" route=unmatched path="=" status=999 cache=miss duration_ms=1 bytes=1 encoding=identity client="a\"b""#),
+                method: "", route: .unmatched, path: "=", status: 999, cache: .miss, nanoseconds: 999_500, bytes: 1,
+                client: "a\"b"),
+            json:
+                #","method":"","route":"unmatched","path":"=","status":999,"cache":"miss","duration_ms":1,"bytes":1,"encoding":"identity","client":"a\"b"}"#,
+            text:
+                #" method="" route=unmatched path="=" status=999 cache=miss duration_ms=1 bytes=1 encoding=identity client="a\"b""#
+        ),
     ]
 
     private func line(_ entry: AccessLogEntry, _ format: LogFormat) -> String {
@@ -74,9 +103,10 @@ struct LogLineTests {
     /// `2026-11-30T09:12:34.567Z`: the time a line starts with.
     private func isTime(_ text: Substring) -> Bool {
         let pattern = Array("dddd-dd-ddTdd:dd:dd.dddZ".utf8)
-        return text.utf8.count == pattern.count && zip(text.utf8, pattern).allSatisfy { byte, shape in
-            shape == UInt8(ascii: "d") ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) : byte == shape
-        }
+        return text.utf8.count == pattern.count
+            && zip(text.utf8, pattern).allSatisfy { byte, shape in
+                shape == UInt8(ascii: "d") ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) : byte == shape
+            }
     }
 
     @Test(arguments: cases)
@@ -97,7 +127,9 @@ struct LogLineTests {
 
     @Test func anEntryThatNeedsMoreThanTheUsualRoomGetsIt() {
         let hostile = String(repeating: "\u{1}", count: 5_000)
-        let entry = AccessLogEntry(method: hostile, route: .unmatched, path: hostile, status: 400, cache: .none, nanoseconds: 0, bytes: 0, client: hostile)
+        let entry = AccessLogEntry(
+            method: hostile, route: .unmatched, path: hostile, status: 400, cache: .none, nanoseconds: 0, bytes: 0,
+            client: hostile)
         let written = line(entry, .json)
         #expect(written.utf8.count > 3 * 5_000 * 6)
         #expect(written.hasSuffix(String(repeating: "\\u0001", count: 5_000) + "\"}"))
@@ -125,12 +157,17 @@ struct LogLineTests {
 
     private func write(_ time: inout LogTime, _ seconds: Int, _ nanoseconds: Int) -> String {
         var bytes: [UInt8] = []
-        LogLine.write(.text, room: LogTime.length, into: &bytes) { time.write(timespec(tv_sec: seconds, tv_nsec: nanoseconds), to: &$0) }
+        LogLine.write(.text, room: LogTime.length, into: &bytes) {
+            time.write(timespec(tv_sec: seconds, tv_nsec: nanoseconds), to: &$0)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     @Test(arguments: [
-        (LogFormat.json, #"{"time":"T","level":"warning","message":"log lines dropped: \"x\"","dropped":3,"window_seconds":0.25,"route":"a b"}"#),
+        (
+            LogFormat.json,
+            #"{"time":"T","level":"warning","message":"log lines dropped: \"x\"","dropped":3,"window_seconds":0.25,"route":"a b"}"#
+        ),
         (LogFormat.text, #"T warning log lines dropped: "x" dropped=3 window_seconds=0.25 route="a b""#),
     ])
     func anEventLineLeadsWithTimeLevelAndMessage(format: LogFormat, expected: String) {
@@ -141,13 +178,16 @@ struct LogLineTests {
         #expect(line == expected)
     }
 
-    @Test(arguments: [0, 7, 9, 10, 99, 100, 999, 1000, 10_213, 999_999_999, 1_000_000_000, Int.max, Int.min, -1, -10, -12_345])
+    @Test(arguments: [
+        0, 7, 9, 10, 99, 100, 999, 1000, 10_213, 999_999_999, 1_000_000_000, Int.max, Int.min, -1, -10, -12_345,
+    ])
     func integersAreWrittenAsSwiftPrintsThem(value: Int) {
         #expect(LogFormat.json.line([("n", .integer(value))]) == #"{"n":"# + String(value) + "}")
     }
 
     @Test(arguments: [
-        "", "a", String(repeating: "x", count: 64), String(repeating: "x", count: 65), String(repeating: "é", count: 40),
+        "", "a", String(repeating: "x", count: 64), String(repeating: "x", count: 65),
+        String(repeating: "é", count: 40),
         "abc\"", String(repeating: "y", count: 63) + "\n", String(repeating: "z", count: 70) + "\\",
     ])
     func shortAndLongTextIsQuotedTheSameWay(text: String) {
@@ -165,7 +205,8 @@ struct LogLineTests {
     }
 
     @Test(arguments: [
-        ("\u{0}\u{8}\u{B}\u{C}\u{1B}", #""\u0000\u0008\u000b\u000c\u001b""#), ("\u{7F}", "\"\u{7F}\""), ("tab\there", #""tab\there""#),
+        ("\u{0}\u{8}\u{B}\u{C}\u{1B}", #""\u0000\u0008\u000b\u000c\u001b""#), ("\u{7F}", "\"\u{7F}\""),
+        ("tab\there", #""tab\there""#),
         ("🎬 \"ok\"", #""🎬 \"ok\"""#),
     ])
     func jsonTextEscapesEveryControlByteAndNothingElse(text: String, quoted: String) {

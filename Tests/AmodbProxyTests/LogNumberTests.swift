@@ -1,5 +1,6 @@
-@testable import AmodbProxy
 import Testing
+
+@testable import AmodbProxy
 
 /// Log numbers are printed without `Double`'s description, exactly as it printed them.
 struct LogNumberTests {

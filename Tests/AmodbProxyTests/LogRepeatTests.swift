@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct LogRepeatTests {
@@ -13,7 +14,8 @@ struct LogRepeatTests {
         let capture = LogCapture()
         let logger = ProxyLogger(repeatWindow: 0.3, repeatBurst: 3, sink: capture.sink)
         for index in 0..<1000 {
-            logger.warning("upstream budget spent; not calling amodb", ["path": "/movie/\(index)", "retry_after": "12"])
+            logger.warning(
+                "upstream budget spent; not calling amodb", ["path": "/movie/\(index)", "retry_after": "12"])
         }
         #expect(capture.all.count == 3, "the first few go out at once, the rest wait for the window to end")
         #expect(await eventually { capture.all.count == 4 })
@@ -35,7 +37,7 @@ struct LogRepeatTests {
         logger.warning("amodb failed", ["upstream_status": "500"])
         logger.error("amodb failed", ["upstream_status": "500"])
         logger.warning("amodb is unreachable")
-        for _ in 0..<3 { logger.debug("cache snapshot written") }   // debugging wants every line
+        for _ in 0..<3 { logger.debug("cache snapshot written") }  // debugging wants every line
         #expect(capture.all.count == 6)
         #expect(await eventually { logger.openRepeatWindows == 0 })
         #expect(capture.all.count == 6, "the windows closed without a summary: nothing was held back")
@@ -57,10 +59,13 @@ struct LogRepeatTests {
         configuration.rateLimit = 4
         let capture = LogCapture()
         let harness = try ProxyHarness(
-            configuration: configuration, fetcher: ScriptedUpstream(), logger: ProxyLogger(secrets: [], sink: capture.sink))
+            configuration: configuration, fetcher: ScriptedUpstream(),
+            logger: ProxyLogger(secrets: [], sink: capture.sink))
         try await withServer(harness) { harness throws in
             var denied = 0
-            for page in 1...60 where try await harness.get("/3/trending/movie/week?page=\(page)").status == 503 { denied += 1 }
+            for page in 1...60 where try await harness.get("/3/trending/movie/week?page=\(page)").status == 503 {
+                denied += 1
+            }
             #expect(denied > 50)
             // Ten a window (the default burst), then silence until the window ends: two windows at most on a slow machine.
             #expect((10...20).contains(capture.all.filter { $0.contains("upstream budget spent") }.count))

@@ -1,11 +1,13 @@
-@testable import AmodbProxy
 import Testing
+
+@testable import AmodbProxy
 
 /// `AMODB_MAX_UPSTREAM_BYTES` and `--max-upstream-bytes`: the cap on an amodb body.
 struct MaxUpstreamBytesSettingTests {
     private func load(_ arguments: [String], _ environment: [String: String]) throws -> ProxyConfiguration {
-        guard case .serve(let configuration) = try ConfigurationLoader.load(
-            arguments: arguments, environment: ["AMODB_KEY": "k"].merging(environment) { _, new in new })
+        guard
+            case .serve(let configuration) = try ConfigurationLoader.load(
+                arguments: arguments, environment: ["AMODB_KEY": "k"].merging(environment) { _, new in new })
         else { throw ConfigurationError("not a serve command") }
         return configuration
     }

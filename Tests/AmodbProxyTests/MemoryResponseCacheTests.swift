@@ -6,7 +6,8 @@ import Testing
 @Suite
 struct MemoryResponseCacheTests {
     private func entry(_ size: Int, status: Int = 200) -> CachedResponse {
-        CachedResponse(status: status, body: Array(repeating: UInt8(ascii: "a"), count: size), storedAt: 0, lifetime: 60)
+        CachedResponse(
+            status: status, body: Array(repeating: UInt8(ascii: "a"), count: size), storedAt: 0, lifetime: 60)
     }
 
     /// What one entry of `size` body bytes under a one-character key costs.
@@ -19,7 +20,7 @@ struct MemoryResponseCacheTests {
         let keys = (0..<33).map { "k" + ($0 < 10 ? "0" : "") + String($0) }
         for key in keys.prefix(32) { #expect(cache.store(entry(98), for: key)) }
         #expect(cache.usage.bytes == 32 * each)
-        _ = cache.entry(for: "k00")   // k00 is now more recent than k01
+        _ = cache.entry(for: "k00")  // k00 is now more recent than k01
         #expect(cache.store(entry(98), for: "k32"))
         #expect(cache.entry(for: "k01") == nil)
         #expect(cache.entry(for: "k00") != nil)

@@ -1,9 +1,10 @@
 import AmodbHTTP
 import AmodbModels
-@testable import AmodbProxy
 import AmodbTestSupport
 import Synchronization
 import Testing
+
+@testable import AmodbProxy
 
 /// Misses waiting for a call once the window is spent (`MissQueue`), on a simulated clock:
 /// each wait ends exactly when the clock passes it, so nothing here waits in real time.
@@ -46,7 +47,8 @@ struct MissQueueTests {
             policy.maxWaitingMisses = waiting
             forwarder = CachingForwarder(
                 cache: MemoryResponseCache(), fetcher: fetcher,
-                budget: UpstreamBudget(limit: 2, shares: share.map { ClientUpstreamShare(callsPerWindow: $0) }), clock: clock,
+                budget: UpstreamBudget(limit: 2, shares: share.map { ClientUpstreamShare(callsPerWindow: $0) }),
+                clock: clock,
                 logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), policy: policy,
                 validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: statistics)
         }
@@ -54,7 +56,9 @@ struct MissQueueTests {
         /// Asks for movie `id` at the clock's time; its answer lands in `answers` when given.
         func ask(_ id: Int, as client: String? = nil) async throws {
             let request = try AmodbRequest(route: .movie(id: id))
-            if let now = forwarder.respond(to: request, ifNoneMatch: nil, client: client, later: { [answers] in { answers.add(id, $0) } }) {
+            if let now = forwarder.respond(
+                to: request, ifNoneMatch: nil, client: client, later: { [answers] in { answers.add(id, $0) } })
+            {
                 answers.add(id, now)
             }
             await forwarder.settled()
@@ -77,7 +81,7 @@ struct MissQueueTests {
         let scene = Scene()
         try await scene.spendTheWindow()
         await scene.advance(to: 1059.5)
-        try await scene.ask(3)   // the window is spent; a call frees at 1060
+        try await scene.ask(3)  // the window is spent; a call frees at 1060
         #expect(scene.answers.all.count == 2, "it waits")
         #expect(scene.forwarder.tableSizes.tasks == 1)
         await scene.advance(to: 1060.2)
@@ -101,7 +105,7 @@ struct MissQueueTests {
         try await scene.ask(1)
         try await scene.ask(2)
         await scene.advance(to: 1030)
-        try await scene.ask(3)   // the next call frees in 30 s
+        try await scene.ask(3)  // the next call frees in 30 s
         #expect(scene.answers.all.map(\.status) == [200, 200, 503], "answered with no time passing")
         await scene.forwarder.drain(within: 1)
     }
@@ -110,11 +114,11 @@ struct MissQueueTests {
         let scene = Scene()
         try await scene.spendTheWindow()
         await scene.advance(to: 1059)
-        try await scene.ask(10)   // first: the call freeing at 1060
+        try await scene.ask(10)  // first: the call freeing at 1060
         await scene.advance(to: 1059.5)
-        try await scene.ask(11)   // second: the call freeing at 1061
+        try await scene.ask(11)  // second: the call freeing at 1061
         await scene.advance(to: 1060.5)
-        try await scene.ask(12)   // behind the second, though it asks before 1061
+        try await scene.ask(12)  // behind the second, though it asks before 1061
         await scene.advance(to: 1063)
         #expect(scene.answers.all.map(\.id) == [1, 2, 10, 11, 12])
         #expect(scene.answers.all.map(\.status) == [200, 200, 200, 200, 503], "the third's call frees only at 1120")
@@ -142,8 +146,8 @@ struct MissQueueTests {
         await scene.advance(to: 1030)
         try await scene.ask(2, as: "b")
         await scene.advance(to: 1059.5)
-        try await scene.ask(3, as: "c")   // waits for the call freeing at 1060
-        try await scene.ask(4, as: "a")   // its one call is spent: no place in line
+        try await scene.ask(3, as: "c")  // waits for the call freeing at 1060
+        try await scene.ask(4, as: "a")  // its one call is spent: no place in line
         await scene.forwarder.settled()
         #expect(scene.answers.all.map(\.id) == [1, 2, 4])
         #expect(scene.answers.all.last?.status == 503)
@@ -171,12 +175,14 @@ struct MissQueueTests {
         let scene = Scene()
         try await scene.spendTheWindow()
         await scene.advance(to: 1059)
-        try await scene.ask(3)   // waits for the call freeing at 1060
+        try await scene.ask(3)  // waits for the call freeing at 1060
         await scene.advance(to: 1059.5)
-        try await scene.ask(1)   // 59.5 s old, lifetime 10 s: stale at once
+        try await scene.ask(1)  // 59.5 s old, lifetime 10 s: stale at once
         #expect(scene.answers.all.map(\.id) == [1, 2, 1])
         await scene.advance(to: 1061.5)
-        #expect(scene.fetcher.calls == ["/movie/1", "/movie/2", "/movie/1", "/movie/3"], "the refresh took the call at 1060")
+        #expect(
+            scene.fetcher.calls == ["/movie/1", "/movie/2", "/movie/1", "/movie/3"], "the refresh took the call at 1060"
+        )
         #expect(scene.answers.all.map(\.status) == [200, 200, 200, 200])
         await scene.forwarder.drain(within: 1)
     }

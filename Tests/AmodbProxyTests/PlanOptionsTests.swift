@@ -1,11 +1,13 @@
-@testable import AmodbProxy
 import Testing
+
+@testable import AmodbProxy
 
 /// `amodb-proxy plan`'s arguments: defaults, lists, `name=value`, and one-line errors for
 /// anything else (the binary exits 2 on them).
 struct PlanOptionsTests {
     private func options(_ arguments: [String]) throws -> PlanOptions {
-        guard case .plan(let options) = try ConfigurationLoader.load(arguments: ["plan"] + arguments, environment: [:]) else {
+        guard case .plan(let options) = try ConfigurationLoader.load(arguments: ["plan"] + arguments, environment: [:])
+        else {
             throw ConfigurationError("not a plan")
         }
         return options
@@ -21,7 +23,9 @@ struct PlanOptionsTests {
     }
 
     @Test func everyOptionIsRead() throws {
-        let parsed = try options(["--plans", "40, 20,40", "--movie-ttls=600,3600.5", "--miss-wait", "0.5", "--access-log=-"])
+        let parsed = try options([
+            "--plans", "40, 20,40", "--movie-ttls=600,3600.5", "--miss-wait", "0.5", "--access-log=-",
+        ])
         #expect(parsed.accessLog == "-")
         #expect(parsed.plans == [40, 20], "duplicates dropped, order kept")
         #expect(parsed.movieTTLs == [600, 3600.5])
@@ -30,7 +34,8 @@ struct PlanOptionsTests {
 
     @Test func planNeedsNoKeyAndReadsNoSettings() throws {
         let parsed = try ConfigurationLoader.load(
-            arguments: ["plan", "--access-log", "x.log"], environment: ["AMODB_CACHE_TTL": "not a number", "AMODB_CONFIG": "/nonexistent"])
+            arguments: ["plan", "--access-log", "x.log"],
+            environment: ["AMODB_CACHE_TTL": "not a number", "AMODB_CONFIG": "/nonexistent"])
         guard case .plan = parsed else {
             Issue.record("expected a plan, got \(parsed)")
             return

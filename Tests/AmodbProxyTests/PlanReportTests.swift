@@ -1,12 +1,14 @@
-@testable import AmodbProxy
 import AmodbModels
 import Testing
+
+@testable import AmodbProxy
 
 /// The planner's table: every row a whole (its shares add up to exactly 100.0), every
 /// line within 80 columns, skipped lines said.
 struct PlanReportTests {
     @Test(arguments: [
-        [1, 1, 1, 0], [2, 1, 0, 0], [1, 0, 0, 0], [999_999, 1, 0, 0], [333, 333, 333, 1], [7, 11, 13, 17], [0, 0, 0, 5], [1, 1, 1, 1],
+        [1, 1, 1, 0], [2, 1, 0, 0], [1, 0, 0, 0], [999_999, 1, 0, 0], [333, 333, 333, 1], [7, 11, 13, 17],
+        [0, 0, 0, 5], [1, 1, 1, 1],
         [123_457, 2, 98_765, 4_321],
     ])
     func sharesInTenthsAddUpToAThousand(counts: [Int]) {
@@ -22,7 +24,10 @@ struct PlanReportTests {
         #expect(PlanReport.percentTenths([0, 0, 0, 0]) == [0, 0, 0, 0])
     }
 
-    @Test(arguments: [(1800.0, "30 min"), (21_600, "6 h"), (86_400, "24 h"), (2, "2 s"), (0.5, "0.5 s"), (90, "90 s"), (5400, "90 min")])
+    @Test(arguments: [
+        (1800.0, "30 min"), (21_600, "6 h"), (86_400, "24 h"), (2, "2 s"), (0.5, "0.5 s"), (90, "90 s"),
+        (5400, "90 min"),
+    ])
     func durationsAreWrittenAsPeopleSayThem(seconds: Double, text: String) {
         #expect(PlanReport.duration(seconds) == text)
     }
@@ -38,19 +43,25 @@ struct PlanReportTests {
         options.movieTTLs = [1800, 31_535_999]
         let request = try AmodbRequest(route: .movie(id: 550))
         let contents = AccessLogReader.Contents(
-            requests: [ReplayRequest(time: 1_795_984_745, request: request), ReplayRequest(time: 1_796_084_745, request: request)],
+            requests: [
+                ReplayRequest(time: 1_795_984_745, request: request),
+                ReplayRequest(time: 1_796_084_745, request: request),
+            ],
             linesBeforeKeys: 1_234_567, linesNotForwarded: 1, linesUnreadable: 2, linesOutOfOrder: 0)
         var rows: [PlanReport.Row] = []
         for plan in options.plans {
             for ttl in options.movieTTLs {
-                rows.append(PlanReport.Row(
-                    plan: plan, movieTTL: ttl, shares: ReplayShares(fresh: 3, stale: plan, filled: 5, refused: 7, staleAgesP95: 86_400 * 400)))
+                rows.append(
+                    PlanReport.Row(
+                        plan: plan, movieTTL: ttl,
+                        shares: ReplayShares(fresh: 3, stale: plan, filled: 5, refused: 7, staleAgesP95: 86_400 * 400)))
             }
         }
         let text = PlanReport.render(contents, rows: rows, options: options)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for line in lines { #expect(line.count <= 80, "\(line)") }
-        #expect(text.hasPrefix("Replayed 2 requests over 27 h 46 min,\nfrom 2026-11-29 20:39 to 2026-12-01 00:25 UTC.\n"))
+        #expect(
+            text.hasPrefix("Replayed 2 requests over 27 h 46 min,\nfrom 2026-11-29 20:39 to 2026-12-01 00:25 UTC.\n"))
         #expect(text.contains("1,234,567 lines written before keys were logged were skipped."))
         #expect(text.contains("1 line that asked amodb nothing"))
         #expect(text.contains("2 lines that are no access-log lines were skipped."))

@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 struct ProxyLoggerTests {
     @Test func scrubsEverySecretFromEveryLine() throws {
@@ -34,7 +35,8 @@ struct ProxyLoggerTests {
 
     @Test func writesTextWhenAsked() throws {
         let capture = LogCapture()
-        ProxyLogger(format: .text, sink: capture.sink).warning("amodb failed", ["path": "/movie/{movie_id}", "upstream_status": "500"])
+        ProxyLogger(format: .text, sink: capture.sink).warning(
+            "amodb failed", ["path": "/movie/{movie_id}", "upstream_status": "500"])
         let line = try #require(capture.all.first)
         #expect(line.hasSuffix(" warning amodb failed path=/movie/{movie_id} upstream_status=500"))
     }

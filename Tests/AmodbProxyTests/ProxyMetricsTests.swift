@@ -1,13 +1,15 @@
-@testable import AmodbProxy
 import AmodbCompression
 import AmodbTestSupport
 import Testing
+
+@testable import AmodbProxy
 
 /// Each request lands in the series of its route, status and cache outcome, and each
 /// answer's bytes in the series of its coding, whatever the status.
 struct ProxyMetricsTests {
     @Test(arguments: [
-        (200, "200"), (304, "304"), (505, "505"), (404, "404"), (406, "other"), (599, "other"), (100, "other"), (0, "other"),
+        (200, "200"), (304, "304"), (505, "505"), (404, "404"), (406, "other"), (599, "other"), (100, "other"),
+        (0, "other"),
         (-1, "other"), (600, "other"), (Int.max, "other"),
     ])
     func aStatusCountsInItsOwnSeriesOrInOther(status: Int, label: String) throws {
@@ -15,7 +17,9 @@ struct ProxyMetricsTests {
         metrics.recordRequest(route: .movie, status: status, cache: .stale, seconds: 0.002)
         metrics.recordRequest(route: .movie, status: status, cache: .stale, seconds: 0.002)
         let samples = try PrometheusSamples(metrics.render())
-        #expect(try samples.value("amodb_proxy_requests_total", ["route": "/3/movie/{movie_id}", "status": label, "cache": "stale"]) == 2)
+        #expect(
+            try samples.value(
+                "amodb_proxy_requests_total", ["route": "/3/movie/{movie_id}", "status": label, "cache": "stale"]) == 2)
         #expect(try samples.value("amodb_proxy_request_duration_seconds_count", ["route": "/3/movie/{movie_id}"]) == 2)
     }
 

@@ -14,7 +14,8 @@ struct RouteFreshnessTests {
     @Test func aMovieKeptForADayIsFreshAfterTwoHoursWhileATrendingListIsStale() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(
+            configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             let filled = try await proxy.get("/3/movie/550")
@@ -65,7 +66,10 @@ struct RouteFreshnessTests {
     @Test func theConfigurationLifetimeIsItsOwnSetting() async throws {
         let fetcher = ScriptedUpstream(fallback: Self.configuration)
         let clock = ManualClock()
-        try await withServer(try ProxyHarness(configuration: ProxyHarness.configuration { $0.configurationTTL = 600 }, fetcher: fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
+        try await withServer(
+            try ProxyHarness(
+                configuration: ProxyHarness.configuration { $0.configurationTTL = 600 }, fetcher: fetcher, clock: clock)
+        ) { (proxy: ProxyHarness) async throws in
             #expect(try await proxy.get("/3/configuration").header("Cache-Control") == "public, max-age=600")
         }
     }
@@ -76,7 +80,8 @@ struct RouteFreshnessTests {
     @Test func aRouteKeptForADayIsStillServedStaleWhenAmodbFails() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(
+            configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").status == 200)
@@ -97,7 +102,11 @@ struct RouteFreshnessTests {
     @Test func maxStaleOfZeroStillMeansNeverStale() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.movieTTL = 86_400; $0.maxStaleSeconds = 0 }, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(
+            configuration: ProxyHarness.configuration {
+                $0.movieTTL = 86_400
+                $0.maxStaleSeconds = 0
+            }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").status == 200)
@@ -108,14 +117,18 @@ struct RouteFreshnessTests {
     }
 
     @Test func aSnapshotKeepsEachRoutesLifetime() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("amodb-snapshot-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "amodb-snapshot-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let clock = ManualClock()
         func entry(_ key: String, _ body: String) -> String {
             #"{"key":"\#(key)","status":200,"storedAt":\#(clock.now() - 7200),"lifetime":86400,"body":"\#(Data(body.utf8).base64EncodedString())"}"#
         }
-        try (#"{"format":"amodb-proxy-cache-snapshot","version":1,"writtenAt":0,"entries":["#
-            + entry("/movie/550", ScriptedUpstream.movieDetails) + "," + entry("/configuration", ScriptedUpstream.configuration) + "]}")
+        try
+            (#"{"format":"amodb-proxy-cache-snapshot","version":1,"writtenAt":0,"entries":["#
+            + entry("/movie/550", ScriptedUpstream.movieDetails) + ","
+            + entry("/configuration", ScriptedUpstream.configuration) + "]}")
             .write(toFile: path, atomically: true, encoding: .utf8)
         for movieTTL in [86_400.0, 1800] {
             let logs = LogCapture()
@@ -124,10 +137,12 @@ struct RouteFreshnessTests {
             configuration.movieTTL = movieTTL
             let fetcher = ScriptedUpstream(fallback: Self.movie)
             let proxy = try ProxyHarness(
-                configuration: configuration, fetcher: fetcher, clock: clock, logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
+                configuration: configuration, fetcher: fetcher, clock: clock,
+                logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
             // Started, then stopped before the snapshot is written again.
             try await withServer(proxy) { (proxy: ProxyHarness) async throws in
-                #expect(proxy.proxy.cache.entry(for: "/configuration") != nil, "a day is AMODB_CONFIGURATION_TTL's default")
+                #expect(
+                    proxy.proxy.cache.entry(for: "/configuration") != nil, "a day is AMODB_CONFIGURATION_TTL's default")
                 if movieTTL == 86_400 {
                     #expect(proxy.proxy.cache.usage.entries == 2)
                     #expect(try await proxy.get("/3/movie/550").header("Cache-Status") == "amodb-proxy; hit; ttl=79200")

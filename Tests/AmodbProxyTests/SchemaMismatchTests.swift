@@ -8,7 +8,8 @@ private let movieRoute = "/3/movie/{movie_id}"
 @Suite(.timeLimit(.minutes(1)))
 struct SchemaMismatchTests {
     private func mismatches(_ harness: ProxyHarness, route: String = movieRoute) async throws -> Double {
-        try PrometheusSamples(try await harness.get("/metrics").text).value("amodb_proxy_schema_mismatch_total", ["route": route])
+        try PrometheusSamples(try await harness.get("/metrics").text).value(
+            "amodb_proxy_schema_mismatch_total", ["route": route])
     }
 
     @Test(arguments: [
@@ -34,10 +35,12 @@ struct SchemaMismatchTests {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
         let logs = LogCapture()
-        let harness = try ProxyHarness(fetcher: fetcher, clock: clock, logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
+        let harness = try ProxyHarness(
+            fetcher: fetcher, clock: clock, logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
         try await withServer(harness) { (harness: ProxyHarness) async throws in
             let warnings = { logs.all.filter { $0.contains("does not decode as the shared models") } }
-            let page = #"{"page":1,"results":[{"id":1,"media_type":"movie","title":"A"},{"id":2,"media_type":"movie","title":"B","vote_average":"nine point one"}]}"#
+            let page =
+                #"{"page":1,"results":[{"id":1,"media_type":"movie","title":"A"},{"id":2,"media_type":"movie","title":"B","vote_average":"nine point one"}]}"#
             fetcher.enqueue(.status(200, page))
             #expect(try await harness.get("/3/trending/movie/week").text == page)
             #expect(warnings().count == 1)

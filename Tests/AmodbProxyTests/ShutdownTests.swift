@@ -52,12 +52,12 @@ struct ShutdownTests {
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
                 let response = try connection.readResponse()
-                answered.raise()   // answered: the connection is now idle
+                answered.raise()  // answered: the connection is now idle
                 return (response?.status, connection.waitForClose(seconds: 30))
             }
         }
         #expect(await eventually { answered.isRaised })
-        await harness.shutdown()   // with 600 s of grace: returns at once only if idle connections close at once
+        await harness.shutdown()  // with 600 s of grace: returns at once only if idle connections close at once
         let (status, wasClosed) = try await closed.value
         #expect(status == 200)
         #expect(wasClosed)
@@ -66,10 +66,10 @@ struct ShutdownTests {
 
     @Test func dropsWhatIsStillRunningWhenTheGracePeriodEnds() async throws {
         let (harness, fetcher) = try harness(grace: 0.5)
-        fetcher.hold()   // never answered within the grace period
+        fetcher.hold()  // never answered within the grace period
         let inFlight = Task { try await harness.get("/3/trending/movie/week") }
         #expect(await eventually { fetcher.heldCount == 1 }, "the request is in flight")
-        await harness.shutdown()   // returns only because the grace period ended
+        await harness.shutdown()  // returns only because the grace period ended
         await #expect(throws: (any Error).self) { _ = try await inFlight.value }
         #expect(harness.proxy.connectionCount == 0)
         fetcher.release()

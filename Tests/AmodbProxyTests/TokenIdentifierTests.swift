@@ -1,5 +1,6 @@
-@testable import AmodbProxy
 import Testing
+
+@testable import AmodbProxy
 
 /// A client token's name in the limits' keys: a keyed hash of the token, the same in every
 /// process with the same amodb key, and of no use without it.
@@ -17,9 +18,13 @@ struct TokenIdentifierTests {
         let identifier = TokenIdentifier(amodbKey: Secret("test-secret-key-0123456789"))
         #expect(identifier.identity(of: Secret("app-token-1")) == "token:86d62c89c41763c6")
         #expect(identifier.identity(of: Secret("app-token-2")) == "token:5603b0d695eae730")
-        #expect(TokenIdentifier(amodbKey: Secret("another-amodb-key")).identity(of: Secret("app-token-1")) == "token:c755aa81ca9fcc3b")
+        #expect(
+            TokenIdentifier(amodbKey: Secret("another-amodb-key")).identity(of: Secret("app-token-1"))
+                == "token:c755aa81ca9fcc3b")
         let again = TokenIdentifier(amodbKey: Secret("test-secret-key-0123456789"))
-        for token in Self.tokens { #expect(again.identity(of: Secret(token)) == identifier.identity(of: Secret(token))) }
+        for token in Self.tokens {
+            #expect(again.identity(of: Secret(token)) == identifier.identity(of: Secret(token)))
+        }
     }
 
     @Test func differsFromTokenToTokenAndFromKeyToKey() {
@@ -27,7 +32,9 @@ struct TokenIdentifierTests {
         let names = Self.tokens.map { identifier.identity(of: Secret($0)) }
         #expect(Set(names).count == Self.tokens.count)
         let otherKey = TokenIdentifier(amodbKey: Secret("another-amodb-key"))
-        for token in Self.tokens { #expect(otherKey.identity(of: Secret(token)) != identifier.identity(of: Secret(token))) }
+        for token in Self.tokens {
+            #expect(otherKey.identity(of: Secret(token)) != identifier.identity(of: Secret(token)))
+        }
     }
 
     @Test(arguments: tokens)

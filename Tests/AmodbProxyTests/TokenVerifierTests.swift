@@ -1,8 +1,9 @@
 import AmodbCrypto
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 /// The verifier alone, on HS256: a token verifies only byte for byte as signed, garbage
 /// of any shape is refused without a crash, and a user is named by a keyed hash of
@@ -11,7 +12,8 @@ struct TokenVerifierTests {
     static let now: Double = 1_800_000_000
     static let verifier = TokenVerifier(
         secret: Secret(SignInProvider.secret), keySet: nil,
-        rules: .init(issuers: [SignInProvider.issuer, "https://other.example"], audiences: [SignInProvider.audience], leeway: 60),
+        rules: .init(
+            issuers: [SignInProvider.issuer, "https://other.example"], audiences: [SignInProvider.audience], leeway: 60),
         identifier: TokenIdentifier(amodbKey: Secret("amodb-key-for-tests")))
 
     @Test func everyOneByteChangeOfAGoodTokenIsRefused() throws {
@@ -48,7 +50,8 @@ struct TokenVerifierTests {
         }
         let alice = try user(SignInProvider.issuer, "alice")
         #expect(try user(SignInProvider.issuer, "alice") == alice)
-        #expect(try user("https://other.example", "alice") != alice, "the same subject at another issuer is another user")
+        #expect(
+            try user("https://other.example", "alice") != alice, "the same subject at another issuer is another user")
         #expect(alice.logName.count == 16 && !alice.limitKey.contains("alice"))
     }
 }

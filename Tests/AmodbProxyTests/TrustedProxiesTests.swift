@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 struct TrustedProxiesTests {
     @Test(arguments: [
@@ -24,7 +25,9 @@ struct TrustedProxiesTests {
         #expect(proxies.clientAddress(peer: "203.0.113.9", forwardedFor: ["198.51.100.1"]) == "203.0.113.9")
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["198.51.100.1"]) == "198.51.100.1")
         // The right-most address that is not one of ours: a client cannot prepend its way in.
-        #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.1.1.1, 198.51.100.1, 10.0.0.3"]) == "198.51.100.1")
+        #expect(
+            proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["1.1.1.1, 198.51.100.1, 10.0.0.3"]) == "198.51.100.1"
+        )
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["garbage"]) == "10.0.0.2")
         #expect(proxies.clientAddress(peer: "10.0.0.2", forwardedFor: []) == "10.0.0.2")
         // Only a trusted peer's header is worth reading; with no trusted network, none is.

@@ -9,7 +9,8 @@ struct UpstreamBudgetTests {
     @Test func neverCallsMoreThanTheLimitInAWindowAndSaysWhenToRetry() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 8 }, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(
+            configuration: ProxyHarness.configuration { $0.rateLimit = 8 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             var statuses: [Int] = []
             for id in 1...20 {
@@ -35,14 +36,18 @@ struct UpstreamBudgetTests {
     @Test func aRefreshWaitsForSlackOnceTheWindowIsHalfSpent() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 8; $0.movieTTL = 10 }, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(
+            configuration: ProxyHarness.configuration {
+                $0.rateLimit = 8
+                $0.movieTTL = 10
+            }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             for id in 1...3 { _ = try await proxy.get("/3/movie/\(id)") }
             #expect(fetcher.calls.count == 3)
-            clock.advance(by: 11)   // entries stale, the window not over
-            _ = try await proxy.get("/3/movie/1")   // 3 of 8 spent: a refresh leaves it half spent
+            clock.advance(by: 11)  // entries stale, the window not over
+            _ = try await proxy.get("/3/movie/1")  // 3 of 8 spent: a refresh leaves it half spent
             #expect(await eventually { fetcher.calls.count == 4 })
-            let second = try await proxy.get("/3/movie/2")   // half spent: the refresh waits for slack
+            let second = try await proxy.get("/3/movie/2")  // half spent: the refresh waits for slack
             #expect(second.status == 200)
             #expect(second.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1; detail=budget")
             #expect(proxy.proxy.statistics.value(.staleForBudget) == 1)
@@ -57,15 +62,19 @@ struct UpstreamBudgetTests {
     @Test func aRefreshOfAnEntryOlderThanTwiceItsLifetimeGoesFirst() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 8; $0.movieTTL = 10 }, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(
+            configuration: ProxyHarness.configuration {
+                $0.rateLimit = 8
+                $0.movieTTL = 10
+            }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             for id in 1...2 { _ = try await proxy.get("/3/movie/\(id)") }
             clock.advance(by: 15)
-            for id in 3...7 { _ = try await proxy.get("/3/movie/\(id)") }   // 7 of 8 spent
-            let drifting = try await proxy.get("/3/movie/1")   // 15 s old: waits for slack
+            for id in 3...7 { _ = try await proxy.get("/3/movie/\(id)") }  // 7 of 8 spent
+            let drifting = try await proxy.get("/3/movie/1")  // 15 s old: waits for slack
             #expect(drifting.header("Cache-Status")?.hasSuffix("detail=budget") == true)
             #expect(fetcher.calls.count == 7)
-            clock.advance(by: 6)   // 21 s old, past twice its lifetime; the window still 7 of 8
+            clock.advance(by: 6)  // 21 s old, past twice its lifetime; the window still 7 of 8
             let overdue = try await proxy.get("/3/movie/2")
             #expect(overdue.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-11")
             #expect(await eventually { fetcher.calls.count == 8 }, "refreshed from the last call of the window")
@@ -73,11 +82,15 @@ struct UpstreamBudgetTests {
     }
 
     @Test func adoptsAmodbsStricterLimitHeaders() async throws {
-        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails, headers: [
-            "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "30",
-        ]))
+        let fetcher = ScriptedUpstream(
+            fallback: .status(
+                200, ScriptedUpstream.movieDetails,
+                headers: [
+                    "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "30",
+                ]))
         let clock = ManualClock()
-        let proxy = try ProxyHarness(configuration: ProxyHarness.configuration { $0.rateLimit = 40 }, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(
+            configuration: ProxyHarness.configuration { $0.rateLimit = 40 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             #expect(try await proxy.get("/3/movie/1").status == 200)
             let refused = try await proxy.get("/3/movie/2")
@@ -90,9 +103,12 @@ struct UpstreamBudgetTests {
     @Test(arguments: [2.0, 0])
     func aMissWaitsForACallThatFreesWithinItsWaitInsteadOfA503(wait: Double) async throws {
         // amodb says its window has no call left for one more second.
-        let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails, headers: [
-            "x-ratelimit-limit": "40", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1",
-        ]))
+        let fetcher = ScriptedUpstream(
+            fallback: .status(
+                200, ScriptedUpstream.movieDetails,
+                headers: [
+                    "x-ratelimit-limit": "40", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1",
+                ]))
         var configuration = ProxyHarness.configuration()
         configuration.missWait = wait
         // Without a wait, a clock held still makes the refusal certain; with one, time must pass.
@@ -128,7 +144,7 @@ struct UpstreamBudgetTests {
 
     @Test func waitersOnAFailedFetchShareOneAnswer() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(500))
-        fetcher.hold()   // the one call stays in flight until all thirty have joined it
+        fetcher.hold()  // the one call stays in flight until all thirty have joined it
         let clock = ManualClock()
         let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in

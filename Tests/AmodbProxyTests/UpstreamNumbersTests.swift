@@ -1,7 +1,8 @@
-@testable import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
 struct UpstreamNumbersTests {
@@ -10,7 +11,9 @@ struct UpstreamNumbersTests {
         /// The next miss: its status and `Retry-After`.
         let status: Int
         let retryAfter: String?
-        var testDescription: String { headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") }
+        var testDescription: String {
+            headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        }
     }
 
     static let cases: [Case] = [
@@ -25,8 +28,10 @@ struct UpstreamNumbersTests {
         Case(headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "inf"], status: 503, retryAfter: "60"),
         Case(headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "5"], status: 503, retryAfter: "5"),
         Case(headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000005"], status: 503, retryAfter: "5"),
-        Case(headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000005000"], status: 503, retryAfter: "5"),
-        Case(headers: ["ratelimit-remaining": "0", "ratelimit-reset": "1800000004000.5"], status: 503, retryAfter: "5"),
+        Case(
+            headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000005000"], status: 503, retryAfter: "5"),
+        Case(
+            headers: ["ratelimit-remaining": "0", "ratelimit-reset": "1800000004000.5"], status: 503, retryAfter: "5"),
         Case(headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "172800"], status: 503, retryAfter: "60"),
     ]
 
@@ -45,7 +50,8 @@ struct UpstreamNumbersTests {
     @Test(arguments: ["1e300", "inf", "-inf", "nan", "99999999999999999999", "-5", "1.5"])
     func anUnreadableRetryAfterOnA429NeverCrashes(_ value: String) async throws {
         let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": value]))
-        let harness = try ProxyHarness(configuration: ProxyHarness.configuration { $0.retryAfterCap = 0 }, fetcher: fetcher, clock: ManualClock())
+        let harness = try ProxyHarness(
+            configuration: ProxyHarness.configuration { $0.retryAfterCap = 0 }, fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { _ async throws in
             let response = try await harness.get("/3/trending/movie/week")
             #expect(response.status == 503)
@@ -61,7 +67,8 @@ struct UpstreamNumbersTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": formatter.string(from: date)]))
+        let fetcher = ScriptedUpstream(
+            fallback: .status(429, "", headers: ["retry-after": formatter.string(from: date)]))
         let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             let response = try await harness.get("/3/trending/movie/week")

@@ -1,6 +1,7 @@
-@testable import AmodbProxy
 import Foundation
 import Testing
+
+@testable import AmodbProxy
 
 /// The user-token settings: read from the environment, a file and flags; issuer and
 /// audience required with a secret or a key set; the secret at least 32 bytes, redacted
@@ -14,16 +15,20 @@ struct UserTokenSettingsTests {
     }
 
     private func serve(_ arguments: [String] = [], _ environment: [String: String]) throws -> ProxyConfiguration {
-        guard case .serve(let configuration) = try load(arguments, environment) else { throw ConfigurationError("not a serve command") }
+        guard case .serve(let configuration) = try load(arguments, environment) else {
+            throw ConfigurationError("not a serve command")
+        }
         return configuration
     }
 
     @Test func readsEverySetting() throws {
-        let configuration = try serve(["--jwt-leeway", "15"], [
-            "AMODB_JWT_SECRET": Self.secret, "AMODB_JWT_JWKS_URL": "https://appleid.apple.com/auth/keys",
-            "AMODB_JWT_ISSUER": "https://appleid.apple.com, https://securetoken.google.com/movies",
-            "AMODB_JWT_AUDIENCE": "com.example.movies,movies", "AMODB_JWT_LEEWAY": "30",
-        ])
+        let configuration = try serve(
+            ["--jwt-leeway", "15"],
+            [
+                "AMODB_JWT_SECRET": Self.secret, "AMODB_JWT_JWKS_URL": "https://appleid.apple.com/auth/keys",
+                "AMODB_JWT_ISSUER": "https://appleid.apple.com, https://securetoken.google.com/movies",
+                "AMODB_JWT_AUDIENCE": "com.example.movies,movies", "AMODB_JWT_LEEWAY": "30",
+            ])
         #expect(configuration.jwtSecret == Secret(Self.secret))
         #expect(configuration.jwksURL == "https://appleid.apple.com/auth/keys")
         #expect(configuration.jwtIssuers == ["https://appleid.apple.com", "https://securetoken.google.com/movies"])
@@ -37,16 +42,32 @@ struct UserTokenSettingsTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("jwt-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try (Self.secret + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        let configuration = try serve(["--jwt-secret-file", path], ["AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a"])
+        let configuration = try serve(
+            ["--jwt-secret-file", path], ["AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a"])
         #expect(configuration.jwtSecret == Secret(Self.secret))
     }
 
     @Test(arguments: [
-        (["AMODB_JWT_SECRET": secret, "AMODB_JWT_AUDIENCE": "a"], "AMODB_JWT_ISSUER is required with AMODB_JWT_SECRET"),
-        (["AMODB_JWT_JWKS_URL": "https://x.example/jwks", "AMODB_JWT_ISSUER": "i"], "AMODB_JWT_AUDIENCE is required with AMODB_JWT_JWKS_URL"),
-        (["AMODB_JWT_SECRET": "short-secret-29-bytes-long-xx", "AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a"], "at least 32"),
-        (["AMODB_JWT_JWKS_URL": "ftp://x.example/jwks", "AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a"], "http(s) URL"),
-        (["AMODB_JWT_SECRET": secret, "AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a", "AMODB_JWT_LEEWAY": "-1"], "AMODB_JWT_LEEWAY"),
+        (
+            ["AMODB_JWT_SECRET": secret, "AMODB_JWT_AUDIENCE": "a"],
+            "AMODB_JWT_ISSUER is required with AMODB_JWT_SECRET"
+        ),
+        (
+            ["AMODB_JWT_JWKS_URL": "https://x.example/jwks", "AMODB_JWT_ISSUER": "i"],
+            "AMODB_JWT_AUDIENCE is required with AMODB_JWT_JWKS_URL"
+        ),
+        (
+            ["AMODB_JWT_SECRET": "short-secret-29-bytes-long-xx", "AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a"],
+            "at least 32"
+        ),
+        (
+            ["AMODB_JWT_JWKS_URL": "ftp://x.example/jwks", "AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a"],
+            "http(s) URL"
+        ),
+        (
+            ["AMODB_JWT_SECRET": secret, "AMODB_JWT_ISSUER": "i", "AMODB_JWT_AUDIENCE": "a", "AMODB_JWT_LEEWAY": "-1"],
+            "AMODB_JWT_LEEWAY"
+        ),
     ])
     func aConfigurationMissingOrBendingARuleIsRefusedAtStart(_ environment: [String: String], _ says: String) {
         #expect {
@@ -58,9 +79,14 @@ struct UserTokenSettingsTests {
     }
 
     @Test func checkConfigShowsTheSettingsWithTheSecretRedacted() throws {
-        guard case .checkConfig(let configuration) = try load(["--check-config"], [
-            "AMODB_JWT_SECRET": Self.secret, "AMODB_JWT_ISSUER": "https://ref.supabase.co/auth/v1", "AMODB_JWT_AUDIENCE": "authenticated",
-        ]) else { throw ConfigurationError("not --check-config") }
+        guard
+            case .checkConfig(let configuration) = try load(
+                ["--check-config"],
+                [
+                    "AMODB_JWT_SECRET": Self.secret, "AMODB_JWT_ISSUER": "https://ref.supabase.co/auth/v1",
+                    "AMODB_JWT_AUDIENCE": "authenticated",
+                ])
+        else { throw ConfigurationError("not --check-config") }
         let text = ConfigurationLoader.describe(configuration)
         #expect(text.contains("AMODB_JWT_SECRET=<redacted>"))
         #expect(text.contains("AMODB_JWT_ISSUER=https://ref.supabase.co/auth/v1"))

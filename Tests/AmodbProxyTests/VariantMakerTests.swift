@@ -1,9 +1,10 @@
 import AmodbCompression
-@testable import AmodbProxy
 import AmodbTestSupport
 import Dispatch
 import Synchronization
 import Testing
+
+@testable import AmodbProxy
 
 /// A fill makes its answer's gzip variant itself (`gzipped`), within bounds; the queue then
 /// makes what is pending and keeps the gzip bytes the fill made, so an answer has one gzip
@@ -20,15 +21,19 @@ struct VariantMakerTests {
         let variants = try #require(gzipped.variants)
         #expect(variants.available == [.identity, .gzip])
         #expect(variants.pending == .br)
-        #expect(try ContentDecoder(maximumOutputSize: Self.body.count).decode(try #require(variants.gzip), from: .gzip) == Self.body)
+        #expect(
+            try ContentDecoder(maximumOutputSize: Self.body.count).decode(try #require(variants.gzip), from: .gzip)
+                == Self.body)
         #expect(gzipped.etag == Self.entry.etag)
         #expect(gzipped.form(.gzip).tag == Self.entry.etag.dropLast() + "-gzip\"")
         #expect(maker.compressedBytes == Self.body.count)
     }
 
-    @Test("Too short to compress, or too long to compress inline: left to the queue", arguments: [
-        ContentVariants.defaultMinimumSize - 1, VariantMaker.inlineGzipLimit + 1,
-    ])
+    @Test(
+        "Too short to compress, or too long to compress inline: left to the queue",
+        arguments: [
+            ContentVariants.defaultMinimumSize - 1, VariantMaker.inlineGzipLimit + 1,
+        ])
     func outOfBoundsBodiesAreNotGzippedInline(size: Int) {
         let entry = CachedResponse(body: Array(Self.body.cycled(to: size)), storedAt: 0, lifetime: 1800)
         #expect(VariantMaker().gzipped(entry) { _ in true }.variants == nil)
@@ -53,7 +58,9 @@ struct VariantMakerTests {
         #expect(complete.pending.isEmpty)
         #expect(complete.available == .all)
         #expect(complete.gzip == gzipped.variants?.gzip, "the one gzip variant, byte for byte")
-        #expect(try ContentDecoder(maximumOutputSize: Self.body.count).decode(try #require(complete.br), from: .br) == Self.body)
+        #expect(
+            try ContentDecoder(maximumOutputSize: Self.body.count).decode(try #require(complete.br), from: .br)
+                == Self.body)
         // The same bytes the queue alone makes for an answer no fill gzipped.
         #expect(complete == (try ContentVariants(compressing: Self.body)))
         #expect(maker.compressedBytes == 2 * Self.body.count)
@@ -63,9 +70,11 @@ struct VariantMakerTests {
         #expect(maker.count(.dropped) + maker.count(.stale) == 0)
     }
 
-    @Test("A full queue drops the job and counts it", arguments: [
-        VariantMaker.Limits(jobs: 1, bytes: 1 << 30), VariantMaker.Limits(jobs: 100, bytes: body.count + 1),
-    ])
+    @Test(
+        "A full queue drops the job and counts it",
+        arguments: [
+            VariantMaker.Limits(jobs: 1, bytes: 1 << 30), VariantMaker.Limits(jobs: 100, bytes: body.count + 1),
+        ])
     func aFullQueueDropsTheJob(limits: VariantMaker.Limits) async throws {
         let maker = VariantMaker(limits: limits)
         let first = SlotStandIn(Self.entry, blocked: true)

@@ -8,7 +8,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct HostileRedisTests {
     static let nestedPastTheElementLimit: [UInt8] =
-        Array("*1024\r\n".utf8) + Array(repeating: Array("*1024\r\n".utf8) + Array(repeating: Array(":1\r\n".utf8), count: 1024).flatMap { $0 }, count: 4).flatMap { $0 }
+        Array("*1024\r\n".utf8)
+        + Array(
+            repeating: Array("*1024\r\n".utf8) + Array(repeating: Array(":1\r\n".utf8), count: 1024).flatMap { $0 },
+            count: 4
+        ).flatMap { $0 }
 
     @Test(arguments: [
         (Array("*1000000\r\n".utf8), RESPParseError.arrayTooLong(1_000_000)),
@@ -16,12 +20,16 @@ struct HostileRedisTests {
         (nestedPastTheElementLimit, RESPParseError.tooManyElements),
     ])
     func aReplyAnnouncingMoreThanTheLimitsFailsTheCallAtOnce(reply: [UInt8], expected: RESPParseError) async throws {
-        try await withServer(try HostileRedis(replies: [Array("+PONG\r\n".utf8), reply])) { (hostile: HostileRedis) async throws in
-            let configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: hostile.port)).withTestTimeouts(command: .seconds(20))
+        try await withServer(try HostileRedis(replies: [Array("+PONG\r\n".utf8), reply])) {
+            (hostile: HostileRedis) async throws in
+            let configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: hostile.port))
+                .withTestTimeouts(command: .seconds(20))
             try await withRedisClient(configuration) { client in
                 let started = ContinuousClock.now
                 await #expect(throws: RedisError.protocolViolation(expected)) { _ = try await client.get("k") }
-                #expect(ContinuousClock.now - started < .seconds(15), "refused when announced, not after the command timeout (20 s)")
+                #expect(
+                    ContinuousClock.now - started < .seconds(15),
+                    "refused when announced, not after the command timeout (20 s)")
             }
         }
     }

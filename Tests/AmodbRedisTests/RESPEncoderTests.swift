@@ -28,8 +28,10 @@ struct RESPEncoderTests {
         #expect(parser.bufferedByteCount == 0)
     }
 
-    @Test(arguments: [(RedisValue.bulk("a"), true), (.integer(1), true), (.simpleString("a"), true),
-                      (.null, false), (.array([]), false), (.error("E"), false)])
+    @Test(arguments: [
+        (RedisValue.bulk("a"), true), (.integer(1), true), (.simpleString("a"), true),
+        (.null, false), (.array([]), false), (.error("E"), false),
+    ])
     func onlyStringsAndIntegersAreCommandArguments(_ value: RedisValue, allowed: Bool) {
         #expect(RESPEncoder.isCommandArgument(value) == allowed)
     }

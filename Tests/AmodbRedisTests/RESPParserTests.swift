@@ -24,7 +24,9 @@ struct ReplyFixture: Sendable, CustomTestStringConvertible {
 
 /// Feeds `bytes` whole (`chunk == nil`) or in chunks of that size and collects every reply,
 /// or the error that ended the stream.
-private func parseAll(_ bytes: [UInt8], chunk: Int?, limits: RESPLimits = RESPLimits()) -> Result<[RedisValue], RESPParseError> {
+private func parseAll(_ bytes: [UInt8], chunk: Int?, limits: RESPLimits = RESPLimits()) -> Result<
+    [RedisValue], RESPParseError
+> {
     var parser = RESPParser(limits: limits)
     var values: [RedisValue] = []
     var offset = 0
@@ -55,11 +57,17 @@ struct RESPParserTests {
         ReplyFixture("null bulk string", "$-1\r\n", [.null]),
         ReplyFixture("null array", "*-1\r\n", [.null]),
         ReplyFixture("empty array", "*0\r\n", [.array([])]),
-        ReplyFixture("array of mixed values", "*3\r\n:1\r\n$3\r\nfoo\r\n+bar\r\n", [.array([.integer(1), .bulk("foo"), .simpleString("bar")])]),
-        ReplyFixture("nested arrays", "*2\r\n*2\r\n:1\r\n:2\r\n*1\r\n*0\r\n", [.array([.array([.integer(1), .integer(2)]), .array([.array([])])])]),
+        ReplyFixture(
+            "array of mixed values", "*3\r\n:1\r\n$3\r\nfoo\r\n+bar\r\n",
+            [.array([.integer(1), .bulk("foo"), .simpleString("bar")])]),
+        ReplyFixture(
+            "nested arrays", "*2\r\n*2\r\n:1\r\n:2\r\n*1\r\n*0\r\n",
+            [.array([.array([.integer(1), .integer(2)]), .array([.array([])])])]),
         ReplyFixture("null inside an array", "*3\r\n$1\r\na\r\n$-1\r\n*-1\r\n", [.array([.bulk("a"), .null, .null])]),
         ReplyFixture("error inside an array", "*2\r\n-ERR x\r\n:1\r\n", [.array([.error("ERR x"), .integer(1)])]),
-        ReplyFixture("pipelined replies", "+OK\r\n:1\r\n$-1\r\n*1\r\n+x\r\n", [.simpleString("OK"), .integer(1), .null, .array([.simpleString("x")])]),
+        ReplyFixture(
+            "pipelined replies", "+OK\r\n:1\r\n$-1\r\n*1\r\n+x\r\n",
+            [.simpleString("OK"), .integer(1), .null, .array([.simpleString("x")])]),
         ReplyFixture("incomplete bulk string waits", "$5\r\nhel", []),
         ReplyFixture("incomplete array waits", "*2\r\n:1\r\n", []),
         ReplyFixture("line without its LF waits", "+OK\r", []),
@@ -88,7 +96,9 @@ struct RESPParserTests {
         var limits = RESPLimits()
         limits.maxBulkBytes = 10
         #expect(parseAll(Array("$11\r\n".utf8), chunk: chunk, limits: limits) == .failure(.bulkTooLong(11)))
-        #expect(parseAll(Array("$10\r\n0123456789\r\n".utf8), chunk: chunk, limits: limits) == .success([.bulk("0123456789")]))
+        #expect(
+            parseAll(Array("$10\r\n0123456789\r\n".utf8), chunk: chunk, limits: limits)
+                == .success([.bulk("0123456789")]))
     }
 
     @Test(arguments: [nil, 1] as [Int?])
@@ -96,7 +106,9 @@ struct RESPParserTests {
         var limits = RESPLimits()
         limits.maxArrayCount = 3
         #expect(parseAll(Array("*4\r\n".utf8), chunk: chunk, limits: limits) == .failure(.arrayTooLong(4)))
-        #expect(parseAll(Array("*3\r\n:1\r\n:2\r\n:3\r\n".utf8), chunk: chunk, limits: limits) == .success([.array([1, 2, 3])]))
+        #expect(
+            parseAll(Array("*3\r\n:1\r\n:2\r\n:3\r\n".utf8), chunk: chunk, limits: limits)
+                == .success([.array([1, 2, 3])]))
     }
 
     @Test(arguments: [nil, 1] as [Int?])
@@ -105,10 +117,13 @@ struct RESPParserTests {
         limits.maxDepth = 3
         let three = String(repeating: "*1\r\n", count: 3) + ":1\r\n"
         let four = String(repeating: "*1\r\n", count: 4) + ":1\r\n"
-        #expect(parseAll(Array(three.utf8), chunk: chunk, limits: limits) == .success([.array([.array([.array([1])])])]))
+        #expect(
+            parseAll(Array(three.utf8), chunk: chunk, limits: limits) == .success([.array([.array([.array([1])])])]))
         #expect(parseAll(Array(four.utf8), chunk: chunk, limits: limits) == .failure(.tooDeep))
         // Found by the fuzzer: an empty array one level too deep is too deep as well.
-        #expect(parseAll(Array("*1\r\n*1\r\n*0\r\n".utf8), chunk: chunk, limits: limits) == .success([.array([.array([.array([])])])]))
+        #expect(
+            parseAll(Array("*1\r\n*1\r\n*0\r\n".utf8), chunk: chunk, limits: limits)
+                == .success([.array([.array([.array([])])])]))
         #expect(parseAll(Array("*1\r\n*1\r\n*1\r\n*0\r\n".utf8), chunk: chunk, limits: limits) == .failure(.tooDeep))
     }
 
@@ -116,7 +131,9 @@ struct RESPParserTests {
     func refusesALineOverTheLimitWithoutWaitingForItsEnd(chunk: Int?) {
         var limits = RESPLimits()
         limits.maxLineBytes = 8
-        #expect(parseAll(Array("+12345678\r\n".utf8), chunk: chunk, limits: limits) == .success([.simpleString("12345678")]))
+        #expect(
+            parseAll(Array("+12345678\r\n".utf8), chunk: chunk, limits: limits) == .success([.simpleString("12345678")])
+        )
         #expect(parseAll(Array("+123456789".utf8), chunk: chunk, limits: limits) == .failure(.lineTooLong))
     }
 
@@ -125,10 +142,17 @@ struct RESPParserTests {
         var limits = RESPLimits()
         limits.maxReplyElements = 6
         // Two arrays of two: 1 + 2 × 3 = 7 values, the second header already over.
-        #expect(parseAll(Array("*2\r\n*2\r\n:1\r\n:2\r\n*2\r\n".utf8), chunk: chunk, limits: limits) == .failure(.tooManyElements))
-        #expect(parseAll(Array("*2\r\n*2\r\n:1\r\n:2\r\n:3\r\n".utf8), chunk: chunk, limits: limits) == .success([.array([.array([1, 2]), 3])]))
+        #expect(
+            parseAll(Array("*2\r\n*2\r\n:1\r\n:2\r\n*2\r\n".utf8), chunk: chunk, limits: limits)
+                == .failure(.tooManyElements))
+        #expect(
+            parseAll(Array("*2\r\n*2\r\n:1\r\n:2\r\n:3\r\n".utf8), chunk: chunk, limits: limits)
+                == .success([.array([.array([1, 2]), 3])]))
         // The count starts again with each reply.
-        #expect(parseAll(Array("*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n".utf8), chunk: chunk, limits: limits)
+        #expect(
+            parseAll(
+                Array("*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n".utf8), chunk: chunk,
+                limits: limits)
                 == .success([.array([1, 2, 3, 4, 5]), .array([1, 2, 3, 4, 5])]))
     }
 
@@ -139,7 +163,9 @@ struct RESPParserTests {
         let reply = "*4\r\n$5\r\nabcde\r\n$5\r\nabcde\r\n$5\r\nabcde\r\n$5\r\nabcde\r\n"
         #expect(parseAll(Array(reply.utf8), chunk: nil, limits: limits) == .failure(.replyTooLarge))
         #expect(parseAll(Array(reply.utf8), chunk: 1, limits: limits) == .failure(.replyTooLarge))
-        #expect(parseAll(Array("*1\r\n$5\r\nabcde\r\n".utf8), chunk: 1, limits: limits) == .success([.array([.bulk("abcde")])]))
+        #expect(
+            parseAll(Array("*1\r\n$5\r\nabcde\r\n".utf8), chunk: 1, limits: limits)
+                == .success([.array([.bulk("abcde")])]))
     }
 
     @Test

@@ -4,7 +4,8 @@ import AmodbTestSupport
 import Testing
 
 /// The client against a real `redis-server`, one fresh server per test.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct RedisClientTests {
     @Test
     func storesAndReadsBackBinaryValues() async throws {
@@ -133,7 +134,9 @@ struct RedisClientTests {
                 let firstRun = try await client.run(script, keys: ["n"], arguments: ["a"])
                 #expect(firstRun == .array([.bulk("n"), .bulk("a"), .integer(1)]))
                 _ = try await client.send(["SCRIPT", "FLUSH"])
-                await #expect(throws: RedisError.self) { _ = try await client.send(["EVALSHA", .bulk(script.sha1), 0]) }
+                await #expect(throws: RedisError.self) {
+                    _ = try await client.send(["EVALSHA", .bulk(script.sha1), 0])
+                }
                 let afterFlush = try await client.run(script, keys: ["n"], arguments: ["b"])
                 #expect(afterFlush == .array([.bulk("n"), .bulk("b"), .integer(2)]))
                 // EVAL cached it: EVALSHA alone works again.
@@ -149,7 +152,8 @@ struct RedisClientTests {
             var configuration = server.configuration(commandTimeout: .milliseconds(50))
             configuration.connectionCount = 1
             try await withRedisClient(configuration) { client in
-                _ = try await client.send(["PING"], timeout: .seconds(2))   // the session is up, however loaded the machine
+                // the session is up, however loaded the machine
+                _ = try await client.send(["PING"], timeout: .seconds(2))
                 // CLIENT PAUSE WRITE holds writes, as a server busy in a slow command (DEBUG SLEEP)
                 // would, but is known to be in force once it answers, and lets UNPAUSE through.
                 try await withRedisClient(server.configuration()) { admin in
@@ -188,13 +192,13 @@ struct RedisClientTests {
     func timesOutAgainstAStoppedServerInsteadOfWaiting() async throws {
         try await withRedisServer { server in
             var configuration = server.configuration(commandTimeout: .milliseconds(50))
-            configuration.connectionCount = 1   // the GET goes out on the session the SET used
+            configuration.connectionCount = 1  // the GET goes out on the session the SET used
             try await withRedisClient(configuration) { client in
                 _ = try await client.send(["SET", "k", "v"], timeout: .seconds(2))
                 server.pause()
                 let started = ContinuousClock.now
                 await #expect(throws: RedisError.timedOut(.command)) { _ = try await client.get("k") }
-                #expect(ContinuousClock.now - started < .seconds(20))   // no reply ever comes: only the timeout ends it
+                #expect(ContinuousClock.now - started < .seconds(20))  // no reply ever comes: only the timeout ends it
                 server.resume()
                 #expect(await eventuallySucceeds { _ = try await client.get("k") })
             }
@@ -226,7 +230,7 @@ struct RedisClientTests {
                 let after = try await client.get("after")
                 #expect(after == Array("2".utf8))
                 let before = try await client.get("before")
-                #expect(before == nil)   // nothing persisted
+                #expect(before == nil)  // nothing persisted
                 #expect(client.isConnected)
             }
         }
@@ -265,7 +269,7 @@ struct RedisClientTests {
 
     @Test
     func failsFastWhenNothingListens() async throws {
-        let port = try await withRedisServer { $0.port }   // a port that was just free
+        let port = try await withRedisServer { $0.port }  // a port that was just free
         var configuration = RedisConfiguration(endpoint: RedisEndpoint(host: "127.0.0.1", port: port))
         configuration.commandTimeout = .seconds(60)
         try await withRedisClient(configuration) { client in
@@ -274,7 +278,7 @@ struct RedisClientTests {
                 guard case RedisError.unavailable(let reason) = error else { return false }
                 return reason.contains("connect")
             }
-            #expect(ContinuousClock.now - started < .seconds(20))   // the refused connect, not the 60 s command timeout
+            #expect(ContinuousClock.now - started < .seconds(20))  // the refused connect, not the 60 s command timeout
         }
     }
 
@@ -288,7 +292,9 @@ struct RedisClientTests {
             configuration.commandTimeout = .seconds(5)
             configuration.connectTimeout = .seconds(5)
             try await withRedisClient(configuration) { client in
-                await #expect(throws: RedisError.protocolViolation(.unknownType(UInt8(ascii: "H")))) { try await client.ping() }
+                await #expect(throws: RedisError.protocolViolation(.unknownType(UInt8(ascii: "H")))) {
+                    try await client.ping()
+                }
                 #expect(!client.isConnected)
             }
         }
@@ -310,7 +316,8 @@ struct RedisClientTests {
                 await #expect(throws: RedisError.invalidArgument) { _ = try await client.send(["SET", "k", .null]) }
                 // An error inside an array stays a value: the rest of the reply is kept.
                 let reply = try await client.send(["EVAL", "return {1, redis.pcall('INCR', KEYS[1])}", 1, "list"])
-                guard case .array(let elements) = reply, elements.count == 2, case .error(let message) = elements[1] else {
+                guard case .array(let elements) = reply, elements.count == 2, case .error(let message) = elements[1]
+                else {
                     Issue.record("unexpected \(reply)")
                     return
                 }
@@ -326,9 +333,11 @@ struct RedisClientTests {
     func typedHelpersSpeakSetNXPXExpirePttlDelAndPublish() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { client in
-                let leased = try await client.set("lease", Array("replica-a".utf8), condition: .ifNotExists, expiry: .milliseconds(60_000))
+                let leased = try await client.set(
+                    "lease", Array("replica-a".utf8), condition: .ifNotExists, expiry: .milliseconds(60_000))
                 #expect(leased)
-                let secondLease = try await client.set("lease", Array("replica-b".utf8), condition: .ifNotExists, expiry: .milliseconds(60_000))
+                let secondLease = try await client.set(
+                    "lease", Array("replica-b".utf8), condition: .ifNotExists, expiry: .milliseconds(60_000))
                 #expect(!secondLease)
                 let holder = try await client.get("lease")
                 #expect(holder == Array("replica-a".utf8))

@@ -7,8 +7,14 @@ struct RedisEndpointTests {
         ("redis://redis:6380", RedisEndpoint(host: "redis", port: 6380)),
         ("redis://10.0.0.5:6379/3", RedisEndpoint(host: "10.0.0.5", database: 3)),
         ("redis://:s3cret@redis/1", RedisEndpoint(host: "redis", password: RedisPassword("s3cret"), database: 1)),
-        ("redis://proxy:s3cret@redis:7000", RedisEndpoint(host: "redis", port: 7000, username: "proxy", password: RedisPassword("s3cret"))),
-        ("redis://proxy:p%40ss%3Aword@redis", RedisEndpoint(host: "redis", username: "proxy", password: RedisPassword("p@ss:word"))),
+        (
+            "redis://proxy:s3cret@redis:7000",
+            RedisEndpoint(host: "redis", port: 7000, username: "proxy", password: RedisPassword("s3cret"))
+        ),
+        (
+            "redis://proxy:p%40ss%3Aword@redis",
+            RedisEndpoint(host: "redis", username: "proxy", password: RedisPassword("p@ss:word"))
+        ),
         ("redis://:a@b@redis", RedisEndpoint(host: "redis", password: RedisPassword("a@b"))),
         ("REDIS://redis/", RedisEndpoint(host: "redis")),
         ("redis://[::1]:6390/2", RedisEndpoint(host: "::1", port: 6390, database: 2)),
@@ -40,14 +46,19 @@ struct RedisEndpointTests {
         }
     }
 
-    @Test(arguments: ["redis://:hunter2@redis:6379", "redis://app:hunter2@redis/4", "rediss://:hunter2@redis", "redis://:hunter2@redis:port"])
+    @Test(arguments: [
+        "redis://:hunter2@redis:6379", "redis://app:hunter2@redis/4", "rediss://:hunter2@redis",
+        "redis://:hunter2@redis:port",
+    ])
     func neverShowsThePassword(_ url: String) throws {
         let texts: [String]
         do {
             let configuration = try RedisConfiguration(url: url)
             var dumped = ""
             dump(configuration, to: &dumped)
-            texts = ["\(configuration)", "\(configuration.endpoint)", String(reflecting: configuration.endpoint), dumped]
+            texts = [
+                "\(configuration)", "\(configuration.endpoint)", String(reflecting: configuration.endpoint), dumped,
+            ]
             #expect(configuration.endpoint.password?.revealed == "hunter2")
         } catch {
             texts = ["\(error)", String(reflecting: error)]
@@ -57,7 +68,8 @@ struct RedisEndpointTests {
 
     @Test
     func describesItselfAsAURLWithThePasswordRedacted() throws {
-        #expect(try RedisEndpoint(url: "redis://app:pw@redis:7000/2").description == "redis://app:<redacted>@redis:7000/2")
+        #expect(
+            try RedisEndpoint(url: "redis://app:pw@redis:7000/2").description == "redis://app:<redacted>@redis:7000/2")
         #expect(try RedisEndpoint(url: "redis://redis").description == "redis://redis:6379/0")
     }
 }

@@ -3,7 +3,8 @@ import Testing
 
 /// The test support's `redis-server` launcher: when a server cannot start, the error carries
 /// its log, since that is what names the cause (and `start` retries on a taken port by it).
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct RedisServerTests {
     @Test func aServerThatCannotBindItsPortSaysSo() async throws {
         try await withRedisServer { first in

@@ -18,7 +18,9 @@ struct SHA1Tests {
 
     @Test
     func matchesTheMillionAVector() {
-        #expect(SHA1.hexDigest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+        #expect(
+            SHA1.hexDigest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
+                == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
     }
 
     @Test

@@ -9,7 +9,8 @@ import Testing
         let response = await get(AmodbSandbox(), "/3/movie/550", bearer: nil)
         #expect(response.status == 401)
         let error = try decode(AmodbErrorBody.self, response)
-        #expect(error == AmodbErrorBody(statusCode: 7, statusMessage: "Invalid API key: You must be granted a valid key."))
+        #expect(
+            error == AmodbErrorBody(statusCode: 7, statusMessage: "Invalid API key: You must be granted a valid key."))
         #expect(response.headers["Content-Type"] == "application/json;charset=utf-8")
     }
 
@@ -65,8 +66,9 @@ import Testing
         let secret = "k-3f9a7c-secret"
         let sandbox = AmodbSandbox(configuration: .init(apiKey: secret, requestsPerMinute: 2))
         var responses: [HTTPResponse] = []
-        for _ in 0..<3 { responses.append(await get(sandbox, target, bearer: secret)) }   // the third is over the limit
-        responses.append(await get(sandbox, target + (target.contains("?") ? "&" : "?") + "api_key=\(secret)x", bearer: nil))
+        for _ in 0..<3 { responses.append(await get(sandbox, target, bearer: secret)) }  // the third is over the limit
+        responses.append(
+            await get(sandbox, target + (target.contains("?") ? "&" : "?") + "api_key=\(secret)x", bearer: nil))
         responses.append(await get(sandbox, target, bearer: secret + "-wrong"))
         for response in responses {
             #expect(!response.text.contains(secret))

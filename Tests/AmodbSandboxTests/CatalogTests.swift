@@ -99,7 +99,7 @@ import Testing
         #expect(movies.contains { $0.originalLanguage != "en" })
         #expect(rawText.contains(#""poster_path":null"#))
         #expect(rawText.contains(#""release_date":"""#))
-        #expect(!rawText.contains(#"\/"#))   // slashes are not escaped, as amodb sends paths
+        #expect(!rawText.contains(#"\/"#))  // slashes are not escaped, as amodb sends paths
     }
 
     @Test func titleIsLocalizedInGerman() async throws {
@@ -117,7 +117,10 @@ import Testing
         #expect(details.genres.map(\.name) == ["Drama", "Crime"])
     }
 
-    @Test(arguments: [("de", "Der Pate"), ("DE-de", "Der Pate"), ("ja-JP", "ゴッドファーザー"), ("it-IT", "Il padrino"), ("en-US", "The Godfather")])
+    @Test(arguments: [
+        ("de", "Der Pate"), ("DE-de", "Der Pate"), ("ja-JP", "ゴッドファーザー"), ("it-IT", "Il padrino"),
+        ("en-US", "The Godfather"),
+    ])
     func languageTagsAreReadAsAmodbReadsThem(language: String, title: String) async throws {
         let details = try decode(MovieDetails.self, await get(AmodbSandbox(), "/3/movie/238?language=\(language)"))
         #expect(details.title == title)
@@ -125,12 +128,17 @@ import Testing
 
     @Test func trendingTitlesAreLocalizedToo() async throws {
         let sandbox = unlimitedSandbox()
-        var english: [Int: String] = [:], spanish: [Int: String] = [:]
+        var english: [Int: String] = [:]
+        var spanish: [Int: String] = [:]
         for page in 1...5 {
-            for case .movie(let movie) in try decode(TrendingPage.self, await get(sandbox, "/3/trending/movie/week?page=\(page)")).results {
+            for case .movie(let movie) in try decode(
+                TrendingPage.self, await get(sandbox, "/3/trending/movie/week?page=\(page)")
+            ).results {
                 english[movie.id] = movie.title
             }
-            for case .movie(let movie) in try decode(TrendingPage.self, await get(sandbox, "/3/trending/movie/week?page=\(page)&language=es-ES")).results {
+            for case .movie(let movie) in try decode(
+                TrendingPage.self, await get(sandbox, "/3/trending/movie/week?page=\(page)&language=es-ES")
+            ).results {
                 spanish[movie.id] = movie.title
             }
         }
@@ -160,10 +168,15 @@ import Testing
         #expect(response.status == 200)
         let details = try decode(MovieDetails.self, response)
         let credits = try #require(details.credits)
-        #expect(credits.cast.first == CastMember(
-            id: 819, name: "Edward Norton", character: "Narrator", profilePath: "/4X3ce3nqMFw1kDEVWeeJmAB3USF.jpg", order: 0))
+        #expect(
+            credits.cast.first
+                == CastMember(
+                    id: 819, name: "Edward Norton", character: "Narrator",
+                    profilePath: "/4X3ce3nqMFw1kDEVWeeJmAB3USF.jpg", order: 0))
         #expect(credits.cast.contains { $0.name == "Brad Pitt" && $0.character == "Tyler Durden" })
-        #expect(credits.crew.contains { $0.name == "David Fincher" && $0.department == "Directing" && $0.job == "Director" })
+        #expect(
+            credits.crew.contains { $0.name == "David Fincher" && $0.department == "Directing" && $0.job == "Director" }
+        )
         let ratings = try #require(details.ratings)
         #expect(ratings.imdb == Rating(value: 8.8, votes: 2_412_000))
         #expect(ratings.rottenTomatoes == Rating(value: 81, votes: nil))
@@ -171,7 +184,8 @@ import Testing
     }
 
     @Test func ratingsMaySayNothingForASource() async throws {
-        let details = try decode(MovieDetails.self, await get(AmodbSandbox(), "/3/movie/496243?append_to_response=ratings"))
+        let details = try decode(
+            MovieDetails.self, await get(AmodbSandbox(), "/3/movie/496243?append_to_response=ratings"))
         let ratings = try #require(details.ratings)
         #expect(ratings.kinopoisk == nil)
         #expect(ratings.imdb != nil)
@@ -191,8 +205,10 @@ import Testing
 
     /// Each sub-resource in amodb's shape, keyed by its name inside the details object.
     @Test func everySubResourceHasAmodbsShape() async throws {
-        let names = ["alternative_titles", "changes", "external_ids", "images", "keywords", "lists", "recommendations",
-                     "release_dates", "reviews", "similar", "translations", "videos", "watch/providers"]
+        let names = [
+            "alternative_titles", "changes", "external_ids", "images", "keywords", "lists", "recommendations",
+            "release_dates", "reviews", "similar", "translations", "videos", "watch/providers",
+        ]
         let response = await get(AmodbSandbox(), "/3/movie/550?append_to_response=" + names.joined(separator: ","))
         #expect(response.status == 200)
         let movie = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
@@ -201,28 +217,41 @@ import Testing
         #expect(images["backdrops"] is [Any] && images["logos"] is [Any])
         let poster = try #require((images["posters"] as? [[String: Any]])?.first)
         #expect(poster["file_path"] as? String == "/pB8BM7pdSp6B6Ih7QZ4DrQ3PmJK.jpg", "the movie's own poster first")
-        #expect(Set(poster.keys) == ["file_path", "width", "height", "aspect_ratio", "iso_639_1", "vote_average", "vote_count"])
+        #expect(
+            Set(poster.keys) == [
+                "file_path", "width", "height", "aspect_ratio", "iso_639_1", "vote_average", "vote_count",
+            ])
         let video = try #require(((movie["videos"] as? [String: Any])?["results"] as? [[String: Any]])?.first)
         #expect(video["site"] as? String == "YouTube")
         #expect(video["type"] as? String == "Trailer")
-        #expect(Set(video.keys) == ["id", "key", "name", "site", "type", "official", "published_at", "iso_639_1", "iso_3166_1", "size"])
+        #expect(
+            Set(video.keys) == [
+                "id", "key", "name", "site", "type", "official", "published_at", "iso_639_1", "iso_3166_1", "size",
+            ])
         #expect((movie["external_ids"] as? [String: Any])?["imdb_id"] as? String == "tt0137523")
         let keywords = try #require((movie["keywords"] as? [String: Any])?["keywords"] as? [[String: Any]])
         #expect(!keywords.isEmpty && keywords.allSatisfy { $0["id"] is Int && $0["name"] is String })
         let releases = try #require((movie["release_dates"] as? [String: Any])?["results"] as? [[String: Any]])
-        let us = try #require(releases.first { $0["iso_3166_1"] as? String == "US" }?["release_dates"] as? [[String: Any]])
+        let us = try #require(
+            releases.first { $0["iso_3166_1"] as? String == "US" }?["release_dates"] as? [[String: Any]])
         #expect(us.first?["release_date"] as? String == "1999-10-15T00:00:00.000Z")
         let providers = try #require((movie["watch/providers"] as? [String: Any])?["results"] as? [String: Any])
         let inUS = try #require(providers["US"] as? [String: Any])
         #expect(inUS["link"] is String && inUS["flatrate"] is [Any])
         for paged in ["recommendations", "similar", "reviews", "lists"] {
             let page = try #require(movie[paged] as? [String: Any], "\(paged)")
-            #expect(page["page"] as? Int == 1 && page["results"] is [Any] && page["total_pages"] is Int && page["total_results"] is Int)
+            #expect(
+                page["page"] as? Int == 1 && page["results"] is [Any] && page["total_pages"] is Int
+                    && page["total_results"] is Int)
         }
         let recommended = try #require((movie["recommendations"] as? [String: Any])?["results"] as? [[String: Any]])
         #expect(!recommended.isEmpty && recommended.allSatisfy { $0["id"] as? Int != 550 && $0["title"] is String })
         let translations = try #require((movie["translations"] as? [String: Any])?["translations"] as? [[String: Any]])
-        #expect(translations.contains { $0["iso_639_1"] as? String == "es" && ($0["data"] as? [String: Any])?["title"] as? String == "El club de la lucha" })
+        #expect(
+            translations.contains {
+                $0["iso_639_1"] as? String == "es"
+                    && ($0["data"] as? [String: Any])?["title"] as? String == "El club de la lucha"
+            })
         #expect(((movie["alternative_titles"] as? [String: Any])?["titles"] as? [Any])?.isEmpty == false)
         #expect(((movie["changes"] as? [String: Any])?["changes"] as? [Any])?.isEmpty == true)
     }
@@ -235,7 +264,8 @@ import Testing
         #expect(first.status == 200 && other.status == 200)
         #expect(first.body == again.body)
         let images = { (response: HTTPResponse) in
-            (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["images"] as? [String: Any]
+            (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["images"]
+                as? [String: Any]
         }
         #expect(NSDictionary(dictionary: images(first) ?? [:]) != NSDictionary(dictionary: images(other) ?? [:]))
     }
@@ -243,11 +273,15 @@ import Testing
     @Test func anUnreleasedTitleHasNoVideosDatesOrProviders() async throws {
         let sandbox = unlimitedSandbox()
         var list: [TrendingItem] = []
-        for page in 1...5 { list += try decode(TrendingPage.self, await get(sandbox, "/3/trending/movie/week?page=\(page)")).results }
-        let unreleased = try #require(list.compactMap { item -> Int? in
-            if case .movie(let movie) = item, movie.releaseDate == nil { return movie.id } else { return nil }
-        }.first)
-        let response = await get(sandbox, "/3/movie/\(unreleased)?append_to_response=videos,release_dates,watch/providers")
+        for page in 1...5 {
+            list += try decode(TrendingPage.self, await get(sandbox, "/3/trending/movie/week?page=\(page)")).results
+        }
+        let unreleased = try #require(
+            list.compactMap { item -> Int? in
+                if case .movie(let movie) = item, movie.releaseDate == nil { return movie.id } else { return nil }
+            }.first)
+        let response = await get(
+            sandbox, "/3/movie/\(unreleased)?append_to_response=videos,release_dates,watch/providers")
         let movie = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         #expect(((movie["videos"] as? [String: Any])?["results"] as? [Any])?.isEmpty == true)
         #expect(((movie["release_dates"] as? [String: Any])?["results"] as? [Any])?.isEmpty == true)
@@ -282,7 +316,8 @@ import Testing
 
     @Test(arguments: [550, 680, 13, 155, 27205, 238, 278, 603, 157336, 129, 496243, 872585])
     func wellKnownMoviesHaveDetails(id: Int) async throws {
-        let details = try decode(MovieDetails.self, await get(AmodbSandbox(), "/3/movie/\(id)?append_to_response=credits,ratings"))
+        let details = try decode(
+            MovieDetails.self, await get(AmodbSandbox(), "/3/movie/\(id)?append_to_response=credits,ratings"))
         #expect(details.id == id)
         #expect(details.credits?.cast.isEmpty == false)
         #expect(details.credits?.crew.contains { $0.job == "Director" } == true)
@@ -293,9 +328,11 @@ import Testing
         var ids = Set<Int>()
         for window in TimeWindow.allCases {
             for page in 1...5 {
-                let list = try decode(TrendingPage.self, await get(sandbox, "/3/trending/all/\(window.rawValue)?page=\(page)"))
+                let list = try decode(
+                    TrendingPage.self, await get(sandbox, "/3/trending/all/\(window.rawValue)?page=\(page)"))
                 for case .movie(let movie) in list.results { ids.insert(movie.id) }
-                let movies = try decode(TrendingPage.self, await get(sandbox, "/3/trending/movie/\(window.rawValue)?page=\(page)"))
+                let movies = try decode(
+                    TrendingPage.self, await get(sandbox, "/3/trending/movie/\(window.rawValue)?page=\(page)"))
                 for case .movie(let movie) in movies.results { ids.insert(movie.id) }
             }
         }

@@ -11,7 +11,9 @@ import Testing
         let sandbox = AmodbSandbox()
         sandbox.hold()
         let delivered = Mutex<[HTTPResponse]>([])
-        let immediate = sandbox.respond(to: makeRequest("/3/movie/550")) { { response in delivered.withLock { $0.append(response) } } }
+        let immediate = sandbox.respond(to: makeRequest("/3/movie/550")) {
+            { response in delivered.withLock { $0.append(response) } }
+        }
         #expect(immediate == nil, "held, not answered at once")
         #expect(sandbox.heldCount == 1)
         #expect(sandbox.requestCount(path: "/3/movie/550") == 1, "the test can see the request has arrived")

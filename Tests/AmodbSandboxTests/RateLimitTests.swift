@@ -38,22 +38,22 @@ import Testing
         let clock = ManualClock()
         let sandbox = AmodbSandbox(configuration: .init(requestsPerMinute: 3, now: { clock.now }))
         for _ in 0..<3 {
-            #expect(await get(sandbox, "/3/movie/550").status == 200)   // at 0 s, 20 s, 40 s
+            #expect(await get(sandbox, "/3/movie/550").status == 200)  // at 0 s, 20 s, 40 s
             clock.advance(by: .seconds(20))
         }
-        clock.advance(by: .seconds(-10))                                   // 50 s
+        clock.advance(by: .seconds(-10))  // 50 s
         let early = await get(sandbox, "/3/movie/550")
         #expect(early.status == 429)
-        #expect(early.headers["Retry-After"] == "10")                      // the 0 s call leaves at 60 s
-        clock.advance(by: .seconds(10))                                    // 60 s
+        #expect(early.headers["Retry-After"] == "10")  // the 0 s call leaves at 60 s
+        clock.advance(by: .seconds(10))  // 60 s
         let admitted = await get(sandbox, "/3/movie/550")
         #expect(admitted.status == 200)
         #expect(admitted.headers["X-RateLimit-Remaining"] == "0")
-        #expect(admitted.headers["X-RateLimit-Reset"] == "20")             // the 20 s call leaves at 80 s
+        #expect(admitted.headers["X-RateLimit-Reset"] == "20")  // the 20 s call leaves at 80 s
         clock.advance(by: .milliseconds(500))
         let again = await get(sandbox, "/3/movie/550")
         #expect(again.status == 429)
-        #expect(again.headers["Retry-After"] == "20")                      // 19.5 s, rounded up
+        #expect(again.headers["Retry-After"] == "20")  // 19.5 s, rounded up
     }
 
     @Test func refusedCallsDoNotExtendTheWait() async {
@@ -70,7 +70,8 @@ import Testing
 
     @Test func eachKeyHasItsOwnWindow() async {
         let clock = ManualClock()
-        let sandbox = AmodbSandbox(configuration: .init(additionalKeys: ["other"], requestsPerMinute: 1, now: { clock.now }))
+        let sandbox = AmodbSandbox(
+            configuration: .init(additionalKeys: ["other"], requestsPerMinute: 1, now: { clock.now }))
         #expect(await get(sandbox, "/3/movie/550").status == 200)
         #expect(await get(sandbox, "/3/movie/550").status == 429)
         #expect(await get(sandbox, "/3/movie/550", bearer: "other").status == 200)

@@ -11,8 +11,10 @@ import Testing
     func unknownPathIsAmodbsNotFound(path: String) async throws {
         let response = await get(AmodbSandbox(), path)
         #expect(response.status == 404)
-        #expect(try decode(AmodbErrorBody.self, response) == AmodbErrorBody(
-            statusCode: 34, statusMessage: "The resource you requested could not be found."))
+        #expect(
+            try decode(AmodbErrorBody.self, response)
+                == AmodbErrorBody(
+                    statusCode: 34, statusMessage: "The resource you requested could not be found."))
         #expect(response.headers["Cache-Control"] == "no-store")
     }
 
@@ -35,12 +37,15 @@ import Testing
         let head = await send(sandbox, makeRequest("/3/movie/550", method: "HEAD"))
         let get = await get(sandbox, "/3/movie/550")
         #expect(head.status == 200)
-        #expect(head.body == get.body)   // the server drops the body of a HEAD answer
+        #expect(head.body == get.body)  // the server drops the body of a HEAD answer
     }
 
     @Test func malformedParametersAreRefusedWith400() async throws {
         let sandbox = AmodbSandbox()
-        for target in ["/3/movie/550?language=not a tag", "/3/movie/550?append_to_response=credits&append_to_response=images", "/3/trending/all/day?language=en&language=de"] {
+        for target in [
+            "/3/movie/550?language=not a tag", "/3/movie/550?append_to_response=credits&append_to_response=images",
+            "/3/trending/all/day?language=en&language=de",
+        ] {
             let response = await get(sandbox, target)
             #expect(response.status == 400)
             #expect(try decode(AmodbErrorBody.self, response).statusCode == 47)

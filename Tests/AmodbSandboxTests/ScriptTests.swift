@@ -134,8 +134,8 @@ import Testing
         let sandbox = AmodbSandbox(configuration: .init(requestsPerMinute: 2))
         _ = await get(sandbox, "/3/movie/550")
         _ = await get(sandbox, "/3/movie/550?language=de-DE")
-        _ = await get(sandbox, "/3/movie/550")                      // over the limit
-        _ = await get(sandbox, "/3/movie/550", bearer: nil)         // no key
+        _ = await get(sandbox, "/3/movie/550")  // over the limit
+        _ = await get(sandbox, "/3/movie/550", bearer: nil)  // no key
         _ = await get(sandbox, "/3/trending/movie/day", bearer: "wrong")
         #expect(sandbox.requestCount(path: "/3/movie/550") == 4)
         #expect(sandbox.requestCount(path: "/3/trending/movie/day") == 1)
@@ -149,8 +149,11 @@ import Testing
 
     @Test func receivedRequestsShowWhatWasSent() async throws {
         let sandbox = AmodbSandbox()
-        _ = await send(sandbox, makeRequest("/3/movie/550?language=de-DE&append_to_response=credits",
-                                            headers: [("User-Agent", "amodb-proxy")]))
+        _ = await send(
+            sandbox,
+            makeRequest(
+                "/3/movie/550?language=de-DE&append_to_response=credits",
+                headers: [("User-Agent", "amodb-proxy")]))
         let received = try #require(sandbox.receivedRequests.first)
         #expect(received.method == "GET")
         #expect(received.path == "/3/movie/550")

@@ -3,8 +3,9 @@ import AmodbSandbox
 import AmodbTestSupport
 import Foundation
 import Testing
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite(.timeLimit(.minutes(1)))
@@ -32,7 +33,8 @@ struct ServingTests {
             #expect(sandbox.port == port)
             #expect(sandbox.baseURL == "http://127.0.0.1:\(port)/3")
             let session = Self.session()
-            let (data, response) = try await session.data(for: Self.request(sandbox.baseURL + "/movie/550?append_to_response=credits"))
+            let (data, response) = try await session.data(
+                for: Self.request(sandbox.baseURL + "/movie/550?append_to_response=credits"))
             let http = try #require(response as? HTTPURLResponse)
             #expect(http.statusCode == 200)
             #expect(http.value(forHTTPHeaderField: "X-RateLimit-Limit") == "40")
@@ -41,7 +43,8 @@ struct ServingTests {
             #expect(details.title == "Fight Club")
             #expect(details.credits?.cast.isEmpty == false)
 
-            let (_, refused) = try await session.data(for: Self.request(sandbox.baseURL + "/trending/all/day", key: nil))
+            let (_, refused) = try await session.data(
+                for: Self.request(sandbox.baseURL + "/trending/all/day", key: nil))
             #expect((refused as? HTTPURLResponse)?.statusCode == 401)
             #expect(sandbox.requestCount(path: "/3/movie/550") == 1)
             #expect(sandbox.requestCount(path: "/3/trending/all/day") == 1)
@@ -55,7 +58,8 @@ struct ServingTests {
         try await withServer(sandbox) { sandbox in
             let session = Self.session()
             let started = ContinuousClock.now
-            let (data, response) = try await session.data(for: Self.request(sandbox.baseURL + "/trending/movie/week?page=2"))
+            let (data, response) = try await session.data(
+                for: Self.request(sandbox.baseURL + "/trending/movie/week?page=2"))
             #expect(ContinuousClock.now - started >= .milliseconds(100))
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             #expect(try JSONDecoder().decode(TrendingPage.self, from: data).page == 2)

@@ -26,13 +26,14 @@ final class Fleet: ScopedServer {
             var configuration = ProxyHarness.configuration()
             configuration.redis = redis
             configuration.redisPrefix = prefix
-            configuration.clientUpstreamShare = 1   // every request comes from 127.0.0.1
+            configuration.clientUpstreamShare = 1  // every request comes from 127.0.0.1
             adjust(&configuration)
             let log = LogCapture()
             logs.append(log)
-            replicas.append(try ProxyHarness(
-                configuration: configuration, fetcher: upstream,
-                logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink)))
+            replicas.append(
+                try ProxyHarness(
+                    configuration: configuration, fetcher: upstream,
+                    logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink)))
         }
         self.replicas = replicas
         self.logs = logs
@@ -48,8 +49,8 @@ final class Fleet: ScopedServer {
     func allSeeEachOther() async -> Bool {
         for replica in replicas {
             guard let samples = try? await replica.metrics(),
-                  (try? samples.value("amodb_proxy_replicas")) == Double(replicas.count),
-                  (try? samples.value("amodb_proxy_redis_up")) == 1
+                (try? samples.value("amodb_proxy_replicas")) == Double(replicas.count),
+                (try? samples.value("amodb_proxy_redis_up")) == 1
             else { return false }
         }
         return true
@@ -63,12 +64,15 @@ final class Fleet: ScopedServer {
 
 /// Runs `body` with a fresh redis-server and `count` replicas over it and `upstream`.
 func withFleet(
-    _ count: Int, upstream: ScriptedUpstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
+    _ count: Int,
+    upstream: ScriptedUpstream = ScriptedUpstream(
+        fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
     password: String? = nil, adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
     _ body: (Fleet, RedisServer) async throws -> Void
 ) async throws {
     try await withRedisServer(password: password) { server in
-        try await withServer(try Fleet(count, redis: server.configuration(), upstream: upstream, adjust: adjust)) { fleet in
+        try await withServer(try Fleet(count, redis: server.configuration(), upstream: upstream, adjust: adjust)) {
+            fleet in
             try await body(fleet, server)
         }
     }

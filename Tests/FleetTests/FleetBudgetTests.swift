@@ -5,7 +5,8 @@ import AmodbTestSupport
 import Testing
 
 /// One budget for the fleet: the key's limit holds however many replicas spend it.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetBudgetTests {
     @Test func aLimitOfTenAcrossTwoReplicasAllowsAtMostTenCalls() async throws {
         try await withFleet(2, adjust: { $0.rateLimit = 10 }) { (fleet: Fleet, _: RedisServer) async throws in
@@ -14,7 +15,7 @@ struct FleetBudgetTests {
                 statuses.append(try await fleet[id % 2].get("/3/movie/\(id)").status)
             }
             #expect(fleet.upstream.calls.count <= 10)
-            #expect(fleet.upstream.calls.count >= 7)   // the window's calls for misses were spent, by both
+            #expect(fleet.upstream.calls.count >= 7)  // the window's calls for misses were spent, by both
             #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
             #expect(statuses.filter { $0 == 503 }.count == 30 - fleet.upstream.calls.count)
         }
@@ -22,7 +23,13 @@ struct FleetBudgetTests {
 
     @Test(arguments: ["FLUSHALL", "a restart without persistence"])
     func theWindowOutlivesRedisLosingItsData(_ loss: String) async throws {
-        try await withFleet(2, adjust: { $0.rateLimit = 10; $0.missWait = 0.2 }) { (fleet: Fleet, server: RedisServer) async throws in
+        try await withFleet(
+            2,
+            adjust: {
+                $0.rateLimit = 10
+                $0.missWait = 0.2
+            }
+        ) { (fleet: Fleet, server: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             for id in 1...10 {
                 #expect(try await fleet[id % 2].get("/3/movie/\(id)").status == 200)
@@ -47,7 +54,8 @@ struct FleetBudgetTests {
     }
 
     @Test func a429SeenByOneReplicaHoldsBackTheOthers() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        let upstream = ScriptedUpstream(
+            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
         // Longer than the proxy waits out (30 s): passed on at once, and the window stays closed.
         upstream.enqueue(.response(UpstreamResponse(status: 429, headers: ["retry-after": "45"])))
         try await withFleet(2, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
@@ -61,10 +69,14 @@ struct FleetBudgetTests {
     }
 
     @Test func amodbsLimitHeadersReadByOneReplicaBindTheOthers() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
-        upstream.enqueue(.response(UpstreamResponse(
-            status: 200, headers: ["x-ratelimit-limit": "40", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "50"],
-            body: Array(ScriptedUpstream.movieDetails(id: 1).utf8))))
+        let upstream = ScriptedUpstream(
+            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        upstream.enqueue(
+            .response(
+                UpstreamResponse(
+                    status: 200,
+                    headers: ["x-ratelimit-limit": "40", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "50"],
+                    body: Array(ScriptedUpstream.movieDetails(id: 1).utf8))))
         try await withFleet(2, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
             #expect(try await fleet[0].get("/3/movie/1").status == 200)
             let other = try await fleet[1].get("/3/movie/2")

@@ -6,7 +6,8 @@ import Testing
 
 /// Each client's share of the calls for misses is the fleet's: made-up ids spread over
 /// every replica cost that client its share once, not once per replica.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetClientShareTests {
     /// Clients told apart by the `X-Forwarded-For` of a trusted peer (the tests' loopback), none
     /// exempt; `rateLimit` calls a minute of which each client may cause `share`; no wait for a call.
@@ -22,13 +23,17 @@ struct FleetClientShareTests {
 
     static let greedy = ["X-Forwarded-For": "203.0.113.7"]
     static let other = ["X-Forwarded-For": "198.51.100.2"]
-    static let notFound = ScriptedUpstream.Answer.response(UpstreamResponse(status: 404, body: Array(#"{"status_code":34,"status_message":"nope"}"#.utf8)))
-    static let movie = ScriptedUpstream.Answer.response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))
+    static let notFound = ScriptedUpstream.Answer.response(
+        UpstreamResponse(status: 404, body: Array(#"{"status_code":34,"status_message":"nope"}"#.utf8)))
+    static let movie = ScriptedUpstream.Answer.response(
+        UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))
 
-    @Test func madeUpIdsRoundRobinOverThreeReplicasCostTheClientItsShareOnceAndOthersStillGetTheirMisses() async throws {
+    @Test func madeUpIdsRoundRobinOverThreeReplicasCostTheClientItsShareOnceAndOthersStillGetTheirMisses() async throws
+    {
         let upstream = ScriptedUpstream(fallback: Self.notFound)
         // 9 calls a minute, a third of them (3) for each client: one share per replica would be the whole window.
-        try await withFleet(3, upstream: upstream, adjust: Self.byAddress(rateLimit: 9, share: 0.34)) { (fleet: Fleet, _: RedisServer) async throws in
+        try await withFleet(3, upstream: upstream, adjust: Self.byAddress(rateLimit: 9, share: 0.34)) {
+            (fleet: Fleet, _: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             var statuses: [Int] = []
             var refusals: Set<String> = []
@@ -50,7 +55,8 @@ struct FleetClientShareTests {
 
     @Test func madeUpIdsSentAllAtOnceToThreeReplicasCostNoMoreThanTheShare() async throws {
         let upstream = ScriptedUpstream(fallback: Self.notFound)
-        try await withFleet(3, upstream: upstream, adjust: Self.byAddress(rateLimit: 40, share: 0.125)) { (fleet: Fleet, _: RedisServer) async throws in
+        try await withFleet(3, upstream: upstream, adjust: Self.byAddress(rateLimit: 40, share: 0.125)) {
+            (fleet: Fleet, _: RedisServer) async throws in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for id in 1...45 {
                     let replica = fleet[id % 3]
@@ -66,7 +72,8 @@ struct FleetClientShareTests {
 
     @Test func aRefusedShareAnswersWithTheWaitAndTheSameWordsOnEveryReplica() async throws {
         let upstream = ScriptedUpstream(fallback: Self.notFound)
-        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 40, share: 0.05)) { (fleet: Fleet, _: RedisServer) async throws in
+        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 40, share: 0.05)) {
+            (fleet: Fleet, _: RedisServer) async throws in
             #expect(try await fleet[0].get("/3/movie/900001", headers: Self.greedy).status == 404)
             #expect(try await fleet[0].get("/3/movie/900002", headers: Self.greedy).status == 404)
             let refused = try await fleet[1].get("/3/movie/900003", headers: Self.greedy)
@@ -82,11 +89,14 @@ struct FleetClientShareTests {
     @Test func aMissAnsweredFromAnotherReplicasFillCostsNoShare() async throws {
         let upstream = ScriptedUpstream(fallback: Self.movie)
         // One call a window for each client.
-        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 20, share: 0.05)) { (fleet: Fleet, _: RedisServer) async throws in
+        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 20, share: 0.05)) {
+            (fleet: Fleet, _: RedisServer) async throws in
             #expect(try await fleet[0].get("/3/movie/550", headers: Self.other).status == 200)
             let shared = try await fleet[1].get("/3/movie/550", headers: Self.greedy)
             #expect(shared.header("Cache-Status")?.contains("detail=shared") == true)
-            #expect(try await fleet[1].get("/3/movie/551", headers: Self.greedy).status == 200, "its one call is still there")
+            #expect(
+                try await fleet[1].get("/3/movie/551", headers: Self.greedy).status == 200,
+                "its one call is still there")
             #expect(try await fleet[0].get("/3/movie/552", headers: Self.greedy).status == 503)
             #expect(upstream.calls == ["/movie/550", "/movie/551"])
         }
@@ -95,12 +105,21 @@ struct FleetClientShareTests {
     @Test func aMissTheWindowRefusesCostsNoShare() async throws {
         let upstream = ScriptedUpstream(fallback: Self.notFound)
         // 4 calls a minute, half of them for each client.
-        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 4, share: 0.5)) { (fleet: Fleet, server: RedisServer) async throws in
-            for id in 1...2 { #expect(try await fleet[id % 2].get("/3/movie/\(id)", headers: Self.other).status == 404) }
-            for id in 3...4 { #expect(try await fleet[id % 2].get("/3/movie/\(id)", headers: ["X-Forwarded-For": "198.51.100.3"]).status == 404) }
+        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 4, share: 0.5)) {
+            (fleet: Fleet, server: RedisServer) async throws in
+            for id in 1...2 {
+                #expect(try await fleet[id % 2].get("/3/movie/\(id)", headers: Self.other).status == 404)
+            }
+            for id in 3...4 {
+                #expect(
+                    try await fleet[id % 2].get("/3/movie/\(id)", headers: ["X-Forwarded-For": "198.51.100.3"]).status
+                        == 404)
+            }
             for id in 5...8 {
                 let refused = try await fleet[id % 2].get("/3/movie/\(id)", headers: Self.greedy)
-                #expect(refused.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted", "the window is spent, the client's share is not")
+                #expect(
+                    refused.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=budget-exhausted",
+                    "the window is spent, the client's share is not")
             }
             try await withRedisClient(server.configuration()) { (redis: RedisClient) async throws in
                 #expect(try await redis.shareKeys().count == 2, "the two clients that made calls, not the one refused")
@@ -111,14 +130,17 @@ struct FleetClientShareTests {
     @Test func withRedisStoppedEachReplicaAllowsItsPartOfTheShare() async throws {
         let upstream = ScriptedUpstream(fallback: Self.notFound)
         // 60 calls a minute, 12 for each client: 4 per replica of three while Redis is away.
-        try await withFleet(3, upstream: upstream, adjust: Self.byAddress(rateLimit: 60, share: 0.2)) { (fleet: Fleet, server: RedisServer) async throws in
+        try await withFleet(3, upstream: upstream, adjust: Self.byAddress(rateLimit: 60, share: 0.2)) {
+            (fleet: Fleet, server: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             await server.stop()
             var made: [Int] = []
             for replica in 0..<3 {
                 let before = upstream.calls.count
                 for id in 1...8 {
-                    let status = try await fleet[replica].get("/3/movie/\(900_000 + replica * 100 + id)", headers: Self.greedy).status
+                    let status = try await fleet[replica].get(
+                        "/3/movie/\(900_000 + replica * 100 + id)", headers: Self.greedy
+                    ).status
                     #expect(status == 404 || status == 503)
                 }
                 made.append(upstream.calls.count - before)
@@ -131,7 +153,8 @@ struct FleetClientShareTests {
 
     @Test func theShareKeysNameNoClientAndExpireWithTheWindow() async throws {
         let upstream = ScriptedUpstream(fallback: Self.notFound)
-        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 40, share: 0.125)) { (fleet: Fleet, server: RedisServer) async throws in
+        try await withFleet(2, upstream: upstream, adjust: Self.byAddress(rateLimit: 40, share: 0.125)) {
+            (fleet: Fleet, server: RedisServer) async throws in
             for id in 1...10 { _ = try await fleet[id % 2].get("/3/movie/\(900_000 + id)", headers: Self.greedy) }
             _ = try await fleet[0].get("/3/movie/550", headers: Self.other)
             try await withRedisClient(server.configuration()) { (redis: RedisClient) async throws in

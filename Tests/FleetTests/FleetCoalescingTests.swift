@@ -4,11 +4,12 @@ import AmodbTestSupport
 import Testing
 
 /// A herd spread over every replica makes one call to amodb.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetCoalescingTests {
     @Test func eightyConcurrentRequestsForOneColdPathSpreadOverThreeReplicasMakeOneUpstreamCall() async throws {
         let upstream = ScriptedUpstream()
-        upstream.hold()   // the one call stays in flight until all eighty have asked
+        upstream.hold()  // the one call stays in flight until all eighty have asked
         try await withFleet(3, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<80 {
@@ -28,7 +29,7 @@ struct FleetCoalescingTests {
 
     @Test func aHerdOverThreeReplicasForAPathAmodbFailsMakesOneCallAndEveryClientGetsItsAnswer() async throws {
         let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 500, body: Array("{}".utf8))))
-        upstream.hold()   // the one call stays in flight until all thirty have asked
+        upstream.hold()  // the one call stays in flight until all thirty have asked
         try await withFleet(3, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
             let answers = try await withThrowingTaskGroup(of: RawHTTPResponse.self) { group in
                 for index in 0..<30 {
@@ -50,7 +51,8 @@ struct FleetCoalescingTests {
     }
 
     @Test func aRequestArrivingAfterAFailureWasSharedCallsAgain() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        let upstream = ScriptedUpstream(
+            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
         upstream.enqueue(.response(UpstreamResponse(status: 500, body: Array("{}".utf8))))
         try await withFleet(2, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
             #expect(try await fleet[0].get("/3/movie/550").status == 502)
@@ -64,7 +66,8 @@ struct FleetCoalescingTests {
         // amodb never answers: the fetcher gives up after the upstream timeout, 1 s.
         let upstream = ScriptedUpstream(fallback: .failure(.timedOut))
         upstream.setDelay(milliseconds: 1_000)
-        try await withFleet(3, upstream: upstream, adjust: { $0.upstreamTimeout = 1 }) { (fleet: Fleet, _: RedisServer) async throws in
+        try await withFleet(3, upstream: upstream, adjust: { $0.upstreamTimeout = 1 }) {
+            (fleet: Fleet, _: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             let answers = try await withThrowingTaskGroup(of: (Int, Duration).self) { group in
                 for index in 0..<12 {
@@ -80,15 +83,20 @@ struct FleetCoalescingTests {
             #expect(upstream.calls == ["/movie/550"])
             #expect(answers.allSatisfy { $0.0 == 504 })
             let slowest = answers.map(\.1).max() ?? .zero
-            #expect(slowest < .milliseconds(1_700), "every client answered within the timeout and a small margin (\(answers))")
+            #expect(
+                slowest < .milliseconds(1_700),
+                "every client answered within the timeout and a small margin (\(answers))")
         }
     }
 
     @Test func aReplicaWhoseLeaseHolderNeverAnnouncesFetchesItselfOnceTheLeaseLapses() async throws {
-        try await withFleet(1, adjust: { $0.upstreamTimeout = 0.5 }) { (fleet: Fleet, server: RedisServer) async throws in
+        try await withFleet(1, adjust: { $0.upstreamTimeout = 0.5 }) {
+            (fleet: Fleet, server: RedisServer) async throws in
             // Another replica took the lease and died: no announcement, no entry.
             try await withRedisClient(server.configuration()) { redis in
-                _ = try await redis.set("amodb-proxy:lease:/movie/550", Array("gone".utf8), condition: .ifNotExists, expiry: .milliseconds(1_500))
+                _ = try await redis.set(
+                    "amodb-proxy:lease:/movie/550", Array("gone".utf8), condition: .ifNotExists,
+                    expiry: .milliseconds(1_500))
             }
             let answer = try await fleet[0].get("/3/movie/550")
             #expect(answer.status == 200)

@@ -1,15 +1,17 @@
 import AmodbCompression
-@testable import AmodbProxy
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
 import Testing
 
+@testable import AmodbProxy
+
 /// An answer is compressed once for the fleet: the replica that fills it makes its variants
 /// and stores them in Redis with it; a replica that reads the envelope serves them at once,
 /// with the same tags, and compresses nothing. Variants in Redis are trusted no more than
 /// bodies, and an envelope written by an earlier version is refused.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetVariantsTests {
     static let path = "/3/movie/550"
     static let key = "/movie/550"
@@ -23,7 +25,10 @@ struct FleetVariantsTests {
     /// What the replica's variant queue did, from its `/metrics`: jobs of any result, and bytes compressed.
     static func compressionWork(_ replica: ProxyHarness) async throws -> (jobs: Double, bytes: Double) {
         let metrics = try await replica.metrics()
-        return (try metrics.value("amodb_proxy_variant_jobs_total"), try metrics.value("amodb_proxy_variant_compressed_bytes_total"))
+        return (
+            try metrics.value("amodb_proxy_variant_jobs_total"),
+            try metrics.value("amodb_proxy_variant_compressed_bytes_total")
+        )
     }
 
     /// A body gzipped by the fill itself (its br follows on the queue), and one too long for
@@ -39,7 +44,9 @@ struct FleetVariantsTests {
             // The variants made after the fill was shared reach Redis too.
             #expect(try await eventually { try await Self.stored(server)?.variants?.available == .all })
 
-            let codings: [(accept: String, coding: ContentCoding)] = [("br", .br), ("gzip", .gzip), ("identity", .identity)]
+            let codings: [(accept: String, coding: ContentCoding)] = [
+                ("br", .br), ("gzip", .gzip), ("identity", .identity),
+            ]
             let reader = fleet[1]
             for (accept, coding) in codings {
                 let made = try await filler.get(Self.path, headers: ["Accept-Encoding": accept])
@@ -51,7 +58,8 @@ struct FleetVariantsTests {
                 // Compared as one Bool: a failure does not print two bodies byte by byte.
                 let sameBytes = read.body == made.body
                 #expect(sameBytes, "\(accept)")
-                let decodesToBody = (try? ContentDecoder(maximumOutputSize: body.count).decode(read.body, from: coding)) == body
+                let decodesToBody =
+                    (try? ContentDecoder(maximumOutputSize: body.count).decode(read.body, from: coding)) == body
                 #expect(decodesToBody, "\(accept)")
             }
             #expect(upstream.calls == [Self.key])
@@ -75,7 +83,8 @@ struct FleetVariantsTests {
     @Test func anEnvelopeOfTheEarlierFormatIsRefusedAndThePathFetchedOnce() async throws {
         try await withFleet(1) { (fleet: Fleet, server: RedisServer) async throws in
             let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
-            let entry = CachedResponse(body: body, storedAt: (SystemClock().now() * 1000).rounded() / 1000, lifetime: 1800)
+            let entry = CachedResponse(
+                body: body, storedAt: (SystemClock().now() * 1000).rounded() / 1000, lifetime: 1800)
             try await withRedisClient(server.configuration()) { redis in
                 _ = try await redis.set("amodb-proxy:cache:" + Self.key, Self.earlierEnvelope(entry))
             }
@@ -90,16 +99,38 @@ struct FleetVariantsTests {
         let entry = CachedResponse(body: body, storedAt: SystemClock().now(), lifetime: 1800)
         let encoder = ContentEncoder()
         var other = body
-        other[other.count - 30] = UInt8(ascii: "y")   // inside the padding of the last cast member's name
-        let withKey = Array(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "Fight Club", with: ProxyHarness.key).utf8)
+        other[other.count - 30] = UInt8(ascii: "y")  // inside the padding of the last cast member's name
+        let withKey = Array(
+            String(decoding: body, as: UTF8.self).replacingOccurrences(of: "Fight Club", with: ProxyHarness.key).utf8)
         let gzip = try encoder.encode(body, as: .gzip)
-        var lengthsTooLarge = CacheEnvelope.encode(entry.with(ContentVariants(identity: body, gzip: gzip, br: nil)), key: Self.key)
-        lengthsTooLarge[lengthsTooLarge.count - 6] = 0x7F   // the gzip length's third byte: 32 KiB more
+        var lengthsTooLarge = CacheEnvelope.encode(
+            entry.with(ContentVariants(identity: body, gzip: gzip, br: nil)), key: Self.key)
+        lengthsTooLarge[lengthsTooLarge.count - 6] = 0x7F  // the gzip length's third byte: 32 KiB more
         return [
-            ("a gzip variant of another body", CacheEnvelope.encode(entry.with(ContentVariants(identity: body, gzip: try encoder.encode(other, as: .gzip), br: nil)), key: Self.key)),
-            ("a br variant holding the key", CacheEnvelope.encode(entry.with(ContentVariants(identity: body, gzip: nil, br: try encoder.encode(withKey, as: .br))), key: Self.key)),
-            ("a br variant cut short", CacheEnvelope.encode(entry.with(ContentVariants(identity: body, gzip: gzip, br: Array(try encoder.encode(body, as: .br).dropLast(8)))), key: Self.key)),
-            ("a variant no shorter than the body", CacheEnvelope.encode(entry.with(ContentVariants(identity: body, gzip: body, br: nil)), key: Self.key)),
+            (
+                "a gzip variant of another body",
+                CacheEnvelope.encode(
+                    entry.with(ContentVariants(identity: body, gzip: try encoder.encode(other, as: .gzip), br: nil)),
+                    key: Self.key)
+            ),
+            (
+                "a br variant holding the key",
+                CacheEnvelope.encode(
+                    entry.with(ContentVariants(identity: body, gzip: nil, br: try encoder.encode(withKey, as: .br))),
+                    key: Self.key)
+            ),
+            (
+                "a br variant cut short",
+                CacheEnvelope.encode(
+                    entry.with(
+                        ContentVariants(
+                            identity: body, gzip: gzip, br: Array(try encoder.encode(body, as: .br).dropLast(8)))),
+                    key: Self.key)
+            ),
+            (
+                "a variant no shorter than the body",
+                CacheEnvelope.encode(entry.with(ContentVariants(identity: body, gzip: body, br: nil)), key: Self.key)
+            ),
             ("variant lengths longer than the value", lengthsTooLarge),
         ]
     }
@@ -125,11 +156,14 @@ struct FleetVariantsTests {
     /// never touches a newer answer another replica stored meanwhile.
     @Test func variantsReplaceOnlyTheSameAnswerInRedis() async throws {
         try await withRedisServer { server in
-            let link = RedisLink(configuration: server.configuration(), prefix: "amodb-proxy:", logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), largestBody: 2 * 1024 * 1024)
+            let link = RedisLink(
+                configuration: server.configuration(), prefix: "amodb-proxy:",
+                logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), largestBody: 2 * 1024 * 1024)
             let bounds = CacheSnapshot.Bounds(ProxyConfiguration())
             let leases = RedisFetchLeases(
                 local: MemoryFetchLeases(capacity: 16), link: link,
-                rules: .init(bounds: bounds, validator: AnswerValidator(key: Secret(ProxyHarness.key)), leaseSeconds: 2),
+                rules: .init(
+                    bounds: bounds, validator: AnswerValidator(key: Secret(ProxyHarness.key)), leaseSeconds: 2),
                 clock: SystemClock(), logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }))
             let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
             let now = SystemClock().now()
@@ -138,7 +172,8 @@ struct FleetVariantsTests {
             let newer = CachedResponse(body: body, storedAt: now + 60, lifetime: 1800)
             try await withRedisClient(server.configuration()) { redis in
                 let cacheKey = "amodb-proxy:cache:" + Self.key
-                _ = try await redis.set(cacheKey, CacheEnvelope.encode(shared, key: Self.key), expiry: .milliseconds(600_000))
+                _ = try await redis.set(
+                    cacheKey, CacheEnvelope.encode(shared, key: Self.key), expiry: .milliseconds(600_000))
                 await leases.shareVariants(Self.key, complete)
                 #expect(try await redis.get(cacheKey) == CacheEnvelope.encode(complete, key: Self.key))
                 guard case .milliseconds(let left) = try await redis.pttl(cacheKey) else {
@@ -147,9 +182,12 @@ struct FleetVariantsTests {
                 }
                 #expect(left > 500_000)
 
-                _ = try await redis.set(cacheKey, CacheEnvelope.encode(newer, key: Self.key), expiry: .milliseconds(600_000))
+                _ = try await redis.set(
+                    cacheKey, CacheEnvelope.encode(newer, key: Self.key), expiry: .milliseconds(600_000))
                 await leases.shareVariants(Self.key, complete)
-                #expect(try await redis.get(cacheKey) == CacheEnvelope.encode(newer, key: Self.key), "a newer answer is never replaced")
+                #expect(
+                    try await redis.get(cacheKey) == CacheEnvelope.encode(newer, key: Self.key),
+                    "a newer answer is never replaced")
 
                 _ = try await redis.del([cacheKey])
                 await leases.shareVariants(Self.key, complete)

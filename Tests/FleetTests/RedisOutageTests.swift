@@ -6,7 +6,8 @@ import Testing
 
 /// Redis is an optimisation: while it is down every replica serves from memory and
 /// fetches within its fair share; when it returns, sharing resumes.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct RedisOutageTests {
     @Test func withRedisStoppedEachReplicaServesFromMemoryAndFetchesWithinItsShare() async throws {
         try await withFleet(2, adjust: { $0.rateLimit = 20 }) { (fleet: Fleet, server: RedisServer) async throws in
@@ -39,7 +40,7 @@ struct RedisOutageTests {
             #expect(await eventually { await fleet.allSeeEachOther() })
             await server.stop()
             #expect(await eventually { (try? await fleet[1].metrics().value("amodb_proxy_redis_up")) == 0 })
-            try await server.restart()   // empty
+            try await server.restart()  // empty
             #expect(await eventually { await fleet.allSeeEachOther() })
             #expect(try await fleet[0].get("/3/movie/77").status == 200)
             #expect(try await fleet[1].get("/3/movie/77").status == 200)
@@ -50,13 +51,17 @@ struct RedisOutageTests {
 
     @Test func aFrozenRedisCostsAMissTensOfMillisecondsNotAnError() async throws {
         try await withRedisServer { server in
-            let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            let upstream = ScriptedUpstream(
+                fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
             // The production timeouts: 50 ms per command, 250 ms to connect.
-            try await withServer(try Fleet(1, redis: RedisConfiguration(endpoint: server.endpoint), upstream: upstream)) { (fleet: Fleet) async throws in
+            try await withServer(try Fleet(1, redis: RedisConfiguration(endpoint: server.endpoint), upstream: upstream))
+            { (fleet: Fleet) async throws in
                 #expect(try await fleet[0].get("/3/movie/550").status == 200)
-                server.pause()   // accepts connections, answers nothing
+                server.pause()  // accepts connections, answers nothing
                 defer { server.resume() }
-                #expect(try await fleet[0].get("/3/movie/550").header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
+                #expect(
+                    try await fleet[0].get("/3/movie/550").header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true
+                )
                 for id in 1...3 {
                     let started = ContinuousClock.now
                     let miss = try await fleet[0].get("/3/movie/\(id)")
@@ -70,11 +75,13 @@ struct RedisOutageTests {
     }
 
     @Test func aReplicaStartsAndServesWithRedisUnreachable() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        let upstream = ScriptedUpstream(
+            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
         var configuration = ProxyHarness.configuration()
-        configuration.redis = .init(endpoint: .init(host: "127.0.0.1", port: 1))   // nothing listens there
+        configuration.redis = .init(endpoint: .init(host: "127.0.0.1", port: 1))  // nothing listens there
         configuration.clientUpstreamShare = 1
-        try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) { (proxy: ProxyHarness) async throws in
+        try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) {
+            (proxy: ProxyHarness) async throws in
             #expect(try await proxy.get("/3/movie/550").status == 200)
             #expect(try await proxy.get("/3/movie/550").status == 200)
             #expect(upstream.calls == ["/movie/550"])

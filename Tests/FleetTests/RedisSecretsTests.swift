@@ -6,19 +6,26 @@ import Testing
 
 /// Neither the amodb key nor a client token is ever written to Redis, and its password
 /// appears in no log line or metric.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct RedisSecretsTests {
     static let token = "client-token-abcdef0123456789"
 
     @Test func noKeyAndNoTokenInAnyRedisKeyOrValueAfterTraffic() async throws {
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(
-            status: 200, headers: ["x-ratelimit-limit": "40", "x-ratelimit-remaining": "30"], body: Array(ScriptedUpstream.movieDetails.utf8))))
+        let upstream = ScriptedUpstream(
+            fallback: .response(
+                UpstreamResponse(
+                    status: 200, headers: ["x-ratelimit-limit": "40", "x-ratelimit-remaining": "30"],
+                    body: Array(ScriptedUpstream.movieDetails.utf8))))
         upstream.enqueue(.response(UpstreamResponse(status: 429, headers: ["retry-after": "1"])))
-        try await withFleet(2, upstream: upstream, adjust: { $0.clientTokens = [Secret(Self.token)] }) { (fleet: Fleet, server: RedisServer) async throws in
+        try await withFleet(2, upstream: upstream, adjust: { $0.clientTokens = [Secret(Self.token)] }) {
+            (fleet: Fleet, server: RedisServer) async throws in
             let authorized = ["Authorization": "Bearer \(Self.token)"]
             for id in [550, 551, 552] {
                 #expect(try await fleet[id % 2].get("/3/movie/\(id)", headers: authorized).status == 200)
-                #expect(try await fleet[(id + 1) % 2].get("/3/movie/\(id)?language=de-DE", headers: authorized).status == 200)
+                #expect(
+                    try await fleet[(id + 1) % 2].get("/3/movie/\(id)?language=de-DE", headers: authorized).status
+                        == 200)
             }
             #expect(try await fleet[0].get("/3/movie/553", headers: authorized).status == 200)
             #expect(await eventually { await fleet.allSeeEachOther() })
@@ -60,11 +67,13 @@ struct RedisSecretsTests {
         try await withRedisServer(password: "the-right-one") { server in
             var redis = server.configuration()
             redis.endpoint.password = RedisPassword("a-wrong-password-42")
-            let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            let upstream = ScriptedUpstream(
+                fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
             try await withServer(try Fleet(1, redis: redis, upstream: upstream)) { (fleet: Fleet) async throws in
                 #expect(try await fleet[0].get("/3/movie/550").status == 200)
                 #expect(await eventually { fleet.logs[0].all.contains { $0.contains("redis unreachable") } })
-                #expect(!fleet.logs[0].all.contains { $0.contains("a-wrong-password-42") || $0.contains("the-right-one") })
+                #expect(
+                    !fleet.logs[0].all.contains { $0.contains("a-wrong-password-42") || $0.contains("the-right-one") })
             }
         }
     }

@@ -6,7 +6,8 @@ import Testing
 
 /// Replicas find each other through one sorted set: the count does not depend on what
 /// else the database holds, and a replica that stops beating drops out after its lifetime.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct ReplicaRosterTests {
     @Test func threeReplicasAmongTwoHundredThousandUnrelatedKeysEachCountThreeAndNothingIsScanned() async throws {
         try await withRedisServer(arguments: ["--enable-debug-command", "yes"]) { server in
@@ -14,8 +15,10 @@ struct ReplicaRosterTests {
                 _ = try await redis.send(["DEBUG", "POPULATE", 200_000, "unrelated"])
                 #expect(try await redis.send(["DBSIZE"]).integer == 200_000)
                 _ = try await redis.send(["CONFIG", "RESETSTAT"])
-                let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
-                try await withServer(try Fleet(3, redis: server.configuration(), upstream: upstream)) { (fleet: Fleet) async throws in
+                let upstream = ScriptedUpstream(
+                    fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+                try await withServer(try Fleet(3, redis: server.configuration(), upstream: upstream)) {
+                    (fleet: Fleet) async throws in
                     #expect(await eventually { await fleet.allSeeEachOther() })
                     // Beats go on counting three.
                     try await Task.sleep(for: .seconds(2))
@@ -35,12 +38,17 @@ struct ReplicaRosterTests {
             // A third replica beats once, on Redis's clock, then never again.
             try await withRedisClient(server.configuration()) { redis in
                 let time = try #require(try await redis.send(["TIME"]).array)
-                let seconds = try #require(time[0].string.flatMap(Int64.init)), micros = try #require(time[1].string.flatMap(Int64.init))
-                _ = try await redis.send(["ZADD", "amodb-proxy:replicas", .integer(seconds * 1000 + micros / 1000), "gone-replica"])
+                let seconds = try #require(time[0].string.flatMap(Int64.init))
+                let micros = try #require(time[1].string.flatMap(Int64.init))
+                _ = try await redis.send([
+                    "ZADD", "amodb-proxy:replicas", .integer(seconds * 1000 + micros / 1000), "gone-replica",
+                ])
             }
             func counts() async throws -> [Double] {
                 var counts: [Double] = []
-                for replica in fleet.replicas { counts.append(try await replica.metrics().value("amodb_proxy_replicas")) }
+                for replica in fleet.replicas {
+                    counts.append(try await replica.metrics().value("amodb_proxy_replicas"))
+                }
                 return counts
             }
             #expect(await eventually(within: 2) { (try? await counts()) == [3, 3] })

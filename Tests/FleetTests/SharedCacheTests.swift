@@ -1,12 +1,14 @@
-@testable import AmodbProxy
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
 import Testing
 
+@testable import AmodbProxy
+
 /// A fill made by one replica serves the others; entries in Redis are trusted no more
 /// than a snapshot's; prefixes keep deployments apart.
-@Suite(.enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct SharedCacheTests {
     @Test func aFillMadeByOneReplicaIsServedByAnotherWithNoUpstreamCall() async throws {
         try await withFleet(2) { (fleet: Fleet, _: RedisServer) async throws in
@@ -20,7 +22,10 @@ struct SharedCacheTests {
             let label = try #require(second.header("Cache-Status"))
             #expect(label.hasPrefix("amodb-proxy; hit; ttl=18") && label.hasSuffix("; detail=shared"), "\(label)")
             let samples = try await fleet[1].metrics()
-            #expect(try samples.value("amodb_proxy_requests_total", ["route": "/3/movie/{movie_id}", "status": "200", "cache": "hit"]) == 1)
+            #expect(
+                try samples.value(
+                    "amodb_proxy_requests_total", ["route": "/3/movie/{movie_id}", "status": "200", "cache": "hit"])
+                    == 1)
             // Kept in the second replica's memory: its next request is a plain hit.
             let third = try await fleet[1].get("/3/movie/550")
             #expect(third.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
@@ -30,7 +35,8 @@ struct SharedCacheTests {
     @Test func aCopyFromRedisKeepsItsTrueAge() async throws {
         let clock = ManualClock()
         try await withRedisServer { server in
-            let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            let upstream = ScriptedUpstream(
+                fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
             var configuration = ProxyHarness.configuration()
             configuration.redis = server.configuration()
             let first = try ProxyHarness(configuration: configuration, fetcher: upstream, clock: clock)
@@ -53,7 +59,9 @@ struct SharedCacheTests {
         ("a body that is not JSON", "/movie/550", Array("not json".utf8)),
         ("a body holding the key", "/movie/550", Array("{\"id\":550,\"k\":\"\(ProxyHarness.key)\"}".utf8)),
     ])
-    func anEntryInRedisThatWouldFailASnapshotsChecksIsRefusedAndFetched(_ case: String, key: String, body: [UInt8]) async throws {
+    func anEntryInRedisThatWouldFailASnapshotsChecksIsRefusedAndFetched(_ case: String, key: String, body: [UInt8])
+        async throws
+    {
         try await withFleet(1) { (fleet: Fleet, server: RedisServer) async throws in
             try await withRedisClient(server.configuration()) { redis in
                 let planted = CachedResponse(body: body, storedAt: SystemClock().now(), lifetime: 1800)
@@ -75,13 +83,14 @@ struct SharedCacheTests {
             var configuration = ProxyHarness.configuration()
             configuration.redis = server.configuration()
             configuration.movieTTL = 86_400
-            try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) { (proxy: ProxyHarness) async throws in
+            try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) {
+                (proxy: ProxyHarness) async throws in
                 #expect(try await proxy.get("/3/movie/550").status == 200)
                 #expect(try await proxy.get("/3/trending/movie/week").status == 200)
             }
             try await withRedisClient(server.configuration()) { redis in
                 guard case .milliseconds(let movie) = try await redis.pttl("amodb-proxy:cache:/movie/550"),
-                      case .milliseconds(let trending) = try await redis.pttl("amodb-proxy:cache:/trending/movie/week")
+                    case .milliseconds(let trending) = try await redis.pttl("amodb-proxy:cache:/trending/movie/week")
                 else {
                     Issue.record("an entry has no expiry")
                     return
@@ -96,23 +105,31 @@ struct SharedCacheTests {
         ("another list", "/trending/tv/week", "/trending/all/week"),
         ("another page", "/trending/all/week?page=7", "/trending/all/week"),
     ])
-    func anEnvelopeStoredForAnotherKeyIsRefusedAndFetched(_ case: String, asked: String, storedFor: String) async throws {
+    func anEnvelopeStoredForAnotherKeyIsRefusedAndFetched(_ case: String, asked: String, storedFor: String) async throws
+    {
         try await withFleet(1, upstream: ScriptedUpstream()) { (fleet: Fleet, server: RedisServer) async throws in
             // A trending page passes every check of a trending body: only its key tells them apart.
-            let page = CachedResponse(body: Array(ScriptedUpstream.moviePage.utf8), storedAt: SystemClock().now(), lifetime: 1800)
+            let page = CachedResponse(
+                body: Array(ScriptedUpstream.moviePage.utf8), storedAt: SystemClock().now(), lifetime: 1800)
             try await withRedisClient(server.configuration()) { redis in
                 try await redis.set("amodb-proxy:cache:" + asked, CacheEnvelope.encode(page, key: storedFor))
             }
             let answer = try await fleet[0].get("/3" + asked)
             #expect(answer.status == 200)
             #expect(fleet.upstream.calls == [asked])
-            #expect(fleet.logs[0].all.contains { $0.contains("entry in redis refused") && $0.contains("stored for another key") })
+            #expect(
+                fleet.logs[0].all.contains {
+                    $0.contains("entry in redis refused") && $0.contains("stored for another key")
+                })
         }
     }
 
     @Test func anEnvelopeWhoseETagDoesNotMatchItsBodyIsRefused() async throws {
         try await withFleet(1) { (fleet: Fleet, server: RedisServer) async throws in
-            var bytes = CacheEnvelope.encode(CachedResponse(body: Array(ScriptedUpstream.movieDetails.utf8), storedAt: SystemClock().now(), lifetime: 1800), key: "/movie/550")
+            var bytes = CacheEnvelope.encode(
+                CachedResponse(
+                    body: Array(ScriptedUpstream.movieDetails.utf8), storedAt: SystemClock().now(), lifetime: 1800),
+                key: "/movie/550")
             // One bit of the body flipped in Redis, still well-formed JSON ("Fight Club" → "Fight Clua").
             let club = Array("Club".utf8)
             let at = try #require(bytes.indices.first { bytes[$0...].starts(with: club) })
@@ -127,7 +144,8 @@ struct SharedCacheTests {
 
     @Test func twoDeploymentsWithDifferentPrefixesShareNothing() async throws {
         try await withRedisServer { server in
-            let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            let upstream = ScriptedUpstream(
+                fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
             let one = try Fleet(1, redis: server.configuration(), upstream: upstream, prefix: "one:")
             let two = try Fleet(1, redis: server.configuration(), upstream: upstream, prefix: "two:")
             try await withServer(one) { one in
@@ -155,7 +173,9 @@ func allKeys(_ redis: RedisClient) async throws -> [String] {
         rounds += 1
         guard rounds <= 1_000 else { throw RedisError.unexpectedReply("a SCAN that does not end") }
         let reply = try await redis.send(["SCAN", .bulk(cursor), "COUNT", 1000])
-        guard case .array(let parts) = reply, parts.count == 2, let next = parts[0].string, case .array(let found) = parts[1] else {
+        guard case .array(let parts) = reply, parts.count == 2, let next = parts[0].string,
+            case .array(let found) = parts[1]
+        else {
             throw RedisError.unexpectedReply(reply.description)
         }
         keys += found.compactMap(\.string)

@@ -29,7 +29,9 @@ func fuzzConnection(
 ) {
     var random = seed | 1
     func next(_ bound: Int) -> Int {
-        random ^= random << 13; random ^= random >> 7; random ^= random << 17
+        random ^= random << 13
+        random ^= random >> 7
+        random ^= random << 17
         return Int(random % UInt64(bound))
     }
     let deferAnswers = next(2) == 0
@@ -56,10 +58,16 @@ func fuzzConnection(
                 switch action {
                 case .read, .discardInput: break
                 case .respond(let sequence):
-                    guard let request = machine.takeRequest(sequence) else { fail("no request for sequence \(sequence)", input) }
-                    if let last = run.asked.last, sequence <= last.sequence { fail("sequence \(sequence) after \(last.sequence)", input) }
+                    guard let request = machine.takeRequest(sequence) else {
+                        fail("no request for sequence \(sequence)", input)
+                    }
+                    if let last = run.asked.last, sequence <= last.sequence {
+                        fail("sequence \(sequence) after \(last.sequence)", input)
+                    }
                     run.asked.append((request.target, sequence))
-                    if deferAnswers { run.owed.append(sequence) } else {
+                    if deferAnswers {
+                        run.owed.append(sequence)
+                    } else {
                         ready.append((sequence, HTTPResponse(status: 200, body: Array("ok".utf8))))
                     }
                 case .refused(let status, _): run.refused.append(status)
@@ -105,26 +113,28 @@ func fuzzConnection(
         if steps > 1_000_000 { fail("no end after a million steps", input) }
         if !run.readingPaused, delivered < input.count {
             let actions = machine.readable()
-            if case .discardInput? = actions.first { break }   // lingering: the rest is read and dropped
+            if case .discardInput? = actions.first { break }  // lingering: the rest is read and dropped
             guard case .read(let limit)? = actions.first else {
                 perform(actions)
                 if !run.readingPaused, !actions.isEmpty { fail("readable gave \(actions) while reading", input) }
-                if actions.isEmpty { break }   // draining: nothing more is read
+                if actions.isEmpty { break }  // draining: nothing more is read
                 continue
             }
             let size = max(1, min(pieces.popFirst() ?? input.count, input.count - delivered, limit))
             perform(machine.bytesRead(input[delivered..<(delivered + size)], at: now()))
             delivered += size
         } else if run.waitingForWritable || kernelRoom == 0 {
-            kernelRoom = kernelStep   // the client read
+            kernelRoom = kernelStep  // the client read
             if run.waitingForWritable { perform([.write]) }
         } else if !run.owed.isEmpty {
             let index = next(run.owed.count)
             let sequence = run.owed.remove(at: index)
-            var answer: [(sequence: Int, response: HTTPResponse)] = [(sequence, HTTPResponse(status: 200, body: Array("ok".utf8)))]
+            var answer: [(sequence: Int, response: HTTPResponse)] = [
+                (sequence, HTTPResponse(status: 200, body: Array("ok".utf8)))
+            ]
             perform(machine.responsesReady(&answer, at: now()))
         } else if !ended, delivered == input.count || run.readingPaused {
-            if run.readingPaused, delivered < input.count { break }   // paused for good: draining or refused
+            if run.readingPaused, delivered < input.count { break }  // paused for good: draining or refused
             ended = true
             perform(machine.endOfInput(at: now()))
         } else {
@@ -133,7 +143,9 @@ func fuzzConnection(
     }
     // Whatever is left owed is answered, and the kernel takes everything.
     while !run.closed, !run.owed.isEmpty {
-        var answer: [(sequence: Int, response: HTTPResponse)] = [(run.owed.removeFirst(), HTTPResponse(status: 200, body: Array("ok".utf8)))]
+        var answer: [(sequence: Int, response: HTTPResponse)] = [
+            (run.owed.removeFirst(), HTTPResponse(status: 200, body: Array("ok".utf8)))
+        ]
         perform(machine.responsesReady(&answer, at: now()))
     }
     kernelRoom = .max
@@ -146,7 +158,9 @@ func fuzzConnection(
         if !keepAlive { break }
     }
     let closesEarly = expected.count < expectedTargets.count || expectedTargets.last?.keepAlive == false
-    if run.asked.map(\.target) != expected { fail("asked \(run.asked.map(\.target)), the decoder read \(expected)", input) }
+    if run.asked.map(\.target) != expected {
+        fail("asked \(run.asked.map(\.target)), the decoder read \(expected)", input)
+    }
     if closesEarly || expectedError == nil {
         if !run.refused.isEmpty { fail("refused \(run.refused) with no error before the close", input) }
     } else if run.refused != [expectedError!] {
@@ -159,11 +173,17 @@ func fuzzConnection(
             && $0.utf8.dropFirst(3).first == 0x20 && !$0.hasPrefix("100 ")
     }
     if answers.count != run.asked.count + run.refused.count {
-        fail("\(answers.count) answers on the wire for \(run.asked.count) requests and \(run.refused.count) refusals", input)
+        fail(
+            "\(answers.count) answers on the wire for \(run.asked.count) requests and \(run.refused.count) refusals",
+            input)
     }
-    if !run.closed, !run.halfClosed, ended { fail("the input ended and everything was answered, yet the connection is open", input) }
+    if !run.closed, !run.halfClosed, ended {
+        fail("the input ended and everything was answered, yet the connection is open", input)
+    }
     if !run.closed, !machine.pendingOutput.isEmpty { fail("output left unsent with room in the kernel", input) }
     perform(machine.deadlinePassed(at: DispatchTime(uptimeNanoseconds: clock + 10_000_000_000_000)))
     if !run.closed { fail("still open after every deadline passed", input) }
-    if !machine.readable().isEmpty || !machine.bytesRead(input, at: now()).isEmpty { fail("actions after close", input) }
+    if !machine.readable().isEmpty || !machine.bytesRead(input, at: now()).isEmpty {
+        fail("actions after close", input)
+    }
 }

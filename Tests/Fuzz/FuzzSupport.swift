@@ -11,7 +11,8 @@ func fail(_ message: String, _ input: [UInt8], file: StaticString = #fileID, lin
 
 /// Stops the fuzzer (see `fail`) unless `condition` holds.
 func check(
-    _ condition: Bool, _ message: @autoclosure () -> String, _ input: [UInt8], file: StaticString = #fileID, line: UInt = #line
+    _ condition: Bool, _ message: @autoclosure () -> String, _ input: [UInt8], file: StaticString = #fileID,
+    line: UInt = #line
 ) {
     if !condition { fail(message(), input, file: file, line: line) }
 }

@@ -93,8 +93,8 @@ private func run(_ input: [UInt8], chunks: [Int]?, limits: RESPLimits) -> Transc
     return transcript
 }
 
-private extension Ending {
-    var error: RESPParseError? {
+extension Ending {
+    fileprivate var error: RESPParseError? {
         if case .error(let error) = self { error } else { nil }
     }
 }
@@ -114,7 +114,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let whole = run(input, chunks: nil, limits: limits)
         let chunked = run(input, chunks: chunks, limits: limits)
         if whole != chunked {
-            fail("""
+            fail(
+                """
                 whole and chunked input disagree (max bulk \(limits.maxBulkBytes), line \(limits.maxLineBytes))
                 whole:   \(whole.replies) -> \(whole.ending)
                 chunked: \(chunked.replies) -> \(chunked.ending)

@@ -80,39 +80,55 @@ private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits
     let request = head.request
     check(consumed > 0, "consumed \(consumed) is not positive", input)
     check(consumed <= available, "consumed \(consumed) > \(available) bytes available", input)
-    check(consumed <= limits.readBufferBytes, "a head of \(consumed) bytes is larger than the read buffer (\(limits.readBufferBytes))", input)
+    check(
+        consumed <= limits.readBufferBytes,
+        "a head of \(consumed) bytes is larger than the read buffer (\(limits.readBufferBytes))", input)
 
-    check(!request.method.isEmpty && request.method.utf8.allSatisfy(isTokenByte), "method \(request.method.debugDescription) is not a token", input)
-    check(request.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "target \(request.target.debugDescription) has a byte outside VCHAR", input)
+    check(
+        !request.method.isEmpty && request.method.utf8.allSatisfy(isTokenByte),
+        "method \(request.method.debugDescription) is not a token", input)
+    check(
+        request.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F },
+        "target \(request.target.debugDescription) has a byte outside VCHAR", input)
 
     // The path: what routing and the upstream URL are built from, checked byte by byte
     // (a combining mark after "/" makes one Character of both, so Character checks are not enough).
     let path = Array(request.path.utf8)
     check(path.first == UInt8(ascii: "/"), "path \(request.path.debugDescription) does not start with /", input)
     check(!path.contains(0), "path \(request.path.debugDescription) contains NUL", input)
-    check(!path.contains { $0 < 0x20 || $0 == 0x7F }, "path \(request.path.debugDescription) contains a control byte", input)
+    check(
+        !path.contains { $0 < 0x20 || $0 == 0x7F }, "path \(request.path.debugDescription) contains a control byte",
+        input)
     check(!path.contains(UInt8(ascii: "\\")), "path \(request.path.debugDescription) contains a backslash", input)
     if path.count > 1 {
         for segment in path.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             check(!segment.isEmpty, "path \(request.path.debugDescription) has an empty segment (//)", input)
-            check(!segment.elementsEqual([0x2E]) && !segment.elementsEqual([0x2E, 0x2E]),
-                  "path \(request.path.debugDescription) has a . or .. segment", input)
+            check(
+                !segment.elementsEqual([0x2E]) && !segment.elementsEqual([0x2E, 0x2E]),
+                "path \(request.path.debugDescription) has a . or .. segment", input)
         }
     }
     for pair in request.query.items {
-        check(!(Array(pair.name.utf8) + Array(pair.value.utf8)).contains { $0 < 0x20 || $0 == 0x7F },
-              "query pair \(pair.name.debugDescription)=\(pair.value.debugDescription) contains a control byte", input)
+        check(
+            !(Array(pair.name.utf8) + Array(pair.value.utf8)).contains { $0 < 0x20 || $0 == 0x7F },
+            "query pair \(pair.name.debugDescription)=\(pair.value.debugDescription) contains a control byte", input)
     }
 
     for field in request.headers {
-        check(!field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte), "header name \(field.name.debugDescription) is not a token", input)
-        check(!field.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F },
-              "header value \(field.value.debugDescription) contains a control byte", input)
-        check(field.value.utf8.first != 0x20 && field.value.utf8.first != 0x09
-              && field.value.utf8.last != 0x20 && field.value.utf8.last != 0x09,
-              "header value \(field.value.debugDescription) keeps surrounding white space", input)
+        check(
+            !field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte),
+            "header name \(field.name.debugDescription) is not a token", input)
+        check(
+            !field.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F },
+            "header value \(field.value.debugDescription) contains a control byte", input)
+        check(
+            field.value.utf8.first != 0x20 && field.value.utf8.first != 0x09
+                && field.value.utf8.last != 0x20 && field.value.utf8.last != 0x09,
+            "header value \(field.value.debugDescription) keeps surrounding white space", input)
     }
-    check(request.headers.fields.count <= limits.maxHeaderCount, "\(request.headers.fields.count) header fields over the limit", input)
+    check(
+        request.headers.fields.count <= limits.maxHeaderCount,
+        "\(request.headers.fields.count) header fields over the limit", input)
 
     // Framing (RFC 9112 §6): Transfer-Encoding only as exactly `chunked`, never beside
     // Content-Length; Content-Length agrees with the body length.
@@ -122,22 +138,31 @@ private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits
     case .chunked:
         check(request.version == .http1_1, "a chunked HTTP/1.0 request was accepted", input)
         check(lengths.isEmpty, "chunked was accepted beside Content-Length", input)
-        check(transferEncodings.count == 1 && transferEncodings[0].caseInsensitiveEquals("chunked"),
-              "Transfer-Encoding \(transferEncodings) was accepted as chunked", input)
+        check(
+            transferEncodings.count == 1 && transferEncodings[0].caseInsensitiveEquals("chunked"),
+            "Transfer-Encoding \(transferEncodings) was accepted as chunked", input)
     case .length(let length):
-        check(transferEncodings.isEmpty, "Transfer-Encoding \(transferEncodings) was accepted without chunked framing", input)
-        check(length >= 0 && length <= limits.maxBodyBytes, "body length \(length) outside 0...\(limits.maxBodyBytes)", input)
+        check(
+            transferEncodings.isEmpty, "Transfer-Encoding \(transferEncodings) was accepted without chunked framing",
+            input)
+        check(
+            length >= 0 && length <= limits.maxBodyBytes, "body length \(length) outside 0...\(limits.maxBodyBytes)",
+            input)
         if lengths.isEmpty {
             check(length == 0, "body length \(length) without Content-Length", input)
         }
         for field in lengths {
             for item in field.split(separator: ",", omittingEmptySubsequences: false) {
-                check(Int(item.trimmingSpaces()) == length, "Content-Length \(field.debugDescription) disagrees with body length \(length)", input)
+                check(
+                    Int(item.trimmingSpaces()) == length,
+                    "Content-Length \(field.debugDescription) disagrees with body length \(length)", input)
             }
         }
     }
     if request.version == .http1_1 {
-        check(request.headers.values("Host").count == 1, "an HTTP/1.1 request without exactly one Host was accepted", input)
+        check(
+            request.headers.values("Host").count == 1, "an HTTP/1.1 request without exactly one Host was accepted",
+            input)
     }
     if head.expectsContinue {
         check(head.body != .length(0), "expectsContinue without a body", input)
@@ -160,8 +185,10 @@ private func decodeChecked(
         case .needMore:
             if phase == .head {
                 // `Connection` stops reading once `readBufferBytes` are buffered: asking for more then would stall it.
-                check(available < limits.readBufferBytes,
-                      "needMore with \(available) bytes buffered (read buffer \(limits.readBufferBytes), line \(limits.maxRequestLineBytes), header \(limits.maxHeaderBytes))", input)
+                check(
+                    available < limits.readBufferBytes,
+                    "needMore with \(available) bytes buffered (read buffer \(limits.readBufferBytes), line \(limits.maxRequestLineBytes), header \(limits.maxHeaderBytes))",
+                    input)
                 check(consumed == 0, "a head that needs more used \(consumed) bytes", input)
             } else {
                 // In a body every byte given is used: nothing is held back for later.
@@ -236,8 +263,10 @@ private func run(_ input: [UInt8], chunks: [Int]?, compactAfter: Int, limits: HT
         transcript.ending = .needMore(buffered: buffer.count - readIndex)
     } else {
         // Nothing left: a fresh decode of nothing must simply wait.
-        if case .success(let (event, _)) = decodeChecked(&decoder, buffer, from: readIndex, limits: limits, input: input),
-           case .needMore = event {
+        if case .success(let (event, _)) = decodeChecked(
+            &decoder, buffer, from: readIndex, limits: limits, input: input),
+            case .needMore = event
+        {
             transcript.ending = .allConsumed
         } else {
             fail("an empty buffer decoded as something", input)
@@ -264,7 +293,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let whole = run(input, chunks: nil, compactAfter: Int.max, limits: limits)
         let chunked = run(input, chunks: plan.chunks, compactAfter: plan.compactAfter, limits: limits)
         if whole != chunked {
-            fail("""
+            fail(
+                """
                 whole and chunked input disagree (limits line \(limits.maxRequestLineBytes), header \(limits.maxHeaderBytes))
                 whole:   \(whole.heads) -> \(whole.ending)
                 chunked: \(chunked.heads) -> \(chunked.ending)

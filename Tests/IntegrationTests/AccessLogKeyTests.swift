@@ -14,8 +14,11 @@ struct AccessLogKeyTests {
         let setup = try SandboxedProxy { $0.logFormat = format }
         try await withServer(setup) { setup in
             let key = ProxyHarness.key
-            #expect(try await setup.harness.get("/3/movie/550?api_key=\(key)&language=de&append_to_response=credits,credits&utm_source=x").status == 200)
-            #expect(try await setup.harness.get("/3/movie/550?language=de-AT").status == 200)   // answered in English
+            #expect(
+                try await setup.harness.get(
+                    "/3/movie/550?api_key=\(key)&language=de&append_to_response=credits,credits&utm_source=x"
+                ).status == 200)
+            #expect(try await setup.harness.get("/3/movie/550?language=de-AT").status == 200)  // answered in English
             #expect(try await setup.harness.get("/3/trending/movie/week?page=1").status == 200)
             #expect(try await setup.harness.get("/3/trending/movie/week?page=0").status == 400)
             #expect(try await setup.harness.get("/healthz").status == 200)
@@ -36,10 +39,14 @@ struct AccessLogKeyTests {
                 #expect(!line.contains("api_key") && !line.contains("utm_source"))
             }
             if format == .json {
-                let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-                #expect(objects.map { $0["key"] as? String } == [
-                    expectedKeys[0], expectedKeys[1], expectedKeys[2], nil, nil, nil, expectedKeys[3], expectedKeys[4],
-                ])
+                let objects = try lines.map {
+                    try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+                }
+                #expect(
+                    objects.map { $0["key"] as? String } == [
+                        expectedKeys[0], expectedKeys[1], expectedKeys[2], nil, nil, nil, expectedKeys[3],
+                        expectedKeys[4],
+                    ])
             } else {
                 #expect(lines[0].contains(#" key="/movie/550?append_to_response=credits&language=de-DE" status=200 "#))
                 #expect(lines[2].contains(" key=/trending/movie/week status=200 "))

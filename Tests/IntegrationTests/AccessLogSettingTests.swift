@@ -15,14 +15,18 @@ struct AccessLogSettingTests {
             statuses.append(try await setup.harness.get("/3/movie/550").status)
             statuses.append(try await setup.harness.get("/3/nothing/here").status)
             statuses.append(try await setup.harness.get("/healthz").status)
-            let refused = try await setup.harness.exchange(Array("GET / HTTP/1.1\r\n\r\n".utf8), expecting: 1)   // no Host
+            // no Host
+            let refused = try await setup.harness.exchange(Array("GET / HTTP/1.1\r\n\r\n".utf8), expecting: 1)
             statuses.append(contentsOf: refused.responses.map(\.status))
             #expect(statuses == [200, 404, 200, 400])
             // A line is written before its answer is handed to the connection: once every
             // answer is in, every line is too.
             let lines = setup.accessLog.all
             if on {
-                let routes = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["route"] as? String }
+                let routes = try lines.map {
+                    try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["route"]
+                        as? String
+                }
                 #expect(routes == ["/3/movie/{movie_id}", "unmatched", "/healthz", "invalid"])
             } else {
                 #expect(lines.isEmpty, "\(lines)")

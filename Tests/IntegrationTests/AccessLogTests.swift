@@ -9,16 +9,25 @@ struct AccessLogTests {
     @Test func writesOneJSONLinePerRequestWithoutSecrets() async throws {
         let setup = try SandboxedProxy { $0.clientTokens = [Secret("client-secret-token")] }
         try await withServer(setup) { setup in
-            _ = try await setup.harness.get("/3/movie/550?api_key=\(ProxyHarness.key)&language=de-DE", headers: ["Authorization": "Bearer client-secret-token"])
-            _ = try await setup.harness.get("/3/movie/550?language=de-DE", headers: ["Authorization": "Bearer client-secret-token"])
-            _ = try await setup.harness.get("/3/movie/550", headers: ["Authorization": "Bearer \(ProxyHarness.key)"])   // someone tries the key as a token
+            _ = try await setup.harness.get(
+                "/3/movie/550?api_key=\(ProxyHarness.key)&language=de-DE",
+                headers: ["Authorization": "Bearer client-secret-token"])
+            _ = try await setup.harness.get(
+                "/3/movie/550?language=de-DE", headers: ["Authorization": "Bearer client-secret-token"])
+            // someone tries the key as a token
+            _ = try await setup.harness.get("/3/movie/550", headers: ["Authorization": "Bearer \(ProxyHarness.key)"])
             #expect(await eventually { setup.accessLog.all.count == 3 })
 
             let lines = setup.accessLog.all
-            let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            let objects = try lines.map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
             #expect(objects.map { $0["status"] as? Int } == [200, 200, 401])
             #expect(objects.map { $0["cache"] as? String } == ["miss", "hit", "none"])
-            #expect(objects.allSatisfy { $0["route"] as? String == "/3/movie/{movie_id}" && $0["method"] as? String == "GET" })
+            #expect(
+                objects.allSatisfy {
+                    $0["route"] as? String == "/3/movie/{movie_id}" && $0["method"] as? String == "GET"
+                })
             #expect(objects.allSatisfy { $0["client"] as? String == "127.0.0.1" })
             #expect(objects.allSatisfy { $0["duration_ms"] is Double || $0["duration_ms"] is Int })
             #expect((objects[0]["bytes"] as? Int ?? 0) > 100)
@@ -37,7 +46,10 @@ struct AccessLogTests {
             _ = try await setup.harness.get("/3/trending/tv/day")
             #expect(await eventually { setup.accessLog.all.count == 1 })
             let line = try #require(setup.accessLog.all.first)
-            #expect(line.contains(" method=GET route=/3/trending/{media_type}/{time_window} key=/trending/tv/day status=200 cache=miss "))
+            #expect(
+                line.contains(
+                    " method=GET route=/3/trending/{media_type}/{time_window} key=/trending/tv/day status=200 cache=miss "
+                ))
             #expect(line.contains(" client=127.0.0.1"))
         }
     }
@@ -59,7 +71,8 @@ struct AccessLogTests {
         try text.replacingOccurrences(of: "AMODB_KEY=<redacted>", with: "AMODB_KEY=k")
             .replacingOccurrences(of: "AMODB_PROXY_TOKENS=<2 redacted>", with: "AMODB_PROXY_TOKENS=a,b")
             .write(toFile: path, atomically: true, encoding: .utf8)
-        guard case .serve(let reloaded) = try ConfigurationLoader.load(arguments: ["--config", path], environment: [:]) else {
+        guard case .serve(let reloaded) = try ConfigurationLoader.load(arguments: ["--config", path], environment: [:])
+        else {
             Issue.record("not a serve command")
             return
         }

@@ -42,8 +42,9 @@ struct AppendToResponseTests {
             for name in ["videos", "images", "translations", "keywords", "release_dates"] {
                 #expect(movie[name] is [String: Any], "\(name)")
             }
-            #expect(setup.sandbox.receivedRequests.map { $0.queryValue("append_to_response") }
-                == ["images,keywords,release_dates,translations,videos"])
+            #expect(
+                setup.sandbox.receivedRequests.map { $0.queryValue("append_to_response") }
+                    == ["images,keywords,release_dates,translations,videos"])
         }
     }
 
@@ -52,8 +53,11 @@ struct AppendToResponseTests {
         try await withServer(setup) { (setup: SandboxedProxy) async throws in
             let plain = try await setup.harness.get("/3/movie/550")
             #expect(plain.status == 200)
-            for target in ["/3/movie/550?append_to_response=", "/3/movie/550?append_to_response=,,", "/3/movie/550?append_to_response=%20,%20,",
-                           "/3/movie/550?append_to_response=casts,trailers", "/3/movie/550?language=&append_to_response="] {
+            for target in [
+                "/3/movie/550?append_to_response=", "/3/movie/550?append_to_response=,,",
+                "/3/movie/550?append_to_response=%20,%20,",
+                "/3/movie/550?append_to_response=casts,trailers", "/3/movie/550?language=&append_to_response=",
+            ] {
                 let response = try await setup.harness.get(target)
                 #expect(response.status == 200, "\(target)")
                 #expect(response.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true, "\(target)")
@@ -69,8 +73,11 @@ struct AppendToResponseTests {
         try await withServer(setup) { (setup: SandboxedProxy) async throws in
             let first = try await setup.harness.get("/3/movie/680?append_to_response=images,credits")
             #expect(first.status == 200)
-            for target in ["/3/movie/680?append_to_response=credits,images", "/3/movie/680?append_to_response=credits,images,credits,bogus",
-                           "/3/movie/680?append_to_response=%20images%20,credits,"] {
+            for target in [
+                "/3/movie/680?append_to_response=credits,images",
+                "/3/movie/680?append_to_response=credits,images,credits,bogus",
+                "/3/movie/680?append_to_response=%20images%20,credits,",
+            ] {
                 let response = try await setup.harness.get(target)
                 #expect(response.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true, "\(target)")
                 #expect(response.body == first.body, "\(target)")
@@ -82,8 +89,10 @@ struct AppendToResponseTests {
     @Test func everySubResourceAmodbDocumentsComesBackUnderItsName() async throws {
         let setup = try SandboxedProxy()
         try await withServer(setup) { (setup: SandboxedProxy) async throws in
-            let names = ["alternative_titles", "changes", "credits", "external_ids", "images", "keywords", "lists", "ratings",
-                         "recommendations", "release_dates", "reviews", "similar", "translations", "videos", "watch/providers"]
+            let names = [
+                "alternative_titles", "changes", "credits", "external_ids", "images", "keywords", "lists", "ratings",
+                "recommendations", "release_dates", "reviews", "similar", "translations", "videos", "watch/providers",
+            ]
             let response = try await setup.harness.get("/3/movie/13?append_to_response=" + names.joined(separator: ","))
             #expect(response.status == 200)
             let movie = Self.object(response.body)
@@ -91,7 +100,9 @@ struct AppendToResponseTests {
                 #expect(movie[name] is [String: Any], "\(name)")
             }
             let providers = try #require((movie["watch/providers"] as? [String: Any])?["results"] as? [String: Any])
-            #expect((providers["US"] as? [String: Any])?["link"] as? String == "https://www.amodb.dev/movie/13/watch?locale=US")
+            #expect(
+                (providers["US"] as? [String: Any])?["link"] as? String
+                    == "https://www.amodb.dev/movie/13/watch?locale=US")
             for paged in ["recommendations", "similar", "reviews", "lists"] {
                 let page = movie[paged] as? [String: Any]
                 #expect(page?["page"] as? Int == 1, "\(paged)")

@@ -12,7 +12,9 @@ struct BudgetIntegrationTests {
         for media in ["all", "movie", "tv", "person"] {
             for window in ["day", "week"] {
                 for page in 1...5 {
-                    for language in ["en-US", "de-DE"] { paths.append("/3/trending/\(media)/\(window)?page=\(page)&language=\(language)") }
+                    for language in ["en-US", "de-DE"] {
+                        paths.append("/3/trending/\(media)/\(window)?page=\(page)&language=\(language)")
+                    }
                 }
             }
         }
@@ -27,7 +29,9 @@ struct BudgetIntegrationTests {
     @Test func aBurstOf1000RequestsOver300PathsNeverExceedsTheBudget() async throws {
         let clock = ManualClock()
         // The stand-in's own limit is far above ours: only the proxy's budget holds the line.
-        let setup = try SandboxedProxy(sandbox: .init(apiKey: ProxyHarness.key, requestsPerMinute: 10_000), clock: clock) {
+        let setup = try SandboxedProxy(
+            sandbox: .init(apiKey: ProxyHarness.key, requestsPerMinute: 10_000), clock: clock
+        ) {
             $0.rateLimit = 40
         }
         try await withServer(setup) { _ in
@@ -57,7 +61,7 @@ struct BudgetIntegrationTests {
             #expect(Set(first.keys).isSubset(of: [200, 404, 503]))
             #expect(first[503, default: 0] > 0)
 
-            clock.advance(by: 61)   // the proxy's window moves on
+            clock.advance(by: 61)  // the proxy's window moves on
             _ = try await burst()
             let secondWindow = setup.sandbox.totalRequestCount - firstWindow
             #expect(secondWindow <= 40, "calls in the second minute: \(secondWindow)")

@@ -61,13 +61,17 @@ struct BudgetReplayTests {
     }
 
     @Test func thePlannerReadingTheTracesAccessLogAgreesWithinOnePoint() async throws {
-        let shares = await Self.day.value.day   // first, so the planner does not run beside the replays
+        let shares = await Self.day.value.day  // first, so the planner does not run beside the replays
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).log").path
         try Self.trace.writeAccessLog(to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let outcome = try await ProxyBinary().run(["plan", "--access-log", path, "--plans", "40", "--movie-ttls", "86400"])
+        let outcome = try await ProxyBinary().run([
+            "plan", "--access-log", path, "--plans", "40", "--movie-ttls", "86400",
+        ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
-        let row = try #require(outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix("      40") }, "\(outcome.standardOutput)")
+        let row = try #require(
+            outcome.standardOutput.split(separator: "\n").first { $0.hasPrefix("      40") },
+            "\(outcome.standardOutput)")
         // plan, the TTL in two cells ("24 h"), then fresh, stale, filled and refused.
         let cells = row.split(separator: " ")
         try #require(cells.count >= 7, "\(row)")

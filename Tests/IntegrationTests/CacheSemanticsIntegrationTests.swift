@@ -25,7 +25,7 @@ struct CacheSemanticsIntegrationTests {
         try await withServer(setup) { _ in
             let first = try await setup.client().trending(.movie, .day)
             clock.advance(by: 1800)
-            setup.sandbox.script("/3/trending/movie/day", .delay(.seconds(3)), times: 1)   // a slow refresh
+            setup.sandbox.script("/3/trending/movie/day", .delay(.seconds(3)), times: 1)  // a slow refresh
             let stale = try await setup.harness.get("/3/trending/movie/day")
             // The stale answer is in while amodb has answered only the first call: nobody waited.
             #expect(completedUpstreamCalls(setup) == 1, "nobody waits for the refresh")
@@ -33,9 +33,10 @@ struct CacheSemanticsIntegrationTests {
             #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=0")
             #expect(try await setup.client().trending(.movie, .day) == first)
             #expect(await eventually(within: 5) { setup.harness.proxy.statistics.value(.upstreamCall) == 2 })
-            #expect(await eventually(within: 5) {
-                setup.harness.proxy.cache.entry(for: "/trending/movie/day")?.isFresh(at: clock.now()) == true
-            })
+            #expect(
+                await eventually(within: 5) {
+                    setup.harness.proxy.cache.entry(for: "/trending/movie/day")?.isFresh(at: clock.now()) == true
+                })
             #expect(setup.sandbox.requestCount(path: "/3/trending/movie/day") == 2)
         }
     }
@@ -67,7 +68,8 @@ struct CacheSemanticsIntegrationTests {
             #expect(fresh.status == 200)
             setup.sandbox.script("/3/movie/550", failure.behaviour)
             clock.advance(by: 3600)
-            #expect(try await setup.harness.get("/3/movie/550?append_to_response=credits").status == 200)   // starts the refresh
+            // starts the refresh
+            #expect(try await setup.harness.get("/3/movie/550?append_to_response=credits").status == 200)
             // The refresh has failed once the second call to amodb has come back (or timed out).
             #expect(await eventually(within: 5) { completedUpstreamCalls(setup) == 2 })
             // …and has ended once its back-off is remembered.
@@ -76,7 +78,9 @@ struct CacheSemanticsIntegrationTests {
             let stale = try await setup.harness.get("/3/movie/550?append_to_response=credits")
             #expect(stale.status == 200)
             #expect(stale.body == fresh.body)
-            #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale\(failure.fwdStatus); ttl=-1800; detail=stale-if-error")
+            #expect(
+                stale.header("Cache-Status")
+                    == "amodb-proxy; fwd=stale\(failure.fwdStatus); ttl=-1800; detail=stale-if-error")
             #expect(setup.harness.proxy.statistics.value(.staleIfError) == 1)
             #expect(!stale.text.contains(ProxyHarness.key))
         }

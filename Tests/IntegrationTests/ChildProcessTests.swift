@@ -1,8 +1,9 @@
 import AmodbTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `ChildProcess`, the posix_spawn launcher every test that starts a program uses: what the
@@ -26,15 +27,18 @@ struct ChildProcessTests {
         #expect(child.termination == .signalled(signal))
     }
 
-    @Test(arguments: [
-        ("nothing", [:]),
-        ("two variables, one with spaces", ["AMODB_ONE": "1", "AMODB_TWO": "two words"]),
-    ] as [(String, [String: String])])
+    @Test(
+        arguments: [
+            ("nothing", [:]),
+            ("two variables, one with spaces", ["AMODB_ONE": "1", "AMODB_TWO": "two words"]),
+        ] as [(String, [String: String])])
     func theChildGetsExactlyTheEnvironmentGiven(_ case: String, environment: [String: String]) throws {
         let child = try ChildProcess("/usr/bin/env", environment: environment, standardOutput: .pipe)
         let printed = String(decoding: child.standardOutput?.readToEnd() ?? [], as: UTF8.self)
         #expect(child.waitUntilExit() == .exited(0))
-        #expect(printed.split(separator: "\n").map(String.init).sorted() == environment.map { "\($0.key)=\($0.value)" }.sorted())
+        #expect(
+            printed.split(separator: "\n").map(String.init).sorted()
+                == environment.map { "\($0.key)=\($0.value)" }.sorted())
     }
 
     @Test func standardOutputAndStandardErrorArriveOnTheirOwnPipesLineByLine() throws {
@@ -52,7 +56,8 @@ struct ChildProcessTests {
 
     @Test func standardErrorCanJoinStandardOutput() throws {
         let child = try ChildProcess(
-            "/bin/sh", ["-c", "echo out; echo err >&2"], environment: [:], standardOutput: .pipe, standardError: .standardOutput)
+            "/bin/sh", ["-c", "echo out; echo err >&2"], environment: [:], standardOutput: .pipe,
+            standardError: .standardOutput)
         #expect(child.standardError == nil)
         #expect(child.standardOutput?.readToEnd() == Array("out\nerr\n".utf8))
         #expect(child.waitUntilExit() == .exited(0))
@@ -76,7 +81,8 @@ struct ChildProcessTests {
     @Test(arguments: [ChildProcess.Output.null, .pipe])
     func aProgramThatCannotBeRunIsALaunchError(_ output: ChildProcess.Output) {
         #expect(throws: ChildProcess.LaunchError.self) {
-            try ChildProcess("/nonexistent/amodb-program", environment: [:], standardOutput: output, standardError: output)
+            try ChildProcess(
+                "/nonexistent/amodb-program", environment: [:], standardOutput: output, standardError: output)
         }
     }
 
@@ -108,7 +114,7 @@ struct ChildProcessTests {
     }
 
     @Test func aDescriptorOpenedWithoutCloseOnExecIsClosedInTheChild() throws {
-        let descriptor = open("/dev/null", O_RDONLY)   // no O_CLOEXEC: Foundation-free code may open these
+        let descriptor = open("/dev/null", O_RDONLY)  // no O_CLOEXEC: Foundation-free code may open these
         try #require(descriptor >= 0)
         defer { close(descriptor) }
         let open = try Self.descriptorsOfAChild()
@@ -125,7 +131,7 @@ struct ChildProcessTests {
         var limit = rlimit()
         try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
         let original = limit
-        let needed = rlim_t(held + 2_048)   // room for the suites running beside this one
+        let needed = rlim_t(held + 2_048)  // room for the suites running beside this one
         if limit.rlim_cur < needed {
             try #require(limit.rlim_max >= needed, "the hard descriptor limit is below \(needed)")
             limit.rlim_cur = needed
@@ -155,7 +161,8 @@ struct ChildProcessTests {
 
     /// The descriptors open in a `/bin/sh` child, as it lists them in `/proc/<its pid>/fd`.
     private static func descriptorsOfAChild() throws -> Set<Int32> {
-        let child = try ChildProcess("/bin/sh", ["-c", "ls /proc/$$/fd"], environment: ["PATH": "/usr/bin:/bin"], standardOutput: .pipe)
+        let child = try ChildProcess(
+            "/bin/sh", ["-c", "ls /proc/$$/fd"], environment: ["PATH": "/usr/bin:/bin"], standardOutput: .pipe)
         let listing = String(decoding: child.standardOutput?.readToEnd() ?? [], as: UTF8.self)
         #expect(child.waitUntilExit() == .exited(0))
         return Set(listing.split(separator: "\n").compactMap { Int32($0) })

@@ -24,9 +24,11 @@ struct CommandLineTests {
 
     @Test func checkConfigPrintsTheSettingsWithEverySecretRedacted() async throws {
         let key = "binary-test-secret-key-42"
-        let outcome = try await ProxyBinary().run(["--check-config", "--port", "9123"], environment: [
-            "AMODB_KEY": key, "AMODB_PROXY_TOKENS": "token-one-secret,token-two-secret", "AMODB_CACHE_TTL": "600",
-        ])
+        let outcome = try await ProxyBinary().run(
+            ["--check-config", "--port", "9123"],
+            environment: [
+                "AMODB_KEY": key, "AMODB_PROXY_TOKENS": "token-one-secret,token-two-secret", "AMODB_CACHE_TTL": "600",
+            ])
         #expect(outcome.status == 0)
         let lines = outcome.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(lines.contains("AMODB_KEY=<redacted>"))
@@ -40,7 +42,8 @@ struct CommandLineTests {
     }
 
     @Test func aBadSettingExitsTwoNamingIt() async throws {
-        let outcome = try await ProxyBinary().run(["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_CACHE_TTL": "soon"])
+        let outcome = try await ProxyBinary().run(
+            ["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_CACHE_TTL": "soon"])
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains("AMODB_CACHE_TTL"))
     }
@@ -48,7 +51,8 @@ struct CommandLineTests {
     @Test func healthcheckExitsZeroWhenTheProxyAnswersAndOneWhenNothingListens() async throws {
         let harness = try ProxyHarness(fetcher: ScriptedUpstream())
         try await withServer(harness) { harness in
-            let healthy = try await ProxyBinary().run(["--healthcheck"], environment: ["HOST": "127.0.0.1", "PORT": String(harness.port)])
+            let healthy = try await ProxyBinary().run(
+                ["--healthcheck"], environment: ["HOST": "127.0.0.1", "PORT": String(harness.port)])
             #expect(healthy.status == 0)
         }
         // Port 1 on loopback: nothing listens.

@@ -14,7 +14,7 @@ struct ConditionalRequestTests {
             let fresh = try await harness.get("/3/trending/movie/day")
             let etag = try #require(fresh.header("ETag"))
             clock.advance(by: 1801)
-            fetcher.hold()   // the background refresh stays in flight: the entry stays stale
+            fetcher.hold()  // the background refresh stays in flight: the entry stays stale
 
             let notModified = try await harness.get("/3/trending/movie/day", headers: ["If-None-Match": etag])
             #expect(notModified.status == 304)
@@ -38,7 +38,8 @@ struct ConditionalRequestTests {
             #expect(head.status == 200)
             #expect(head.header("ETag") == etag)
             #expect(head.header("Content-Length") == String(get.body.count))
-            let notModified = try await harness.get("/3/trending/movie/day", headers: ["If-None-Match": "W/" + etag], method: "HEAD")
+            let notModified = try await harness.get(
+                "/3/trending/movie/day", headers: ["If-None-Match": "W/" + etag], method: "HEAD")
             #expect(notModified.status == 304)
             #expect(notModified.header("ETag") == etag)
         }
@@ -46,8 +47,11 @@ struct ConditionalRequestTests {
 
     @Test("A remembered 404 has no ETag and is never a 304", arguments: [#"*"#, #""anything""#])
     func aRememberedNotFoundIsNeverNotModified(ifNoneMatch: String) async throws {
-        let fetcher = ScriptedUpstream(fallback: .response(UpstreamResponse(
-            status: 404, body: Array(#"{"success":false,"status_code":34,"status_message":"not found"}"#.utf8))))
+        let fetcher = ScriptedUpstream(
+            fallback: .response(
+                UpstreamResponse(
+                    status: 404, body: Array(#"{"success":false,"status_code":34,"status_message":"not found"}"#.utf8)))
+        )
         let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
             let first = try await harness.get("/3/movie/987654321")
@@ -56,7 +60,8 @@ struct ConditionalRequestTests {
             let again = try await harness.get("/3/movie/987654321", headers: ["If-None-Match": ifNoneMatch])
             #expect(again.status == 404)
             #expect(again.header("ETag") == nil)
-            #expect(again.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true, "answered from the remembered 404")
+            #expect(
+                again.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true, "answered from the remembered 404")
             #expect(again.text.contains("status_message"))
             #expect(fetcher.calls.count == 1)
         }

@@ -31,10 +31,12 @@ struct ConfigurationRouteTests {
     @Test func theClientsParametersAreNeverForwarded() async throws {
         let setup = try SandboxedProxy()
         try await withServer(setup) { (setup: SandboxedProxy) async throws in
-            let response = try await setup.client().sendRaw(pathAndQuery: "/configuration?api_key=x&foo=1&language=de-DE")
+            let response = try await setup.client().sendRaw(
+                pathAndQuery: "/configuration?api_key=x&foo=1&language=de-DE")
             #expect(response.status == 200)
             let plain = try await setup.harness.get("/3/configuration")
-            #expect(plain.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true, "one entry, whatever the query")
+            #expect(
+                plain.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true, "one entry, whatever the query")
             let seen = setup.sandbox.receivedRequests
             #expect(seen.map(\.target) == ["/3/configuration"])
             #expect(seen.first?.headers["Authorization"] == "Bearer \(ProxyHarness.key)")
@@ -56,7 +58,9 @@ struct ConfigurationRouteTests {
         try await withServer(setup) { (setup: SandboxedProxy) async throws in
             #expect(try await setup.harness.get("/3/configuration").status == 200)
             let metrics = try await setup.harness.metrics()
-            #expect(try metrics.value("amodb_proxy_requests_total", ["route": "/3/configuration", "status": "200", "cache": "miss"]) == 1)
+            #expect(
+                try metrics.value(
+                    "amodb_proxy_requests_total", ["route": "/3/configuration", "status": "200", "cache": "miss"]) == 1)
             #expect(await eventually { setup.accessLog.all.contains { $0.contains(#""route":"/3/configuration""#) } })
         }
     }
@@ -64,7 +68,8 @@ struct ConfigurationRouteTests {
     @Test func answersWebAppsWithCORS() async throws {
         let setup = try SandboxedProxy { $0.corsOrigins = ["https://app.example.com"] }
         try await withServer(setup) { (setup: SandboxedProxy) async throws in
-            let response = try await setup.harness.get("/3/configuration", headers: ["Origin": "https://app.example.com"])
+            let response = try await setup.harness.get(
+                "/3/configuration", headers: ["Origin": "https://app.example.com"])
             #expect(response.status == 200)
             #expect(response.header("Access-Control-Allow-Origin") == "https://app.example.com")
         }

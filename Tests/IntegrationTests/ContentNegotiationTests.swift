@@ -31,7 +31,8 @@ struct ContentNegotiationTests {
         let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             let identity = try await Self.filled(harness)
-            let answer = try await harness.get(Self.path, headers: acceptEncoding.map { ["Accept-Encoding": $0] } ?? [:])
+            let answer = try await harness.get(
+                Self.path, headers: acceptEncoding.map { ["Accept-Encoding": $0] } ?? [:])
             #expect(answer.status == 200)
             #expect(answer.header("Vary") == "Accept-Encoding")
             #expect(answer.header("Content-Encoding") == expected.contentEncoding)
@@ -42,7 +43,9 @@ struct ContentNegotiationTests {
         }
     }
 
-    @Test("A client that refuses every coding gets a 406 with a status_message", arguments: ["identity;q=0", "*;q=0", "identity;q=0, deflate"])
+    @Test(
+        "A client that refuses every coding gets a 406 with a status_message",
+        arguments: ["identity;q=0", "*;q=0", "identity;q=0, deflate"])
     func refusingEveryCodingIsNotAcceptable(acceptEncoding: String) async throws {
         let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
@@ -116,13 +119,15 @@ struct ContentNegotiationTests {
             #expect(Set([identityTag, gzipTag, brTag]).count == 3)
             #expect(gzipTag.hasPrefix("\"") && gzipTag.hasSuffix("\"") && !gzipTag.hasPrefix("W/"), "strong tags")
 
-            let notModified = try await harness.get(Self.path, headers: ["Accept-Encoding": "gzip", "If-None-Match": gzipTag])
+            let notModified = try await harness.get(
+                Self.path, headers: ["Accept-Encoding": "gzip", "If-None-Match": gzipTag])
             #expect(notModified.status == 304)
             #expect(notModified.body.isEmpty)
             #expect(notModified.header("ETag") == gzipTag)
             #expect(notModified.header("Vary") == "Accept-Encoding")
             // The gzip tag names the gzip bytes: a client that now gets br must get them whole.
-            let otherVariant = try await harness.get(Self.path, headers: ["Accept-Encoding": "br", "If-None-Match": gzipTag])
+            let otherVariant = try await harness.get(
+                Self.path, headers: ["Accept-Encoding": "br", "If-None-Match": gzipTag])
             #expect(otherVariant.status == 200)
             #expect(otherVariant.body == br.body)
             let identityNotModified = try await harness.get(Self.path, headers: ["If-None-Match": identityTag])
@@ -181,7 +186,8 @@ struct ContentNegotiationTests {
     }
 
     @Test func variantsAreRebuiltForAnswersLoadedFromASnapshot() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("variants-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("variants-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = ProxyHarness.configuration()

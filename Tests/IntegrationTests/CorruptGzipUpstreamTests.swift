@@ -12,9 +12,9 @@ struct CorruptGzipUpstreamTests {
     static let corruptions: [(String, [UInt8])] = {
         let good = Gzip.stored(body)
         var badCRC = good
-        badCRC[badCRC.count - 6] ^= 0xFF   // the CRC-32 in the trailer
+        badCRC[badCRC.count - 6] ^= 0xFF  // the CRC-32 in the trailer
         var badDeflate = good
-        badDeflate[10] = 0x07              // a reserved deflate block type
+        badDeflate[10] = 0x07  // a reserved deflate block type
         return [
             ("a gzip header and then garbage", Array(good.prefix(10)) + Array(repeating: 0xA5, count: 64)),
             ("a stream cut short", Array(good.prefix(good.count / 2))),

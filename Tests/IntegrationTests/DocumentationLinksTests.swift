@@ -7,7 +7,8 @@ import Testing
 /// build machines have no internet.
 struct DocumentationLinksTests {
     /// The package root, three levels above this file (`Tests/IntegrationTests/…`).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// README.md and every page in docs/, relative to the root.
     static func pages() throws -> [String] {
@@ -46,7 +47,8 @@ struct DocumentationLinksTests {
 
     @Test func aMissingFileAMissingAnchorAndAMalformedURLAreEachNamed() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("docs"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("docs"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let readme = """
             # Title
@@ -79,7 +81,9 @@ struct DocumentationLinksTests {
         ]
         #expect(problems.count == named.count, "\(problems)")
         for target in named {
-            #expect(problems.contains { $0.contains("README.md:") && $0.contains(target) }, "\(target) is named: \(problems)")
+            #expect(
+                problems.contains { $0.contains("README.md:") && $0.contains(target) },
+                "\(target) is named: \(problems)")
         }
         #expect(!problems.contains { $0.contains("nowhere.md") }, "code is not read for links")
         let other = checker.problems(inPage: "docs/other.md")
@@ -118,8 +122,12 @@ struct DocumentationLinks {
     /// Why `target`, linked from `page`, leads nowhere; nil when it leads somewhere.
     private func problem(with target: String, in page: String, text: String) -> String? {
         if let scheme = Self.scheme(of: target) {
-            guard scheme == "http" || scheme == "https" else { return "only http(s) links are allowed outside the repository" }
-            guard !target.contains(where: \.isWhitespace), let url = URL(string: target), let host = url.host, !host.isEmpty else {
+            guard scheme == "http" || scheme == "https" else {
+                return "only http(s) links are allowed outside the repository"
+            }
+            guard !target.contains(where: \.isWhitespace), let url = URL(string: target), let host = url.host,
+                !host.isEmpty
+            else {
                 return "not a well-formed URL"
             }
             return nil
@@ -133,12 +141,16 @@ struct DocumentationLinks {
             // GitHub reads a leading `/` as the repository's root.
             let joined = path.hasPrefix("/") ? String(path.dropFirst()) : pageDirectory + "/" + path
             guard let normalized = Self.normalized(joined) else { return "outside the repository" }
-            guard FileManager.default.fileExists(atPath: root.appendingPathComponent(normalized).path) else { return "no such file" }
+            guard FileManager.default.fileExists(atPath: root.appendingPathComponent(normalized).path) else {
+                return "no such file"
+            }
             linked = normalized
         }
         guard let fragment else { return nil }
         guard linked.hasSuffix(".md") else { return "an anchor in a file that is not Markdown cannot be checked" }
-        let linkedText = linked == page ? text : (try? String(contentsOf: root.appendingPathComponent(linked), encoding: .utf8)) ?? ""
+        let linkedText =
+            linked == page
+            ? text : (try? String(contentsOf: root.appendingPathComponent(linked), encoding: .utf8)) ?? ""
         return Self.anchors(in: linkedText).contains(fragment) ? nil : "no heading of \(linked) has this anchor"
     }
 
@@ -157,7 +169,9 @@ struct DocumentationLinks {
 
     /// The URL scheme a target starts with (`https`), if it has one.
     static func scheme(of target: String) -> String? {
-        guard let colon = target.firstIndex(of: ":"), let first = target.first, first.isASCII, first.isLetter else { return nil }
+        guard let colon = target.firstIndex(of: ":"), let first = target.first, first.isASCII, first.isLetter else {
+            return nil
+        }
         let scheme = target[..<colon]
         let allowed = scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
         return allowed ? scheme.lowercased() : nil
@@ -210,7 +224,8 @@ struct DocumentationLinks {
         for (index, line) in proseLines(of: text).enumerated() {
             let number = index + 1
             let trimmed = line.drop { $0 == " " }
-            if trimmed.hasPrefix("["), let end = trimmed.range(of: "]:"), trimmed.firstIndex(of: "]") == end.lowerBound {
+            if trimmed.hasPrefix("["), let end = trimmed.range(of: "]:"), trimmed.firstIndex(of: "]") == end.lowerBound
+            {
                 let name = trimmed[trimmed.index(after: trimmed.startIndex)..<end.lowerBound].lowercased()
                 definitions.insert(name)
                 let target = trimmed[end.upperBound...].drop { $0 == " " }.prefix { $0 != " " }
@@ -289,7 +304,8 @@ struct DocumentationLinks {
         return String(
             shown.lowercased().compactMap { character -> Character? in
                 if character == " " { return "-" }
-                return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+                return character.isLetter || character.isNumber || character == "-" || character == "_"
+                    ? character : nil
             })
     }
 }

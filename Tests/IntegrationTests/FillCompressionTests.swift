@@ -21,17 +21,25 @@ struct FillCompressionTests {
             // connection of its own.
             setup.sandbox.hold()
             let askers: [(acceptEncoding: String?, coding: ContentCoding)] =
-                Array(repeating: ("gzip", .gzip), count: 50) + [(nil, .identity), ("br", .identity), ("br, gzip", .gzip)]
+                Array(repeating: ("gzip", .gzip), count: 50) + [
+                    (nil, .identity), ("br", .identity), ("br, gzip", .gzip),
+                ]
             let answers = try await withThrowingTaskGroup(of: (Int, RawHTTPResponse).self) { group in
                 for (index, asker) in askers.enumerated() {
                     group.addTask {
-                        (index, try await harness.get(Self.path, headers: asker.acceptEncoding.map { ["Accept-Encoding": $0] } ?? [:]))
+                        (
+                            index,
+                            try await harness.get(
+                                Self.path, headers: asker.acceptEncoding.map { ["Accept-Encoding": $0] } ?? [:])
+                        )
                     }
                 }
-                #expect(try await eventually {
-                    guard setup.sandbox.heldCount == 1 else { return false }
-                    return try await harness.metrics().value("amodb_proxy_cache_events_total", ["event": "collapsed"]) == Double(askers.count - 1)
-                })
+                #expect(
+                    try await eventually {
+                        guard setup.sandbox.heldCount == 1 else { return false }
+                        return try await harness.metrics().value(
+                            "amodb_proxy_cache_events_total", ["event": "collapsed"]) == Double(askers.count - 1)
+                    })
                 setup.sandbox.release()
                 return try await group.reduce(into: [Int: RawHTTPResponse]()) { $0[$1.0] = $1.1 }
             }
@@ -42,7 +50,9 @@ struct FillCompressionTests {
                 let answer = try #require(answers[index])
                 counts[answer.header("Content-Encoding") ?? "identity", default: 0] += 1
                 #expect(answer.status == 200)
-                #expect(answer.header("Content-Encoding") == asker.coding.contentEncoding, "\(asker.acceptEncoding ?? "none")")
+                #expect(
+                    answer.header("Content-Encoding") == asker.coding.contentEncoding,
+                    "\(asker.acceptEncoding ?? "none")")
                 #expect(answer.header("Content-Length") == String(answer.body.count))
                 #expect(answer.header("Vary") == "Accept-Encoding")
             }
@@ -53,8 +63,12 @@ struct FillCompressionTests {
             _ = try JSONDecoder().decode(TrendingPage.self, from: Data(identity.body))
             let gzipped = answers.values.filter { $0.header("Content-Encoding") == "gzip" }
             #expect(Set(gzipped.map(\.body)).count == 1)
-            #expect(Set(gzipped.compactMap { $0.header("ETag") }) == [try #require(identity.header("ETag")).dropLast() + "-gzip\""])
-            let decoded = try ContentDecoder(maximumOutputSize: 1 << 20).decode(try #require(gzipped.first).body, from: .gzip)
+            #expect(
+                Set(gzipped.compactMap { $0.header("ETag") }) == [
+                    try #require(identity.header("ETag")).dropLast() + "-gzip\""
+                ])
+            let decoded = try ContentDecoder(maximumOutputSize: 1 << 20).decode(
+                try #require(gzipped.first).body, from: .gzip)
             #expect(decoded == identity.body)
             #expect(decoded.count > 2 * gzipped[0].body.count, "a 10 KB page sent as a fraction of it")
 
@@ -64,7 +78,8 @@ struct FillCompressionTests {
             let hit = try await harness.get(Self.path, headers: ["Accept-Encoding": "gzip"])
             #expect(hit.body == gzipped[0].body)
             #expect(hit.header("ETag") == gzipped[0].header("ETag"))
-            #expect(try await harness.get(Self.path, headers: ["Accept-Encoding": "br"]).header("Content-Encoding") == "br")
+            #expect(
+                try await harness.get(Self.path, headers: ["Accept-Encoding": "br"]).header("Content-Encoding") == "br")
             #expect(setup.sandbox.requestCount(path: Self.path) == 1)
         }
     }
@@ -73,7 +88,8 @@ struct FillCompressionTests {
     /// fill's gzip is made from the JSON, so a client decodes it once, to the JSON.
     @Test func anAnswerAmodbSentInGzipIsCompressedOnceFromItsJSON() async throws {
         let body = Array(ScriptedUpstream.movieDetails.utf8)
-        let upstream = try MisbehavingUpstream(.respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(body)))
+        let upstream = try MisbehavingUpstream(
+            .respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(body)))
         try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
             let harness = try ProxyHarness(configuration: ProxyHarness.configuration(upstreamURL: upstream.baseURL))
             try await withServer(harness) { harness in
@@ -90,17 +106,25 @@ struct FillCompressionTests {
     /// job, each counted in the bytes compressed; nothing left queued once it is done.
     @Test func theMetricsCountTheCompressionQueuesJobs() async throws {
         let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body))))
+        let harness = try ProxyHarness(
+            fetcher: ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body))))
         try await withServer(harness) { harness in
-            #expect(try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "gzip"]).header("Content-Encoding") == "gzip")
-            #expect(try await eventually { try await harness.metrics().value("amodb_proxy_variant_jobs_total", ["result": "made"]) == 1 })
+            #expect(
+                try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "gzip"]).header("Content-Encoding")
+                    == "gzip")
+            #expect(
+                try await eventually {
+                    try await harness.metrics().value("amodb_proxy_variant_jobs_total", ["result": "made"]) == 1
+                })
             let metrics = try await harness.metrics()
             #expect(try metrics.value("amodb_proxy_variant_jobs_total", ["result": "dropped"]) == 0)
             #expect(try metrics.value("amodb_proxy_variant_jobs_total", ["result": "stale"]) == 0)
             #expect(try metrics.value("amodb_proxy_variant_compressed_bytes_total") == Double(2 * body.count))
             #expect(try metrics.value("amodb_proxy_variant_queue_jobs") == 0)
             #expect(try metrics.value("amodb_proxy_variant_queue_bytes") == 0)
-            #expect(try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "br"]).header("Content-Encoding") == "br")
+            #expect(
+                try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "br"]).header("Content-Encoding")
+                    == "br")
         }
     }
 
@@ -118,7 +142,7 @@ struct FillCompressionTests {
                 let answer = try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "br, gzip"])
                 #expect(answer.status == 200)
                 #expect(answer.header("Content-Encoding") == nil)
-                let sameBytes = answer.body == body   // one Bool: a failure does not print 200 KB twice
+                let sameBytes = answer.body == body  // one Bool: a failure does not print 200 KB twice
                 #expect(sameBytes)
             }
             #expect(upstream.calls.count == 1, "stored: the later answers are hits")

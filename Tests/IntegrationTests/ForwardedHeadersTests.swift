@@ -21,25 +21,39 @@ struct ForwardedHeaderSet: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     /// Pieces of the values below that no answer may contain.
-    static let markers = ["evil.example", "movies-proxy.example.com", "198.51.100.", "203.0.113.", "2001:db8", "/3/movie/551", "tv/day"]
+    static let markers = [
+        "evil.example", "movies-proxy.example.com", "198.51.100.", "203.0.113.", "2001:db8", "/3/movie/551", "tv/day",
+    ]
 
     /// What Caddy, load balancers and ingresses send, and what an attacker would try
     /// (cache poisoning through `X-Forwarded-Host`, target overrides, address hints).
     static let all: [ForwardedHeaderSet] = [
-        .init("X-Forwarded-Proto, -Host and -For as Caddy sends them", [
-            "X-Forwarded-Proto": "https", "X-Forwarded-Host": "movies-proxy.example.com", "X-Forwarded-For": "198.51.100.7",
-        ]),
-        .init("a forged host, scheme, port and prefix", [
-            "X-Forwarded-Proto": "http", "X-Forwarded-Host": "evil.example", "X-Forwarded-Port": "8443",
-            "X-Forwarded-Prefix": "/evil", "X-Forwarded-Server": "evil.example",
-        ]),
+        .init(
+            "X-Forwarded-Proto, -Host and -For as Caddy sends them",
+            [
+                "X-Forwarded-Proto": "https", "X-Forwarded-Host": "movies-proxy.example.com",
+                "X-Forwarded-For": "198.51.100.7",
+            ]),
+        .init(
+            "a forged host, scheme, port and prefix",
+            [
+                "X-Forwarded-Proto": "http", "X-Forwarded-Host": "evil.example", "X-Forwarded-Port": "8443",
+                "X-Forwarded-Prefix": "/evil", "X-Forwarded-Server": "evil.example",
+            ]),
         .init("RFC 7239 Forwarded", ["Forwarded": "for=198.51.100.7;proto=http;host=evil.example;by=203.0.113.1"]),
-        .init("Forwarded with an IPv6 node, a port and an unknown hop", ["Forwarded": #"for="[2001:db8:cafe::17]:4711", for=unknown"#]),
+        .init(
+            "Forwarded with an IPv6 node, a port and an unknown hop",
+            ["Forwarded": #"for="[2001:db8:cafe::17]:4711", for=unknown"#]),
         .init("malformed Forwarded", ["Forwarded": #"for="[2001:db8::1;;;host==,,proto"#]),
-        .init("request-target and method overrides", [
-            "X-Original-URL": "/3/movie/551", "X-Rewrite-URL": "/3/trending/tv/day", "X-HTTP-Method-Override": "DELETE",
-        ]),
-        .init("client-address hints", ["X-Real-IP": "203.0.113.9", "True-Client-IP": "203.0.113.9", "CF-Connecting-IP": "203.0.113.9"]),
+        .init(
+            "request-target and method overrides",
+            [
+                "X-Original-URL": "/3/movie/551", "X-Rewrite-URL": "/3/trending/tv/day",
+                "X-HTTP-Method-Override": "DELETE",
+            ]),
+        .init(
+            "client-address hints",
+            ["X-Real-IP": "203.0.113.9", "True-Client-IP": "203.0.113.9", "CF-Connecting-IP": "203.0.113.9"]),
     ]
 }
 
@@ -59,36 +73,51 @@ struct ClientAddressCase: Sendable, CustomTestStringConvertible {
 
     /// Who may name the client, with what, and the address that wins.
     static let all: [ClientAddressCase] = [
-        .init(name: "no trusted proxies: X-Forwarded-For is ignored",
-              trusted: [], headers: ["X-Forwarded-For": "198.51.100.7"], client: "127.0.0.1"),
-        .init(name: "an untrusted peer: X-Forwarded-For is ignored",
-              trusted: ["192.0.2.0/24"], headers: ["X-Forwarded-For": "198.51.100.7"], client: "127.0.0.1"),
-        .init(name: "an untrusted peer: Forwarded is ignored",
-              trusted: ["192.0.2.0/24"], headers: ["Forwarded": "for=198.51.100.7"], client: "127.0.0.1"),
-        .init(name: "an untrusted peer: X-Real-IP is ignored",
-              trusted: ["192.0.2.0/24"], headers: ["X-Real-IP": "198.51.100.7"], client: "127.0.0.1"),
-        .init(name: "a trusted peer: the X-Forwarded-For client",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7"], client: "198.51.100.7"),
-        .init(name: "a trusted peer: the right-most X-Forwarded-For entry, not a prepended one",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "203.0.113.9, 198.51.100.7"], client: "198.51.100.7"),
-        .init(name: "a trusted peer: an IPv6 X-Forwarded-For client",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "2001:db8::7"], client: "2001:db8::7"),
+        .init(
+            name: "no trusted proxies: X-Forwarded-For is ignored",
+            trusted: [], headers: ["X-Forwarded-For": "198.51.100.7"], client: "127.0.0.1"),
+        .init(
+            name: "an untrusted peer: X-Forwarded-For is ignored",
+            trusted: ["192.0.2.0/24"], headers: ["X-Forwarded-For": "198.51.100.7"], client: "127.0.0.1"),
+        .init(
+            name: "an untrusted peer: Forwarded is ignored",
+            trusted: ["192.0.2.0/24"], headers: ["Forwarded": "for=198.51.100.7"], client: "127.0.0.1"),
+        .init(
+            name: "an untrusted peer: X-Real-IP is ignored",
+            trusted: ["192.0.2.0/24"], headers: ["X-Real-IP": "198.51.100.7"], client: "127.0.0.1"),
+        .init(
+            name: "a trusted peer: the X-Forwarded-For client",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7"], client: "198.51.100.7"),
+        .init(
+            name: "a trusted peer: the right-most X-Forwarded-For entry, not a prepended one",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "203.0.113.9, 198.51.100.7"], client: "198.51.100.7"),
+        .init(
+            name: "a trusted peer: an IPv6 X-Forwarded-For client",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "2001:db8::7"], client: "2001:db8::7"),
         // Azure Application Gateway appends the client's port to its entry.
-        .init(name: "a trusted peer: an IPv4 entry with a port",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7:51234"], client: "198.51.100.7"),
-        .init(name: "a trusted peer: a bracketed IPv6 entry with a port",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "[2001:db8::7]:51234"], client: "2001:db8::7"),
-        .init(name: "a trusted peer: an entry with a port out of range is garbage",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7:65536"], client: "127.0.0.1"),
-        .init(name: "a trusted peer: an unclosed bracket is garbage",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "[2001:db8::7:51234"], client: "127.0.0.1"),
-        .init(name: "a trusted peer: Forwarded alone is not believed",
-              trusted: ["127.0.0.1"], headers: ["Forwarded": "for=198.51.100.7"], client: "127.0.0.1"),
+        .init(
+            name: "a trusted peer: an IPv4 entry with a port",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7:51234"], client: "198.51.100.7"),
+        .init(
+            name: "a trusted peer: a bracketed IPv6 entry with a port",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "[2001:db8::7]:51234"], client: "2001:db8::7"),
+        .init(
+            name: "a trusted peer: an entry with a port out of range is garbage",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7:65536"], client: "127.0.0.1"),
+        .init(
+            name: "a trusted peer: an unclosed bracket is garbage",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "[2001:db8::7:51234"], client: "127.0.0.1"),
+        .init(
+            name: "a trusted peer: Forwarded alone is not believed",
+            trusted: ["127.0.0.1"], headers: ["Forwarded": "for=198.51.100.7"], client: "127.0.0.1"),
         // Caddy overwrites X-Forwarded-For but passes a client's Forwarded through untouched.
-        .init(name: "a trusted peer: a Forwarded passed through does not override X-Forwarded-For",
-              trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7", "Forwarded": "for=203.0.113.9"], client: "198.51.100.7"),
-        .init(name: "a trusted peer: X-Real-IP is not believed",
-              trusted: ["127.0.0.1"], headers: ["X-Real-IP": "198.51.100.7"], client: "127.0.0.1"),
+        .init(
+            name: "a trusted peer: a Forwarded passed through does not override X-Forwarded-For",
+            trusted: ["127.0.0.1"], headers: ["X-Forwarded-For": "198.51.100.7", "Forwarded": "for=203.0.113.9"],
+            client: "198.51.100.7"),
+        .init(
+            name: "a trusted peer: X-Real-IP is not believed",
+            trusted: ["127.0.0.1"], headers: ["X-Real-IP": "198.51.100.7"], client: "127.0.0.1"),
     ]
 }
 
@@ -98,7 +127,9 @@ struct ClientAddressCase: Sendable, CustomTestStringConvertible {
 @Suite(.timeLimit(.minutes(1)))
 struct ForwardedHeadersTests {
     @Test(arguments: ForwardedHeaderSet.all, [true, false])
-    func forwardingHeadersChangeNeitherTheAnswerNorTheSharedEntry(_ set: ForwardedHeaderSet, fromTrustedPeer trusted: Bool) async throws {
+    func forwardingHeadersChangeNeitherTheAnswerNorTheSharedEntry(
+        _ set: ForwardedHeaderSet, fromTrustedPeer trusted: Bool
+    ) async throws {
         let setup = try SandboxedProxy { $0.trustedProxies = trusted ? ["127.0.0.1"] : ["192.0.2.0/24"] }
         try await withServer(setup) { setup in
             // The forwarded request fills the entry; a plain one is then answered from it.
@@ -110,7 +141,8 @@ struct ForwardedHeadersTests {
             #expect(forwarded.header("ETag") == plain.header("ETag"))
             #expect(plain.header("Cache-Status")?.contains("hit") == true, "one entry, not one per forwarded host")
             #expect(setup.sandbox.totalRequestCount == 1)
-            #expect(Set(forwarded.headers.map { $0.name.lowercased() }) == Set(plain.headers.map { $0.name.lowercased() }))
+            #expect(
+                Set(forwarded.headers.map { $0.name.lowercased() }) == Set(plain.headers.map { $0.name.lowercased() }))
             for marker in ForwardedHeaderSet.markers {
                 #expect(!forwarded.headers.contains { $0.value.contains(marker) }, "a header echoes \(marker)")
                 #expect(!forwarded.text.contains(marker), "the body echoes \(marker)")
@@ -142,16 +174,21 @@ struct ForwardedHeadersTests {
         }
         try await withServer(setup) { setup in
             // A forwarded host equal to the allowed origin's does not make another origin allowed.
-            let preflight = try await setup.harness.get("/3/movie/550", headers: [
-                "Origin": "https://evil.example", "Access-Control-Request-Method": "GET",
-                "X-Forwarded-Host": "app.example.com", "X-Forwarded-Proto": "https",
-            ], method: "OPTIONS")
+            let preflight = try await setup.harness.get(
+                "/3/movie/550",
+                headers: [
+                    "Origin": "https://evil.example", "Access-Control-Request-Method": "GET",
+                    "X-Forwarded-Host": "app.example.com", "X-Forwarded-Proto": "https",
+                ], method: "OPTIONS")
             #expect(preflight.status == 403)
             #expect(preflight.header("Access-Control-Allow-Origin") == nil)
 
-            let actual = try await setup.harness.get("/3/movie/550", headers: [
-                "Origin": "https://app.example.com", "X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "http",
-            ])
+            let actual = try await setup.harness.get(
+                "/3/movie/550",
+                headers: [
+                    "Origin": "https://app.example.com", "X-Forwarded-Host": "evil.example",
+                    "X-Forwarded-Proto": "http",
+                ])
             #expect(actual.status == 200)
             #expect(actual.header("Access-Control-Allow-Origin") == "https://app.example.com")
         }

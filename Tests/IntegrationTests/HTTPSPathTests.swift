@@ -14,7 +14,9 @@ struct HTTPSPathTests {
     /// A client token the proxy accepts, when it requires one.
     static let token = ProcessInfo.processInfo.environment["AMODB_HTTPS_CHECK_TOKEN"]
 
-    @Test(.enabled(if: baseURL != nil, "AMODB_HTTPS_CHECK_URL is not set: Tests/HTTPS/run.sh sets it to Caddy's HTTPS URL"))
+    @Test(
+        .enabled(
+            if: baseURL != nil, "AMODB_HTTPS_CHECK_URL is not set: Tests/HTTPS/run.sh sets it to Caddy's HTTPS URL"))
     func amodbClientFetchesThroughTheTLSTerminatorTrustingItsCA() async throws {
         let baseURL = try #require(URL(string: Self.baseURL ?? ""))
         try #require(baseURL.scheme == "https", "the check is about HTTPS, not \(baseURL.absoluteString)")

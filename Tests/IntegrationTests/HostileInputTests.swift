@@ -31,56 +31,124 @@ private let host = "Host: proxy.test\r\n"
 /// Every case is answered without a single request reaching amodb.
 let hostileCases: [HostileCase] = [
     // Framing and request smuggling (RFC 9112 §6).
-    HostileCase("Content-Length with Transfer-Encoding", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, .closed, splitEverywhere: true),
-    HostileCase("Transfer-Encoding identity", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: identity\r\n\r\n", 501, .closed),
-    HostileCase("Transfer-Encoding gzip", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: gzip\r\n\r\nabc", 501, .closed),
+    HostileCase(
+        "Content-Length with Transfer-Encoding",
+        "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400,
+        .closed, splitEverywhere: true),
+    HostileCase(
+        "Transfer-Encoding identity", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: identity\r\n\r\n", 501,
+        .closed),
+    HostileCase(
+        "Transfer-Encoding gzip", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: gzip\r\n\r\nabc", 501, .closed),
 
     // Chunked request bodies (RFC 9112 §7.1): read and dropped, then answered; strict.
-    HostileCase("empty chunked body", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 200, .kept, splitEverywhere: true),
-    HostileCase("chunked body with extensions and trailers",
-                "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n0\r\nX-Sum: 1\r\n\r\n", 200, .kept, splitEverywhere: true),
-    HostileCase("chunked in odd case", "GET /healthz HTTP/1.1\r\n\(host)transfer-encoding: CHUNKED\r\n\r\n0\r\n\r\n", 200, .kept),
-    HostileCase("chunked body holding a smuggled request is skipped, not parsed",
-                "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n26\r\nGET /3/movie/550 HTTP/1.1\r\nHost: x\r\n\r\n\r\n0\r\n\r\n", 200, .kept, splitEverywhere: true),
-    HostileCase("chunked with Expect 100-continue", "GET /healthz HTTP/1.1\r\n\(host)Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 200, .kept),
-    HostileCase("chunk size with 0x", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0x3\r\nabc\r\n0\r\n\r\n", 400, .closed),
-    HostileCase("chunk size with a space", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n", 400, .closed),
-    HostileCase("bare LF after a chunk size", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", 400, .closed, splitEverywhere: true),
-    HostileCase("chunk longer than its size", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n", 400, .closed, splitEverywhere: true),
-    HostileCase("bare CR in a chunk extension", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3;a\rb\r\nabc\r\n0\r\n\r\n", 400, .closed),
-    HostileCase("folded trailer", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0\r\nX-A: b\r\n c\r\n\r\n", 400, .closed),
-    HostileCase("chunk size that overflows", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n\(String(repeating: "f", count: 24))\r\n", 413, .closed),
-    HostileCase("chunked body larger than the cap", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n1000\r\n\(String(repeating: "a", count: 4096))\r\n1001\r\n", 413, .closed),
-    HostileCase("chunked not last", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n", 400, .closed),
-    HostileCase("chunked twice", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, .closed),
-    HostileCase("a coding before chunked", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, .closed),
-    HostileCase("chunked on HTTP/1.0", "GET /healthz HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, .closed),
-    HostileCase("Transfer-Encoding before Content-Length", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", 400, .closed, splitEverywhere: true),
-    HostileCase("two different Content-Lengths", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 3\r\nContent-Length: 30\r\n\r\nabc", 400, .closed, splitEverywhere: true),
-    HostileCase("Content-Length list that disagrees", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 3, 30\r\n\r\nabc", 400, .closed),
-    HostileCase("non-numeric Content-Length", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: abc\r\n\r\n", 400, .closed),
+    HostileCase(
+        "empty chunked body", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 200, .kept,
+        splitEverywhere: true),
+    HostileCase(
+        "chunked body with extensions and trailers",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n0\r\nX-Sum: 1\r\n\r\n",
+        200, .kept, splitEverywhere: true),
+    HostileCase(
+        "chunked in odd case", "GET /healthz HTTP/1.1\r\n\(host)transfer-encoding: CHUNKED\r\n\r\n0\r\n\r\n", 200, .kept
+    ),
+    HostileCase(
+        "chunked body holding a smuggled request is skipped, not parsed",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n26\r\nGET /3/movie/550 HTTP/1.1\r\nHost: x\r\n\r\n\r\n0\r\n\r\n",
+        200, .kept, splitEverywhere: true),
+    HostileCase(
+        "chunked with Expect 100-continue",
+        "GET /healthz HTTP/1.1\r\n\(host)Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        200, .kept),
+    HostileCase(
+        "chunk size with 0x",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0x3\r\nabc\r\n0\r\n\r\n", 400, .closed),
+    HostileCase(
+        "chunk size with a space",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3 \r\nabc\r\n0\r\n\r\n", 400, .closed),
+    HostileCase(
+        "bare LF after a chunk size",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", 400, .closed,
+        splitEverywhere: true),
+    HostileCase(
+        "chunk longer than its size",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n", 400, .closed,
+        splitEverywhere: true),
+    HostileCase(
+        "bare CR in a chunk extension",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3;a\rb\r\nabc\r\n0\r\n\r\n", 400, .closed),
+    HostileCase(
+        "folded trailer", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0\r\nX-A: b\r\n c\r\n\r\n",
+        400, .closed),
+    HostileCase(
+        "chunk size that overflows",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n\(String(repeating: "f", count: 24))\r\n",
+        413, .closed),
+    HostileCase(
+        "chunked body larger than the cap",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n1000\r\n\(String(repeating: "a", count: 4096))\r\n1001\r\n",
+        413, .closed),
+    HostileCase(
+        "chunked not last", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n", 400,
+        .closed),
+    HostileCase(
+        "chunked twice",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        400, .closed),
+    HostileCase(
+        "a coding before chunked", "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+        501, .closed),
+    HostileCase(
+        "chunked on HTTP/1.0", "GET /healthz HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, .closed),
+    HostileCase(
+        "Transfer-Encoding before Content-Length",
+        "GET /healthz HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", 400,
+        .closed, splitEverywhere: true),
+    HostileCase(
+        "two different Content-Lengths",
+        "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 3\r\nContent-Length: 30\r\n\r\nabc", 400, .closed,
+        splitEverywhere: true),
+    HostileCase(
+        "Content-Length list that disagrees", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 3, 30\r\n\r\nabc", 400,
+        .closed),
+    HostileCase(
+        "non-numeric Content-Length", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: abc\r\n\r\n", 400, .closed),
     HostileCase("negative Content-Length", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: -1\r\n\r\n", 400, .closed),
-    HostileCase("Content-Length with a sign", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: +3\r\n\r\nabc", 400, .closed),
-    HostileCase("Content-Length that overflows", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 184467440737095516160\r\n\r\n", 400, .closed),
+    HostileCase(
+        "Content-Length with a sign", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: +3\r\n\r\nabc", 400, .closed),
+    HostileCase(
+        "Content-Length that overflows",
+        "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 184467440737095516160\r\n\r\n", 400, .closed),
     HostileCase("hex Content-Length", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 0x10\r\n\r\n", 400, .closed),
-    HostileCase("body larger than the cap", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 1000000\r\n\r\n", 413, .closed),
-    HostileCase("body holding a smuggled request is skipped, not parsed",
-                "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 38\r\n\r\nGET /3/movie/550 HTTP/1.1\r\nHost: x\r\n\r\n", 200, .kept, splitEverywhere: true),
+    HostileCase(
+        "body larger than the cap", "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 1000000\r\n\r\n", 413, .closed),
+    HostileCase(
+        "body holding a smuggled request is skipped, not parsed",
+        "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 38\r\n\r\nGET /3/movie/550 HTTP/1.1\r\nHost: x\r\n\r\n", 200,
+        .kept, splitEverywhere: true),
     HostileCase("HEAD with a body", "HEAD /healthz HTTP/1.1\r\n\(host)Content-Length: 4\r\n\r\nabcd", 200, .kept),
 
     // Header syntax (RFC 9112 §5, RFC 9110 §5.5).
-    HostileCase("obsolete line folding", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\r\n c\r\n\r\n", 400, .closed, splitEverywhere: true),
-    HostileCase("obsolete line folding with a tab", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\r\n\tc\r\n\r\n", 400, .closed),
+    HostileCase(
+        "obsolete line folding", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\r\n c\r\n\r\n", 400, .closed,
+        splitEverywhere: true),
+    HostileCase(
+        "obsolete line folding with a tab", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\r\n\tc\r\n\r\n", 400, .closed),
     HostileCase("space before the colon", "GET /healthz HTTP/1.1\r\nHost : proxy.test\r\n\r\n", 400, .closed),
     HostileCase("tab before the colon", "GET /healthz HTTP/1.1\r\n\(host)X-A\t: b\r\n\r\n", 400, .closed),
     HostileCase("empty header name", "GET /healthz HTTP/1.1\r\n\(host): b\r\n\r\n", 400, .closed),
     HostileCase("invalid character in a header name", "GET /healthz HTTP/1.1\r\n\(host)X(A): b\r\n\r\n", 400, .closed),
     HostileCase("non-ASCII header name", "GET /healthz HTTP/1.1\r\n\(host)X-Ä: b\r\n\r\n", 400, .closed),
     HostileCase("NUL in a header value", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\u{0}c\r\n\r\n", 400, .closed),
-    HostileCase("control character in a header value", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\u{1}c\r\n\r\n", 400, .closed),
+    HostileCase(
+        "control character in a header value", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\u{1}c\r\n\r\n", 400, .closed),
     HostileCase("DEL in a header value", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\u{7F}c\r\n\r\n", 400, .closed),
-    HostileCase("bare CR in a header value", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\rc\r\n\r\n", 400, .closed, splitEverywhere: true),
-    HostileCase("bare LF between header lines", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\nX-B: c\r\n\r\n", 400, .closed, splitEverywhere: true),
+    HostileCase(
+        "bare CR in a header value", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\rc\r\n\r\n", 400, .closed,
+        splitEverywhere: true),
+    HostileCase(
+        "bare LF between header lines", "GET /healthz HTTP/1.1\r\n\(host)X-A: b\nX-B: c\r\n\r\n", 400, .closed,
+        splitEverywhere: true),
     HostileCase("bare LF ending the head", "GET /healthz HTTP/1.1\n\(host)\n", 400, .closed),
     HostileCase("header line without a colon", "GET /healthz HTTP/1.1\r\n\(host)nonsense\r\n\r\n", 400, .closed),
     HostileCase("no Host in HTTP/1.1", "GET /healthz HTTP/1.1\r\n\r\n", 400, .closed),
@@ -99,14 +167,32 @@ let hostileCases: [HostileCase] = [
     HostileCase("HTTP/2.0 request line", "GET /healthz HTTP/2.0\r\n\(host)\r\n", 505, .closed),
     HostileCase("HTTP/2 connection preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, .closed, splitEverywhere: true),
     HostileCase("binary garbage", "\u{16}\u{3}\u{1}\u{2}\u{0}\u{1}\u{0}\u{1}\u{fc}\u{3}\u{3}\r\n\r\n", 400, .closed),
-    HostileCase("TLS ClientHello", String(decoding: [0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03, 0x0d, 0x0a, 0x0d, 0x0a], as: UTF8.self), 400, .closed),
-    HostileCase("request line over 8 KiB", "GET /3/movie/550?x=\(String(repeating: "a", count: 9000)) HTTP/1.1\r\n\(host)\r\n", 414, .closed),
-    HostileCase("header block over 16 KiB", "GET /healthz HTTP/1.1\r\n\(host)" + (0..<40).map { "X-Fill-\($0): \(String(repeating: "v", count: 500))\r\n" }.joined() + "\r\n", 431, .closed),
-    HostileCase("one huge header value", "GET /healthz HTTP/1.1\r\n\(host)Cookie: \(String(repeating: "c", count: 17000))\r\n\r\n", 431, .closed),
-    HostileCase("101 header fields", "GET /healthz HTTP/1.1\r\n\(host)" + (0..<101).map { "X-\($0): v\r\n" }.joined() + "\r\n", 431, .closed),
+    HostileCase(
+        "TLS ClientHello",
+        String(
+            decoding: [0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03, 0x0d, 0x0a, 0x0d, 0x0a],
+            as: UTF8.self), 400, .closed),
+    HostileCase(
+        "request line over 8 KiB", "GET /3/movie/550?x=\(String(repeating: "a", count: 9000)) HTTP/1.1\r\n\(host)\r\n",
+        414, .closed),
+    HostileCase(
+        "header block over 16 KiB",
+        "GET /healthz HTTP/1.1\r\n\(host)"
+            + (0..<40).map { "X-Fill-\($0): \(String(repeating: "v", count: 500))\r\n" }.joined() + "\r\n", 431, .closed
+    ),
+    HostileCase(
+        "one huge header value",
+        "GET /healthz HTTP/1.1\r\n\(host)Cookie: \(String(repeating: "c", count: 17000))\r\n\r\n", 431, .closed),
+    HostileCase(
+        "101 header fields", "GET /healthz HTTP/1.1\r\n\(host)" + (0..<101).map { "X-\($0): v\r\n" }.joined() + "\r\n",
+        431, .closed),
     HostileCase("unknown expectation", "GET /healthz HTTP/1.1\r\n\(host)Expect: 200-ok\r\n\r\n", 417, .closed),
-    HostileCase("Expect 100-continue without a body", "GET /healthz HTTP/1.1\r\n\(host)Expect: 100-continue\r\n\r\n", 200, .kept),
-    HostileCase("Expect 100-continue with a body", "GET /healthz HTTP/1.1\r\n\(host)Expect: 100-continue\r\nContent-Length: 3\r\n\r\nabc", 200, .kept),
+    HostileCase(
+        "Expect 100-continue without a body", "GET /healthz HTTP/1.1\r\n\(host)Expect: 100-continue\r\n\r\n", 200, .kept
+    ),
+    HostileCase(
+        "Expect 100-continue with a body",
+        "GET /healthz HTTP/1.1\r\n\(host)Expect: 100-continue\r\nContent-Length: 3\r\n\r\nabc", 200, .kept),
     HostileCase("empty lines before the request", "\r\n\r\nGET /healthz HTTP/1.1\r\n\(host)\r\n", 200, .kept),
     HostileCase("HTTP/1.0 closes without keep-alive", "GET /healthz HTTP/1.0\r\n\r\n", 200, .closed),
     HostileCase("HTTP/1.0 keep-alive", "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 200, .kept),
@@ -123,14 +209,18 @@ let hostileCases: [HostileCase] = [
     HostileCase("encoded backslash", "GET /3/movie%5C550 HTTP/1.1\r\n\(host)\r\n", 400, .closed),
     HostileCase("encoded NUL in the path", "GET /3/movie/550%00 HTTP/1.1\r\n\(host)\r\n", 400, .closed),
     HostileCase("encoded NUL in the query", "GET /3/movie/550?language=en%00 HTTP/1.1\r\n\(host)\r\n", 400, .closed),
-    HostileCase("encoded newline in the query", "GET /3/movie/550?language=en%0d%0aX-Injected:%201 HTTP/1.1\r\n\(host)\r\n", 400, .closed),
+    HostileCase(
+        "encoded newline in the query", "GET /3/movie/550?language=en%0d%0aX-Injected:%201 HTTP/1.1\r\n\(host)\r\n",
+        400, .closed),
     HostileCase("malformed percent escape", "GET /3/movie/5%G0 HTTP/1.1\r\n\(host)\r\n", 400, .closed),
     HostileCase("invalid UTF-8 after decoding", "GET /3/movie/%C3%28 HTTP/1.1\r\n\(host)\r\n", 400, .closed),
     HostileCase("fragment", "GET /3/movie/550#top HTTP/1.1\r\n\(host)\r\n", 400, .closed),
     HostileCase("asterisk-form", "OPTIONS * HTTP/1.1\r\n\(host)\r\n", 400, .closed),
     HostileCase("authority-form", "CONNECT api.amodb.dev:443 HTTP/1.1\r\n\(host)\r\n", 400, .closed),
-    HostileCase("absolute-form is routed on its path", "GET http://evil.test/healthz HTTP/1.1\r\n\(host)\r\n", 200, .kept),
-    HostileCase("double-encoded id is decoded once", "GET /3/movie/%2535%2535%2530 HTTP/1.1\r\n\(host)\r\n", 404, .kept),
+    HostileCase(
+        "absolute-form is routed on its path", "GET http://evil.test/healthz HTTP/1.1\r\n\(host)\r\n", 200, .kept),
+    HostileCase(
+        "double-encoded id is decoded once", "GET /3/movie/%2535%2535%2530 HTTP/1.1\r\n\(host)\r\n", 404, .kept),
 
     // Routing: only exact routes go upstream.
     HostileCase("another amodb path", "GET /3/movie/popular HTTP/1.1\r\n\(host)\r\n", 404, .kept),
@@ -148,7 +238,10 @@ let hostileCases: [HostileCase] = [
     HostileCase("page not a number", "GET /3/trending/movie/week?page=1;DROP HTTP/1.1\r\n\(host)\r\n", 400, .kept),
     HostileCase("language given twice", "GET /3/movie/550?language=en&language=de HTTP/1.1\r\n\(host)\r\n", 400, .kept),
     HostileCase("language not a tag", "GET /3/movie/550?language=../../etc HTTP/1.1\r\n\(host)\r\n", 400, .kept),
-    HostileCase("sub-resources given twice", "GET /3/movie/550?append_to_response=credits&append_to_response=account_states HTTP/1.1\r\n\(host)\r\n", 400, .kept),
+    HostileCase(
+        "sub-resources given twice",
+        "GET /3/movie/550?append_to_response=credits&append_to_response=account_states HTTP/1.1\r\n\(host)\r\n", 400,
+        .kept),
 ]
 
 /// The stand-in and proxy every hostile case shares; the stand-in must stay untouched.
@@ -171,7 +264,9 @@ private func readOrClosed(_ count: Int, port: Int) -> Bool {
 /// Sends `chunks` one after another, each only once the server has read the one before, so
 /// the server really sees the pieces separately; returns the first response and whether
 /// the connection was then closed.
-private func play(_ chunks: [[UInt8]], isHead: Bool, expectKept: Bool, port: Int) async throws -> (RawHTTPResponse?, closed: Bool, healthy: Bool) {
+private func play(_ chunks: [[UInt8]], isHead: Bool, expectKept: Bool, port: Int) async throws -> (
+    RawHTTPResponse?, closed: Bool, healthy: Bool
+) {
     try await offloaded {
         let connection = try RawHTTPConnection(port: port, timeout: 5)
         let local = connection.localPort
@@ -181,7 +276,7 @@ private func play(_ chunks: [[UInt8]], isHead: Bool, expectKept: Bool, port: Int
             if index > 0 {
                 #expect(eventuallyBlocking { readOrClosed(sent, port: local) }, "the server read piece \(index)")
             }
-            try? connection.send(chunk)   // the server may close early on an error: fine
+            try? connection.send(chunk)  // the server may close early on an error: fine
             sent += chunk.count
         }
         let response = try connection.readResponse(forHead: isHead)
@@ -211,7 +306,8 @@ struct HostileInputTests {
         }
         for chunks in feeds {
             let isHead = hostile.bytes.starts(with: Array("HEAD".utf8))
-            let (response, closed, healthy) = try await play(chunks, isHead: isHead, expectKept: hostile.afterwards == .kept, port: port)
+            let (response, closed, healthy) = try await play(
+                chunks, isHead: isHead, expectKept: hostile.afterwards == .kept, port: port)
             let label = "\(hostile.name), in \(chunks.count) pieces"
             #expect(response?.status == hostile.status, "\(label)")
             if let response, response.status >= 400 {
@@ -239,8 +335,9 @@ struct HostileInputTests {
                 for text in ["GET /3/movie/550 HTTP/1.1\r\nX-Slow: "] + Array(repeating: "x", count: 8000) {
                     guard (try? connection.send(text)) != nil else { break }
                     sent += text.utf8.count
-                    guard eventuallyBlocking(within: 10, { (proxy.bytesReceived(fromPeerPort: local) ?? .max) >= sent }),
-                          proxy.bytesReceived(fromPeerPort: local) != nil
+                    guard
+                        eventuallyBlocking(within: 10, { (proxy.bytesReceived(fromPeerPort: local) ?? .max) >= sent }),
+                        proxy.bytesReceived(fromPeerPort: local) != nil
                     else { break }
                 }
                 let response = try connection.readResponse()
@@ -268,7 +365,12 @@ struct HostileInputTests {
     @Test func aClientThatNeverReadsIsDroppedAfterTheWriteTimeoutWithAtMost256KiBUnsent() async throws {
         // 64 requests read ahead, as a greedy client pipelines: without the bound on unsent
         // output, all their answers would be queued at once.
-        try await withServer(try SandboxedProxy { $0.timeouts.writeSeconds = 0.5; $0.limits.maxPipelinedRequests = 64 }) { setup in
+        try await withServer(
+            try SandboxedProxy {
+                $0.timeouts.writeSeconds = 0.5
+                $0.limits.maxPipelinedRequests = 64
+            }
+        ) { setup in
             let port = setup.harness.port
             let proxy = setup.harness.proxy
             // Pipeline far more ~10 KB answers than the kernel's socket buffers hold, and never read.
@@ -287,7 +389,9 @@ struct HostileInputTests {
             // Backpressure, as docs/security.md promises: the server stopped reading requests while
             // its answers were not taken, and never held more than 256 KiB unsent.
             #expect(proxy.serverProbe.peakUnsentBytes > 0)
-            #expect(proxy.serverProbe.peakUnsentBytes <= 256 * 1024, "peak unsent \(proxy.serverProbe.peakUnsentBytes) bytes")
+            #expect(
+                proxy.serverProbe.peakUnsentBytes <= 256 * 1024,
+                "peak unsent \(proxy.serverProbe.peakUnsentBytes) bytes")
             #expect(try await setup.harness.get("/healthz").status == 200)
         }
     }

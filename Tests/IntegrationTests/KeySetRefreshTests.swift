@@ -39,23 +39,30 @@ struct KeySetRefreshTests {
             var provider = setup.provider
             provider.keys["rsa-2"] = try SignInProvider.spareRSAKey(0)
             setup.keys.answer(.keySet(provider.keySet()))
-            let rotated = try provider.token(kid: "rsa-2", claims: SignInProvider.claims(subject: "user-1", now: clock.now()))
+            let rotated = try provider.token(
+                kid: "rsa-2", claims: SignInProvider.claims(subject: "user-1", now: clock.now()))
             let first = try await setup.get(token: rotated)
             #expect(first.status == 401)
             #expect(first.text.contains("unknown kid") && first.text.contains("being fetched again"))
-            #expect(try await eventually(within: 5) { try await setup.get(token: rotated).status == 200 }, "picked up within seconds")
+            #expect(
+                try await eventually(within: 5) { try await setup.get(token: rotated).status == 200 },
+                "picked up within seconds")
             #expect(setup.keys.requestCount == 2)
 
             // Made-up kids cost no fetch until 30 s have passed since the last.
-            let refusedBefore = try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "unknown_kid"])
+            let refusedBefore = try await setup.harness.metrics().value(
+                "amodb_proxy_auth_total", ["result": "unknown_kid"])
             provider.keys["made-up"] = try SignInProvider.spareRSAKey(1)
-            let madeUp = try provider.token(kid: "made-up", claims: SignInProvider.claims(subject: "user-2", now: clock.now()))
+            let madeUp = try provider.token(
+                kid: "made-up", claims: SignInProvider.claims(subject: "user-2", now: clock.now()))
             for _ in 0..<5 { #expect(try await setup.get(token: madeUp).status == 401) }
             #expect(setup.keys.requestCount == 2)
             clock.advance(by: 31)
             #expect(try await setup.get(token: madeUp).status == 401)
             #expect(await eventually(within: 5) { setup.keys.requestCount == 3 })
-            #expect(try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "unknown_kid"]) == refusedBefore + 6)
+            #expect(
+                try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "unknown_kid"])
+                    == refusedBefore + 6)
         }
     }
 
@@ -73,7 +80,9 @@ struct KeySetRefreshTests {
         }
     }
 
-    @Test(arguments: [KeySetServer.Answer.down, .status(500), .keySet(Array("<html>".utf8)), .keySet(Array(#"{"keys":7}"#.utf8))])
+    @Test(arguments: [
+        KeySetServer.Answer.down, .status(500), .keySet(Array("<html>".utf8)), .keySet(Array(#"{"keys":7}"#.utf8)),
+    ])
     func anOutageKeepsTheLastGoodSet(_ outage: KeySetServer.Answer) async throws {
         try await withServer(try UserTokenSetup { $0.jwksRefreshSeconds = 0.3 }) { setup throws in
             #expect(try await awaitKeySet(setup))
@@ -93,7 +102,8 @@ struct KeySetRefreshTests {
         let many = provider.keySet(extra: (0..<64).map { ["kty": "oct", "kid": "k\($0)", "k": "AAAA"] })
         for (answer, reason) in [(huge, "larger than 262144 bytes"), (many, "more than 64")] {
             try await withServer(try UserTokenSetup(keySet: .keySet(answer))) { setup throws in
-                #expect(try await eventually(within: 5) { try await setup.harness.get("/readyz").text.contains(reason) })
+                #expect(
+                    try await eventually(within: 5) { try await setup.harness.get("/readyz").text.contains(reason) })
                 #expect(try await setup.get(token: try setup.token()).status == 503)
             }
         }
@@ -106,17 +116,22 @@ struct KeySetRefreshTests {
         rsa["use"] = "enc"
         var ec = provider.keys["ec-1"]!.publicParameters
         ec["kid"] = "ec-1"
-        let set = SignInProvider.json(["keys": [
-            rsa, ec, ["kty": "oct", "kid": "oct-1", "k": Base64URL.encode(Array(SignInProvider.secret.utf8))],
-            ["kty": "OKP", "kid": "ed-1", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"],
-            ["kty": "EC", "kid": "p384", "crv": "P-384", "x": ec["x"]!, "y": ec["y"]!],
-        ] as [[String: String]]])
+        let set = SignInProvider.json([
+            "keys": [
+                rsa, ec, ["kty": "oct", "kid": "oct-1", "k": Base64URL.encode(Array(SignInProvider.secret.utf8))],
+                ["kty": "OKP", "kid": "ed-1", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"],
+                ["kty": "EC", "kid": "p384", "crv": "P-384", "x": ec["x"]!, "y": ec["y"]!],
+            ] as [[String: String]]
+        ])
         try await withServer(try UserTokenSetup(provider: provider, keySet: .keySet(set))) { setup throws in
             #expect(try await awaitKeySet(setup))
             #expect(try await setup.get(token: try setup.token(kid: "ec-1")).status == 200, "the usable key serves")
             let encryption = try await setup.get(token: try setup.token(kid: "rsa-1"))
-            #expect(encryption.status == 401 && encryption.text.contains("unknown kid"), "a key for encryption verifies nothing")
-            let oct = SignInProvider.hs256(claims: SignInProvider.claims(subject: "u", now: UserTokenSetup.now), header: ["kid": "oct-1"])
+            #expect(
+                encryption.status == 401 && encryption.text.contains("unknown kid"),
+                "a key for encryption verifies nothing")
+            let oct = SignInProvider.hs256(
+                claims: SignInProvider.claims(subject: "u", now: UserTokenSetup.now), header: ["kid": "oct-1"])
             #expect(try await setup.get(token: oct).status == 200, "HS256 is the secret's, whatever kid it names")
         }
     }
@@ -125,7 +140,10 @@ struct KeySetRefreshTests {
         let provider = try SignInProvider()
         try await withServer(try KeySetServer(.keySet(provider.keySet()))) { elsewhere throws in
             try await withServer(try UserTokenSetup(keySet: .redirect(elsewhere.url))) { setup throws in
-                #expect(try await eventually(within: 5) { try await setup.harness.get("/readyz").text.contains("answered 302") })
+                #expect(
+                    try await eventually(within: 5) {
+                        try await setup.harness.get("/readyz").text.contains("answered 302")
+                    })
                 #expect(elsewhere.requestCount == 0)
                 setup.keys.answer(.keySet(setup.provider.keySet()))
                 #expect(try await awaitKeySet(setup))

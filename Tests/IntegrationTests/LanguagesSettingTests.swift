@@ -13,11 +13,16 @@ struct LanguagesSettingTests {
         let sandbox = AmodbSandbox(configuration: .init(apiKey: ProxyHarness.key, requestsPerMinute: 120))
         _ = try sandbox.start()
         try await withServer(sandbox) { sandbox in
-            let command = try ConfigurationLoader.load(arguments: ["--config", "/dev/null"], environment: [
-                "AMODB_KEY": ProxyHarness.key, "HOST": "127.0.0.1", "PORT": "0", "AMODB_CLIENT_RATE_LIMIT": "0",
-                "AMODB_UPSTREAM_URL": sandbox.baseURL, "AMODB_LANGUAGES": "IT-it, pt-BR",
-            ])
-            guard case .serve(let configuration) = command else { Issue.record("not a serve command"); return }
+            let command = try ConfigurationLoader.load(
+                arguments: ["--config", "/dev/null"],
+                environment: [
+                    "AMODB_KEY": ProxyHarness.key, "HOST": "127.0.0.1", "PORT": "0", "AMODB_CLIENT_RATE_LIMIT": "0",
+                    "AMODB_UPSTREAM_URL": sandbox.baseURL, "AMODB_LANGUAGES": "IT-it, pt-BR",
+                ])
+            guard case .serve(let configuration) = command else {
+                Issue.record("not a serve command")
+                return
+            }
             let harness = try ProxyHarness(configuration: configuration)
             try await withServer(harness) { harness in
                 var titles: [String: String] = [:]

@@ -11,14 +11,16 @@ import Testing
 struct MetricFamiliesTests {
     /// `(family, type)` from docs/operations.md's metrics table (`…_used` shorthand expanded).
     static func documentedFamilies() throws -> [(name: String, type: String)] {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/operations.md")
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../docs/operations.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         var families: [(name: String, type: String)] = []
         for line in text.split(separator: "\n") where line.hasPrefix("| `amodb_proxy_") {
             let columns = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             let type = columns[1]
             var last = ""
-            for name in columns[0].split(separator: "`").map(String.init) where name.hasPrefix("amodb_proxy_") || name.hasPrefix("…_") {
+            for name in columns[0].split(separator: "`").map(String.init)
+            where name.hasPrefix("amodb_proxy_") || name.hasPrefix("…_") {
                 let full = name.hasPrefix("…_") ? String(last[..<last.lastIndex(of: "_")!]) + name.dropFirst() : name
                 families.append((full, type))
                 last = full
@@ -32,7 +34,7 @@ struct MetricFamiliesTests {
         #expect(families.count >= 13, "the metrics table was read: \(families.map(\.name))")
         let harness = try ProxyHarness(fetcher: ScriptedUpstream())
         try await withServer(harness) { harness in
-            #expect(try await harness.get("/3/trending/movie/day").status == 200)   // so the counters have a series
+            #expect(try await harness.get("/3/trending/movie/day").status == 200)  // so the counters have a series
             let metrics = try await harness.metrics()
             for family in families {
                 #expect(metrics.types[family.name] == family.type, "\(family.name)")
@@ -50,11 +52,11 @@ struct MetricFamiliesTests {
         let harness = try ProxyHarness(configuration: configuration, fetcher: ScriptedUpstream(), clock: clock)
         try await withServer(harness) { harness in
             var statuses: [Int] = []
-            statuses.append(try await harness.get("/3/trending/movie/day").status)   // the window's one call
-            statuses.append(try await harness.get("/3/trending/movie/day").status)   // hit
-            statuses.append(try await harness.get("/3/trending/tv/day").status)      // miss, denied: 503
+            statuses.append(try await harness.get("/3/trending/movie/day").status)  // the window's one call
+            statuses.append(try await harness.get("/3/trending/movie/day").status)  // hit
+            statuses.append(try await harness.get("/3/trending/tv/day").status)  // miss, denied: 503
             clock.advance(by: 11)
-            let stale = try await harness.get("/3/trending/movie/day")              // stale, refresh denied
+            let stale = try await harness.get("/3/trending/movie/day")  // stale, refresh denied
             statuses.append(stale.status)
             #expect(statuses == [200, 200, 503, 200])
             #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1; detail=budget")
@@ -69,7 +71,9 @@ struct MetricFamiliesTests {
             #expect(try metrics.value("amodb_proxy_budget_misses_refused_total", trending) == 1)
             #expect(try metrics.value("amodb_proxy_budget_refreshes_deferred_total", movie) == 0)
             #expect(try metrics.value("amodb_proxy_budget_misses_refused_total", movie) == 0)
-            let events = ["hit": 1.0, "miss": 2, "budget_denial": 2, "stale_budget": 1, "upstream_call": 1, "refresh": 0]
+            let events = [
+                "hit": 1.0, "miss": 2, "budget_denial": 2, "stale_budget": 1, "upstream_call": 1, "refresh": 0,
+            ]
             for (event, count) in events {
                 #expect(try metrics.value("amodb_proxy_cache_events_total", ["event": event]) == count, "\(event)")
             }
@@ -97,7 +101,7 @@ struct MetricFamiliesTests {
     @Test func anUpstreamTimeoutIsCountedAsTimeout() async throws {
         let setup = try SandboxedProxy { $0.upstreamTimeout = 0.5 }
         try await withServer(setup) { setup in
-            setup.sandbox.hold()   // amodb never answers in time
+            setup.sandbox.hold()  // amodb never answers in time
             let response = try await setup.harness.get("/3/movie/550")
             setup.sandbox.release()
             #expect(response.status == 504)

@@ -81,7 +81,8 @@ struct NotModifiedFieldsTests {
         try await withServer(harness) { harness in
             let tag = try await Self.filled(harness, tagOf: variant)
             for method in ["GET", "HEAD"] {
-                let sent = try await Self.send(harness.port, method: method, headers: variant.headers.merging(["If-None-Match": tag]) { $1 })
+                let sent = try await Self.send(
+                    harness.port, method: method, headers: variant.headers.merging(["If-None-Match": tag]) { $1 })
                 Self.expectNotModified(sent, tag: tag, method)
                 #expect(sent.response.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
             }
@@ -96,8 +97,9 @@ struct NotModifiedFieldsTests {
         try await withServer(harness) { harness in
             let tag = try await Self.filled(harness, tagOf: variant)
             clock.advance(by: 1801)
-            fetcher.hold()   // the refresh stays in flight: the entry stays stale
-            let sent = try await Self.send(harness.port, headers: variant.headers.merging(["If-None-Match": tag]) { $1 })
+            fetcher.hold()  // the refresh stays in flight: the entry stays stale
+            let sent = try await Self.send(
+                harness.port, headers: variant.headers.merging(["If-None-Match": tag]) { $1 })
             Self.expectNotModified(sent, tag: tag, "stale")
             #expect(sent.response.header("Cache-Status")?.contains("fwd=stale") == true)
             fetcher.release()
@@ -114,7 +116,7 @@ struct NotModifiedFieldsTests {
         let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(harness) { harness in
             let tag = try await Self.filled(harness, tagOf: variant)
-            clock.advance(by: ProxyConfiguration().maxStaleSeconds + 1)   // too old to serve: fetched again
+            clock.advance(by: ProxyConfiguration().maxStaleSeconds + 1)  // too old to serve: fetched again
             fetcher.hold()
             let headers = variant.headers.merging(["If-None-Match": tag]) { $1 }
             let port = harness.port
@@ -136,9 +138,11 @@ struct NotModifiedFieldsTests {
         try await withServer(try SandboxedProxy { $0.corsOrigins = [origin] }) { setup in
             let harness = setup.harness
             let tag = try await Self.filled(harness, tagOf: Self.variants[1])
-            let sent = try await Self.send(harness.port, headers: ["Accept-Encoding": "gzip", "If-None-Match": tag, "Origin": origin])
+            let sent = try await Self.send(
+                harness.port, headers: ["Accept-Encoding": "gzip", "If-None-Match": tag, "Origin": origin])
             Self.expectNotModified(
-                sent, tag: tag, "CORS", fields: Self.fields.union(["access-control-allow-origin", "access-control-expose-headers"]))
+                sent, tag: tag, "CORS",
+                fields: Self.fields.union(["access-control-allow-origin", "access-control-expose-headers"]))
             #expect(sent.response.header("Access-Control-Allow-Origin") == origin)
         }
     }
@@ -156,7 +160,8 @@ struct NotModifiedFieldsTests {
             #expect(await eventually { log.all.contains { $0.contains(#""status":304,"#) } })
             let line = try #require(log.all.first { $0.contains(#""status":304,"#) })
             #expect(line.contains(#""bytes":0,"encoding":"gzip""#), "\(line)")
-            #expect(try await harness.metrics().value("amodb_proxy_response_bytes_total", ["encoding": "gzip"]) == before)
+            #expect(
+                try await harness.metrics().value("amodb_proxy_response_bytes_total", ["encoding": "gzip"]) == before)
         }
     }
 }

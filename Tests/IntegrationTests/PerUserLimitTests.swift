@@ -42,11 +42,13 @@ struct PerUserLimitTests {
         let proxy = try SandboxedProxy(clock: ManualClock()) {
             $0.clientTokens = [Secret(Self.token)]
             $0.trustedProxies = ["127.0.0.1"]
-            $0.clientRateLimit = 1   // one a minute, and the clock stands still: no refill
+            $0.clientRateLimit = 1  // one a minute, and the clock stands still: no refill
             $0.clientBurst = 3
         }
         try await withServer(proxy) { setup throws in
-            for _ in 0..<3 { #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: Self.userA)).status == 200) }
+            for _ in 0..<3 {
+                #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: Self.userA)).status == 200)
+            }
             #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: Self.userA)).status == 429)
             #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: Self.userB)).status == 200)
         }
@@ -64,10 +66,18 @@ struct PerUserLimitTests {
             $0.clientBurst = 2
         }
         try await withServer(proxy) { setup throws in
-            #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: "203.0.113.1, 10.0.0.5")).status == 200)
-            #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: "203.0.113.2, 10.0.0.5")).status == 200)
-            #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: "203.0.113.3, 10.0.0.5")).status == 429)
-            #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: "10.0.0.6")).status == 429, "another exempt address, the same key")
+            #expect(
+                try await setup.harness.get("/3/movie/550", headers: headers(from: "203.0.113.1, 10.0.0.5")).status
+                    == 200)
+            #expect(
+                try await setup.harness.get("/3/movie/550", headers: headers(from: "203.0.113.2, 10.0.0.5")).status
+                    == 200)
+            #expect(
+                try await setup.harness.get("/3/movie/550", headers: headers(from: "203.0.113.3, 10.0.0.5")).status
+                    == 429)
+            #expect(
+                try await setup.harness.get("/3/movie/550", headers: headers(from: "10.0.0.6")).status == 429,
+                "another exempt address, the same key")
             // A user at an address of its own is keyed by the token and that address.
             #expect(try await setup.harness.get("/3/movie/550", headers: headers(from: Self.userA)).status == 200)
             #expect(setup.accessLog.all.filter { $0.contains(#""client":"10.0.0.5""#) }.count == 3)
@@ -80,16 +90,19 @@ struct PerUserLimitTests {
         try "old-token-3f9a1c\nnew-token-8b2e4d\n".write(toFile: file, atomically: true, encoding: .utf8)
         let proxy = try SandboxedProxy(clock: ManualClock()) {
             $0.clientTokensFile = file
-            $0.clientRateLimit = 1   // one a minute, and the clock stands still: no refill
+            $0.clientRateLimit = 1  // one a minute, and the clock stands still: no refill
             $0.clientBurst = 2
         }
         try await withServer(proxy) { setup throws in
-            let old = ["Authorization": "Bearer old-token-3f9a1c"], new = ["Authorization": "Bearer new-token-8b2e4d"]
+            let old = ["Authorization": "Bearer old-token-3f9a1c"]
+            let new = ["Authorization": "Bearer new-token-8b2e4d"]
             for _ in 0..<2 { #expect(try await setup.harness.get("/3/movie/550", headers: old).status == 200) }
-            #expect(try await setup.harness.get("/3/movie/550", headers: old).status == 429, "the old token's bucket is drained")
+            #expect(
+                try await setup.harness.get("/3/movie/550", headers: old).status == 429,
+                "the old token's bucket is drained")
             #expect(try await setup.harness.get("/3/movie/550", headers: new).status == 200)
 
-            try "new-token-8b2e4d\n".write(toFile: file, atomically: true, encoding: .utf8)   // the old token removed
+            try "new-token-8b2e4d\n".write(toFile: file, atomically: true, encoding: .utf8)  // the old token removed
             #expect(await eventually(within: 6) { setup.harness.proxy.tokens.count == 1 })
             #expect(try await setup.harness.get("/3/movie/550", headers: old).status == 401)
             // The new token, now first in the list, keeps its own bucket: one request left of two.

@@ -14,7 +14,8 @@ struct PlanCommandTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).log").path
         var bytes = trace.accessLog()
         bytes += Array((AccessLogReaderTestLines.previousVersion + "\n").utf8)
-        bytes += Array(#"{"time":"2025-11-29T20:39:06.000Z","level":"info","message":"amodb-proxy listening"}"#.utf8) + [10]
+        bytes +=
+            Array(#"{"time":"2025-11-29T20:39:06.000Z","level":"info","message":"amodb-proxy listening"}"#.utf8) + [10]
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -26,7 +27,9 @@ struct PlanCommandTests {
         return try lines[(header + 1)...].prefix { !$0.isEmpty }.map { line in
             let cells = line.split(separator: " ")
             try #require(cells.count >= 7, "\(line)")
-            return (try #require(Int(cells[0])), cells[1...2].joined(separator: " "), cells[3...6].compactMap { Double($0) })
+            return (
+                try #require(Int(cells[0])), cells[1...2].joined(separator: " "), cells[3...6].compactMap { Double($0) }
+            )
         }
     }
 
@@ -34,7 +37,9 @@ struct PlanCommandTests {
         let trace = SyntheticTrace(rate: 2, duration: 1800, seed: 11)
         let path = try writeLog(trace)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let outcome = try await ProxyBinary().run(["plan", "--access-log", path, "--plans", "20,40", "--movie-ttls", "600,3600,86400"])
+        let outcome = try await ProxyBinary().run([
+            "plan", "--access-log", path, "--plans", "20,40", "--movie-ttls", "600,3600,86400",
+        ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let output = outcome.standardOutput
         let count = trace.requests().count
@@ -56,7 +61,8 @@ struct PlanCommandTests {
         let path = try writeLog(SyntheticTrace(rate: 1, duration: 600, seed: 12))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let child = try ProxyBinary().launch(
-            ["plan", "--access-log", "-"], environment: [:], shellPrefix: "exec <'\(path)'", standardOutput: .pipe, standardError: .pipe)
+            ["plan", "--access-log", "-"], environment: [:], shellPrefix: "exec <'\(path)'", standardOutput: .pipe,
+            standardError: .pipe)
         let (status, output) = try await offloaded {
             let output = child.standardOutput?.readToEnd() ?? []
             _ = child.standardError?.readToEnd()
@@ -70,7 +76,8 @@ struct PlanCommandTests {
     }
 
     @Test(arguments: [
-        ["plan"], ["plan", "--access-log", "x", "--plans", "twenty"], ["plan", "--access-log", "x", "--movie-ttls", "-5"],
+        ["plan"], ["plan", "--access-log", "x", "--plans", "twenty"],
+        ["plan", "--access-log", "x", "--movie-ttls", "-5"],
         ["plan", "--access-log", "x", "--miss-wait"], ["plan", "--access-log", "x", "--rate-limit", "40"],
     ])
     func badArgumentsExitTwoWithOneLine(arguments: [String]) async throws {
@@ -86,7 +93,8 @@ struct PlanCommandTests {
         #expect(missing.status == 1)
         #expect(missing.standardError == "amodb-proxy: cannot open the access log /nonexistent/proxy.log\n")
 
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-old-\(UUID().uuidString).log").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-old-\(UUID().uuidString).log")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data((AccessLogReaderTestLines.previousVersion + "\n").utf8).write(to: URL(fileURLWithPath: path))
         let old = try await ProxyBinary().run(["plan", "--access-log", path])

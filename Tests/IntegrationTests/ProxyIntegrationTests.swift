@@ -44,7 +44,9 @@ struct ProxyIntegrationTests {
             let english = try await setup.client().movie(id: 238, language: "en-US")
             #expect(german.title == "Der Pate")
             #expect(english.title == "The Godfather")
-            #expect(setup.sandbox.receivedRequests.map { $0.queryValue("language") } == ["de-DE", nil], "en-US is amodb's default: not sent")
+            #expect(
+                setup.sandbox.receivedRequests.map { $0.queryValue("language") } == ["de-DE", nil],
+                "en-US is amodb's default: not sent")
         }
     }
 
@@ -76,10 +78,12 @@ struct ProxyIntegrationTests {
                         return try JSONDecoder().decode(MovieDetails.self, from: Data(response.body)).title
                     }
                 }
-                #expect(try await eventually {
-                    guard setup.sandbox.heldCount == 1 else { return false }
-                    return try await setup.harness.metrics().value("amodb_proxy_cache_events_total", ["event": "collapsed"]) == 99
-                })
+                #expect(
+                    try await eventually {
+                        guard setup.sandbox.heldCount == 1 else { return false }
+                        return try await setup.harness.metrics().value(
+                            "amodb_proxy_cache_events_total", ["event": "collapsed"]) == 99
+                    })
                 setup.sandbox.release()
                 return try await group.reduce(into: [String]()) { $0.append($1) }
             }
@@ -130,7 +134,9 @@ struct ProxyIntegrationTests {
         Failure(name: "amodb 402 → 502", behaviour: .status(402), status: 502),
         Failure(name: "truncated JSON → 502", behaviour: .truncatedJSON, status: 502),
         Failure(name: "connection dropped mid-body → 502", behaviour: .droppedConnection, status: 502),
-        Failure(name: "not the route's shape → 502", behaviour: .body(status: 200, json: #"{"unexpected":true}"#), status: 502),
+        Failure(
+            name: "not the route's shape → 502", behaviour: .body(status: 200, json: #"{"unexpected":true}"#),
+            status: 502),
     ]
 
     @Test(arguments: failures)
@@ -147,7 +153,9 @@ struct ProxyIntegrationTests {
             #expect(!response.text.contains(ProxyHarness.key))
 
             // What an app sees through AmodbClient: a typed error carrying the status.
-            let error = await #expect(throws: AmodbClientError.self) { _ = try await setup.client().trending(.movie, .day) }
+            let error = await #expect(throws: AmodbClientError.self) {
+                _ = try await setup.client().trending(.movie, .day)
+            }
             #expect(error?.status == failure.status)
             #expect(setup.harness.proxy.cache.usage.entries == 0)
         }
@@ -199,7 +207,7 @@ struct ProxyIntegrationTests {
 
     @Test func theStandInsOwnRateLimitIsHonoured() async throws {
         let setup = try SandboxedProxy(sandbox: .init(apiKey: ProxyHarness.key, requestsPerMinute: 3)) {
-            $0.retryAfterCap = 0   // amodb's Retry-After here is up to a minute: pass it on at once
+            $0.retryAfterCap = 0  // amodb's Retry-After here is up to a minute: pass it on at once
         }
         try await withServer(setup) { setup in
             for id in [550, 680, 13] { #expect(try await setup.harness.get("/3/movie/\(id)").status == 200) }
@@ -232,7 +240,10 @@ struct ProxyIntegrationTests {
     @Test func unknownRoutesNeverReachAmodb() async throws {
         let setup = try SandboxedProxy()
         try await withServer(setup) { setup in
-            for target in ["/3/movie/popular", "/3/search/movie?query=fight", "/3/tv/1399", "/3/movie/550/credits", "/3/trending/movie/year"] {
+            for target in [
+                "/3/movie/popular", "/3/search/movie?query=fight", "/3/tv/1399", "/3/movie/550/credits",
+                "/3/trending/movie/year",
+            ] {
                 let response = try await setup.client().sendRaw(pathAndQuery: String(target.dropFirst(2)))
                 #expect(response.status == 404, "\(target)")
             }

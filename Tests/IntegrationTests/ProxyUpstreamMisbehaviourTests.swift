@@ -9,7 +9,9 @@ private let mebibyte = 1024 * 1024
 /// A proxy in front of the same upstreams: what the apps see.
 @Suite(.timeLimit(.minutes(1)))
 struct ProxyUpstreamMisbehaviourTests {
-    private func proxy(_ upstream: MisbehavingUpstream, adjust: (inout ProxyConfiguration) -> Void = { _ in }) throws -> ProxyHarness {
+    private func proxy(_ upstream: MisbehavingUpstream, adjust: (inout ProxyConfiguration) -> Void = { _ in }) throws
+        -> ProxyHarness
+    {
         var configuration = ProxyHarness.configuration(upstreamURL: upstream.baseURL)
         configuration.maxUpstreamBytes = mebibyte
         adjust(&configuration)
@@ -18,9 +20,11 @@ struct ProxyUpstreamMisbehaviourTests {
 
     @Test func aDrippingUpstreamGets504AtTheTimeoutAndLaterClientsWaitNoLonger() async throws {
         // 190 bytes at one every 0.25 s: the body would take 47 s, the timeout is 2 s.
-        let upstream = try MisbehavingUpstream(.drip(prefix: Array(#"{"id":550,"#.utf8), interval: 0.25, declaredLength: 200))
+        let upstream = try MisbehavingUpstream(
+            .drip(prefix: Array(#"{"id":550,"#.utf8), interval: 0.25, declaredLength: 200))
         try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
-            try await withServer(try proxy(upstream) { $0.upstreamTimeout = 2 }) { (harness: ProxyHarness) async throws in
+            try await withServer(try proxy(upstream) { $0.upstreamTimeout = 2 }) {
+                (harness: ProxyHarness) async throws in
                 let start = DispatchTime.now()
                 async let first = { () async throws -> (RawHTTPResponse, Double) in
                     let response = try await harness.get("/3/movie/550")
@@ -37,8 +41,9 @@ struct ProxyUpstreamMisbehaviourTests {
                 #expect(second.text.contains("status_message"))
                 #expect(second.header("Cache-Status")?.contains("collapsed") == true)
                 #expect(joined >= 0.5, "the second client joined while bytes were dripping")
-                #expect(firstDone >= 1.9 && firstDone < 20, "\(timings)")   // the 2 s deadline, not the 47 s drip
-                #expect(secondDone <= firstDone + 5, "\(timings)")   // collapsed onto the first call (above): answered with it
+                #expect(firstDone >= 1.9 && firstDone < 20, "\(timings)")  // the 2 s deadline, not the 47 s drip
+                // collapsed onto the first call (above): answered with it
+                #expect(secondDone <= firstDone + 5, "\(timings)")
                 #expect(upstream.requests.count == 1)
             }
         }
@@ -46,7 +51,8 @@ struct ProxyUpstreamMisbehaviourTests {
 
     @Test(arguments: ["bomb", "huge"])
     func anOversizedBodyIs502AndNotStored(_ kind: String) async throws {
-        let behaviour: MisbehavingUpstream.Behaviour = kind == "bomb"
+        let behaviour: MisbehavingUpstream.Behaviour =
+            kind == "bomb"
             ? .respond(headers: [("Content-Encoding", "gzip")], body: Gzip.zeros(4 * mebibyte))
             : .stream(length: 8 * mebibyte)
         try await withServer(try MisbehavingUpstream(behaviour)) { (upstream: MisbehavingUpstream) async throws in
@@ -65,7 +71,8 @@ struct ProxyUpstreamMisbehaviourTests {
     @Test func aBodyWithTheKeyInJSONEscapesIs502AndNotStored() async throws {
         let escaped = ProxyHarness.key.unicodeScalars.map { "\\u" + String(format: "%04x", $0.value) }.joined()
         let body = #"{"id":550,"title":"Fight Club","overview":"\#(escaped)"}"#
-        try await withServer(try MisbehavingUpstream(.respond(body: Array(body.utf8)))) { (upstream: MisbehavingUpstream) async throws in
+        try await withServer(try MisbehavingUpstream(.respond(body: Array(body.utf8)))) {
+            (upstream: MisbehavingUpstream) async throws in
             try await withServer(try proxy(upstream)) { (harness: ProxyHarness) async throws in
                 let response = try await harness.get("/3/movie/550")
                 #expect(response.status == 502)
@@ -78,14 +85,16 @@ struct ProxyUpstreamMisbehaviourTests {
 
     @Test func aGzipAnswerIsServedDecodedAndStored() async throws {
         let body = ScriptedUpstream.movieDetails
-        let upstream = try MisbehavingUpstream(.respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(Array(body.utf8))))
+        let upstream = try MisbehavingUpstream(
+            .respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(Array(body.utf8))))
         try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
             try await withServer(try proxy(upstream)) { (harness: ProxyHarness) async throws in
                 let response = try await harness.get("/3/movie/550")
                 #expect(response.status == 200)
                 #expect(response.text == body)
                 #expect(response.header("Content-Encoding") == nil)
-                #expect(try await harness.get("/3/movie/550").header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
+                #expect(
+                    try await harness.get("/3/movie/550").header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
             }
         }
     }

@@ -9,9 +9,11 @@ struct RateLimitHeaderAdoptionTests {
     @Test("amodb's remaining-calls header stops further calls", arguments: ["x-ratelimit-", "ratelimit-"])
     func amodbsRemainingCallsAreAdopted(prefix: String) async throws {
         let fetcher = ScriptedUpstream()
-        fetcher.enqueue(.response(UpstreamResponse(
-            status: 200, headers: [prefix + "limit": "40", prefix + "remaining": "0", prefix + "reset": "30"],
-            body: Array(ScriptedUpstream.moviePage.utf8))))
+        fetcher.enqueue(
+            .response(
+                UpstreamResponse(
+                    status: 200, headers: [prefix + "limit": "40", prefix + "remaining": "0", prefix + "reset": "30"],
+                    body: Array(ScriptedUpstream.moviePage.utf8))))
         let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
             #expect(try await harness.get("/3/trending/movie/day").status == 200)
@@ -26,8 +28,10 @@ struct RateLimitHeaderAdoptionTests {
     @Test("amodb's stricter limit header is adopted", arguments: ["x-ratelimit-", "ratelimit-"])
     func amodbsStricterLimitIsAdopted(prefix: String) async throws {
         // Our own limit is 40; amodb says 2 (below 4 no reserve is kept for refreshes).
-        let fetcher = ScriptedUpstream(fallback: .response(UpstreamResponse(
-            status: 200, headers: [prefix + "limit": "2"], body: Array(ScriptedUpstream.moviePage.utf8))))
+        let fetcher = ScriptedUpstream(
+            fallback: .response(
+                UpstreamResponse(
+                    status: 200, headers: [prefix + "limit": "2"], body: Array(ScriptedUpstream.moviePage.utf8))))
         let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
             var statuses: [Int] = []

@@ -7,8 +7,9 @@ import Testing
 /// `Authorization` header to whatever host `Location` names.
 @Suite(.timeLimit(.minutes(1)))
 struct RedirectRefusalTests {
-    @Test("A redirect from amodb is a gateway error and the host it names is never contacted",
-          arguments: [301, 302, 303, 307, 308])
+    @Test(
+        "A redirect from amodb is a gateway error and the host it names is never contacted",
+        arguments: [301, 302, 303, 307, 308])
     func aRedirectIsNeverFollowed(status: Int) async throws {
         // The lure: a second listener that would accept the key and answer 200.
         let elsewhere = AmodbSandbox(configuration: .init(apiKey: ProxyHarness.key, requestsPerMinute: 120))
@@ -17,7 +18,8 @@ struct RedirectRefusalTests {
             // The proxy uses its real fetcher (no scripted upstream) against a redirecting stand-in.
             let setup = try SandboxedProxy()
             try await withServer(setup) { setup in
-                setup.sandbox.script("/3/movie/550", .redirect(status: status, location: elsewhere.baseURL + "/movie/550"))
+                setup.sandbox.script(
+                    "/3/movie/550", .redirect(status: status, location: elsewhere.baseURL + "/movie/550"))
 
                 let response = try await setup.harness.get("/3/movie/550")
                 #expect(response.status == 502)

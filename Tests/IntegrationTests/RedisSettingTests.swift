@@ -14,7 +14,8 @@ struct RedisSettingTests {
         ("a database that is not a number", "redis://cache:6379/zero"),
     ])
     func aMalformedURLExitsNonZeroWithOneLineNamingTheSetting(_ case: String, url: String) async throws {
-        let outcome = try await ProxyBinary().run(["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_REDIS_URL": url])
+        let outcome = try await ProxyBinary().run(
+            ["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_REDIS_URL": url])
         #expect(outcome.status != 0)
         let lines = outcome.standardError.split(separator: "\n")
         #expect(lines.count == 1)
@@ -23,9 +24,12 @@ struct RedisSettingTests {
     }
 
     @Test func checkConfigShowsTheRedisURLWithItsPasswordRedacted() async throws {
-        let outcome = try await ProxyBinary().run(["--check-config"], environment: [
-            "AMODB_KEY": "k", "AMODB_REDIS_URL": "redis://proxy:s3cret-pa55@cache.internal:6380/2", "AMODB_REDIS_PREFIX": "staging:",
-        ])
+        let outcome = try await ProxyBinary().run(
+            ["--check-config"],
+            environment: [
+                "AMODB_KEY": "k", "AMODB_REDIS_URL": "redis://proxy:s3cret-pa55@cache.internal:6380/2",
+                "AMODB_REDIS_PREFIX": "staging:",
+            ])
         #expect(outcome.status == 0)
         let lines = outcome.standardOutput.split(separator: "\n")
         #expect(lines.contains("AMODB_REDIS_URL=redis://proxy:<redacted>@cache.internal:6380/2"))
@@ -34,7 +38,10 @@ struct RedisSettingTests {
     }
 
     @Test func withoutTheURLNothingIsShared() throws {
-        guard case .serve(let configuration) = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k"]) else {
+        guard
+            case .serve(let configuration) = try ConfigurationLoader.load(
+                arguments: [], environment: ["AMODB_KEY": "k"])
+        else {
             Issue.record("not serve")
             return
         }
@@ -44,7 +51,8 @@ struct RedisSettingTests {
 
     @Test(arguments: ["", "has space", String(repeating: "p", count: 65)])
     func aPrefixThatCannotNamespaceKeysIsRefused(_ prefix: String) async throws {
-        let outcome = try await ProxyBinary().run(["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_REDIS_PREFIX": prefix])
+        let outcome = try await ProxyBinary().run(
+            ["--check-config"], environment: ["AMODB_KEY": "k", "AMODB_REDIS_PREFIX": prefix])
         #expect(outcome.status != 0)
         #expect(outcome.standardError.contains("AMODB_REDIS_PREFIX"))
     }

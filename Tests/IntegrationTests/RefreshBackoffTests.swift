@@ -20,9 +20,10 @@ struct RefreshBackoffTests {
             #expect(try await setup.harness.get(path).header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1")
             // Once the failure is recorded, answers say stale-if-error; polling spends no call,
             // since the refresh in flight or its recorded failure stops a new one.
-            #expect(try await eventually {
-                try await setup.harness.get(path).header("Cache-Status")?.hasSuffix("detail=stale-if-error") == true
-            })
+            #expect(
+                try await eventually {
+                    try await setup.harness.get(path).header("Cache-Status")?.hasSuffix("detail=stale-if-error") == true
+                })
             #expect(setup.sandbox.requestCount(path: path) == 2)
 
             // Within the back-off: still no call.
@@ -30,7 +31,9 @@ struct RefreshBackoffTests {
             for _ in 0..<3 {
                 let response = try await setup.harness.get(path)
                 #expect(response.status == 200)
-                #expect(response.header("Cache-Status") == "amodb-proxy; fwd=stale; fwd-status=500; ttl=-10; detail=stale-if-error")
+                #expect(
+                    response.header("Cache-Status")
+                        == "amodb-proxy; fwd=stale; fwd-status=500; ttl=-10; detail=stale-if-error")
             }
             #expect(setup.sandbox.requestCount(path: path) == 2)
 
@@ -43,7 +46,10 @@ struct RefreshBackoffTests {
             #expect(await eventually { setup.sandbox.heldCount == 1 })
             #expect(setup.sandbox.requestCount(path: path) == 3)
             setup.sandbox.release()
-            #expect(try await eventually { try await setup.harness.get(path).header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true })
+            #expect(
+                try await eventually {
+                    try await setup.harness.get(path).header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true
+                })
             #expect(setup.sandbox.requestCount(path: path) == 3)
         }
     }

@@ -18,7 +18,8 @@ struct SandboxModeTests {
 
     @Test func theSandboxAnswersALibrarysFirstCalls() async throws {
         let process = try ProxyBinary().launch(
-            ["--sandbox"], environment: ["HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off"], standardError: .pipe)
+            ["--sandbox"], environment: ["HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off"],
+            standardError: .pipe)
         defer {
             process.terminate()
             process.waitUntilExit()
@@ -33,7 +34,8 @@ struct SandboxModeTests {
         #expect(await eventually(within: 20) { port() != nil })
         let bound = try #require(port())
 
-        let movie = try #require(try await get("/3/movie/550?append_to_response=videos,trailers,images,credits", port: bound))
+        let movie = try #require(
+            try await get("/3/movie/550?append_to_response=videos,trailers,images,credits", port: bound))
         #expect(movie.status == 200)
         let details = try #require(try JSONSerialization.jsonObject(with: Data(movie.body)) as? [String: Any])
         #expect(details["images"] is [String: Any])
@@ -46,7 +48,9 @@ struct SandboxModeTests {
 
         let configuration = try #require(try await get("/3/configuration", port: bound))
         #expect(configuration.status == 200)
-        let images = try #require(try JSONSerialization.jsonObject(with: Data(configuration.body)) as? [String: Any])["images"] as? [String: Any]
+        let images =
+            try #require(try JSONSerialization.jsonObject(with: Data(configuration.body)) as? [String: Any])["images"]
+            as? [String: Any]
         #expect(images?["secure_base_url"] as? String == "https://img.amodb.dev/t/p/")
     }
 }

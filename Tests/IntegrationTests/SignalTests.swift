@@ -16,7 +16,9 @@ struct SignalTests {
 
         /// The JSON event lines so far.
         var events: [[String: String]] {
-            (process.standardError?.lines ?? []).compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+            (process.standardError?.lines ?? []).compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+            }
         }
 
         /// The port in the "amodb-proxy listening" line, once it is written.
@@ -48,13 +50,14 @@ struct SignalTests {
         for thread in threads where thread != "\(pid)" {
             let status = try String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
             let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") })
-            let blocked = try #require(UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+            let blocked = try #require(
+                UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16))
             #expect(blocked & wanted == wanted, "thread \(thread) blocks \(String(blocked, radix: 16))")
         }
         #if arch(x86_64)
-        // The main thread waits in rt_sigtimedwait (128), what `sigwait` calls; `dispatchMain()` parks it in rt_sigsuspend (130).
-        let call = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/syscall", encoding: .utf8)
-        #expect(call.hasPrefix("128 "), "the main thread is in \(call.prefix(12))")
+            // The main thread waits in rt_sigtimedwait (128), what `sigwait` calls; `dispatchMain()` parks it in rt_sigsuspend (130).
+            let call = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/syscall", encoding: .utf8)
+            #expect(call.hasPrefix("128 "), "the main thread is in \(call.prefix(12))")
         #endif
         proxy.process.kill(SIGTERM)
         #expect(await eventually(within: 20) { !proxy.process.isRunning })
@@ -82,7 +85,10 @@ struct SignalTests {
         try "first-token\nsecond-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
         proxy.process.kill(SIGHUP)
 
-        #expect(await eventually(within: 10) { proxy.events.contains { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true } })
+        #expect(
+            await eventually(within: 10) {
+                proxy.events.contains { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true }
+            })
         let reload = try #require(proxy.events.first { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true })
         #expect(reload["log_level"] == "debug")
         #expect(reload["previous_log_level"] == "info")
@@ -92,7 +98,8 @@ struct SignalTests {
         let health = try await offloaded {
             let connection = try RawHTTPConnection(port: port, timeout: 10)
             defer { connection.close() }
-            try connection.send("GET /3/trending/movie/week HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer second-token\r\n\r\n")
+            try connection.send(
+                "GET /3/trending/movie/week HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer second-token\r\n\r\n")
             return try connection.readResponse()?.status
         }
         #expect(health == 200, "still serving, with the token added before the signal")

@@ -17,10 +17,12 @@ struct SignedInClientTests {
             let expired = try setup.token("alice", claims: ["iat": Int(now) - 7200, "exp": Int(now) - 3600])
             let fresh = try setup.token("alice", kid: "ec-1")
             let asked = Mutex<[Bool]>([])
-            let client = AmodbClient(baseURL: setup.harness.baseURL, tokenProvider: { forceRefresh in
-                asked.withLock { $0.append(forceRefresh) }
-                return forceRefresh ? fresh : expired
-            })
+            let client = AmodbClient(
+                baseURL: setup.harness.baseURL,
+                tokenProvider: { forceRefresh in
+                    asked.withLock { $0.append(forceRefresh) }
+                    return forceRefresh ? fresh : expired
+                })
             let movie = try await client.movie(id: 550)
             #expect(movie.id == 550)
             #expect(asked.withLock { $0 } == [false, true])
@@ -39,7 +41,8 @@ struct SignedInClientTests {
             #expect(error?.kind == .unauthorized)
             #expect(error?.serverMessage?.contains("wrong audience") == true)
             #expect(!(error?.message.contains(wrongAudience) ?? true))
-            #expect(try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "wrong_audience"]) == 2)
+            #expect(
+                try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "wrong_audience"]) == 2)
             #expect(setup.proxy.sandbox.totalRequestCount == 0)
         }
     }

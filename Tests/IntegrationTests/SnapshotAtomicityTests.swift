@@ -3,8 +3,9 @@ import AmodbTestSupport
 import Foundation
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The cache snapshot is written atomically: a temporary file, then `rename(2)`. A reader
@@ -17,13 +18,15 @@ struct SnapshotAtomicityTests {
         of: #""overview":"""#, with: #""overview":""# + String(repeating: "A long overview. ", count: 6000) + #"""#)
 
     @Test func aReaderNeverSeesAPartialSnapshotAndEveryWriteIsANewFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/cache.json"
         var configuration = ProxyHarness.configuration()
         configuration.snapshotPath = path
-        let fetcher = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: Array(Self.bigPage.utf8))))
+        let fetcher = ScriptedUpstream(
+            fallback: .response(UpstreamResponse(status: 200, body: Array(Self.bigPage.utf8))))
         let harness = try ProxyHarness(configuration: configuration, fetcher: fetcher)
         try await withServer(harness) { harness in
             for page in 1...20 {
@@ -42,8 +45,11 @@ struct SnapshotAtomicityTests {
             reader.stop()
             #expect(readsDuringWrites >= 1)
             #expect(reader.partialReads == 0, "a reader saw a partly written snapshot")
-            #expect(zip(inodes, inodes.dropFirst()).allSatisfy { $0 != $1 }, "a write reused the file in place: \(inodes)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["cache.json"], "no temporary file is left behind")
+            #expect(
+                zip(inodes, inodes.dropFirst()).allSatisfy { $0 != $1 }, "a write reused the file in place: \(inodes)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory) == ["cache.json"],
+                "no temporary file is left behind")
         }
     }
 

@@ -13,7 +13,8 @@ final class UserTokenSetup: Sendable {
     /// `provider` signs (default: a new one); `keySet` is what the key set server answers at first (default: the provider's set);
     /// `adjust` may change the proxy's configuration after the user-token settings.
     init(
-        provider: SignInProvider? = nil, keySet: KeySetServer.Answer? = nil, secret: Bool = true, jwks: Bool = true, clock: any ProxyClock = SystemClock(),
+        provider: SignInProvider? = nil, keySet: KeySetServer.Answer? = nil, secret: Bool = true, jwks: Bool = true,
+        clock: any ProxyClock = SystemClock(),
         adjust: (inout ProxyConfiguration) -> Void = { _ in }
     ) throws {
         let provider = try provider ?? SignInProvider()
@@ -35,14 +36,19 @@ final class UserTokenSetup: Sendable {
     static var now: Double { Date().timeIntervalSince1970 }
 
     /// A good token for `subject`, signed by the key `kid` (or HS256 with `kid` nil).
-    func token(_ subject: String = "user-1", kid: String? = "rsa-1", claims extra: [String: any Sendable] = [:], now: Double = UserTokenSetup.now) throws -> String {
+    func token(
+        _ subject: String = "user-1", kid: String? = "rsa-1", claims extra: [String: any Sendable] = [:],
+        now: Double = UserTokenSetup.now
+    ) throws -> String {
         let claims = SignInProvider.claims(subject: subject, now: now).merging(extra) { $1 }
         guard let kid else { return SignInProvider.hs256(claims: claims) }
         return try provider.token(kid: kid, claims: claims)
     }
 
     /// `GET path` with `Authorization: Bearer <token>` (none when `token` is nil).
-    func get(_ path: String = "/3/movie/550", token: String?, headers: [String: String] = [:]) async throws -> RawHTTPResponse {
+    func get(_ path: String = "/3/movie/550", token: String?, headers: [String: String] = [:]) async throws
+        -> RawHTTPResponse
+    {
         var headers = headers
         if let token { headers["Authorization"] = "Bearer " + token }
         return try await harness.get(path, headers: headers)

@@ -12,8 +12,10 @@ import Testing
 struct UserTokenRefusalTests {
     /// A token broken one way, and the words its refusal must say.
     enum Broken: String, CaseIterable, CustomTestStringConvertible {
-        case algorithmNone, hs256SignedWithTheRSAPublicKey, rs256HeaderOnTheECKey, critHeader, over8KiB, badBase64URL, badJSON
-        case twoParts, fourParts, badSignature, hs256WithAnotherSecret, expired, notYetValid, issuedInTheFuture, wrongIssuer
+        case algorithmNone, hs256SignedWithTheRSAPublicKey, rs256HeaderOnTheECKey, critHeader, over8KiB, badBase64URL,
+            badJSON
+        case twoParts, fourParts, badSignature, hs256WithAnotherSecret, expired, notYetValid, issuedInTheFuture,
+            wrongIssuer
         case wrongAudience, unknownKid, noSubject, noExpiry
 
         var testDescription: String { rawValue }
@@ -43,7 +45,8 @@ struct UserTokenRefusalTests {
         var result: String {
             switch self {
             case .algorithmNone, .hs256SignedWithTheRSAPublicKey, .rs256HeaderOnTheECKey: "algorithm"
-            case .critHeader, .over8KiB, .badBase64URL, .badJSON, .twoParts, .fourParts, .noSubject, .noExpiry: "malformed"
+            case .critHeader, .over8KiB, .badBase64URL, .badJSON, .twoParts, .fourParts, .noSubject, .noExpiry:
+                "malformed"
             case .badSignature, .hs256WithAnotherSecret: "bad_signature"
             case .expired: "expired"
             case .notYetValid, .issuedInTheFuture: "not_yet_valid"
@@ -73,7 +76,8 @@ struct UserTokenRefusalTests {
             case .over8KiB:
                 return try setup.token(claims: ["padding": String(repeating: "x", count: 6200)])
             case .badBase64URL:
-                return parts[0] + "." + parts[1].replacingOccurrences(of: parts[1].prefix(1), with: "+") + "." + parts[2]
+                return parts[0] + "." + parts[1].replacingOccurrences(of: parts[1].prefix(1), with: "+") + "."
+                    + parts[2]
             case .badJSON:
                 return Base64URL.encode(Array(#"{"alg":"RS256","#.utf8)) + "." + parts[1] + "." + parts[2]
             case .twoParts:
@@ -85,7 +89,8 @@ struct UserTokenRefusalTests {
                 signature[20] = signature[20] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
                 return parts[0] + "." + parts[1] + "." + String(decoding: signature, as: UTF8.self)
             case .hs256WithAnotherSecret:
-                return SignInProvider.hs256(claims: claims, secret: Array("another-secret-of-thirty-two-bytes-at-least".utf8))
+                return SignInProvider.hs256(
+                    claims: claims, secret: Array("another-secret-of-thirty-two-bytes-at-least".utf8))
             case .expired:
                 return try setup.token(claims: ["iat": Int(now) - 7200, "exp": Int(now) - 61 - 5])
             case .notYetValid:
@@ -123,7 +128,8 @@ struct UserTokenRefusalTests {
             let message = try #require(body["status_message"] as? String)
             #expect(message.contains(broken.says), "\(message)")
             #expect(body["status_code"] as? Int == 401)
-            #expect(!response.text.contains(token) && !token.split(separator: ".").contains { response.text.contains($0) })
+            #expect(
+                !response.text.contains(token) && !token.split(separator: ".").contains { response.text.contains($0) })
             #expect(setup.proxy.sandbox.totalRequestCount == 0, "nothing refused reaches amodb")
             let metrics = try await setup.harness.metrics()
             #expect(try metrics.value("amodb_proxy_auth_total", ["result": broken.result]) == 1)
@@ -140,7 +146,9 @@ struct UserTokenRefusalTests {
             #expect(response.status == 200)
             #expect(response.text.contains(#""id":550"#))
             let upstream = try #require(setup.proxy.sandbox.receivedRequests.first)
-            #expect(upstream.headers["Authorization"] == "Bearer \(ProxyHarness.key)", "amodb gets the proxy's key, not the user's token")
+            #expect(
+                upstream.headers["Authorization"] == "Bearer \(ProxyHarness.key)",
+                "amodb gets the proxy's key, not the user's token")
             #expect(try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "verified"]) == 1)
         }
     }
@@ -155,7 +163,8 @@ struct UserTokenRefusalTests {
             #expect(try await setup.get(token: early).status == 200, "30 s early, within the leeway")
             let shared = try setup.token(kid: nil, claims: ["aud": ["com.example.other", SignInProvider.audience]])
             #expect(try await setup.get(token: shared).status == 200)
-            let scheme = try await setup.harness.get("/3/movie/550", headers: ["Authorization": "bEARER  " + (try setup.token()) + " "])
+            let scheme = try await setup.harness.get(
+                "/3/movie/550", headers: ["Authorization": "bEARER  " + (try setup.token()) + " "])
             #expect(scheme.status == 200, "the scheme in any case, spaces around the token (RFC 7235 §2.1)")
         }
     }
@@ -165,7 +174,9 @@ struct UserTokenRefusalTests {
             for headers in [[:], ["Authorization": "Basic dXNlcjpwYXNz"], ["Authorization": "Bearer   "]] {
                 let response = try await setup.harness.get("/3/movie/550", headers: headers)
                 #expect(response.status == 401)
-                #expect(response.header("WWW-Authenticate") == #"Bearer realm="amodb-proxy""#, "RFC 6750 §3.1: no error without a token")
+                #expect(
+                    response.header("WWW-Authenticate") == #"Bearer realm="amodb-proxy""#,
+                    "RFC 6750 §3.1: no error without a token")
                 #expect(response.text.contains("ID token is required"))
             }
             #expect(try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "missing"]) == 3)

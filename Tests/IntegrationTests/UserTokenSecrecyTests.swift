@@ -12,7 +12,9 @@ struct UserTokenSecrecyTests {
             #expect(try await awaitKeySet(setup))
             let now = UserTokenSetup.now
             let subject = "subject-4b7e9d21c3"
-            var tokens = [try setup.token(subject), try setup.token(subject, kid: "ec-1"), try setup.token(subject, kid: nil)]
+            var tokens = [
+                try setup.token(subject), try setup.token(subject, kid: "ec-1"), try setup.token(subject, kid: nil),
+            ]
             tokens.append(try setup.token(subject, claims: ["exp": Int(now) - 3600]))
             tokens.append(try setup.token(subject, claims: ["aud": "someone-else"]))
             tokens.append(String(tokens[0].dropLast(4)) + "AAAA")
@@ -21,7 +23,9 @@ struct UserTokenSecrecyTests {
             for (index, token) in tokens.enumerated() {
                 for path in ["/3/movie/550", "/3/trending/movie/week", "/3/movie/\(990_100 + index)", "/3/nothing"] {
                     let response = try await setup.get(path, token: token)
-                    answers.append(response.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n") + "\n" + response.text)
+                    answers.append(
+                        response.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n") + "\n"
+                            + response.text)
                 }
             }
             let upstream = setup.proxy.sandbox.receivedRequests.map { request in
@@ -29,7 +33,8 @@ struct UserTokenSecrecyTests {
             }
             #expect(!upstream.isEmpty)
             let outputs: [(String, [String])] = [
-                ("access log", setup.proxy.accessLog.all), ("event log", setup.proxy.logLines), ("answers", answers), ("upstream", upstream),
+                ("access log", setup.proxy.accessLog.all), ("event log", setup.proxy.logLines), ("answers", answers),
+                ("upstream", upstream),
             ]
             var secrets = [SignInProvider.secret, subject]
             for token in tokens {
@@ -38,7 +43,9 @@ struct UserTokenSecrecyTests {
             }
             for (name, lines) in outputs {
                 let text = lines.joined(separator: "\n")
-                for secret in secrets { #expect(!text.contains(secret), "\(name) holds a token, its subject or the secret") }
+                for secret in secrets {
+                    #expect(!text.contains(secret), "\(name) holds a token, its subject or the secret")
+                }
             }
         }
     }

@@ -101,21 +101,21 @@ struct ChunkedBodyParser: Sendable {
             } else if digits > 0, byte == cr {
                 state = .sizeLineFeed
             } else {
-                throw .malformedChunk   // no digits, a sign, white space, `0x`, a bare LF
+                throw .malformedChunk  // no digits, a sign, white space, `0x`, a bare LF
             }
         case .extensions:
             try countLineByte()
             if byte == cr {
                 state = .sizeLineFeed
             } else if byte == lf || (byte < 0x20 && byte != tab) || byte == 0x7F {
-                throw .malformedChunk   // bare LF or a control byte in an extension
+                throw .malformedChunk  // bare LF or a control byte in an extension
             }
         case .sizeLineFeed:
             guard byte == lf else { throw .malformedChunk }
             lineBytes = 0
             total += size
             if size == 0 {
-                state = .trailerStart   // the last chunk
+                state = .trailerStart  // the last chunk
             } else {
                 state = .data(remaining: size)
             }
@@ -135,7 +135,7 @@ struct ChunkedBodyParser: Sendable {
                 if trailerCount > limits.maxHeaderCount { throw .trailersTooLarge }
                 state = .trailerName(length: 1)
             } else {
-                throw .malformedChunk   // obsolete folding (leading space), an empty name, a bare LF
+                throw .malformedChunk  // obsolete folding (leading space), an empty name, a bare LF
             }
         case .trailerName(let length):
             try countTrailerByte()
@@ -144,14 +144,14 @@ struct ChunkedBodyParser: Sendable {
             } else if isTokenByte(byte) {
                 state = .trailerName(length: length + 1)
             } else {
-                throw .malformedChunk   // white space before the colon, a non-token byte
+                throw .malformedChunk  // white space before the colon, a non-token byte
             }
         case .trailerValue:
             try countTrailerByte()
             if byte == cr {
                 state = .trailerLineFeed(final: false)
             } else if (byte < 0x20 && byte != tab) || byte == 0x7F {
-                throw .malformedChunk   // a bare LF, NUL or other control byte
+                throw .malformedChunk  // a bare LF, NUL or other control byte
             }
         case .trailerLineFeed(let final):
             guard byte == lf else { throw .malformedChunk }
@@ -162,7 +162,7 @@ struct ChunkedBodyParser: Sendable {
                 state = .trailerStart
             }
         case .data, .done:
-            break   // handled by `consume`
+            break  // handled by `consume`
         }
     }
 

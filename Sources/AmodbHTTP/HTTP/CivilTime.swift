@@ -19,13 +19,13 @@ public struct CivilTime: Equatable, Sendable {
     public init(epochSeconds: Int) {
         let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
         let secondOfDay = epochSeconds - days * 86_400
-        weekday = ((days % 7) + 11) % 7   // 1970-01-01 was a Thursday (4)
+        weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4)
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153   // March is 0
+        let shiftedMonth = (5 * dayOfYear + 2) / 153  // March is 0
         day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         year = min(max(yearOfEra + era * 400 + (month <= 2 ? 1 : 0), 0), 9999)

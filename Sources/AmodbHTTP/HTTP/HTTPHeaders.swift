@@ -69,7 +69,8 @@ extension StringProtocol {
     /// Runs for every field of every request (framing, lookups): native strings are
     /// compared as the bytes they hold, in place.
     func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
-        let a = utf8, b = other.utf8
+        let a = utf8
+        let b = other.utf8
         guard a.count == b.count else { return false }
         let inPlace = a.withContiguousStorageIfAvailable { x in
             b.withContiguousStorageIfAvailable { y in
@@ -84,9 +85,12 @@ extension StringProtocol {
     /// Drops leading and trailing spaces and tabs (optional white space, RFC 9110 §5.6.3).
     package func trimmingSpaces() -> Substring {
         let s = Substring(self)
-        var start = s.startIndex, end = s.endIndex
+        var start = s.startIndex
+        var end = s.endIndex
         while start < end, s[start] == " " || s[start] == "\t" { start = s.index(after: start) }
-        while end > start, s[s.index(before: end)] == " " || s[s.index(before: end)] == "\t" { end = s.index(before: end) }
+        while end > start, s[s.index(before: end)] == " " || s[s.index(before: end)] == "\t" {
+            end = s.index(before: end)
+        }
         return s[start..<end]
     }
 }

@@ -25,7 +25,8 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     static let unsupportedVersion = HTTPParseError(505, "Only HTTP/1.0 and HTTP/1.1 are supported.")
     static let http2Preface = HTTPParseError(505, "HTTP/2 is not supported here; use HTTP/1.1.")
     static let missingHost = HTTPParseError(400, "HTTP/1.1 requests need exactly one Host header.")
-    static let conflictingFraming = HTTPParseError(400, "Content-Length and Transfer-Encoding together are not accepted.")
+    static let conflictingFraming = HTTPParseError(
+        400, "Content-Length and Transfer-Encoding together are not accepted.")
     static let transferEncoding = HTTPParseError(501, "Only the chunked transfer coding is supported on requests.")
     static let invalidTransferEncoding = HTTPParseError(400, "Transfer-Encoding must list chunked once, last.")
     static let transferEncodingOnHTTP10 = HTTPParseError(400, "Transfer-Encoding is not accepted on HTTP/1.0 requests.")

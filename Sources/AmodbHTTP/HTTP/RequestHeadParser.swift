@@ -71,9 +71,10 @@ struct RequestHeadParser: Sendable {
         // No byte past that window is looked at: a whole buffer and the same bytes in pieces must
         // give the same answer (here 414, never 400 for a bare LF just beyond the limit).
         let lineWindow = limits.maxRequestLineBytes + 2
-        guard let lineEnd = firstLineFeed(bytes, from: max(headStart, lineScanned), end: min(bytes.count, lineWindow)) else {
+        guard let lineEnd = firstLineFeed(bytes, from: max(headStart, lineScanned), end: min(bytes.count, lineWindow))
+        else {
             if bytes.count >= lineWindow { throw .requestLineTooLong }
-            lineScanned = bytes.count   // a line arriving a byte at a time is searched once, not once per byte
+            lineScanned = bytes.count  // a line arriving a byte at a time is searched once, not once per byte
             return .needMore
         }
         guard lineEnd > headStart, bytes[lineEnd - 1] == cr else { throw .malformedRequestLine }
@@ -92,7 +93,10 @@ struct RequestHeadParser: Sendable {
             let byte = bytes[index]
             if byte == lf {
                 guard bytes[index - 1] == cr else { throw .malformedHeader }
-                if bytes[index - 2] == lf { headEnd = index + 1; break }   // …CRLF CRLF
+                if bytes[index - 2] == lf {
+                    headEnd = index + 1
+                    break
+                }  // …CRLF CRLF
             } else if byte == cr, index + 1 < scanEnd, bytes[index + 1] != lf {
                 throw .malformedHeader
             }
@@ -100,7 +104,7 @@ struct RequestHeadParser: Sendable {
         }
         guard let headEnd else {
             if bytes.count >= maxHead { throw .headerTooLarge }
-            scanned = max(lineEnd + 1, bytes.count - 1)   // a CR at the end is checked again with its successor
+            scanned = max(lineEnd + 1, bytes.count - 1)  // a CR at the end is checked again with its successor
             return .needMore
         }
         lineScanned = 0
@@ -112,8 +116,11 @@ struct RequestHeadParser: Sendable {
         let headers = try parseFields(UnsafeBufferPointer(rebasing: bytes[(lineEnd + 1)..<(headEnd - 2)]))
         let framing = try framing(headers, version: line.version)
         let request = HTTPRequest(
-            method: line.method, target: line.target, path: line.path, query: line.query, version: line.version, headers: headers)
-        let parsed = ParsedHead(request: request, body: framing.body, keepAlive: framing.keepAlive, expectsContinue: framing.expectsContinue)
+            method: line.method, target: line.target, path: line.path, query: line.query, version: line.version,
+            headers: headers)
+        let parsed = ParsedHead(
+            request: request, body: framing.body, keepAlive: framing.keepAlive, expectsContinue: framing.expectsContinue
+        )
         return .complete(parsed, consumed: headEnd)
     }
 
@@ -129,7 +136,9 @@ struct RequestHeadParser: Sendable {
     /// `method SP request-target SP HTTP-version` with single spaces (RFC 9112 §3).
     private func parseRequestLine(
         _ line: UnsafeBufferPointer<UInt8>
-    ) throws(HTTPParseError) -> (method: String, target: String, path: String, query: RequestQuery, version: HTTPVersion) {
+    ) throws(HTTPParseError) -> (
+        method: String, target: String, path: String, query: RequestQuery, version: HTTPVersion
+    ) {
         if line.first == UInt8(ascii: "P"), line.starts(with: "PRI * HTTP/2.0".utf8) { throw .http2Preface }
         guard let firstSpace = line.firstIndex(of: space) else { throw .malformedRequestLine }
         guard let lastSpace = line.lastIndex(of: space), lastSpace > firstSpace + 1 else { throw .malformedRequestLine }
@@ -142,9 +151,9 @@ struct RequestHeadParser: Sendable {
         // `HTTP/d.d`, byte by byte (every request passes here: a literal's `utf8` view is
         // compared through its iterator); only 1.1 and 1.0 are served.
         guard versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"), versionBytes[1] == UInt8(ascii: "T"),
-              versionBytes[2] == UInt8(ascii: "T"), versionBytes[3] == UInt8(ascii: "P"),
-              versionBytes[4] == UInt8(ascii: "/"), isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."),
-              isDigit(versionBytes[7])
+            versionBytes[2] == UInt8(ascii: "T"), versionBytes[3] == UInt8(ascii: "P"),
+            versionBytes[4] == UInt8(ascii: "/"), isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."),
+            isDigit(versionBytes[7])
         else { throw .malformedRequestLine }
         let version: HTTPVersion
         switch (versionBytes[5], versionBytes[7]) {
@@ -169,7 +178,7 @@ struct RequestHeadParser: Sendable {
             let first = block[lineStart]
             if first == space || first == tab { throw .obsoleteLineFolding }
             var index = lineStart
-            while index < block.count, isTokenByte(block[index]) { index += 1 }   // also: no space before the colon
+            while index < block.count, isTokenByte(block[index]) { index += 1 }  // also: no space before the colon
             guard index > lineStart, index < block.count, block[index] == colon else { throw .malformedHeader }
             let name = UnsafeBufferPointer(rebasing: block[lineStart..<index])
             index += 1
@@ -232,7 +241,8 @@ struct RequestHeadParser: Sendable {
             for field in lengths {
                 for item in field.split(separator: ",", omittingEmptySubsequences: false) {
                     let text = item.trimmingSpaces()
-                    guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy(isDigit), let value = Int(text) else {
+                    guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy(isDigit), let value = Int(text)
+                    else {
                         throw .invalidContentLength
                     }
                     if let length, length != value { throw .invalidContentLength }
@@ -276,7 +286,9 @@ extension RequestHeadParser {
             }
         }
         let chunked = codings.indices.filter { codings[$0].caseInsensitiveEquals("chunked") }
-        if chunked.count > 1 || (chunked.count == 1 && chunked[0] != codings.count - 1) { throw .invalidTransferEncoding }
+        if chunked.count > 1 || (chunked.count == 1 && chunked[0] != codings.count - 1) {
+            throw .invalidTransferEncoding
+        }
         guard codings.count == 1, chunked.count == 1 else { throw .transferEncoding }
         return .chunked
     }

@@ -109,7 +109,7 @@ public struct RequestQuery: Sendable {
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%") {
                 guard index + 2 < bytes.count, let high = RequestTarget.hexValue(bytes[index + 1]),
-                      let low = RequestTarget.hexValue(bytes[index + 2])
+                    let low = RequestTarget.hexValue(bytes[index + 2])
                 else { return false }
                 let byte = high << 4 | low
                 if byte < 0x20 || byte == 0x7F { return false }
@@ -131,8 +131,9 @@ public struct RequestQuery: Sendable {
             let piece = UnsafeBufferPointer(rebasing: bytes[start..<end])
             let equals = piece.firstIndex(of: UInt8(ascii: "=")) ?? piece.endIndex
             for part in [piece[piece.startIndex..<equals], piece[min(equals + 1, piece.endIndex)...]] {
-                guard let decoded = RequestTarget.percentDecoded(UnsafeBufferPointer(rebasing: part), plusIsSpace: true),
-                      String(validating: decoded, as: UTF8.self) != nil
+                guard
+                    let decoded = RequestTarget.percentDecoded(UnsafeBufferPointer(rebasing: part), plusIsSpace: true),
+                    String(validating: decoded, as: UTF8.self) != nil
                 else { return false }
             }
             start = end + 1
@@ -145,13 +146,15 @@ public struct RequestQuery: Sendable {
         _ piece: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
         // A decoding is never longer than what it decodes.
-        let result: Result<Void, Failure> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, piece.count)) { scratch in
+        let result: Result<Void, Failure> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, piece.count))
+        { scratch in
             var count = 0
             var index = 0
             while index < piece.count {
                 let byte = piece[index]
-                if byte == UInt8(ascii: "%"), index + 2 < piece.count, let high = RequestTarget.hexValue(piece[index + 1]),
-                   let low = RequestTarget.hexValue(piece[index + 2])
+                if byte == UInt8(ascii: "%"), index + 2 < piece.count,
+                    let high = RequestTarget.hexValue(piece[index + 1]),
+                    let low = RequestTarget.hexValue(piece[index + 2])
                 {
                     scratch[count] = high << 4 | low
                     index += 3

@@ -16,11 +16,14 @@ enum RequestTarget {
     private static func parse(
         bytes target: UnsafeBufferPointer<UInt8>, whole: String
     ) -> Result<(path: String, query: RequestQuery), HTTPParseError> {
-        if target.count == 1, target[0] == UInt8(ascii: "*") { return .failure(.invalidTarget) }   // asterisk-form is for OPTIONS to the server itself
+        // asterisk-form is for OPTIONS to the server itself
+        if target.count == 1, target[0] == UInt8(ascii: "*") { return .failure(.invalidTarget) }
         var start = 0
         if target.first != UInt8(ascii: "/"), let scheme = schemeLength(target) {
             // absolute-form (RFC 9112 §3.2.2): servers must accept it; the authority is not ours to route on.
-            guard let slash = target[scheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
+            guard
+                let slash = target[scheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
+            else {
                 return .success(("/", RequestQuery()))
             }
             guard target[slash] == UInt8(ascii: "/") else { return .failure(.invalidTarget) }
@@ -73,7 +76,10 @@ enum RequestTarget {
         }
         // An encoded "/" or "\\" would change the segments another parser sees; NUL and controls mean nothing here.
         let text = String(decoding: raw, as: UTF8.self)
-        guard let bytes = percentDecoded(Substring(text), plusIsSpace: false, refusing: [UInt8(ascii: "/"), UInt8(ascii: "\\")]) else {
+        guard
+            let bytes = percentDecoded(
+                Substring(text), plusIsSpace: false, refusing: [UInt8(ascii: "/"), UInt8(ascii: "\\")])
+        else {
             throw .invalidPath
         }
         guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { throw .invalidPath }
@@ -87,12 +93,13 @@ enum RequestTarget {
     /// Whether a decoded path (starting with `/`) has no empty, `.` or `..` segment; "/" alone is valid.
     private static func segmentsAreValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         if bytes.count == 1 { return true }
-        let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        let slash = UInt8(ascii: "/")
         var length = 0
         var allDots = true
         for byte in bytes.dropFirst() {
             if byte == slash {
-                if length == 0 || (allDots && length <= 2) { return false }   // empty, "." or ".."
+                if length == 0 || (allDots && length <= 2) { return false }  // empty, "." or ".."
                 length = 0
                 allDots = true
             } else {
@@ -111,7 +118,9 @@ enum RequestTarget {
     }
 
     /// The same, of bytes.
-    static func percentDecoded(_ text: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool, refusing: [UInt8] = []) -> [UInt8]? {
+    static func percentDecoded(_ text: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool, refusing: [UInt8] = [])
+        -> [UInt8]?
+    {
         var output: [UInt8] = []
         output.reserveCapacity(text.count)
         var iterator = text.makeIterator()

@@ -29,7 +29,9 @@ enum ResponseSerializer {
 
     /// The status line, fields and framing as bytes, and (unless `isHead`) the body to follow.
     /// The current second is read here (as of the clock's last tick), for the `Date` field.
-    static func serialize(_ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion) -> SerializedResponse {
+    static func serialize(_ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion)
+        -> SerializedResponse
+    {
         serialize(response, isHead: isHead, closing: closing, version: version, now: Clocks.coarseEpochSeconds())
     }
 
@@ -50,7 +52,8 @@ enum ResponseSerializer {
     /// The head is measured first, then written in one pass: one copy of each piece
     /// (appending piece by piece to an array cost a capacity and uniqueness check per piece).
     static func serialize(
-        _ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion, now: Int, into storage: inout [UInt8]
+        _ response: HTTPResponse, isHead: Bool, closing: Bool, version: HTTPVersion, now: Int,
+        into storage: inout [UInt8]
     ) -> SerializedResponse {
         // 1xx, 204 and 304 carry no content (RFC 9110 §6.4.1), so none of the fields that
         // describe it: no Content-Length, and no Content-Encoding or Content-Type, though a
@@ -72,7 +75,9 @@ enum ResponseSerializer {
             }
             // The closure reaches the response through a pointer: captured, it was retained
             // and released around the call (a pair for each of its arrays, every answer).
-            if storage.count < size { storage = [UInt8](repeating: 0, count: (size + storageGrain - 1) / storageGrain * storageGrain) }
+            if storage.count < size {
+                storage = [UInt8](repeating: 0, count: (size + storageGrain - 1) / storageGrain * storageGrain)
+            }
             let written = withUnsafePointer(to: response) { response in
                 storage.withUnsafeMutableBufferPointer { buffer in
                     var head = RenderedFields.Writer(into: buffer)
@@ -120,7 +125,8 @@ enum ResponseSerializer {
     /// itself, and, in an answer without content, none that would describe that content.
     private static func isWritten(_ name: String, hasBody: Bool) -> Bool {
         !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection")
-            && (hasBody || !name.caseInsensitiveEquals("Content-Type") && !name.caseInsensitiveEquals("Content-Encoding"))
+            && (hasBody
+                || !name.caseInsensitiveEquals("Content-Type") && !name.caseInsensitiveEquals("Content-Encoding"))
     }
 
     /// Calls `body` with the status line's bytes, CRLF included.

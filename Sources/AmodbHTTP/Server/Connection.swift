@@ -171,7 +171,9 @@ final class Connection: @unchecked Sendable {
                     absorb(discardInput(), into: &work)
                 case .respond(let sequence):
                     guard let request = machine.takeRequest(sequence) else { continue }
-                    let immediate = owner.responder.respond(to: request, context: ResponderContext(loopIndex: loop.index)) { [self] in
+                    let immediate = owner.responder.respond(
+                        to: request, context: ResponderContext(loopIndex: loop.index)
+                    ) { [self] in
                         { [self] response in
                             queue.async {
                                 var delivered: [(sequence: Int, response: HTTPResponse)] = [(sequence, response)]
@@ -227,7 +229,9 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Queues actions the machine handed out, and hands their array back to it for reuse.
-    private func absorb(_ handedOut: consuming [ConnectionStateMachine.Action], into work: inout [ConnectionStateMachine.Action]) {
+    private func absorb(
+        _ handedOut: consuming [ConnectionStateMachine.Action], into work: inout [ConnectionStateMachine.Action]
+    ) {
         var actions = consume handedOut
         work.append(contentsOf: actions)
         machine.recycle(&actions)
@@ -251,7 +255,7 @@ final class Connection: @unchecked Sendable {
                 return actions
             }
         } catch {
-            return machine.peerLeft()   // ECONNRESET and friends
+            return machine.peerLeft()  // ECONNRESET and friends
         }
     }
 
@@ -264,7 +268,7 @@ final class Connection: @unchecked Sendable {
             case .wouldBlock:
                 return []
             default:
-                return machine.peerLeft()   // end of stream or error: the peer is done
+                return machine.peerLeft()  // end of stream or error: the peer is done
             }
         }
     }
@@ -280,7 +284,7 @@ final class Connection: @unchecked Sendable {
             case .wouldBlock: return machine.writeWouldBlock(at: now)
             }
         } catch {
-            return machine.peerLeft()   // EPIPE / ECONNRESET: the peer left
+            return machine.peerLeft()  // EPIPE / ECONNRESET: the peer left
         }
     }
 
@@ -366,7 +370,10 @@ final class Connection: @unchecked Sendable {
             queue.async { retainedForLoop.release() }
         }
         writeSource?.cancel()
-        if writeSuspended { writeSource?.resume(); writeSuspended = false }
+        if writeSuspended {
+            writeSource?.resume()
+            writeSuspended = false
+        }
         timer.cancel()
     }
 

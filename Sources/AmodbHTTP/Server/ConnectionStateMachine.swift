@@ -173,15 +173,17 @@ struct ConnectionStateMachine {
     /// Bytes arrived: every complete request in them is handed on, then answers are written.
     mutating func bytesRead<Bytes: Collection<UInt8>>(_ bytes: Bytes, at now: DispatchTime) -> [Action] {
         guard case .open = phase else { return take() }
-        let decodedInPlace: Void? = inbound.count == readIndex ? bytes.withContiguousStorageIfAvailable { fresh in
-            // Nothing was buffered (the usual case): requests are decoded where the bytes
-            // were read, and only what is left of them (a partial head, requests held back)
-            // is kept, so a request read whole costs no copy and no buffer.
-            inbound = []
-            readIndex = 0
-            let used = decodeRequests(in: fresh, from: 0, at: now)
-            if used < fresh.count { inbound.append(contentsOf: UnsafeBufferPointer(rebasing: fresh[used...])) }
-        } : nil
+        let decodedInPlace: Void? =
+            inbound.count == readIndex
+            ? bytes.withContiguousStorageIfAvailable { fresh in
+                // Nothing was buffered (the usual case): requests are decoded where the bytes
+                // were read, and only what is left of them (a partial head, requests held back)
+                // is kept, so a request read whole costs no copy and no buffer.
+                inbound = []
+                readIndex = 0
+                let used = decodeRequests(in: fresh, from: 0, at: now)
+                if used < fresh.count { inbound.append(contentsOf: UnsafeBufferPointer(rebasing: fresh[used...])) }
+            } : nil
         if decodedInPlace == nil {
             inbound.append(contentsOf: bytes)
             processInbound(at: now)
@@ -215,7 +217,9 @@ struct ConnectionStateMachine {
 
     /// Answers arrived, each for the request with that sequence number (in any order).
     /// They are moved out of `responses`, which is left empty with its storage kept.
-    mutating func responsesReady(_ responses: inout [(sequence: Int, response: HTTPResponse)], at now: DispatchTime) -> [Action] {
+    mutating func responsesReady(_ responses: inout [(sequence: Int, response: HTTPResponse)], at now: DispatchTime)
+        -> [Action]
+    {
         guard !isClosed else {
             responses.removeAll(keepingCapacity: true)
             return take()
@@ -274,7 +278,7 @@ struct ConnectionStateMachine {
         }
         switch deadlines.expired(at: now, quiet: isQuiet) {
         case .write:
-            close(reset: false)   // the client stopped reading
+            close(reset: false)  // the client stopped reading
         case .head:
             // Slowloris: the head did not arrive in time (RFC 9110 §15.5.9).
             reject(.headTimedOut, head: inbound[min(readIndex, inbound.count)...])
@@ -284,7 +288,7 @@ struct ConnectionStateMachine {
             reject(.bodyTimedOut, head: inbound[min(readIndex, inbound.count)...])
             flush(at: now)
         case .idle:
-            close(reset: false)   // idle keep-alive
+            close(reset: false)  // idle keep-alive
         case nil:
             break
         }
@@ -296,7 +300,7 @@ struct ConnectionStateMachine {
     mutating func shutdownRequested(at now: DispatchTime) -> [Action] {
         guard case .open = phase else { return take() }
         if slots.isEmpty, pendingOutput.isEmpty {
-            close(reset: false)   // idle: nothing to finish, nothing of ours a reset could destroy
+            close(reset: false)  // idle: nothing to finish, nothing of ours a reset could destroy
             return take()
         }
         phase = .draining
@@ -329,7 +333,7 @@ struct ConnectionStateMachine {
 
     /// Decodes every complete request in the buffer and hands each on.
     private mutating func processInbound(at now: DispatchTime) {
-        let buffered = inbound   // kept alive while its bytes are read in place
+        let buffered = inbound  // kept alive while its bytes are read in place
         readIndex = buffered.withUnsafeBufferPointer { decodeRequests(in: $0, from: readIndex, at: now) }
         compactInbound()
     }
@@ -338,7 +342,9 @@ struct ConnectionStateMachine {
     /// it stopped (the bytes from there on are not used yet). Bodies are read (and dropped)
     /// before their request is answered; reading bodies never counts as activity, and each
     /// body has its own deadline.
-    private mutating func decodeRequests(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, at now: DispatchTime) -> Int {
+    private mutating func decodeRequests(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, at now: DispatchTime)
+        -> Int
+    {
         var index = start
         while case .open = phase {
             guard bytes.count > index else {
@@ -368,9 +374,10 @@ struct ConnectionStateMachine {
                     let sequence = nextSequence
                     nextSequence += 1
                     let keepAlive = head.keepAlive
-                    slots.append(Slot(
-                        sequence: sequence, isHead: head.request.method == "HEAD", keepAlive: keepAlive,
-                        version: head.request.version, request: head.takeRequest()))
+                    slots.append(
+                        Slot(
+                            sequence: sequence, isHead: head.request.method == "HEAD", keepAlive: keepAlive,
+                            version: head.request.version, request: head.takeRequest()))
                     if !keepAlive { phase = .draining }
                     actions.append(.respond(sequence: sequence))
                 }
@@ -389,7 +396,10 @@ struct ConnectionStateMachine {
         nextSequence += 1
         var response = errorResponse(error.status, error.message)
         response.connection = .close
-        slots.append(Slot(sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, request: nil, response: response))
+        slots.append(
+            Slot(
+                sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, request: nil, response: response
+            ))
         actions.append(.refused(status: error.status, head: head))
         phase = .draining
         deadlines.stopReading()
@@ -421,14 +431,16 @@ struct ConnectionStateMachine {
                 // Moved out of its slot (and put back only if it does not fit yet).
                 let response = slots[answered].response.take()!
                 // While draining, the last answer says `Connection: close`: nothing follows it.
-                closing = response.connection.closes || !slots[answered].keepAlive
+                closing =
+                    response.connection.closes || !slots[answered].keepAlive
                     || (isDraining && answered + 1 == slots.count)
                 // Written over the last head's storage (copied first while that head is unsent).
                 let serialized = ResponseSerializer.serialize(
                     response, isHead: slots[answered].isHead, closing: closing, version: slots[answered].version,
                     now: Clocks.coarseEpochSeconds(), into: &headStorage)
                 if headStorage.count > Self.keptHeadStorage { headStorage = [] }
-                guard pendingOutput.isEmpty || pendingOutput.unsentBytes + serialized.count <= Self.maxUnsentBytes else {
+                guard pendingOutput.isEmpty || pendingOutput.unsentBytes + serialized.count <= Self.maxUnsentBytes
+                else {
                     slots[answered].response = consume response
                     closing = false
                     full = true
@@ -447,7 +459,7 @@ struct ConnectionStateMachine {
             slots.removeFirst(answered)
             // Requests held back by the pipelining limit can be parsed now.
             guard answered > 0, !full, case .open = phase, readIndex < inbound.count,
-                  slots.count < limits.maxPipelinedRequests, !isWriteBacklogged
+                slots.count < limits.maxPipelinedRequests, !isWriteBacklogged
             else { break }
             let before = nextSequence
             processInbound(at: now)
@@ -467,7 +479,7 @@ struct ConnectionStateMachine {
         deadlines.writeDrained(at: now, answered: hadOutput && slots.isEmpty)
         if wasBlocked { actions.append(.stopWaitingForWritable) }
         if !slots.isEmpty, slots[0].isAnswered {
-            flush(at: now)   // answers held back by the output bound can go now
+            flush(at: now)  // answers held back by the output bound can go now
             return
         }
         if case .open = phase, readIndex < inbound.count {
@@ -491,7 +503,7 @@ struct ConnectionStateMachine {
 
     private mutating func resumeReadingIfAllowed() {
         guard case .open = phase, !isWriteBacklogged,
-              slots.count < limits.maxPipelinedRequests, inbound.count - readIndex < limits.readBufferBytes
+            slots.count < limits.maxPipelinedRequests, inbound.count - readIndex < limits.readBufferBytes
         else { return }
         resumeReading()
     }

@@ -57,7 +57,7 @@ final class EventLoop: @unchecked Sendable {
 
     deinit {
         source.cancel()
-        readBuffer.deallocate()   // connections hold their loop: none is left to read into it
+        readBuffer.deallocate()  // connections hold their loop: none is left to read into it
     }
 
     /// Starts reporting `connection` to its `readable()` while it has input. Any thread.

@@ -21,7 +21,8 @@ public struct ResponderContext: Sendable {
 /// when it answers later, so that an answer given at once costs no allocation.
 /// Responses go out in request order whatever order they finish in.
 public protocol HTTPResponder: Sendable {
-    func respond(to request: borrowing HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse?
+    func respond(to request: borrowing HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery)
+        -> HTTPResponse?
 
     /// Told when the server itself answered a request it refused before it could be
     /// routed (malformed, over a limit, too slow): for logs and metrics. `head` is the

@@ -23,8 +23,10 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         public var queueLabel: String
 
         public init(
-            host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(), timeouts: HTTPTimeouts = HTTPTimeouts(),
-            errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError, queueLabel: String = "http-server"
+            host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(),
+            timeouts: HTTPTimeouts = HTTPTimeouts(),
+            errorResponse: @escaping HTTPResponse.ErrorMaker = HTTPResponse.plainTextError,
+            queueLabel: String = "http-server"
         ) {
             self.host = host
             self.port = port
@@ -110,7 +112,8 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         }
         do {
             try Syscalls.setsockopt(fd, level: SOL_SOCKET, option: SO_REUSEADDR, value: 1)
-            try address.withSockaddr { (pointer, length) throws(SyscallError) in try Syscalls.bind(fd, pointer, length) }
+            try address.withSockaddr { (pointer, length) throws(SyscallError) in try Syscalls.bind(fd, pointer, length)
+            }
             try Syscalls.listen(fd, backlog: 4096)
             port = try Syscalls.boundPort(fd)
         } catch {
@@ -199,7 +202,8 @@ public final class HTTPServer: ConnectionOwner, Sendable {
                 connection.reclaimability(now: now, slowAfter: slowAfter).map { (connection, $0.kind, $0.since) }
             }
         }
-        return candidates
+        return
+            candidates
             .sorted { ($0.1, $0.2) < ($1.1, $1.2) }
             .prefix(256)
             .map(\.0)
@@ -245,7 +249,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         openConnections.subtract(1, ordering: .relaxed)
         noteClosed()
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock {
-state in
+            state in
             state.connections[ObjectIdentifier(connection)] = nil
             guard state.shuttingDown, state.connections.isEmpty else { return [] }
             defer { state.closed = [] }
@@ -259,7 +263,7 @@ state in
     /// wave of closes, hand the free memory back once things settle, at most once a second.
     private func noteClosed() {
         guard closesSinceTrim.add(1, ordering: .relaxed).newValue >= 256,
-              trimScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+            trimScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
         else { return }
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) { [self] in
             closesSinceTrim.store(0, ordering: .relaxed)

@@ -72,7 +72,8 @@ struct OutboundQueue {
     ) -> R {
         guard index < end else { return body() }
         return pieces[index].withUnsafeBytes { bytes in
-            vectors[index - first] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+            vectors[index - first] = iovec(
+                iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
             return gather(from: index + 1, to: end, into: vectors, body)
         }
     }
@@ -85,7 +86,7 @@ struct OutboundQueue {
             let piece = pieces[first]
             if piece.count <= left {
                 left -= piece.count
-                pieces[first] = []   // lets go of the body array now
+                pieces[first] = []  // lets go of the body array now
                 first += 1
             } else {
                 pieces[first] = piece.dropFirst(left)

@@ -40,14 +40,16 @@ struct Callers: Sendable {
         guard let users else {
             guard let token = tokens.authenticate(authorization) else {
                 metrics.recordAuth(authorization == nil ? .missing : .invalidStaticToken, loop: loop)
-                return .refused(Self.missingToken("A valid client token is required: send Authorization: Bearer <token>."))
+                return .refused(
+                    Self.missingToken("A valid client token is required: send Authorization: Bearer <token>."))
             }
             metrics.recordAuth(.staticToken, loop: loop)
             return .token(token)
         }
         guard let presented = Self.bearer(authorization) else {
             metrics.recordAuth(.missing, loop: loop)
-            return .refused(Self.missingToken("A signed-in user's ID token is required: send Authorization: Bearer <ID token>."))
+            return .refused(
+                Self.missingToken("A signed-in user's ID token is required: send Authorization: Bearer <ID token>."))
         }
         if tokens.isEnabled, let token = tokens.authenticate(authorization) {
             metrics.recordAuth(.staticToken, loop: loop)
@@ -72,7 +74,9 @@ struct Callers: Sendable {
     static func bearer(_ authorization: String?) -> ArraySlice<UInt8>? {
         guard let field = authorization?.utf8 else { return nil }
         let scheme = Array("bearer ".utf8)
-        guard field.count > scheme.count, zip(field, scheme).allSatisfy({ ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }) else {
+        guard field.count > scheme.count,
+            zip(field, scheme).allSatisfy({ ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 })
+        else {
             return nil
         }
         var token = ArraySlice(field.dropFirst(scheme.count))

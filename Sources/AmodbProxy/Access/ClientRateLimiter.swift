@@ -66,7 +66,8 @@ final class ClientRateLimiter: Sendable {
         let burst = self.burst
         let shardCapacity = capacity / Self.shardCount
         return shard.state.withLock { state in
-            var bucket = state.buckets[client] ?? Self.owed(by: hash, in: state) ?? Bucket(tokens: burst, updatedAt: now)
+            var bucket =
+                state.buckets[client] ?? Self.owed(by: hash, in: state) ?? Bucket(tokens: burst, updatedAt: now)
             bucket.tokens = Self.refilled(bucket, now: now, rate: rate, burst: burst)
             bucket.updatedAt = now
             let wait: Double?
@@ -107,7 +108,9 @@ final class ClientRateLimiter: Sendable {
             let hash = hash(client)
             let slot = slot(hash)
             let owed = refilled(bucket, now: now, rate: rate, burst: burst)
-            if let held = state.debts[slot], refilled(held.bucket, now: now, rate: rate, burst: burst) <= owed { continue }
+            if let held = state.debts[slot], refilled(held.bucket, now: now, rate: rate, burst: burst) <= owed {
+                continue
+            }
             state.debts[slot] = Debt(fingerprint: fingerprint(hash), bucket: Bucket(tokens: owed, updatedAt: now))
         }
         state.buckets = kept

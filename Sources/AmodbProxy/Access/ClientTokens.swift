@@ -66,7 +66,7 @@ public final class ClientTokens: Sendable {
         guard let authorization else { return nil }
         let prefix = "bearer "
         guard authorization.utf8.count > prefix.utf8.count,
-              authorization.prefix(prefix.count).lowercased() == prefix
+            authorization.prefix(prefix.count).lowercased() == prefix
         else { return nil }
         let presented = Array(authorization.dropFirst(prefix.count).trimmingSpaces().utf8)
         var match: String?
@@ -80,7 +80,9 @@ public final class ClientTokens: Sendable {
     public func reloadIfChanged() {
         guard let file else { return }
         let attributes = try? FileManager.default.attributesOfItem(atPath: file)
-        let stamp = attributes.map { "\(($0[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)-\(($0[.size] as? Int) ?? 0)" }
+        let stamp = attributes.map {
+            "\(($0[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)-\(($0[.size] as? Int) ?? 0)"
+        }
         guard stamp != state.withLock({ $0.fileStamp }) else { return }
         guard let data = FileManager.default.contents(atPath: file) else {
             logger.error("cannot read AMODB_PROXY_TOKENS_FILE; keeping the tokens read before", ["path": file])
@@ -98,6 +100,9 @@ public final class ClientTokens: Sendable {
             logger.scrubTokens(fixed + tokens)
             return state.entries.count - fixedEntries.count
         }
-        if stamp != nil { logger.info("client tokens loaded", ["path": file, "tokens": String(tokens.count), "previously": String(previous)]) }
+        if stamp != nil {
+            logger.info(
+                "client tokens loaded", ["path": file, "tokens": String(tokens.count), "previously": String(previous)])
+        }
     }
 }

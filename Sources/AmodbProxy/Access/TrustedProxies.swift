@@ -28,7 +28,7 @@ struct TrustedProxies: Sendable {
             guard bytes.count == 4 else { return false }
             let address = UInt32(v4.0) << 24 | UInt32(v4.1) << 16 | UInt32(v4.2) << 8 | UInt32(v4.3)
             let network = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            let mask = UInt32.max << (32 - prefix)   // a smart shift: a /0 masks every bit away
+            let mask = UInt32.max << (32 - prefix)  // a smart shift: a /0 masks every bit away
             return address & mask == network & mask
         }
 
@@ -65,7 +65,7 @@ struct TrustedProxies: Sendable {
         guard !forwardedFor.isEmpty else { return peer }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { Self.hopAddress($0.trimmingSpaces()) }
         for hop in hops.reversed() {
-            guard let hop, Self.addressBytes(hop) != nil else { return peer }   // garbage: trust nothing in it
+            guard let hop, Self.addressBytes(hop) != nil else { return peer }  // garbage: trust nothing in it
             if !isTrusted(hop) { return hop }
         }
         return hops.first.flatMap { $0 } ?? peer
@@ -102,7 +102,9 @@ struct TrustedProxies: Sendable {
         if inet_pton(AF_INET6, text, &v6) == 1 {
             let b = v6.__in6_u.__u6_addr8
             let bytes = [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8, b.9, b.10, b.11, b.12, b.13, b.14, b.15]
-            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+                return Array(bytes[12...])
+            }
             return bytes
         }
         return nil

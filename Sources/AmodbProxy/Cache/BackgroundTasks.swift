@@ -93,7 +93,10 @@ final class BackgroundTasks: Sendable {
     /// Waits `seconds` of the clock's time, or until `wake(id)`, and says which ended it.
     func sleep(_ seconds: Double, as id: UInt64?) async -> Wake {
         await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-            enum Start { case sleeps(UInt64, [CheckedContinuation<Void, Never>]), stopping, woken }
+            enum Start {
+                case sleeps(UInt64, [CheckedContinuation<Void, Never>])
+                case stopping, woken
+            }
             let start = state.withLock { state -> Start in
                 if state.stopping { return .stopping }
                 let id = id ?? state.makeID()
@@ -167,7 +170,8 @@ final class BackgroundTasks: Sendable {
     @discardableResult
     func drain(within seconds: Double) async -> Bool {
         stop()
-        let deadline = ContinuousClock.now + .milliseconds((seconds * 1000).checkedInt(.up, clampedTo: 0...86_400_000) ?? 0)
+        let deadline =
+            ContinuousClock.now + .milliseconds((seconds * 1000).checkedInt(.up, clampedTo: 0...86_400_000) ?? 0)
         // Polled: an unstructured task's `value` cannot be awaited with a deadline.
         while count > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))

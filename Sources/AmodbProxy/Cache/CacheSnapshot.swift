@@ -64,7 +64,7 @@ struct CacheSnapshot {
     func write(_ entries: [(key: String, entry: CachedResponse)], now: Double) throws -> Int {
         let temporary = path + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: temporary)
+            let handle = FileHandle(forWritingAtPath: temporary)
         else {
             throw LoadError.unreadable("cannot create \(temporary)")
         }
@@ -73,12 +73,14 @@ struct CacheSnapshot {
             let encoder = JSONEncoder()
             // The header's fields, then the entries one by one: `{"format":…,"writtenAt":…,"entries":[e1,e2]}`.
             var header = try encoder.encode(Header(format: Self.format, version: Self.version, writtenAt: now))
-            header.removeLast()   // its closing brace
+            header.removeLast()  // its closing brace
             var buffer = header + Data(#","entries":["#.utf8)
             for (index, item) in entries.enumerated() {
                 if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                buffer += try encoder.encode(Entry(
-                    key: item.key, status: item.entry.status, storedAt: item.entry.storedAt, lifetime: item.entry.lifetime, body: Data(item.entry.body)))
+                buffer += try encoder.encode(
+                    Entry(
+                        key: item.key, status: item.entry.status, storedAt: item.entry.storedAt,
+                        lifetime: item.entry.lifetime, body: Data(item.entry.body)))
                 if buffer.count >= Self.writeBufferBytes {
                     try handle.write(contentsOf: buffer)
                     buffer.removeAll(keepingCapacity: true)
@@ -139,7 +141,9 @@ struct CacheSnapshot {
         do {
             file = try JSONDecoder().decode(ReadFile.self, from: data)
         } catch {
-            throw (try? JSONDecoder().decode(Header.self, from: data)).map { $0.format == Self.format ? LoadError.damaged : .foreign } ?? .damaged
+            throw (try? JSONDecoder().decode(Header.self, from: data)).map {
+                $0.format == Self.format ? LoadError.damaged : .foreign
+            } ?? .damaged
         }
         guard file.format == Self.format, file.version == Self.version else { throw .foreign }
         var loaded = Loaded()
@@ -150,8 +154,13 @@ struct CacheSnapshot {
             if let problem = Self.problem(with: entry, now: now, bounds: bounds, validator: validator) {
                 loaded.dropped.append((entry.key, problem))
             } else {
-                loaded.entries.append((entry.key, CachedResponse(
-                    status: entry.status, body: [UInt8](entry.body), storedAt: entry.storedAt, lifetime: entry.lifetime)))
+                loaded.entries.append(
+                    (
+                        entry.key,
+                        CachedResponse(
+                            status: entry.status, body: [UInt8](entry.body), storedAt: entry.storedAt,
+                            lifetime: entry.lifetime)
+                    ))
             }
         }
         return loaded
@@ -160,13 +169,18 @@ struct CacheSnapshot {
     /// Why `entry` must not be loaded, or `nil`. Checked before any arithmetic that could
     /// trap: a lifetime of `1e300` or an age of `-inf` never reaches an `Int`.
     private static func problem(with entry: Entry, now: Double, bounds: Bounds, validator: AnswerValidator) -> String? {
-        problem(key: entry.key, with: CachedResponse(status: entry.status, body: [UInt8](entry.body), storedAt: entry.storedAt, lifetime: entry.lifetime),
-                now: now, bounds: bounds, validator: validator)
+        problem(
+            key: entry.key,
+            with: CachedResponse(
+                status: entry.status, body: [UInt8](entry.body), storedAt: entry.storedAt, lifetime: entry.lifetime),
+            now: now, bounds: bounds, validator: validator)
     }
 
     /// Why `entry`, read from outside the process (a snapshot, or the Redis replicas share),
     /// must not be kept under `key`, or `nil`: the same checks for every such source.
-    static func problem(key: String, with entry: CachedResponse, now: Double, bounds: Bounds, validator: AnswerValidator) -> String? {
+    static func problem(
+        key: String, with entry: CachedResponse, now: Double, bounds: Bounds, validator: AnswerValidator
+    ) -> String? {
         guard let request = request(ofKey: key) else { return "not a cache key the proxy makes" }
         let longest: Double
         switch entry.status {
@@ -176,14 +190,20 @@ struct CacheSnapshot {
         }
         guard entry.lifetime.isFinite, entry.lifetime > 0 else { return "lifetime is not a positive number" }
         guard entry.lifetime <= longest else {
-            return "lifetime longer than " + (entry.status == 200 ? Freshness.setting(of: request.route) : "AMODB_NEGATIVE_TTL")
+            return "lifetime longer than "
+                + (entry.status == 200 ? Freshness.setting(of: request.route) : "AMODB_NEGATIVE_TTL")
         }
         let age = now - entry.storedAt
-        guard entry.storedAt.isFinite, age.isFinite, age >= -bounds.clockSkew else { return "stored at an impossible time" }
+        guard entry.storedAt.isFinite, age.isFinite, age >= -bounds.clockSkew else {
+            return "stored at an impossible time"
+        }
         // A stale 404 is never served, a stale 200 only up to max-stale.
-        guard age < (entry.status == 200 ? bounds.freshness.oldestStale(of: request.route) : entry.lifetime) else { return "too old" }
+        guard age < (entry.status == 200 ? bounds.freshness.oldestStale(of: request.route) : entry.lifetime) else {
+            return "too old"
+        }
         let body = entry.body
-        return entry.status == 200 ? validator.problem(with: body, for: request.route) : validator.problem(withNotFound: body)
+        return entry.status == 200
+            ? validator.problem(with: body, for: request.route) : validator.problem(withNotFound: body)
     }
 
     /// The fields before the entries; reading a file that is not ours, only `format` is looked for.
@@ -205,7 +225,9 @@ struct CacheSnapshot {
                 query.append((String(nameAndValue[0]), nameAndValue.count == 2 ? String(nameAndValue[1]) : ""))
             }
         }
-        guard let request = try? AmodbRequest(route: route, query: query), request.pathAndQuery == key else { return nil }
+        guard let request = try? AmodbRequest(route: route, query: query), request.pathAndQuery == key else {
+            return nil
+        }
         return request
     }
 }

@@ -19,13 +19,15 @@ extension CachedResponse {
         switch accept.negotiate(available: variants?.available ?? .identity) {
         case .send(let chosen): form = self.form(chosen)
         case .notAcceptable where status == 200: return Self.notAcceptable(outcome: outcome)
-        case .notAcceptable: form = self.form(.identity)   // a short negative entry: sent as it is
+        case .notAcceptable: form = self.form(.identity)  // a short negative entry: sent as it is
         }
-        let notModified = if let tag = form.tag, let ifNoneMatch { ConditionalRequest.matches(ifNoneMatch, etag: tag) } else { false }
+        let notModified =
+            if let tag = form.tag, let ifNoneMatch { ConditionalRequest.matches(ifNoneMatch, etag: tag) } else { false }
         let age = age(at: now)
         // The constant fields are the form's, shared; this answer writes its per-second ones,
         // with room for the `Cache-Status` and CORS lines added after them.
-        var fields = RenderedFields(shared: form.fields[(notModified ? form.afterContentType : 0)...], reservingCapacity: 160)
+        var fields = RenderedFields(
+            shared: form.fields[(notModified ? form.afterContentType : 0)...], reservingCapacity: 160)
         let freshFor = max(0, remainingLifetime(age: age))
         fields.append { lines in
             lines.line("Cache-Control: public, max-age=", number: freshFor)

@@ -125,7 +125,8 @@ public struct CachedResponse: Sendable, Equatable {
     private init(_ entry: CachedResponse, variants: ContentVariants) {
         let open = entry.etag.dropLast()
         parts = Parts(
-            status: entry.status, body: entry.body, storedAt: entry.storedAt, lifetime: entry.lifetime, etag: entry.etag,
+            status: entry.status, body: entry.body, storedAt: entry.storedAt, lifetime: entry.lifetime,
+            etag: entry.etag,
             variants: variants, variantTags: (open + "-gzip\"", open + "-br\""))
     }
 

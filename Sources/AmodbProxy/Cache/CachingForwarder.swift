@@ -100,27 +100,34 @@ final class CachingForwarder: Sendable {
     /// `loop`: the event loop whose queue this runs on, if any (`ResponderContext.loopIndex`),
     /// where a hit is counted.
     func respond(
-        to request: AmodbRequest, key: String? = nil, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(), client: String?,
+        to request: AmodbRequest, key: String? = nil, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(),
+        client: String?,
         loop: Int? = nil, later: () -> AnswerDelivery
     ) -> ProxyAnswer? {
         let key = key ?? request.pathAndQuery
         let now = clock.now()
         // The hit path: one lookup in the cache, no lease taken.
         if let entry = cache.entry(for: key) {
-            switch stored(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, loop: loop, later: later) {
+            switch stored(
+                entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, loop: loop,
+                later: later)
+            {
             case .now(let answer): return answer
             case .later: return nil
             case .unusable: break
             }
         }
-        return fetch(request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, client: client, loop: loop, deliver: later())
+        return fetch(
+            request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, client: client, loop: loop,
+            deliver: later())
     }
 
     /// The answer for a request that found nothing usable stored: it joins the fetch in
     /// flight, or leads one (`nil`: `deliver` gets the answer later), or finds the answer
     /// stored after all. `counted`: the request was already counted as a miss (it asks again).
     private func fetch(
-        _ request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding, ifNoneMatch: String?, client: String?,
+        _ request: AmodbRequest, key: String, now: Double, accept: AcceptEncoding, ifNoneMatch: String?,
+        client: String?,
         loop: Int?, deliver: @escaping AnswerDelivery, counted: Bool = false
     ) -> ProxyAnswer? {
         let waiter: FetchWaiter = { [weak self, clock] result in
@@ -129,19 +136,25 @@ final class CachingForwarder: Sendable {
             // follows another leader's refusal. Not on an event loop's queue any more (`loop`).
             if case .failed(let failure) = result, failure.detail == .clientShareSpent, let self {
                 if let answer = self.fetch(
-                    request, key: key, now: clock.now(), accept: accept, ifNoneMatch: ifNoneMatch, client: client, loop: nil,
+                    request, key: key, now: clock.now(), accept: accept, ifNoneMatch: ifNoneMatch, client: client,
+                    loop: nil,
                     deliver: deliver, counted: true
-                ) { deliver(answer) }
+                ) {
+                    deliver(answer)
+                }
                 return
             }
             deliver(result.response(at: clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
         }
-        let claim = coalescer.claim(key, cached: { cache.entry(for: key).flatMap { usable($0, route: request.route, now: now) } }, waiter: waiter)
+        let claim = coalescer.claim(
+            key, cached: { cache.entry(for: key).flatMap { usable($0, route: request.route, now: now) } },
+            waiter: waiter)
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
             switch stored(
-                entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, loop: loop, later: { deliver }
+                entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, loop: loop,
+                later: { deliver }
             ) {
             case .now(let answer): return answer
             case .later: return nil
@@ -162,16 +175,20 @@ final class CachingForwarder: Sendable {
                 // Another replica may have stored it, be fetching it, or have just failed to: then no call from here.
                 if let shared = await self.coalescer.lead(key, arrivedAt: now) {
                     let result = self.finish(key, with: shared, refreshing: false)
-                    deliver(result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
+                    deliver(
+                        result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch)
+                    )
                     await self.coalescer.share(key, nil)
                     return
                 }
                 let fetched = await self.fill(request, priority: .miss, client: client, firstCallGranted: false)
                 let result = self.finish(key, with: fetched, refreshing: false)
-                deliver(result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
+                deliver(
+                    result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
                 // A refusal of this client's share is its own: the other replicas waiting on
                 // the path are told only that no call was made, and look again.
-                let spentShare = if case .failed(let failure) = fetched { failure.detail == .clientShareSpent } else { false }
+                let spentShare =
+                    if case .failed(let failure) = fetched { failure.detail == .clientShareSpent } else { false }
                 await self.share(key, spentShare ? nil : result)
             }
             return nil
@@ -180,7 +197,8 @@ final class CachingForwarder: Sendable {
 
     /// `entry` if it can answer at `now`: fresh, or a stale 200 within its route's max-stale.
     private func usable(_ entry: CachedResponse, route: Route, now: Double) -> CachedResponse? {
-        entry.isFresh(at: now) || (entry.status == 200 && now - entry.storedAt < policy.freshness.oldestStale(of: route)) ? entry : nil
+        entry.isFresh(at: now)
+            || (entry.status == 200 && now - entry.storedAt < policy.freshness.oldestStale(of: route)) ? entry : nil
     }
 
     /// What a stored entry answers.
@@ -204,7 +222,8 @@ final class CachingForwarder: Sendable {
             return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         }
         guard usable(entry, route: request.route, now: now) != nil else { return .unusable }
-        return serveStale(entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later)
+        return serveStale(
+            entry, for: request, key: key, now: now, accept: accept, ifNoneMatch: ifNoneMatch, later: later)
     }
 
     /// A stale answer, and a background refresh unless one runs, amodb just failed
@@ -222,7 +241,8 @@ final class CachingForwarder: Sendable {
             return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         }
         let revalidating = entry.response(
-            at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil), accept: accept, ifNoneMatch: ifNoneMatch)
+            at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil), accept: accept,
+            ifNoneMatch: ifNoneMatch)
         guard case .leads = coalescer.claim(key, cached: { nil }, waiter: nil) else {
             statistics.count(.staleWhileRevalidate)
             return .now(revalidating)
@@ -236,7 +256,8 @@ final class CachingForwarder: Sendable {
             let decision: CallDecision
             if overdue {
                 deliver(revalidating)
-                decision = await self.missQueue.acquire(from: self.budget, clock: self.clock, tasks: self.tasks, first: true)
+                decision = await self.missQueue.acquire(
+                    from: self.budget, clock: self.clock, tasks: self.tasks, first: true)
             } else {
                 decision = await self.budget.acquire(.refresh, now: now)
             }
@@ -291,10 +312,12 @@ final class CachingForwarder: Sendable {
                 backoff.clear(key)
             case .failed(let failure) where refreshing:
                 let now = clock.now()
-                let wait = failure.backoff.isFinite ? min(max(failure.backoff, policy.refreshBackoff), RetryAfter.longest) : policy.refreshBackoff
+                let wait =
+                    failure.backoff.isFinite
+                    ? min(max(failure.backoff, policy.refreshBackoff), RetryAfter.longest) : policy.refreshBackoff
                 backoff.record(.init(until: now + wait, fwdStatus: failure.fwdStatus), for: key, now: now)
             case .failed:
-                break   // a miss has no stale copy to serve meanwhile: nothing to remember
+                break  // a miss has no stale copy to serve meanwhile: nothing to remember
             }
             return fetched
         }
@@ -307,11 +330,13 @@ final class CachingForwarder: Sendable {
     /// An entry that comes with variants (from another replica) that the cache would not
     /// keep whole is kept identity only, complete: it is not compressed here either.
     private func withGzip(_ fetched: FetchResult, for key: String) -> FetchResult {
-        guard case .answer(let entry, true) = fetched, entry.status == 200, cache.admits(byteCount: entry.body.count, for: key),
-              storesOpen.withLock({ $0 })
+        guard case .answer(let entry, true) = fetched, entry.status == 200,
+            cache.admits(byteCount: entry.body.count, for: key),
+            storesOpen.withLock({ $0 })
         else { return fetched }
         if let variants = entry.variants {
-            return .answer(entry.with(VariantMaker.fitting(variants) { cache.admits(byteCount: $0, for: key) }), stored: true)
+            return .answer(
+                entry.with(VariantMaker.fitting(variants) { cache.admits(byteCount: $0, for: key) }), stored: true)
         }
         let gzipped = variantMaker.gzipped(entry) { cache.admits(byteCount: $0, for: key) }
         // Small enough alone but not with its gzip bytes: kept identity only, as before.
@@ -327,23 +352,28 @@ final class CachingForwarder: Sendable {
             guard let current = cache.entry(for: key) else { return false }
             return current.isSameAnswer(as: entry) && current.variants == entry.variants
         }
-        variantMaker.make(entry, in: VariantMaker.Slot(
-            holds: { [self] entry in storesOpen.withLock { $0 } && holds(entry) },
-            admits: { [cache] in cache.admits(byteCount: $0, for: key) },
-            store: { [self] withVariants in
-                // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
-                let stored = storesOpen.withLock { open in open && holds(entry) && cache.store(withVariants, for: key) }
-                if stored { tasks.run(.background) { await self.coalescer.shareVariants(key, withVariants) } }
-                return stored
-            }))
+        variantMaker.make(
+            entry,
+            in: VariantMaker.Slot(
+                holds: { [self] entry in storesOpen.withLock { $0 } && holds(entry) },
+                admits: { [cache] in cache.admits(byteCount: $0, for: key) },
+                store: { [self] withVariants in
+                    // Under the stores' lock, so that a refresh stored meanwhile is never overwritten.
+                    let stored = storesOpen.withLock { open in
+                        open && holds(entry) && cache.store(withVariants, for: key)
+                    }
+                    if stored { tasks.run(.background) { await self.coalescer.shareVariants(key, withVariants) } }
+                    return stored
+                }))
     }
 
     /// Shares a stored answer with the other replicas and ends the fleet's lease; then the
     /// variants the queue may have made meanwhile (those made later are shared by the queue).
     private func share(_ key: String, _ result: FetchResult?) async {
         await coalescer.share(key, result)
-        guard case .answer(let shared, true)? = result, let current = cache.entry(for: key), current.isSameAnswer(as: shared),
-              current.variants != shared.variants
+        guard case .answer(let shared, true)? = result, let current = cache.entry(for: key),
+            current.isSameAnswer(as: shared),
+            current.variants != shared.variants
         else { return }
         await coalescer.shareVariants(key, current)
     }
@@ -353,7 +383,9 @@ final class CachingForwarder: Sendable {
     /// Calls amodb within the budget (retrying 429 as it asks) and judges the answer. The
     /// first call of a miss is also one of its `client`'s share; a retry after amodb's 429 is
     /// the same miss, within the budget only.
-    private func fill(_ request: AmodbRequest, priority: CallPriority, client: String? = nil, firstCallGranted: Bool) async -> FetchResult {
+    private func fill(_ request: AmodbRequest, priority: CallPriority, client: String? = nil, firstCallGranted: Bool)
+        async -> FetchResult
+    {
         var retries = 0
         var granted = firstCallGranted
         var client = client
@@ -365,8 +397,12 @@ final class CachingForwarder: Sendable {
                 case .denied(let retryAfter):
                     statistics.count(.budgetDenial)
                     if priority == .miss { statistics.count(.missRefused, route: request.route) }
-                    logger.warning("upstream budget spent; not calling amodb",
-                                   ["path": request.route.template, "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter))])
+                    logger.warning(
+                        "upstream budget spent; not calling amodb",
+                        [
+                            "path": request.route.template,
+                            "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter)),
+                        ])
                     return .failed(.noCall(.budgetExhausted, retryAfter: retryAfter))
                 case .shareSpent(let retryAfter):
                     statistics.count(.clientShareDenial)
@@ -383,8 +419,9 @@ final class CachingForwarder: Sendable {
                 await budget.exhaust(for: wait, now: clock.now())
                 if retries < policy.maxRateLimitRetries, wait <= policy.retryAfterCap {
                     retries += 1
-                    logger.warning("amodb rate limit reached; waiting as it asks",
-                                   ["retry_after": String(ClientFailure.retryAfterSeconds(wait)), "path": request.route.template])
+                    logger.warning(
+                        "amodb rate limit reached; waiting as it asks",
+                        ["retry_after": String(ClientFailure.retryAfterSeconds(wait)), "path": request.route.template])
                     // Shutdown wakes the wait: the clients then get the 429's answer at once.
                     if await tasks.pause(wait) { continue }
                 }
@@ -446,7 +483,9 @@ final class CachingForwarder: Sendable {
     }
 
     /// What amodb's answer means for the clients (`UpstreamAnswerTable`), with the body checked.
-    private func interpret(_ outcome: Result<UpstreamResponse, UpstreamError>, retryAfter: Double?, for request: AmodbRequest) -> FetchResult {
+    private func interpret(
+        _ outcome: Result<UpstreamResponse, UpstreamError>, retryAfter: Double?, for request: AmodbRequest
+    ) -> FetchResult {
         let route = request.route
         switch UpstreamAnswerTable.verdict(for: outcome, retryAfter: retryAfter) {
         case .store:
@@ -455,7 +494,10 @@ final class CachingForwarder: Sendable {
                 logger.error("amodb sent an unusable answer; not stored", ["path": route.template, "problem": problem])
                 return .failed(UpstreamAnswerTable.unusable)
             }
-            return .answer(CachedResponse(body: upstream.body, storedAt: clock.now(), lifetime: policy.freshness.lifetime(of: route)), stored: true)
+            return .answer(
+                CachedResponse(
+                    body: upstream.body, storedAt: clock.now(), lifetime: policy.freshness.lifetime(of: route)),
+                stored: true)
         case .storeNegative:
             let body = HTTPResponse.error(404, "The resource you requested could not be found.").body
             let entry = CachedResponse(status: 404, body: body, storedAt: clock.now(), lifetime: policy.negativeTTL)

@@ -20,12 +20,15 @@ struct ClientFailure: Sendable {
     /// The 503 for a miss that no call could be made for; `retryAfter` says when one could.
     static func noCall(_ detail: CacheOutcome.MissDetail, retryAfter: Double) -> ClientFailure {
         let seconds = Self.retryAfterSeconds(retryAfter)
-        let message = switch detail {
-        case .budgetExhausted: "The proxy's amodb budget for this minute is spent; try again in \(seconds) s."
-        case .clientShareSpent: "This client has used its share of the proxy's amodb calls; try again in \(seconds) s."
-        case .tooManyFetches: "The proxy is fetching too many paths from amodb at once; try again in \(seconds) s."
-        }
-        return ClientFailure(status: 503, message: message, fwdStatus: nil, retryAfter: retryAfter, detail: detail, backoff: retryAfter)
+        let message =
+            switch detail {
+            case .budgetExhausted: "The proxy's amodb budget for this minute is spent; try again in \(seconds) s."
+            case .clientShareSpent:
+                "This client has used its share of the proxy's amodb calls; try again in \(seconds) s."
+            case .tooManyFetches: "The proxy is fetching too many paths from amodb at once; try again in \(seconds) s."
+            }
+        return ClientFailure(
+            status: 503, message: message, fwdStatus: nil, retryAfter: retryAfter, detail: detail, backoff: retryAfter)
     }
 
     /// Whole seconds for `Retry-After`: at least 1, at most a day, whatever the input.
@@ -38,6 +41,7 @@ struct ClientFailure: Sendable {
         var headers = HTTPHeaders()
         if let retryAfter { headers.set("Retry-After", String(Self.retryAfterSeconds(retryAfter))) }
         let response = HTTPResponse.error(status, message, headers: headers)
-        return ProxyAnswer(response, cacheOutcome: .miss(fwdStatus: fwdStatus, stored: false, collapsed: collapsed, detail: detail))
+        return ProxyAnswer(
+            response, cacheOutcome: .miss(fwdStatus: fwdStatus, stored: false, collapsed: collapsed, detail: detail))
     }
 }

@@ -20,7 +20,9 @@ enum FetchResult: Sendable {
             let outcome = CacheOutcome.miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil)
             return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
         case .shared(let entry):
-            return entry.response(at: now, outcome: .sharedHit(ttl: entry.remainingLifetime(at: now)), accept: accept, ifNoneMatch: ifNoneMatch)
+            return entry.response(
+                at: now, outcome: .sharedHit(ttl: entry.remainingLifetime(at: now)), accept: accept,
+                ifNoneMatch: ifNoneMatch)
         case .failed(let failure):
             return failure.response(collapsed: collapsed)
         }

@@ -90,7 +90,7 @@ public final class MemoryResponseCache: ResponseCache {
         let key = HashedKey(key)
         return shard(for: key).state.withLock { shard in
             guard let index = shard.slots.index(forKey: key) else { return nil }
-            shard.slots.values[index].lastUsed = shard.tick()   // one hash lookup for the hit
+            shard.slots.values[index].lastUsed = shard.tick()  // one hash lookup for the hit
             return shard.slots.values[index].entry
         }
     }
@@ -103,11 +103,16 @@ public final class MemoryResponseCache: ResponseCache {
         let hashed = HashedKey(key)
         shard(for: hashed).state.withLock { shard in
             let slot = Slot(entry: entry, lastUsed: shard.tick())
-            if let old = shard.slots.updateValue(slot, forKey: hashed) { shard.bytes -= Self.cost(of: old.entry, key: key) }
+            if let old = shard.slots.updateValue(slot, forKey: hashed) {
+                shard.bytes -= Self.cost(of: old.entry, key: key)
+            }
             shard.bytes += cost
             // The new entry is at most half the shard's share: evicting others always makes room.
             while shard.bytes > limit,
-                  let victim = shard.slots.lazy.filter({ $0.key != hashed }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                let victim = shard.slots.lazy.filter({ $0.key != hashed }).min(by: {
+                    $0.value.lastUsed < $1.value.lastUsed
+                })
+            {
                 shard.slots[victim.key] = nil
                 shard.bytes -= Self.cost(of: victim.value.entry, key: victim.key.text)
             }

@@ -28,12 +28,17 @@ enum UpstreamAnswerTable {
                 return .storeNegative
             case 401:
                 // The operator's key is at fault, not the app's request: a gateway error, logged loudly.
-                return .fail(failure(502, Self.credentialsRefused), level: .error, log: "amodb rejected the API key (401): check AMODB_KEY")
+                return .fail(
+                    failure(502, Self.credentialsRefused), level: .error,
+                    log: "amodb rejected the API key (401): check AMODB_KEY")
             case 402:
-                return .fail(failure(502, Self.credentialsRefused), level: .error, log: "amodb says the plan has expired (402): renew it")
+                return .fail(
+                    failure(502, Self.credentialsRefused), level: .error,
+                    log: "amodb says the plan has expired (402): renew it")
             case 429:
                 let wait = retryAfter ?? 1
-                var refused = failure(503, "amodb's rate limit is reached; try again in \(ClientFailure.retryAfterSeconds(wait)) s.")
+                var refused = failure(
+                    503, "amodb's rate limit is reached; try again in \(ClientFailure.retryAfterSeconds(wait)) s.")
                 refused.retryAfter = wait
                 refused.backoff = wait
                 return .fail(refused, level: .warning, log: "amodb rate limit still reached after retries")
@@ -42,15 +47,20 @@ enum UpstreamAnswerTable {
             case 500...599:
                 return .fail(failure(502, "amodb failed with status \(status)."), level: .warning, log: "amodb failed")
             default:
-                return .fail(failure(502, "amodb answered with unexpected status \(status)."), level: .error, log: "amodb answered with an unexpected status")
+                return .fail(
+                    failure(502, "amodb answered with unexpected status \(status)."), level: .error,
+                    log: "amodb answered with an unexpected status")
             }
         case .failure(.timedOut):
             return .fail(timedOut, level: .warning, log: "amodb did not answer in time")
         case .failure(.unreachable):
-            return .fail(ClientFailure(status: 502, message: "amodb could not be reached."), level: .warning, log: "amodb is unreachable")
+            return .fail(
+                ClientFailure(status: 502, message: "amodb could not be reached."), level: .warning,
+                log: "amodb is unreachable")
         case .failure(.tooLarge):
-            return .fail(ClientFailure(status: 502, message: "amodb sent a response larger than the proxy accepts."),
-                         level: .error, log: "amodb sent a body larger than AMODB_MAX_UPSTREAM_BYTES; not stored")
+            return .fail(
+                ClientFailure(status: 502, message: "amodb sent a response larger than the proxy accepts."),
+                level: .error, log: "amodb sent a body larger than AMODB_MAX_UPSTREAM_BYTES; not stored")
         }
     }
 
@@ -58,7 +68,8 @@ enum UpstreamAnswerTable {
     static let timedOut = ClientFailure(status: 504, message: "amodb did not answer in time.")
 
     /// A 200 that must not be stored or served (see `AnswerValidator`).
-    static let unusable = ClientFailure(status: 502, message: "amodb sent a response the proxy could not read.", fwdStatus: 200)
+    static let unusable = ClientFailure(
+        status: 502, message: "amodb sent a response the proxy could not read.", fwdStatus: 200)
 
     private static let credentialsRefused = "The proxy's amodb credentials were refused; the operator has been told."
 }

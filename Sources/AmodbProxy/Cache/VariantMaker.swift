@@ -123,8 +123,9 @@ final class VariantMaker: Sendable {
     /// (asked with `leastByteCount` before compressing), or zlib fails (the queue then
     /// makes every coding, as for any entry).
     func gzipped(_ entry: CachedResponse, admits: (Int) -> Bool) -> CachedResponse {
-        guard entry.variants == nil, (ContentVariants.defaultMinimumSize...Self.inlineGzipLimit).contains(entry.body.count),
-              admits(Self.leastByteCount(of: entry))
+        guard entry.variants == nil,
+            (ContentVariants.defaultMinimumSize...Self.inlineGzipLimit).contains(entry.body.count),
+            admits(Self.leastByteCount(of: entry))
         else { return entry }
         encoded.add(entry.body.count, ordering: .relaxed)
         guard let variants = try? ContentVariants(compressing: entry.body, codings: .gzip) else { return entry }
@@ -167,7 +168,9 @@ final class VariantMaker: Sendable {
     /// fails, that coding and those after it are not kept.
     private func run(_ entry: CachedResponse, in slot: Slot) -> JobResult {
         // Nothing is compressed here: with no coding asked, both stay pending.
-        guard var variants = entry.variants ?? (try? ContentVariants(compressing: entry.body, codings: [])) else { return .stale }
+        guard var variants = entry.variants ?? (try? ContentVariants(compressing: entry.body, codings: [])) else {
+            return .stale
+        }
         for coding in Self.pending(entry) {
             guard slot.holds(entry) else { return .stale }
             guard slot.admits(Self.leastByteCount(of: entry.with(variants))) else { break }
@@ -194,14 +197,18 @@ final class VariantMaker: Sendable {
 
     /// Adds the queue's families to `/metrics`.
     func render(into out: inout PrometheusText) {
-        out.counter("amodb_proxy_variant_jobs_total",
-                    "Jobs of the compression queue, by result: made (variants stored), dropped (queue full), stale (entry replaced or evicted first).",
-                    JobResult.allCases.map { ([("result", $0.label)], Double(count($0))) })
-        out.counter("amodb_proxy_variant_compressed_bytes_total",
-                    "Identity bytes compressed into variants, once per coding made (the compression work done).",
-                    [([], Double(compressedBytes))])
+        out.counter(
+            "amodb_proxy_variant_jobs_total",
+            "Jobs of the compression queue, by result: made (variants stored), dropped (queue full), stale (entry replaced or evicted first).",
+            JobResult.allCases.map { ([("result", $0.label)], Double(count($0))) })
+        out.counter(
+            "amodb_proxy_variant_compressed_bytes_total",
+            "Identity bytes compressed into variants, once per coding made (the compression work done).",
+            [([], Double(compressedBytes))])
         let now = queued
         out.gauge("amodb_proxy_variant_queue_jobs", "Compression jobs queued or running.", [([], Double(now.jobs))])
-        out.gauge("amodb_proxy_variant_queue_bytes", "Identity bytes of the entries the compression queue holds.", [([], Double(now.bytes))])
+        out.gauge(
+            "amodb_proxy_variant_queue_bytes", "Identity bytes of the entries the compression queue holds.",
+            [([], Double(now.bytes))])
     }
 }

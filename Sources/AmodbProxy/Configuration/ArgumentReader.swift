@@ -33,7 +33,9 @@ struct ArgumentReader {
     /// The value of the argument just read: after its `=`, else the argument that follows.
     mutating func value() throws(ConfigurationError) -> String {
         if let inlineValue { return inlineValue }
-        guard index < arguments.count else { throw ConfigurationError("\(context)\(ConfigurationLoader.shown(name)) needs a value") }
+        guard index < arguments.count else {
+            throw ConfigurationError("\(context)\(ConfigurationLoader.shown(name)) needs a value")
+        }
         index += 1
         return arguments[index - 1]
     }

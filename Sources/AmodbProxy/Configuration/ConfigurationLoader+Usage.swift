@@ -26,11 +26,14 @@ extension ConfigurationLoader {
         lines += ["", "Usage: amodb-proxy [options]", ""]
         let optionWidth = commandOptions.map(\.label.count).max() ?? 0
         for option in commandOptions {
-            lines += wrap(option.help, first: "  " + padded(option.label, to: optionWidth) + "  ", indent: optionWidth + 4)
+            lines += wrap(
+                option.help, first: "  " + padded(option.label, to: optionWidth) + "  ", indent: optionWidth + 4)
         }
         lines.append("")
         lines += PlanOptions.usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        lines += wrap("Settings: a flag and an environment variable each, then what it sets and its default in brackets. Flags win over the environment, which wins over the file.")
+        lines += wrap(
+            "Settings: a flag and an environment variable each, then what it sets and its default in brackets. Flags win over the environment, which wins over the file."
+        )
         lines.append("")
         let defaults = ProxyConfiguration.defaults
         let labels = settings.map { $0.flag.isEmpty ? "(environment only)" : $0.flag + " " + valuePlaceholder }

@@ -51,124 +51,233 @@ public enum ConfigurationLoader {
     }
 
     static let settings: [Setting] = [
-        Setting(variable: "AMODB_KEY", flag: "", help: "amodb API key (prefer AMODB_KEY_FILE in containers)", show: { config in config.apiKey.isEmpty ? "" : "<redacted>" }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_KEY", flag: "", help: "amodb API key (prefer AMODB_KEY_FILE in containers)",
+            show: { config in config.apiKey.isEmpty ? "" : "<redacted>" }
+        ) { config, value throws(ConfigurationError) in
             config.apiKey = try apiKey(value, "AMODB_KEY")
         },
-        Setting(variable: "AMODB_KEY_FILE", flag: "--key-file", help: "file holding the amodb API key", show: { config in "" }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_KEY_FILE", flag: "--key-file", help: "file holding the amodb API key",
+            show: { config in "" }
+        ) { config, value throws(ConfigurationError) in
             guard let data = readFile(value) else {
                 throw ConfigurationError("cannot read AMODB_KEY_FILE \(shown(value))")
             }
             config.apiKey = try apiKey(String(decoding: data, as: UTF8.self), "AMODB_KEY_FILE")
             if config.apiKey.isEmpty { throw ConfigurationError("AMODB_KEY_FILE \(shown(value)) holds no key") }
         },
-        Setting(variable: "AMODB_UPSTREAM_URL", flag: "--upstream-url", help: "amodb API root", show: { config in config.upstreamURL }) { config, value throws(ConfigurationError) in
-            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                  url.host != nil, url.query == nil
-            else { throw ConfigurationError("AMODB_UPSTREAM_URL must be an http(s) URL such as https://api.amodb.dev/3, not \(shown(value))") }
+        Setting(
+            variable: "AMODB_UPSTREAM_URL", flag: "--upstream-url", help: "amodb API root",
+            show: { config in config.upstreamURL }
+        ) { config, value throws(ConfigurationError) in
+            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https",
+                url.host != nil, url.query == nil
+            else {
+                throw ConfigurationError(
+                    "AMODB_UPSTREAM_URL must be an http(s) URL such as https://api.amodb.dev/3, not \(shown(value))")
+            }
             config.upstreamURL = value.hasSuffix("/") ? String(value.dropLast()) : value
         },
-        Setting(variable: "HOST", flag: "--host", help: "address to listen on", show: { config in config.host }) { config, value in
+        Setting(variable: "HOST", flag: "--host", help: "address to listen on", show: { config in config.host }) {
+            config, value in
             config.host = value
         },
-        Setting(variable: "PORT", flag: "--port", help: "port to listen on", show: { config in String(config.port) }) { config, value throws(ConfigurationError) in
+        Setting(variable: "PORT", flag: "--port", help: "port to listen on", show: { config in String(config.port) }) {
+            config, value throws(ConfigurationError) in
             config.port = try integer(value, "PORT", 0...65535)
         },
-        Setting(variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored trending list is fresh", show: { config in format(config.cacheTTL) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored trending list is fresh",
+            show: { config in format(config.cacheTTL) }
+        ) { config, value throws(ConfigurationError) in
             config.cacheTTL = try seconds(value, "AMODB_CACHE_TTL", 1...year)
         },
-        Setting(variable: "AMODB_MOVIE_TTL", flag: "--movie-ttl", help: "seconds stored movie details are fresh", show: { config in format(config.movieTTL) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MOVIE_TTL", flag: "--movie-ttl", help: "seconds stored movie details are fresh",
+            show: { config in format(config.movieTTL) }
+        ) { config, value throws(ConfigurationError) in
             config.movieTTL = try seconds(value, "AMODB_MOVIE_TTL", 1...year)
         },
-        Setting(variable: "AMODB_CONFIGURATION_TTL", flag: "--configuration-ttl", help: "seconds the stored /3/configuration is fresh", show: { config in format(config.configurationTTL) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_CONFIGURATION_TTL", flag: "--configuration-ttl",
+            help: "seconds the stored /3/configuration is fresh", show: { config in format(config.configurationTTL) }
+        ) { config, value throws(ConfigurationError) in
             config.configurationTTL = try seconds(value, "AMODB_CONFIGURATION_TTL", 1...year)
         },
-        Setting(variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds", show: { config in String(config.cacheMaxBytes) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds",
+            show: { config in String(config.cacheMaxBytes) }
+        ) { config, value throws(ConfigurationError) in
             config.cacheMaxBytes = try integer(value, "AMODB_CACHE_MAX_BYTES", 1024...(1 << 40))
         },
-        Setting(variable: "AMODB_MAX_STALE", flag: "--max-stale", help: "seconds a stale answer may still be served", show: { config in format(config.maxStaleSeconds) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_STALE", flag: "--max-stale", help: "seconds a stale answer may still be served",
+            show: { config in format(config.maxStaleSeconds) }
+        ) { config, value throws(ConfigurationError) in
             config.maxStaleSeconds = try seconds(value, "AMODB_MAX_STALE", 0...year)
         },
-        Setting(variable: "AMODB_NEGATIVE_TTL", flag: "--negative-ttl", help: "seconds amodb's 404 for a path is remembered", show: { config in format(config.negativeTTL) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_NEGATIVE_TTL", flag: "--negative-ttl",
+            help: "seconds amodb's 404 for a path is remembered", show: { config in format(config.negativeTTL) }
+        ) { config, value throws(ConfigurationError) in
             config.negativeTTL = try seconds(value, "AMODB_NEGATIVE_TTL", 0...day)
         },
-        Setting(variable: "AMODB_RATE_LIMIT", flag: "--rate-limit", help: "calls to amodb per minute at most (plan: 20, 40, 120)", show: { config in String(config.rateLimit) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_RATE_LIMIT", flag: "--rate-limit",
+            help: "calls to amodb per minute at most (plan: 20, 40, 120)", show: { config in String(config.rateLimit) }
+        ) { config, value throws(ConfigurationError) in
             config.rateLimit = try integer(value, "AMODB_RATE_LIMIT", 1...100_000)
         },
-        Setting(variable: "AMODB_MISS_WAIT", flag: "--miss-wait", help: "seconds a miss waits for a call when the budget is spent", show: { config in format(config.missWait) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MISS_WAIT", flag: "--miss-wait",
+            help: "seconds a miss waits for a call when the budget is spent",
+            show: { config in format(config.missWait) }
+        ) { config, value throws(ConfigurationError) in
             config.missWait = try seconds(value, "AMODB_MISS_WAIT", 0...30)
         },
-        Setting(variable: "AMODB_CLIENT_SHARE", flag: "--client-share", help: "each client's share of the calls for misses, 0-1; 1: no limit", show: { config in format(config.clientUpstreamShare) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_CLIENT_SHARE", flag: "--client-share",
+            help: "each client's share of the calls for misses, 0-1; 1: no limit",
+            show: { config in format(config.clientUpstreamShare) }
+        ) { config, value throws(ConfigurationError) in
             guard let share = Double(value.trimmingSpacesAndNewlines()), share.isFinite, share > 0, share <= 1 else {
-                throw ConfigurationError("AMODB_CLIENT_SHARE must be a fraction above 0 and at most 1 (such as 0.125), not \(shown(value))")
+                throw ConfigurationError(
+                    "AMODB_CLIENT_SHARE must be a fraction above 0 and at most 1 (such as 0.125), not \(shown(value))")
             }
             config.clientUpstreamShare = share
         },
-        Setting(variable: "AMODB_LANGUAGES", flag: "--languages", help: "amodb's translated languages; others share en-US", show: { config in config.languages.joined(separator: ",") }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_LANGUAGES", flag: "--languages", help: "amodb's translated languages; others share en-US",
+            show: { config in config.languages.joined(separator: ",") }
+        ) { config, value throws(ConfigurationError) in
             var languages: [String] = []
             for tag in value.split(separator: ",") {
                 do {
                     languages.append(try AmodbRequest.normalizedLanguage(String(tag.trimmingSpacesAndNewlines())))
                 } catch {
-                    throw ConfigurationError("AMODB_LANGUAGES must be a comma-separated list of tags such as en-US,de-DE, not \(shown(value))")
+                    throw ConfigurationError(
+                        "AMODB_LANGUAGES must be a comma-separated list of tags such as en-US,de-DE, not \(shown(value))"
+                    )
                 }
             }
-            guard !languages.isEmpty else { throw ConfigurationError("AMODB_LANGUAGES must name at least one language") }
+            guard !languages.isEmpty else {
+                throw ConfigurationError("AMODB_LANGUAGES must name at least one language")
+            }
             config.languages = languages
         },
-        Setting(variable: "AMODB_CACHE_SNAPSHOT", flag: "--cache-snapshot", help: "file the cache is saved to and loaded from; empty: off", show: { config in config.snapshotPath ?? "" }) { config, value in
+        Setting(
+            variable: "AMODB_CACHE_SNAPSHOT", flag: "--cache-snapshot",
+            help: "file the cache is saved to and loaded from; empty: off",
+            show: { config in config.snapshotPath ?? "" }
+        ) { config, value in
             config.snapshotPath = value.isEmpty ? nil : value
         },
-        Setting(variable: "AMODB_SNAPSHOT_INTERVAL", flag: "--snapshot-interval", help: "seconds between cache snapshots", show: { config in format(config.snapshotIntervalSeconds) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_SNAPSHOT_INTERVAL", flag: "--snapshot-interval", help: "seconds between cache snapshots",
+            show: { config in format(config.snapshotIntervalSeconds) }
+        ) { config, value throws(ConfigurationError) in
             config.snapshotIntervalSeconds = try seconds(value, "AMODB_SNAPSHOT_INTERVAL", 1...day)
         },
-        Setting(variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb", show: { config in format(config.upstreamTimeout) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb",
+            show: { config in format(config.upstreamTimeout) }
+        ) { config, value throws(ConfigurationError) in
             config.upstreamTimeout = try seconds(value, "AMODB_UPSTREAM_TIMEOUT", 0.1...hour)
         },
-        Setting(variable: "AMODB_MAX_UPSTREAM_BYTES", flag: "--max-upstream-bytes", help: "largest amodb body in bytes, after decoding", show: { config in String(config.maxUpstreamBytes) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_UPSTREAM_BYTES", flag: "--max-upstream-bytes",
+            help: "largest amodb body in bytes, after decoding", show: { config in String(config.maxUpstreamBytes) }
+        ) { config, value throws(ConfigurationError) in
             config.maxUpstreamBytes = try integer(value, "AMODB_MAX_UPSTREAM_BYTES", 1024...1_073_741_824)
         },
-        Setting(variable: "AMODB_RETRY_AFTER_MAX", flag: "--retry-after-max", help: "longest amodb Retry-After waited out, seconds", show: { config in format(config.retryAfterCap) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_RETRY_AFTER_MAX", flag: "--retry-after-max",
+            help: "longest amodb Retry-After waited out, seconds", show: { config in format(config.retryAfterCap) }
+        ) { config, value throws(ConfigurationError) in
             config.retryAfterCap = try seconds(value, "AMODB_RETRY_AFTER_MAX", 0...hour)
         },
-        Setting(variable: "AMODB_SHUTDOWN_GRACE", flag: "--shutdown-grace", help: "seconds in-flight requests get on SIGTERM", show: { config in format(config.shutdownGraceSeconds) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_SHUTDOWN_GRACE", flag: "--shutdown-grace",
+            help: "seconds in-flight requests get on SIGTERM", show: { config in format(config.shutdownGraceSeconds) }
+        ) { config, value throws(ConfigurationError) in
             config.shutdownGraceSeconds = try seconds(value, "AMODB_SHUTDOWN_GRACE", 0...hour)
         },
-        Setting(variable: "AMODB_PROXY_TOKENS", flag: "", help: "client tokens (comma-separated) required as Bearer; none: open", show: { config in config.clientTokens.isEmpty ? "" : "<\(config.clientTokens.count) redacted>" }) { config, value in
+        Setting(
+            variable: "AMODB_PROXY_TOKENS", flag: "",
+            help: "client tokens (comma-separated) required as Bearer; none: open",
+            show: { config in config.clientTokens.isEmpty ? "" : "<\(config.clientTokens.count) redacted>" }
+        ) { config, value in
             config.clientTokens = value.split(separator: ",").map { Secret(String($0)) }.filter { !$0.isEmpty }
         },
-        Setting(variable: "AMODB_PROXY_TOKENS_FILE", flag: "--tokens-file", help: "file of client tokens, one per line, re-read on change", show: { config in config.clientTokensFile ?? "" }) { config, value in
+        Setting(
+            variable: "AMODB_PROXY_TOKENS_FILE", flag: "--tokens-file",
+            help: "file of client tokens, one per line, re-read on change",
+            show: { config in config.clientTokensFile ?? "" }
+        ) { config, value in
             config.clientTokensFile = value.isEmpty ? nil : value
         },
-        Setting(variable: "AMODB_JWT_SECRET", flag: "", help: "HS256 secret of users' ID tokens, 32 bytes or more (prefer AMODB_JWT_SECRET_FILE)", show: { config in config.jwtSecret == nil ? "" : "<redacted>" }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_JWT_SECRET", flag: "",
+            help: "HS256 secret of users' ID tokens, 32 bytes or more (prefer AMODB_JWT_SECRET_FILE)",
+            show: { config in config.jwtSecret == nil ? "" : "<redacted>" }
+        ) { config, value throws(ConfigurationError) in
             config.jwtSecret = try jwtSecret(value, "AMODB_JWT_SECRET")
         },
-        Setting(variable: "AMODB_JWT_SECRET_FILE", flag: "--jwt-secret-file", help: "file holding the HS256 secret of users' ID tokens", show: { config in "" }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_JWT_SECRET_FILE", flag: "--jwt-secret-file",
+            help: "file holding the HS256 secret of users' ID tokens", show: { config in "" }
+        ) { config, value throws(ConfigurationError) in
             guard let data = readFile(value) else {
                 throw ConfigurationError("cannot read AMODB_JWT_SECRET_FILE \(shown(value))")
             }
             config.jwtSecret = try jwtSecret(String(decoding: data, as: UTF8.self), "AMODB_JWT_SECRET_FILE")
         },
-        Setting(variable: "AMODB_JWT_JWKS_URL", flag: "--jwt-jwks-url", help: "JWKS URL of the RS256/ES256 keys of users' ID tokens; empty: none", show: { config in config.jwksURL ?? "" }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_JWT_JWKS_URL", flag: "--jwt-jwks-url",
+            help: "JWKS URL of the RS256/ES256 keys of users' ID tokens; empty: none",
+            show: { config in config.jwksURL ?? "" }
+        ) { config, value throws(ConfigurationError) in
             let text = String(value.trimmingSpacesAndNewlines())
             guard !text.isEmpty else {
                 config.jwksURL = nil
                 return
             }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-                throw ConfigurationError("AMODB_JWT_JWKS_URL must be an http(s) URL such as https://appleid.apple.com/auth/keys, not \(shown(value))")
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host != nil
+            else {
+                throw ConfigurationError(
+                    "AMODB_JWT_JWKS_URL must be an http(s) URL such as https://appleid.apple.com/auth/keys, not \(shown(value))"
+                )
             }
             config.jwksURL = text
         },
-        Setting(variable: "AMODB_JWT_ISSUER", flag: "--jwt-issuer", help: "accepted iss values of users' ID tokens (comma-separated)", show: { config in config.jwtIssuers.joined(separator: ",") }) { config, value in
+        Setting(
+            variable: "AMODB_JWT_ISSUER", flag: "--jwt-issuer",
+            help: "accepted iss values of users' ID tokens (comma-separated)",
+            show: { config in config.jwtIssuers.joined(separator: ",") }
+        ) { config, value in
             config.jwtIssuers = list(value)
         },
-        Setting(variable: "AMODB_JWT_AUDIENCE", flag: "--jwt-audience", help: "accepted aud values of users' ID tokens (comma-separated)", show: { config in config.jwtAudiences.joined(separator: ",") }) { config, value in
+        Setting(
+            variable: "AMODB_JWT_AUDIENCE", flag: "--jwt-audience",
+            help: "accepted aud values of users' ID tokens (comma-separated)",
+            show: { config in config.jwtAudiences.joined(separator: ",") }
+        ) { config, value in
             config.jwtAudiences = list(value)
         },
-        Setting(variable: "AMODB_JWT_LEEWAY", flag: "--jwt-leeway", help: "seconds of clock skew allowed on exp, nbf and iat", show: { config in format(config.jwtLeeway) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_JWT_LEEWAY", flag: "--jwt-leeway",
+            help: "seconds of clock skew allowed on exp, nbf and iat", show: { config in format(config.jwtLeeway) }
+        ) { config, value throws(ConfigurationError) in
             config.jwtLeeway = try seconds(value, "AMODB_JWT_LEEWAY", 0...hour)
         },
-        Setting(variable: "AMODB_REDIS_URL", flag: "--redis-url", help: "Redis URL replicas share (redis://user:password@host:port/db); empty: off", show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_REDIS_URL", flag: "--redis-url",
+            help: "Redis URL replicas share (redis://user:password@host:port/db); empty: off",
+            show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }
+        ) { config, value throws(ConfigurationError) in
             // RedisURLError's reason never quotes the password; the setting is named here.
             do throws(RedisURLError) {
                 config.redis = value.isEmpty ? nil : try RedisConfiguration(url: value)
@@ -176,81 +285,158 @@ public enum ConfigurationLoader {
                 throw ConfigurationError("AMODB_REDIS_URL: \(error.reason)", setting: "AMODB_REDIS_URL")
             }
         },
-        Setting(variable: "AMODB_REDIS_PREFIX", flag: "--redis-prefix", help: "prefix of every key written in Redis", show: { config in config.redisPrefix }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_REDIS_PREFIX", flag: "--redis-prefix", help: "prefix of every key written in Redis",
+            show: { config in config.redisPrefix }
+        ) { config, value throws(ConfigurationError) in
             guard !value.isEmpty, value.count <= 64, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
-                throw ConfigurationError("AMODB_REDIS_PREFIX must be 1-64 printable characters without spaces, such as amodb-proxy:, not \(shown(value))")
+                throw ConfigurationError(
+                    "AMODB_REDIS_PREFIX must be 1-64 printable characters without spaces, such as amodb-proxy:, not \(shown(value))"
+                )
             }
             config.redisPrefix = value
         },
-        Setting(variable: "AMODB_CLIENT_RATE_LIMIT", flag: "--client-rate-limit", help: "requests a minute per client; 0: off", show: { config in String(config.clientRateLimit) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_CLIENT_RATE_LIMIT", flag: "--client-rate-limit",
+            help: "requests a minute per client; 0: off", show: { config in String(config.clientRateLimit) }
+        ) { config, value throws(ConfigurationError) in
             config.clientRateLimit = try integer(value, "AMODB_CLIENT_RATE_LIMIT", 0...10_000_000)
         },
-        Setting(variable: "AMODB_CLIENT_BURST", flag: "--client-burst", help: "requests a client may make at once", show: { config in String(config.clientBurst) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_CLIENT_BURST", flag: "--client-burst", help: "requests a client may make at once",
+            show: { config in String(config.clientBurst) }
+        ) { config, value throws(ConfigurationError) in
             config.clientBurst = try integer(value, "AMODB_CLIENT_BURST", 1...10_000_000)
         },
-        Setting(variable: "AMODB_RATE_LIMIT_EXEMPT", flag: "--rate-limit-exempt", help: "client addresses (IPs/CIDRs) not limited per address", show: { config in config.rateLimitExempt.joined(separator: ",") }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_RATE_LIMIT_EXEMPT", flag: "--rate-limit-exempt",
+            help: "client addresses (IPs/CIDRs) not limited per address",
+            show: { config in config.rateLimitExempt.joined(separator: ",") }
+        ) { config, value throws(ConfigurationError) in
             config.rateLimitExempt = try networks(value, "AMODB_RATE_LIMIT_EXEMPT")
         },
-        Setting(variable: "AMODB_TRUSTED_PROXIES", flag: "--trusted-proxies", help: "peers (IPs/CIDRs) whose X-Forwarded-For is believed", show: { config in config.trustedProxies.joined(separator: ",") }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_TRUSTED_PROXIES", flag: "--trusted-proxies",
+            help: "peers (IPs/CIDRs) whose X-Forwarded-For is believed",
+            show: { config in config.trustedProxies.joined(separator: ",") }
+        ) { config, value throws(ConfigurationError) in
             config.trustedProxies = try networks(value, "AMODB_TRUSTED_PROXIES")
         },
-        Setting(variable: "AMODB_CORS_ORIGINS", flag: "--cors-origins", help: "origins web apps may call from (comma-separated, or *)", show: { config in config.corsOrigins.joined(separator: ",") }) { config, value throws(ConfigurationError) in
-            let origins = value.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
-            for origin in origins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.hasSuffix("/") {
-                throw ConfigurationError("AMODB_CORS_ORIGINS must list origins such as https://app.example.com (no path), or *, not \(shown(origin))")
+        Setting(
+            variable: "AMODB_CORS_ORIGINS", flag: "--cors-origins",
+            help: "origins web apps may call from (comma-separated, or *)",
+            show: { config in config.corsOrigins.joined(separator: ",") }
+        ) { config, value throws(ConfigurationError) in
+            let origins = value.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter {
+                !$0.isEmpty
+            }
+            for origin in origins
+            where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://"))
+                || origin.hasSuffix("/")
+            {
+                throw ConfigurationError(
+                    "AMODB_CORS_ORIGINS must list origins such as https://app.example.com (no path), or *, not \(shown(origin))"
+                )
             }
             config.corsOrigins = origins
         },
-        Setting(variable: "AMODB_ACCESS_LOG", flag: "--access-log", help: "one line per request on stdout: on or off", show: { config in config.accessLog ? "on" : "off" }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_ACCESS_LOG", flag: "--access-log", help: "one line per request on stdout: on or off",
+            show: { config in config.accessLog ? "on" : "off" }
+        ) { config, value throws(ConfigurationError) in
             switch value.lowercased() {
             case "on", "true", "1", "yes": config.accessLog = true
             case "off", "false", "0", "no": config.accessLog = false
             default: throw ConfigurationError("AMODB_ACCESS_LOG must be on or off, not \(shown(value))")
             }
         },
-        Setting(variable: "AMODB_LOG_FORMAT", flag: "--log-format", help: "json or text", show: { config in config.logFormat.rawValue }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_LOG_FORMAT", flag: "--log-format", help: "json or text",
+            show: { config in config.logFormat.rawValue }
+        ) { config, value throws(ConfigurationError) in
             guard let format = LogFormat(rawValue: value.lowercased()) else {
                 throw ConfigurationError("AMODB_LOG_FORMAT must be json or text, not \(shown(value))")
             }
             config.logFormat = format
         },
-        Setting(variable: "AMODB_LOG_LEVEL", flag: "--log-level", help: "debug, info, warning or error", show: { config in config.logLevel.name }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_LOG_LEVEL", flag: "--log-level", help: "debug, info, warning or error",
+            show: { config in config.logLevel.name }
+        ) { config, value throws(ConfigurationError) in
             guard let level = ProxyLogger.Level(name: value) else {
                 throw ConfigurationError("AMODB_LOG_LEVEL must be debug, info, warning or error, not \(shown(value))")
             }
             config.logLevel = level
         },
-        Setting(variable: "AMODB_MAX_CONNECTIONS", flag: "--max-connections", help: "open client connections at most", show: { config in String(config.limits.maxConnections) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_CONNECTIONS", flag: "--max-connections", help: "open client connections at most",
+            show: { config in String(config.limits.maxConnections) }
+        ) { config, value throws(ConfigurationError) in
             config.limits.maxConnections = try integer(value, "AMODB_MAX_CONNECTIONS", 1...1_000_000)
         },
-        Setting(variable: "AMODB_MAX_REQUEST_LINE", flag: "--max-request-line", help: "longest request line in bytes, else 414", show: { config in String(config.limits.maxRequestLineBytes) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_REQUEST_LINE", flag: "--max-request-line",
+            help: "longest request line in bytes, else 414",
+            show: { config in String(config.limits.maxRequestLineBytes) }
+        ) { config, value throws(ConfigurationError) in
             config.limits.maxRequestLineBytes = try integer(value, "AMODB_MAX_REQUEST_LINE", 64...1_048_576)
         },
-        Setting(variable: "AMODB_MAX_HEADER_BYTES", flag: "--max-header-bytes", help: "largest header block in bytes, else 431", show: { config in String(config.limits.maxHeaderBytes) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_HEADER_BYTES", flag: "--max-header-bytes",
+            help: "largest header block in bytes, else 431", show: { config in String(config.limits.maxHeaderBytes) }
+        ) { config, value throws(ConfigurationError) in
             config.limits.maxHeaderBytes = try integer(value, "AMODB_MAX_HEADER_BYTES", 256...1_048_576)
         },
-        Setting(variable: "AMODB_MAX_HEADER_COUNT", flag: "--max-header-count", help: "most header fields, else 431", show: { config in String(config.limits.maxHeaderCount) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_HEADER_COUNT", flag: "--max-header-count", help: "most header fields, else 431",
+            show: { config in String(config.limits.maxHeaderCount) }
+        ) { config, value throws(ConfigurationError) in
             config.limits.maxHeaderCount = try integer(value, "AMODB_MAX_HEADER_COUNT", 1...10_000)
         },
-        Setting(variable: "AMODB_MAX_BODY_BYTES", flag: "--max-body-bytes", help: "largest (discarded) GET body in bytes, else 413", show: { config in String(config.limits.maxBodyBytes) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_BODY_BYTES", flag: "--max-body-bytes",
+            help: "largest (discarded) GET body in bytes, else 413",
+            show: { config in String(config.limits.maxBodyBytes) }
+        ) { config, value throws(ConfigurationError) in
             config.limits.maxBodyBytes = try integer(value, "AMODB_MAX_BODY_BYTES", 0...1_048_576)
         },
-        Setting(variable: "AMODB_READ_BUFFER_BYTES", flag: "--read-buffer-bytes", help: "unparsed input held per connection at most", show: { config in String(config.limits.maxReadBufferBytes) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_READ_BUFFER_BYTES", flag: "--read-buffer-bytes",
+            help: "unparsed input held per connection at most",
+            show: { config in String(config.limits.maxReadBufferBytes) }
+        ) { config, value throws(ConfigurationError) in
             config.limits.maxReadBufferBytes = try integer(value, "AMODB_READ_BUFFER_BYTES", 1024...16_777_216)
         },
-        Setting(variable: "AMODB_MAX_PIPELINED", flag: "--max-pipelined", help: "requests read ahead per connection", show: { config in String(config.limits.maxPipelinedRequests) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_MAX_PIPELINED", flag: "--max-pipelined", help: "requests read ahead per connection",
+            show: { config in String(config.limits.maxPipelinedRequests) }
+        ) { config, value throws(ConfigurationError) in
             config.limits.maxPipelinedRequests = try integer(value, "AMODB_MAX_PIPELINED", 1...1024)
         },
-        Setting(variable: "AMODB_HEAD_TIMEOUT", flag: "--head-timeout", help: "seconds for a whole request head, else 408", show: { config in format(config.timeouts.requestHeadSeconds) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_HEAD_TIMEOUT", flag: "--head-timeout", help: "seconds for a whole request head, else 408",
+            show: { config in format(config.timeouts.requestHeadSeconds) }
+        ) { config, value throws(ConfigurationError) in
             config.timeouts.requestHeadSeconds = try seconds(value, "AMODB_HEAD_TIMEOUT", 0.1...hour)
         },
-        Setting(variable: "AMODB_BODY_TIMEOUT", flag: "--body-timeout", help: "seconds for a whole request body after its head, else 408", show: { config in format(config.timeouts.requestBodySeconds) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_BODY_TIMEOUT", flag: "--body-timeout",
+            help: "seconds for a whole request body after its head, else 408",
+            show: { config in format(config.timeouts.requestBodySeconds) }
+        ) { config, value throws(ConfigurationError) in
             config.timeouts.requestBodySeconds = try seconds(value, "AMODB_BODY_TIMEOUT", 0.1...hour)
         },
-        Setting(variable: "AMODB_IDLE_TIMEOUT", flag: "--idle-timeout", help: "seconds an idle keep-alive connection stays open", show: { config in format(config.timeouts.idleSeconds) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_IDLE_TIMEOUT", flag: "--idle-timeout",
+            help: "seconds an idle keep-alive connection stays open",
+            show: { config in format(config.timeouts.idleSeconds) }
+        ) { config, value throws(ConfigurationError) in
             config.timeouts.idleSeconds = try seconds(value, "AMODB_IDLE_TIMEOUT", 0.1...day)
         },
-        Setting(variable: "AMODB_WRITE_TIMEOUT", flag: "--write-timeout", help: "seconds a client may stall our response", show: { config in format(config.timeouts.writeSeconds) }) { config, value throws(ConfigurationError) in
+        Setting(
+            variable: "AMODB_WRITE_TIMEOUT", flag: "--write-timeout", help: "seconds a client may stall our response",
+            show: { config in format(config.timeouts.writeSeconds) }
+        ) { config, value throws(ConfigurationError) in
             config.timeouts.writeSeconds = try seconds(value, "AMODB_WRITE_TIMEOUT", 0.1...hour)
         },
     ]
@@ -266,7 +452,9 @@ public enum ConfigurationLoader {
         } catch {
             var secrets = [configuration.apiKey] + configuration.clientTokens
             secrets += [configuration.jwtSecret].compactMap { $0 }
-            secrets += ([environment["AMODB_KEY"], environment["AMODB_JWT_SECRET"]] + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? []))
+            secrets +=
+                ([environment["AMODB_KEY"], environment["AMODB_JWT_SECRET"]]
+                + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? []))
                 .compactMap { $0 }.map(Secret.init)
             // A key file named anywhere may not have been read when the error struck.
             secrets += keyFilePaths(arguments: arguments, environment: environment)
@@ -312,7 +500,9 @@ public enum ConfigurationLoader {
         let explicitFile = configPath != nil
         let path = configPath ?? defaultConfigPath
         if let data = readFile(path) {
-            for (variable, value) in try parseFile(String(decoding: data, as: UTF8.self).trimmingByteOrderMark(), path: path) {
+            for (variable, value) in try parseFile(
+                String(decoding: data, as: UTF8.self).trimmingByteOrderMark(), path: path)
+            {
                 guard let setting = settings.first(where: { $0.variable == variable }) else {
                     throw ConfigurationError("unknown setting \(shown(variable)) in the configuration file")
                 }
@@ -351,14 +541,17 @@ public enum ConfigurationLoader {
         case .serve:
             if configuration.apiKey.isEmpty && !configuration.sandbox {
                 throw ConfigurationError(
-                    "no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox", setting: "AMODB_KEY")
+                    "no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox",
+                    setting: "AMODB_KEY")
             }
             return .serve(configuration)
         }
     }
 
     /// Applies one setting; whatever its parser throws names that setting.
-    private static func apply(_ setting: Setting, _ value: String, to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
+    private static func apply(_ setting: Setting, _ value: String, to configuration: inout ProxyConfiguration)
+        throws(ConfigurationError)
+    {
         do {
             try setting.apply(&configuration, value)
         } catch {
@@ -375,7 +568,8 @@ public enum ConfigurationLoader {
                 if argument.hasPrefix(flag + "=") { paths.append(String(argument.dropFirst(flag.count + 1))) }
             }
         }
-        let file = arguments.firstIndex(of: "--config").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        let file =
+            arguments.firstIndex(of: "--config").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
             ?? arguments.first { $0.hasPrefix("--config=") }.map { String($0.dropFirst("--config=".count)) }
             ?? environment["AMODB_CONFIG"] ?? defaultConfigPath
         if let data = readFile(file), let pairs = try? parseFile(String(decoding: data, as: UTF8.self), path: file) {
@@ -391,13 +585,16 @@ public enum ConfigurationLoader {
     static func apiKey(_ text: String, _ name: String) throws(ConfigurationError) -> Secret {
         let key = text.trimmingByteOrderMark().trimmingSpacesAndNewlines()
         if let bad = key.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-            let what = switch bad.value {
-            case 0x0D: "a carriage return (CR)"
-            case 0x0A: "a line feed (LF)"
-            case 0x00: "a NUL byte"
-            default: "a control character (U+\(String(bad.value, radix: 16, uppercase: true)))"
-            }
-            throw ConfigurationError("\(name) holds a key with \(what) inside it; a key is one line of printable characters (the key is not shown)")
+            let what =
+                switch bad.value {
+                case 0x0D: "a carriage return (CR)"
+                case 0x0A: "a line feed (LF)"
+                case 0x00: "a NUL byte"
+                default: "a control character (U+\(String(bad.value, radix: 16, uppercase: true)))"
+                }
+            throw ConfigurationError(
+                "\(name) holds a key with \(what) inside it; a key is one line of printable characters (the key is not shown)"
+            )
         }
         return Secret(String(key))
     }
@@ -408,7 +605,9 @@ public enum ConfigurationLoader {
         let secret = try apiKey(text, name)
         if secret.isEmpty { return nil }
         guard secret.revealed.utf8.count >= 32 else {
-            throw ConfigurationError("\(name) holds a secret of \(secret.revealed.utf8.count) bytes; an HS256 secret needs at least 32 (the secret is not shown)")
+            throw ConfigurationError(
+                "\(name) holds a secret of \(secret.revealed.utf8.count) bytes; an HS256 secret needs at least 32 (the secret is not shown)"
+            )
         }
         return secret
     }
@@ -447,14 +646,18 @@ public enum ConfigurationLoader {
     private static func networks(_ text: String, _ name: String) throws(ConfigurationError) -> [String] {
         let networks = text.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
         for network in networks where TrustedProxies.Network(network) == nil {
-            throw ConfigurationError("\(name) must list IP addresses or CIDR ranges such as 10.0.0.0/8, not \(shown(network))")
+            throw ConfigurationError(
+                "\(name) must list IP addresses or CIDR ranges such as 10.0.0.0/8, not \(shown(network))")
         }
         return networks
     }
 
-    private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+    private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError)
+        -> Int
+    {
         guard let value = Int(text.trimmingSpacesAndNewlines()), range.contains(value) else {
-            throw ConfigurationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(shown(text))")
+            throw ConfigurationError(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(shown(text))")
         }
         return value
     }
@@ -464,9 +667,13 @@ public enum ConfigurationLoader {
     /// (`1e19` seconds is no `Int`, `1e300` no deadline FoundationNetworking can hold).
     private static let hour: Double = 3600, day: Double = 86_400, year: Double = 365 * 86_400
 
-    private static func seconds(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+    private static func seconds(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError)
+        -> Double
+    {
         guard let value = Double(text.trimmingSpacesAndNewlines()), value.isFinite, range.contains(value) else {
-            throw ConfigurationError("\(name) must be a number of seconds from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(shown(text))")
+            throw ConfigurationError(
+                "\(name) must be a number of seconds from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(shown(text))"
+            )
         }
         return value
     }
@@ -485,7 +692,9 @@ public enum ConfigurationLoader {
     /// every secret redacted: what `--check-config` prints.
     public static func describe(_ configuration: ProxyConfiguration) -> String {
         var text = "# amodb-proxy \(version): effective configuration (secrets redacted)\n"
-        if configuration.sandbox { text += "# sandbox mode: the built-in amodb stand-in replaces AMODB_UPSTREAM_URL and AMODB_KEY\n" }
+        if configuration.sandbox {
+            text += "# sandbox mode: the built-in amodb stand-in replaces AMODB_UPSTREAM_URL and AMODB_KEY\n"
+        }
         for setting in settings {
             let value = setting.show(configuration)
             text += value.isEmpty ? "# \(setting.variable) is not set\n" : "\(setting.variable)=\(value)\n"

@@ -66,16 +66,23 @@ public struct ProxyLogger: Sendable {
     /// Logs an event with string fields.
     public func log(_ level: Level, _ message: String, _ fields: [String: String] = [:]) {
         guard level >= minimumLevel else { return }
-        if level > .debug, !shared.admit(kind: RepeatKind(level: level, message: message), summary: { [self] count, seconds in
-            write(level, message, ["repeated": String(count), "window_seconds": LogValue.number(seconds).plain])
-        }) {
+        if level > .debug,
+            !shared.admit(
+                kind: RepeatKind(level: level, message: message),
+                summary: { [self] count, seconds in
+                    write(
+                        level, message, ["repeated": String(count), "window_seconds": LogValue.number(seconds).plain])
+                })
+        {
             return
         }
         write(level, message, fields)
     }
 
     private func write(_ level: Level, _ message: String, _ fields: [String: String]) {
-        var ordered: [(String, LogValue)] = [("time", .string(LogTime.now)), ("level", .string(level.name)), ("message", .string(message))]
+        var ordered: [(String, LogValue)] = [
+            ("time", .string(LogTime.now)), ("level", .string(level.name)), ("message", .string(message)),
+        ]
         for name in fields.keys.sorted() { ordered.append((name, .string(fields[name]!))) }
         sink(scrubbed(format.line(ordered)))
     }

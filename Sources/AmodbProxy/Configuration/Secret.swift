@@ -28,7 +28,8 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
 extension StringProtocol {
     func trimmingSpacesAndNewlines() -> Substring {
         let s = Substring(self)
-        var start = s.startIndex, end = s.endIndex
+        var start = s.startIndex
+        var end = s.endIndex
         while start < end, s[start].isWhitespace { start = s.index(after: start) }
         while end > start, s[s.index(before: end)].isWhitespace { end = s.index(before: end) }
         return s[start..<end]

@@ -40,14 +40,18 @@ extension CacheEnvelope {
         let length = { (at: Int) in bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         let gzipLength = length(trailer)
         let brLength = length(trailer + 4)
-        guard trailer - bodyStart >= gzipLength + brLength else { return .failure(.init(reason: "its variants are longer than the value")) }
+        guard trailer - bodyStart >= gzipLength + brLength else {
+            return .failure(.init(reason: "its variants are longer than the value"))
+        }
         let brStart = trailer - brLength
         let gzipStart = brStart - gzipLength
         return .success(VariantSections(body: bodyStart..<gzipStart, gzip: gzipStart..<brStart, br: brStart..<trailer))
     }
 
     /// `entry` with the variants in `sections` of `bytes`, complete, if each decodes to its body.
-    static func withVariants(_ entry: CachedResponse, from bytes: [UInt8], _ sections: VariantSections) -> Result<CachedResponse, EnvelopeError> {
+    static func withVariants(_ entry: CachedResponse, from bytes: [UInt8], _ sections: VariantSections) -> Result<
+        CachedResponse, EnvelopeError
+    > {
         let body = entry.body
         // The cap is the body's length: a variant cannot make the decoder produce more.
         let decoder = ContentDecoder(maximumOutputSize: body.count)

@@ -52,14 +52,16 @@ enum CacheEnvelope {
             defer { offset += width }
             return bytes[offset..<offset + width].reduce(0) { $0 << 8 | UInt64($1) }
         }
-        guard let keyLength = read(2), bytes.count - offset >= Int(keyLength) else { return .failure(.init(reason: "cut short")) }
+        guard let keyLength = read(2), bytes.count - offset >= Int(keyLength) else {
+            return .failure(.init(reason: "cut short"))
+        }
         // Compared as bytes: the key asked for is canonical, page and every parameter included.
         guard bytes[offset..<offset + Int(keyLength)].elementsEqual(key.utf8) else {
             return .failure(.init(reason: "stored for another key"))
         }
         offset += Int(keyLength)
         guard let status = read(2), let storedAt = read(8), let lifetime = read(8), let etagLength = read(2),
-              bytes.count - offset >= Int(etagLength)
+            bytes.count - offset >= Int(etagLength)
         else { return .failure(.init(reason: "cut short")) }
         let etag = String(decoding: bytes[offset..<offset + Int(etagLength)], as: UTF8.self)
         let sections: VariantSections
@@ -86,6 +88,8 @@ enum CacheEnvelope {
     }
 
     static func append(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
-        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 }

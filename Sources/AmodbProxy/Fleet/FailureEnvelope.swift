@@ -39,20 +39,22 @@ enum FailureEnvelope {
             text.flatMap { Int64($0) }.flatMap { range.contains($0) ? $0 : nil }
         }
         guard field() == "v1", number(field(), in: 0...Int64.max) != nil,
-              let status = number(field(), in: 500...599),
-              let fwdText = field(), let retryText = field(),
-              let backoff = number(field(), in: 0...longestWait),
-              let detailText = field(),
-              let keyLength = number(field(), in: 0...Int64(rest.count))
+            let status = number(field(), in: 500...599),
+            let fwdText = field(), let retryText = field(),
+            let backoff = number(field(), in: 0...longestWait),
+            let detailText = field(),
+            let keyLength = number(field(), in: 0...Int64(rest.count))
         else { return nil }
         let fwdStatus = fwdText == "-" ? nil : number(fwdText, in: 100...599)
         let retryAfter = retryText == "-" ? nil : number(retryText, in: 0...longestWait)
         let detail = detailText == "-" ? nil : details.first { name($0) == detailText }
-        guard (fwdText == "-") == (fwdStatus == nil), (retryText == "-") == (retryAfter == nil), (detailText == "-") == (detail == nil)
+        guard (fwdText == "-") == (fwdStatus == nil), (retryText == "-") == (retryAfter == nil),
+            (detailText == "-") == (detail == nil)
         else { return nil }
         guard rest.prefix(Int(keyLength)).elementsEqual(key.utf8) else { return nil }
         let message = rest.dropFirst(Int(keyLength))
-        guard !message.isEmpty, message.count <= longestMessage, message.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
+        guard !message.isEmpty, message.count <= longestMessage, message.allSatisfy({ (0x20...0x7E).contains($0) })
+        else { return nil }
         return ClientFailure(
             status: Int(status), message: String(decoding: message, as: UTF8.self), fwdStatus: fwdStatus.map(Int.init),
             retryAfter: retryAfter.map { Double($0) / 1000 }, detail: detail, backoff: Double(backoff) / 1000)

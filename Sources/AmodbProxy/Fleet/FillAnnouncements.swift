@@ -12,7 +12,8 @@ final class FillAnnouncements: Sendable {
         let id = nextID.add(1, ordering: .relaxed).newValue
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             waiters.withLock { $0[key, default: [:]][id] = continuation }
-            let nanoseconds = Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)
+            let nanoseconds =
+                Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
                 resume(key, id)
             }

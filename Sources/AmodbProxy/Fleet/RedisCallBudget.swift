@@ -72,7 +72,9 @@ final class RedisCallBudget: CallBudget {
     private var fairShare: UpstreamBudget {
         let replicas = link.replicas
         return share.withLock { share in
-            if share.replicas != replicas { share = (replicas, Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas)) }
+            if share.replicas != replicas {
+                share = (replicas, Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas))
+            }
             return share.budget
         }
     }
@@ -81,7 +83,8 @@ final class RedisCallBudget: CallBudget {
     private static func fairShare(of limit: Int, clientShare: Int?, replicas: Int) -> UpstreamBudget {
         let replicas = max(1, replicas)
         return UpstreamBudget(
-            limit: max(1, limit / replicas), shares: clientShare.map { ClientUpstreamShare(callsPerWindow: max(1, $0 / replicas)) })
+            limit: max(1, limit / replicas),
+            shares: clientShare.map { ClientUpstreamShare(callsPerWindow: max(1, $0 / replicas)) })
     }
 
     /// `client`'s share in Redis: its key is the first 16 bytes of a keyed hash of the client,
@@ -98,11 +101,13 @@ final class RedisCallBudget: CallBudget {
         let client = priority == .miss ? client : nil
         let clientShare = sharedShare(of: client)
         let at = Self.milliseconds(now)
-        if let decision = await link.call({ _ in try await acquireShared(sharedPriority, at: at, callID: id, share: clientShare) }) {
+        if let decision = await link.call({ _ in
+            try await acquireShared(sharedPriority, at: at, callID: id, share: clientShare)
+        }) {
             switch decision {
             case .granted:
                 remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: false)
-                local.record(client, now: now)   // should Redis go away within the window
+                local.record(client, now: now)  // should Redis go away within the window
                 return .granted
             case .denied(let wait):
                 return .denied(retryAfter: max(UpstreamBudget.shortestWait, Double(wait) / 1000))
@@ -133,7 +138,9 @@ final class RedisCallBudget: CallBudget {
         let read = UpstreamBudget.read(headers: headers, now: now)
         if read.limit != nil || read.remaining != nil {
             _ = await link.call { _ in
-                try await shared.observe(limit: read.limit, remaining: read.remaining, resetAt: read.resetAt.map(Self.milliseconds), now: Self.milliseconds(now))
+                try await shared.observe(
+                    limit: read.limit, remaining: read.remaining, resetAt: read.resetAt.map(Self.milliseconds),
+                    now: Self.milliseconds(now))
             }
         }
         return ignored
@@ -144,7 +151,9 @@ final class RedisCallBudget: CallBudget {
         let wait = seconds.isFinite ? min(max(0, seconds), UpstreamBudget.longestReset) : UpstreamBudget.longestReset
         let until = Self.milliseconds(now) + Int64(wait * 1000)
         memory.withLock { $0.closedUntil = max($0.closedUntil, until) }
-        _ = await link.call { _ in try await shared.close(forMilliseconds: Int64(wait * 1000), now: Self.milliseconds(now)) }
+        _ = await link.call { _ in
+            try await shared.close(forMilliseconds: Int64(wait * 1000), now: Self.milliseconds(now))
+        }
     }
 
     /// Calls this replica made in the window (the fleet's are in Redis).
@@ -189,7 +198,8 @@ final class RedisCallBudget: CallBudget {
         do {
             let window = try await shared.seed(
                 calls, replica: link.replicaID, replicas: replicas,
-                settleMilliseconds: Int64(link.replicaLifetime * 1000), closedUntil: closedUntil > at ? closedUntil : nil, now: at)
+                settleMilliseconds: Int64(link.replicaLifetime * 1000),
+                closedUntil: closedUntil > at ? closedUntil : nil, now: at)
             memory.withLock { $0.window = window }
             return window
         } catch {

@@ -13,7 +13,8 @@ extension RedisFetchLeases {
 
     /// Replaces `KEYS[1]` with `ARGV[1]` if it holds a shorter envelope whose bytes after
     /// the version start with `ARGV[2]` (the same answer: `CacheEnvelope.answerPrefix`).
-    static let variantsScript = RedisScript("""
+    static let variantsScript = RedisScript(
+        """
         local current = redis.call('GET', KEYS[1])
         if current and #current < #ARGV[1] and string.sub(current, 2, 1 + #ARGV[2]) == ARGV[2] then
           redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')

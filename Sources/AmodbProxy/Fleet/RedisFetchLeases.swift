@@ -50,7 +50,8 @@ final class RedisFetchLeases: FetchLeases {
     /// request arrived (ms), '1' to pass over a stored entry this replica found unusable.
     /// Replies `{'entry', value}`, `{'outcome', value}` (a failure written after the request
     /// arrived), `{'taken'}` (this replica now holds the lease) or `{'held'}`.
-    static let claimScript = RedisScript("""
+    static let claimScript = RedisScript(
+        """
         if ARGV[4] ~= '1' then
           local value = redis.call('GET', KEYS[1])
           if value then return {'entry', value} end
@@ -68,7 +69,8 @@ final class RedisFetchLeases: FetchLeases {
     /// what is stored ('entry', 'failure' or 'none'), its value, its lifetime (ms).
     /// An entry replaces an earlier failure. The lease is deleted only if it is still this
     /// replica's (another may have taken it after it lapsed). Replies 1 if it was released.
-    static let finishScript = RedisScript("""
+    static let finishScript = RedisScript(
+        """
         if ARGV[4] == 'entry' then
           redis.call('SET', KEYS[1], ARGV[5], 'PX', ARGV[6])
           redis.call('DEL', KEYS[3])
@@ -114,8 +116,11 @@ final class RedisFetchLeases: FetchLeases {
         // Bounded twice: by the lease's lifetime, and by a number of looks that announcements
         // published over and over (by a broken or hostile client of the channel) cannot pass.
         for _ in 0..<Self.mostLooks {
-            let arguments: [RedisValue] = [.bulk(link.replicaID), .integer(leaseMilliseconds), .integer(arrival), passOverEntry ? "1" : "0"]
-            guard let reply = await link.call({ try await $0.run(Self.claimScript, keys: keys, arguments: arguments) }) else { return nil }
+            let arguments: [RedisValue] = [
+                .bulk(link.replicaID), .integer(leaseMilliseconds), .integer(arrival), passOverEntry ? "1" : "0",
+            ]
+            guard let reply = await link.call({ try await $0.run(Self.claimScript, keys: keys, arguments: arguments) })
+            else { return nil }
             switch Self.look(reply) {
             case .entry(let value):
                 if let entry = usable(value, key: key) { return .shared(entry) }
@@ -161,12 +166,16 @@ final class RedisFetchLeases: FetchLeases {
             if keep >= 0.001 { stored = ("entry", CacheEnvelope.encode(entry, key: key), Int64(keep * 1000)) }
         case .failed(let failure)?:
             // Kept as long as a replica may wait on this fetch: every one that arrived before it ended finds it.
-            stored = ("failure", FailureEnvelope.encode(failure, key: key, finishedAt: Self.milliseconds(now)), Int64(rules.leaseSeconds * 1000))
+            stored = (
+                "failure", FailureEnvelope.encode(failure, key: key, finishedAt: Self.milliseconds(now)),
+                Int64(rules.leaseSeconds * 1000)
+            )
         case .answer?, .shared?, nil:
             break
         }
         let arguments: [RedisValue] = [
-            .bulk(link.replicaID), .bulk(link.fillsChannel), .bulk(key), stored.kind, .bulkString(stored.value), .integer(stored.milliseconds),
+            .bulk(link.replicaID), .bulk(link.fillsChannel), .bulk(key), stored.kind, .bulkString(stored.value),
+            .integer(stored.milliseconds),
         ]
         _ = await link.call { try await $0.run(Self.finishScript, keys: self.keys(key), arguments: arguments) }
     }
@@ -201,7 +210,10 @@ final class RedisFetchLeases: FetchLeases {
         case .failure(let error):
             problem = error.reason
         case .success(let entry):
-            guard let found = CacheSnapshot.problem(key: key, with: entry, now: now, bounds: rules.bounds, validator: rules.validator) else {
+            guard
+                let found = CacheSnapshot.problem(
+                    key: key, with: entry, now: now, bounds: rules.bounds, validator: rules.validator)
+            else {
                 return entry.isFresh(at: now) ? entry : nil
             }
             problem = found

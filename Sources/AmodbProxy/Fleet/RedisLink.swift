@@ -55,9 +55,13 @@ final class RedisLink: Sendable {
     /// A link to `configuration`'s server under `prefix`; nothing is sent before `start()`.
     /// `largestBody`: the largest body the proxy stores (`AMODB_MAX_UPSTREAM_BYTES`), so that
     /// no reply larger than the envelope of such a body is ever read.
-    init(configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, largestBody: Int, heartbeatInterval: Double = 1) {
+    init(
+        configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, largestBody: Int,
+        heartbeatInterval: Double = 1
+    ) {
         var configuration = configuration
-        configuration.limits = configuration.limits.allowingBulkStrings(of: CacheEnvelope.largestSize(bodyBytes: largestBody))
+        configuration.limits = configuration.limits.allowingBulkStrings(
+            of: CacheEnvelope.largestSize(bodyBytes: largestBody))
         client = RedisClient(configuration: configuration)
         subscriber = RedisSubscriber(configuration: configuration)
         self.prefix = prefix
@@ -65,7 +69,8 @@ final class RedisLink: Sendable {
         self.heartbeatInterval = heartbeatInterval
         replicaID = UUID().uuidString.lowercased().prefix(12).description
         roster = ReplicaRoster(
-            client: client, prefix: prefix, lifetimeMilliseconds: Int64(heartbeatInterval * Double(Self.beatsPerLifetime) * 1000))
+            client: client, prefix: prefix,
+            lifetimeMilliseconds: Int64(heartbeatInterval * Double(Self.beatsPerLifetime) * 1000))
     }
 
     /// Runs `work` after every heartbeat (whether or not Redis answered it).
@@ -106,7 +111,10 @@ final class RedisLink: Sendable {
     /// Stops the heartbeat, removes this replica's key (best effort) and closes the connections.
     func shutdown() async {
         let tasks = state.withLock { state in
-            defer { state.heartbeat = nil; state.listener = nil }
+            defer {
+                state.heartbeat = nil
+                state.listener = nil
+            }
             return [state.heartbeat, state.listener]
         }
         tasks.forEach { $0?.cancel() }
@@ -181,8 +189,12 @@ final class RedisLink: Sendable {
         switch (previous, health) {
         case (_, .down):
             // RedisError never carries the password; the endpoint's description redacts it.
-            logger.warning("redis unreachable: serving from memory, fetching within this replica's share", [
-                "redis": "\(client.configuration.endpoint)", "problem": error?.description ?? "", "replicas": String(replicas)])
+            logger.warning(
+                "redis unreachable: serving from memory, fetching within this replica's share",
+                [
+                    "redis": "\(client.configuration.endpoint)", "problem": error?.description ?? "",
+                    "replicas": String(replicas),
+                ])
         case (.down, .up):
             logger.info("redis reachable again: sharing resumed", ["redis": "\(client.configuration.endpoint)"])
         default:
@@ -192,10 +204,16 @@ final class RedisLink: Sendable {
 
     /// Adds the Redis families to `/metrics`.
     func render(into out: inout PrometheusText) {
-        out.gauge("amodb_proxy_redis_up", "1 when the Redis replicas share answered the last call, else 0.", [([], isUp ? 1 : 0)])
-        out.counter("amodb_proxy_redis_errors_total", "Redis calls that failed (timeout, connection, error reply).",
-                    [([], Double(errors.load(ordering: .relaxed)))])
-        out.histogram("amodb_proxy_redis_call_duration_seconds", "Duration of Redis calls, failures included.", [([], durations)])
-        out.gauge("amodb_proxy_replicas", "Replicas seen alive by the last heartbeat, this one included.", [([], Double(replicas))])
+        out.gauge(
+            "amodb_proxy_redis_up", "1 when the Redis replicas share answered the last call, else 0.",
+            [([], isUp ? 1 : 0)])
+        out.counter(
+            "amodb_proxy_redis_errors_total", "Redis calls that failed (timeout, connection, error reply).",
+            [([], Double(errors.load(ordering: .relaxed)))])
+        out.histogram(
+            "amodb_proxy_redis_call_duration_seconds", "Duration of Redis calls, failures included.", [([], durations)])
+        out.gauge(
+            "amodb_proxy_replicas", "Replicas seen alive by the last heartbeat, this one included.",
+            [([], Double(replicas))])
     }
 }

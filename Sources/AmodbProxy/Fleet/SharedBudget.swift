@@ -112,7 +112,8 @@ struct SharedBudget: Sendable {
     /// for the client (the proxy's is a keyed hash), never text a client chose.
     func share(named name: String, calls: Int) -> ClientShare? {
         let safe = name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D
+                || byte == 0x5F
         }
         guard safe, (1...Self.longestClientName).contains(name.utf8.count) else { return nil }
         return ClientShare(key: prefix + "share:" + name, calls: max(1, calls))
@@ -128,10 +129,15 @@ struct SharedBudget: Sendable {
     ) async throws(RedisError) -> Decision {
         let reply = try await client.run(
             Self.script, keys: keys + (share.map { [$0.key] } ?? []),
-            arguments: ["acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(priority.rawValue), .bulk(callID),
-                        .integer(window), .integer(Int64(share?.calls ?? 0))]
+            arguments: [
+                "acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
+                .bulk(priority.rawValue), .bulk(callID),
+                .integer(window), .integer(Int64(share?.calls ?? 0)),
+            ]
         )
-        guard case .array(let fields) = reply, fields.count == 2, let granted = fields[0].integer, let wait = fields[1].integer else {
+        guard case .array(let fields) = reply, fields.count == 2, let granted = fields[0].integer,
+            let wait = fields[1].integer
+        else {
             throw .unexpectedReply(reply.description)
         }
         switch granted {
@@ -148,8 +154,13 @@ struct SharedBudget: Sendable {
     func shareWait(_ share: ClientShare, now: Int64) async throws(RedisError) -> Int64? {
         let reply = try await client.run(
             Self.script, keys: keys + [share.key],
-            arguments: ["share", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(Int64(share.calls))])
-        guard case .array(let fields) = reply, fields.count == 2, let spent = fields[0].integer, let wait = fields[1].integer else {
+            arguments: [
+                "share", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
+                .integer(Int64(share.calls)),
+            ])
+        guard case .array(let fields) = reply, fields.count == 2, let spent = fields[0].integer,
+            let wait = fields[1].integer
+        else {
             throw .unexpectedReply(reply.description)
         }
         return spent == 3 ? wait : nil
@@ -164,7 +175,8 @@ struct SharedBudget: Sendable {
     /// `replicas`: how many replicas this one saw alive lately; a window this call starts
     /// waits for that many seeds, or `settleMilliseconds`, before it grants.
     func seed(
-        _ calls: [Call], replica: String, replicas: Int, settleMilliseconds: Int64, closedUntil: Int64? = nil, now: Int64
+        _ calls: [Call], replica: String, replicas: Int, settleMilliseconds: Int64, closedUntil: Int64? = nil,
+        now: Int64
     ) async throws(RedisError) -> Int64 {
         var arguments: [RedisValue] = [
             "seed", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(replica),
@@ -184,7 +196,9 @@ struct SharedBudget: Sendable {
     func windowStart() async throws(RedisError) -> Int64? {
         let reply = try await client.run(
             Self.script, keys: keys, arguments: ["window", 0, .integer(Int64(limit)), .integer(windowMilliseconds)])
-        guard case .array(let fields) = reply, fields.count == 2, let found = fields[0].integer, let since = fields[1].integer else {
+        guard case .array(let fields) = reply, fields.count == 2, let found = fields[0].integer,
+            let since = fields[1].integer
+        else {
             throw .unexpectedReply(reply.description)
         }
         return found == 1 ? since : nil
@@ -195,7 +209,9 @@ struct SharedBudget: Sendable {
     func close(forMilliseconds milliseconds: Int64, now: Int64) async throws(RedisError) {
         _ = try await client.run(
             Self.script, keys: keys,
-            arguments: ["close", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(milliseconds)]
+            arguments: [
+                "close", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(milliseconds),
+            ]
         )
     }
 
@@ -207,14 +223,18 @@ struct SharedBudget: Sendable {
         func optional(_ value: Int64?) -> RedisValue { value.map(RedisValue.integer) ?? .bulk("") }
         _ = try await client.run(
             Self.script, keys: keys,
-            arguments: ["observe", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
-                        optional(upstreamLimit.map(Int64.init)), optional(remaining.map(Int64.init)), optional(resetAt)]
+            arguments: [
+                "observe", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
+                optional(upstreamLimit.map(Int64.init)), optional(remaining.map(Int64.init)), optional(resetAt),
+            ]
         )
     }
 
     /// Calls in the window ending at `now`, by every replica.
     func used(now: Int64) async throws(RedisError) -> Int64 {
-        let reply = try await client.send(["ZCOUNT", .bulk(callsKey), .bulk("(" + String(now - windowMilliseconds)), "+inf"])
+        let reply = try await client.send([
+            "ZCOUNT", .bulk(callsKey), .bulk("(" + String(now - windowMilliseconds)), "+inf",
+        ])
         guard let count = reply.integer else { throw .unexpectedReply(reply.description) }
         return count
     }
@@ -231,7 +251,8 @@ struct SharedBudget: Sendable {
     /// Replies `{1, 0}` (granted), `{0, wait}`, `{2, 0}` (unseeded) or `{3, wait}` (share
     /// spent) for `acquire`, `{1, 0}` or `{3, wait}` for `share`, `{1, since}` for `seed`,
     /// `{1, since}` or `{0, 0}` for `window`, `{0, 0}` otherwise.
-    static let script = RedisScript("""
+    static let script = RedisScript(
+        """
         local now = tonumber(ARGV[2])
         local limit = tonumber(ARGV[3])
         local window = tonumber(ARGV[4])

@@ -28,7 +28,8 @@ struct AccessLogEntry: Sendable {
     var user: String?
 
     init(
-        method: String, route: ProxyMetrics.RouteLabel, path: String? = nil, key: String? = nil, status: Int, cache: ProxyMetrics.CacheLabel,
+        method: String, route: ProxyMetrics.RouteLabel, path: String? = nil, key: String? = nil, status: Int,
+        cache: ProxyMetrics.CacheLabel,
         nanoseconds: UInt64, bytes: Int, encoding: ContentCoding = .identity, client: String, user: String? = nil
     ) {
         self.method = method
@@ -47,7 +48,9 @@ struct AccessLogEntry: Sendable {
     /// Most bytes the fields take: the method, path, key, client and user escaped byte by byte,
     /// and 512 for the rest (names, punctuation, the time, the labels and three numbers take under 300).
     var room: Int {
-        let text = method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count + (user?.utf8.count ?? 0)
+        let text =
+            method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count
+            + (user?.utf8.count ?? 0)
         return 512 + text * JSONText.maxBytesPerByte
     }
 

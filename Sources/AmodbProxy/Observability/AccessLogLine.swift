@@ -13,17 +13,21 @@ public enum AccessLogLine {
     /// Appends the line for `request` answered at `time` (seconds since 1970, written to the
     /// millisecond), and a newline, to `bytes`.
     public static func appendForwarded(
-        _ request: AmodbRequest, at time: Double, cache: Cache = .hit, status: Int = 200, milliseconds: Double = 0, bytes size: Int = 0,
+        _ request: AmodbRequest, at time: Double, cache: Cache = .hit, status: Int = 200, milliseconds: Double = 0,
+        bytes size: Int = 0,
         format: LogFormat = .json, client: String = "192.0.2.1", to bytes: inout [UInt8]
     ) {
-        let cacheLabel: ProxyMetrics.CacheLabel = switch cache {
-        case .hit: .hit
-        case .miss: .miss
-        case .stale: .stale
-        }
+        let cacheLabel: ProxyMetrics.CacheLabel =
+            switch cache {
+            case .hit: .hit
+            case .miss: .miss
+            case .stale: .stale
+            }
         let entry = AccessLogEntry(
-            method: "GET", route: ProxyResponder.routeLabel(for: request.route.path, route: request.route), key: request.pathAndQuery,
-            status: status, cache: cacheLabel, nanoseconds: UInt64(max(0, milliseconds * 1e6).rounded()), bytes: size, client: client)
+            method: "GET", route: ProxyResponder.routeLabel(for: request.route.path, route: request.route),
+            key: request.pathAndQuery,
+            status: status, cache: cacheLabel, nanoseconds: UInt64(max(0, milliseconds * 1e6).rounded()), bytes: size,
+            client: client)
         // Rounded to the millisecond first: the writer cuts the nanoseconds it is given, and
         // `…123.0` seconds may be `…122.99999` in binary.
         let millis = Int((time * 1000).rounded())
@@ -36,12 +40,14 @@ public enum AccessLogLine {
 
     /// The line for `request` answered at `time`, without its newline.
     public static func forwarded(
-        _ request: AmodbRequest, at time: Double, cache: Cache = .hit, status: Int = 200, milliseconds: Double = 0, bytes size: Int = 0,
+        _ request: AmodbRequest, at time: Double, cache: Cache = .hit, status: Int = 200, milliseconds: Double = 0,
+        bytes size: Int = 0,
         format: LogFormat = .json, client: String = "192.0.2.1"
     ) -> String {
         var bytes: [UInt8] = []
         appendForwarded(
-            request, at: time, cache: cache, status: status, milliseconds: milliseconds, bytes: size, format: format, client: client,
+            request, at: time, cache: cache, status: status, milliseconds: milliseconds, bytes: size, format: format,
+            client: client,
             to: &bytes)
         return String(decoding: bytes.dropLast(), as: UTF8.self)
     }

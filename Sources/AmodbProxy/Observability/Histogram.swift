@@ -5,10 +5,12 @@
 final class Histogram: Sendable {
     /// Upper bounds, in seconds (the `le` labels), ascending; `+Inf` is implied.
     let bounds: [Double]
-    private let counters: AtomicCounters   // buckets…, above every bound, sum in µs
+    private let counters: AtomicCounters  // buckets…, above every bound, sum in µs
 
     /// Latency bounds from half a millisecond to ten seconds.
-    static let latencyBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    static let latencyBounds: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
 
     /// A histogram with `loopLanes` single-writer lanes (`AtomicCounters`).
     init(bounds: [Double] = Histogram.latencyBounds, loopLanes: Int = 0) {
@@ -29,6 +31,8 @@ final class Histogram: Sendable {
             running += counters.value(index)
             return running
         }
-        return (cumulative, Double(counters.value(bounds.count + 1)) / 1_000_000, running + counters.value(bounds.count))
+        return (
+            cumulative, Double(counters.value(bounds.count + 1)) / 1_000_000, running + counters.value(bounds.count)
+        )
     }
 }

@@ -37,7 +37,8 @@ enum JSONText {
                 plain += 1
             }
         } else if let base = bytes.baseAddress,
-                  !bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            !bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
+        {
             next.update(from: base, count: bytes.count)
             plain = bytes.count
         }

@@ -41,7 +41,8 @@ public final class LineWriter: Sendable {
     private static let noteInterval: UInt64 = 60 * 1_000_000_000
 
     /// Standard output (the access log).
-    public static let standardOutput = LineWriter(fd: 1, name: "standard output", noteSink: { LineWriter.standardError.writeNote($0) })
+    public static let standardOutput = LineWriter(
+        fd: 1, name: "standard output", noteSink: { LineWriter.standardError.writeNote($0) })
     /// Standard error (events and errors).
     public static let standardError = LineWriter(fd: 2, name: "standard error")
 
@@ -150,10 +151,10 @@ public final class LineWriter: Sendable {
             let written = Glibc.write(fd, pending, pending.count)
             if written < 0 {
                 if errno == EINTR { continue }
-                return   // stdout closed or full disk: logging must never take the server down
+                return  // stdout closed or full disk: logging must never take the server down
             }
             if written == pending.count { return }
-            pending.removeFirst(written)   // a short write (a slow pipe, a signal): rare, so is the copy
+            pending.removeFirst(written)  // a short write (a slow pipe, a signal): rare, so is the copy
         }
     }
 }

@@ -85,7 +85,10 @@ struct LogFields {
         value.withUTF8 { value in
             self.name(name)
             if json || value.isEmpty
-                || value.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") }) {
+                || value.contains(where: {
+                    $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=")
+                })
+            {
                 put(quoting: value)
             } else {
                 put(value)

@@ -76,9 +76,13 @@ public final class ProxyMetrics: Sendable {
     }
 
     /// Statuses with a series of their own; anything else is `other`.
-    static let statuses = [200, 204, 304, 400, 401, 403, 404, 405, 408, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504, 505]
+    static let statuses = [
+        200, 204, 304, 400, 401, 403, 404, 405, 408, 413, 414, 417, 429, 431, 500, 501, 502, 503, 504, 505,
+    ]
     /// The `status` label of upstream calls: amodb's status, or what went wrong instead.
-    static let upstreamStatuses = ["200", "401", "402", "404", "429", "500", "502", "503", "504", "other", "timeout", "unreachable", "too_large"]
+    static let upstreamStatuses = [
+        "200", "401", "402", "404", "429", "500", "502", "503", "504", "other", "timeout", "unreachable", "too_large",
+    ]
 
     private let requests: AtomicCounters
     private let requestDurations: [Histogram]
@@ -116,7 +120,8 @@ public final class ProxyMetrics: Sendable {
     /// count goes into that loop's lane, without a locked instruction (`AtomicCounters`).
     init(eventLoops: Int) {
         requests = AtomicCounters(
-            count: RouteLabel.allCases.count * (Self.statuses.count + 1) * CacheLabel.allCases.count, loopLanes: eventLoops)
+            count: RouteLabel.allCases.count * (Self.statuses.count + 1) * CacheLabel.allCases.count,
+            loopLanes: eventLoops)
         requestDurations = RouteLabel.allCases.map { _ in Histogram(loopLanes: eventLoops) }
         upstreamCalls = AtomicCounters(count: Self.upstreamStatuses.count)
         responseBytes = AtomicCounters(count: ContentCoding.allCases.count, loopLanes: eventLoops)
@@ -134,7 +139,9 @@ public final class ProxyMetrics: Sendable {
     /// Counts one answered client request.
     /// `loop`: the event loop whose queue this runs on, if it runs on one (`ResponderContext.loopIndex`).
     func recordRequest(route: RouteLabel, status: Int, cache: CacheLabel, seconds: Double, loop: Int? = nil) {
-        let index = (route.rawValue * (Self.statuses.count + 1) + Self.statusIndex(status)) * CacheLabel.allCases.count + cache.rawValue
+        let index =
+            (route.rawValue * (Self.statuses.count + 1) + Self.statusIndex(status)) * CacheLabel.allCases.count
+            + cache.rawValue
         requests.add(index, loop: loop)
         requestDurations[route.rawValue].observe(seconds: seconds, loop: loop)
     }
@@ -168,61 +175,97 @@ public final class ProxyMetrics: Sendable {
         for route in RouteLabel.allCases {
             for (statusIndex, status) in (Self.statuses.map(String.init) + ["other"]).enumerated() {
                 for cache in CacheLabel.allCases {
-                    let index = (route.rawValue * (Self.statuses.count + 1) + statusIndex) * CacheLabel.allCases.count + cache.rawValue
+                    let index =
+                        (route.rawValue * (Self.statuses.count + 1) + statusIndex) * CacheLabel.allCases.count
+                        + cache.rawValue
                     let value = requests.value(index)
-                    if value > 0 { samples.append(([("route", route.text), ("status", status), ("cache", cache.text)], Double(value))) }
+                    if value > 0 {
+                        samples.append(
+                            ([("route", route.text), ("status", status), ("cache", cache.text)], Double(value)))
+                    }
                 }
             }
         }
-        out.counter("amodb_proxy_requests_total", "Client requests answered, by route, status and cache outcome.", samples)
-        out.histogram("amodb_proxy_request_duration_seconds", "Time from a complete request head to its answer, by route.",
-                      RouteLabel.allCases.map { ([("route", $0.text)], requestDurations[$0.rawValue]) })
-        out.counter("amodb_proxy_upstream_requests_total", "Calls to amodb, by amodb's status (or timeout / unreachable).",
-                    Self.upstreamStatuses.indices.compactMap { index in
-                        let value = upstreamCalls.value(index)
-                        return value > 0 ? ([("status", Self.upstreamStatuses[index])], Double(value)) : nil
-                    })
-        out.histogram("amodb_proxy_upstream_request_duration_seconds", "Duration of calls to amodb.", [([], upstreamDuration)])
-        out.counter("amodb_proxy_schema_mismatch_total", "Stored amodb answers that do not decode as the shared models, by route.",
-                    RouteLabel.forwarded.enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
-        out.counter("amodb_proxy_response_bytes_total", "Body bytes sent to clients, by content coding.",
-                    ContentCoding.allCases.enumerated().map { ([("encoding", $1.description)], Double(responseBytes.value($0))) })
-        out.counter("amodb_proxy_auth_total", "Credential checks of API requests (app tokens, users' ID tokens), by result.",
-                    AuthResult.allCases.map { ([("result", $0.label)], Double(authResults.value($0.rawValue))) })
-        out.counter("amodb_proxy_log_lines_dropped_total", "Log lines dropped because their output was not being read, by stream.", [
-            ([("stream", "stdout")], Double(LineWriter.standardOutput.droppedLines)),
-            ([("stream", "stderr")], Double(LineWriter.standardError.droppedLines)),
-        ])
+        out.counter(
+            "amodb_proxy_requests_total", "Client requests answered, by route, status and cache outcome.", samples)
+        out.histogram(
+            "amodb_proxy_request_duration_seconds", "Time from a complete request head to its answer, by route.",
+            RouteLabel.allCases.map { ([("route", $0.text)], requestDurations[$0.rawValue]) })
+        out.counter(
+            "amodb_proxy_upstream_requests_total", "Calls to amodb, by amodb's status (or timeout / unreachable).",
+            Self.upstreamStatuses.indices.compactMap { index in
+                let value = upstreamCalls.value(index)
+                return value > 0 ? ([("status", Self.upstreamStatuses[index])], Double(value)) : nil
+            })
+        out.histogram(
+            "amodb_proxy_upstream_request_duration_seconds", "Duration of calls to amodb.", [([], upstreamDuration)])
+        out.counter(
+            "amodb_proxy_schema_mismatch_total",
+            "Stored amodb answers that do not decode as the shared models, by route.",
+            RouteLabel.forwarded.enumerated().map { ([("route", $1.text)], Double(schemaMismatches.value($0))) })
+        out.counter(
+            "amodb_proxy_response_bytes_total", "Body bytes sent to clients, by content coding.",
+            ContentCoding.allCases.enumerated().map {
+                ([("encoding", $1.description)], Double(responseBytes.value($0)))
+            })
+        out.counter(
+            "amodb_proxy_auth_total", "Credential checks of API requests (app tokens, users' ID tokens), by result.",
+            AuthResult.allCases.map { ([("result", $0.label)], Double(authResults.value($0.rawValue))) })
+        out.counter(
+            "amodb_proxy_log_lines_dropped_total",
+            "Log lines dropped because their output was not being read, by stream.",
+            [
+                ([("stream", "stdout")], Double(LineWriter.standardOutput.droppedLines)),
+                ([("stream", "stderr")], Double(LineWriter.standardError.droppedLines)),
+            ])
         guard let sources = sources.withLock({ $0 }) else { return out.text }
         let usage = sources.cache.usage
         out.gauge("amodb_proxy_cache_entries", "Entries in the cache.", [([], Double(usage.entries))])
-        out.gauge("amodb_proxy_cache_bytes", "Bytes the cache holds: bodies, keys and a fixed overhead per entry.", [([], Double(usage.bytes))])
+        out.gauge(
+            "amodb_proxy_cache_bytes", "Bytes the cache holds: bodies, keys and a fixed overhead per entry.",
+            [([], Double(usage.bytes))])
         let now = sources.clock.now()
         let used = sources.budget.used(now: now)
-        out.gauge("amodb_proxy_upstream_budget_limit", "Calls to amodb allowed per sliding 60 s window.", [([], Double(sources.budget.limit))])
-        out.gauge("amodb_proxy_upstream_budget_used", "Calls to amodb in the current 60 s window.", [([], Double(used))])
-        out.gauge("amodb_proxy_upstream_budget_remaining", "Calls to amodb left in the current 60 s window.", [([], Double(max(0, sources.budget.limit - used)))])
+        out.gauge(
+            "amodb_proxy_upstream_budget_limit", "Calls to amodb allowed per sliding 60 s window.",
+            [([], Double(sources.budget.limit))])
+        out.gauge(
+            "amodb_proxy_upstream_budget_used", "Calls to amodb in the current 60 s window.", [([], Double(used))])
+        out.gauge(
+            "amodb_proxy_upstream_budget_remaining", "Calls to amodb left in the current 60 s window.",
+            [([], Double(max(0, sources.budget.limit - used)))])
         sources.redis?.render(into: &out)
         sources.variants?.render(into: &out)
         out.gauge("amodb_proxy_open_connections", "Open client connections.", [([], Double(sources.connections()))])
         let statistics = sources.statistics
-        out.counter("amodb_proxy_stale_responses_total", "Answers served from stale entries, by reason.", [
-            ([("reason", "revalidate")], Double(statistics.value(.staleWhileRevalidate))),
-            ([("reason", "error")], Double(statistics.value(.staleIfError))),
-            ([("reason", "budget")], Double(statistics.value(.staleForBudget))),
-        ])
-        out.counter("amodb_proxy_cache_events_total", "What the cache did, by event.",
-                    CacheStatistics.Counter.allCases.map { ([("event", $0.rawValue)], Double(statistics.value($0))) })
-        out.gauge("amodb_proxy_forwarder_table_entries", "Entries in the forwarder's bounded tables, by table.",
-                  sources.tables().map { ([("table", $0.table)], Double($0.size)) })
-        out.counter("amodb_proxy_upstream_budget_denials_total", "Calls to amodb the budget refused.",
-                    [([], Double(statistics.value(.budgetDenial)))])
-        out.counter("amodb_proxy_budget_refreshes_deferred_total",
-                    "Refreshes of stale entries that waited for slack in the window (the entry was served stale), by route.",
-                    Route.kindExamples.map { ([("route", "/3" + $0.template)], Double(statistics.value(.refreshDeferred, kind: $0.kindIndex))) })
-        out.counter("amodb_proxy_budget_misses_refused_total",
-                    "Misses that got no call from the budget within their wait (503), by route.",
-                    Route.kindExamples.map { ([("route", "/3" + $0.template)], Double(statistics.value(.missRefused, kind: $0.kindIndex))) })
+        out.counter(
+            "amodb_proxy_stale_responses_total", "Answers served from stale entries, by reason.",
+            [
+                ([("reason", "revalidate")], Double(statistics.value(.staleWhileRevalidate))),
+                ([("reason", "error")], Double(statistics.value(.staleIfError))),
+                ([("reason", "budget")], Double(statistics.value(.staleForBudget))),
+            ])
+        out.counter(
+            "amodb_proxy_cache_events_total", "What the cache did, by event.",
+            CacheStatistics.Counter.allCases.map { ([("event", $0.rawValue)], Double(statistics.value($0))) })
+        out.gauge(
+            "amodb_proxy_forwarder_table_entries", "Entries in the forwarder's bounded tables, by table.",
+            sources.tables().map { ([("table", $0.table)], Double($0.size)) })
+        out.counter(
+            "amodb_proxy_upstream_budget_denials_total", "Calls to amodb the budget refused.",
+            [([], Double(statistics.value(.budgetDenial)))])
+        out.counter(
+            "amodb_proxy_budget_refreshes_deferred_total",
+            "Refreshes of stale entries that waited for slack in the window (the entry was served stale), by route.",
+            Route.kindExamples.map {
+                ([("route", "/3" + $0.template)], Double(statistics.value(.refreshDeferred, kind: $0.kindIndex)))
+            })
+        out.counter(
+            "amodb_proxy_budget_misses_refused_total",
+            "Misses that got no call from the budget within their wait (503), by route.",
+            Route.kindExamples.map {
+                ([("route", "/3" + $0.template)], Double(statistics.value(.missRefused, kind: $0.kindIndex)))
+            })
         return out.text
     }
 }

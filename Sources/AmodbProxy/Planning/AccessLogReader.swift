@@ -97,7 +97,9 @@ public struct AccessLogReader: Sendable {
             do {
                 chunk = try handle.read(upToCount: chunkBytes)
             } catch {
-                throw Failure(description: "cannot read the access log \(ConfigurationLoader.shown(path)): \(error.localizedDescription)")
+                throw Failure(
+                    description:
+                        "cannot read the access log \(ConfigurationLoader.shown(path)): \(error.localizedDescription)")
             }
             guard let chunk, !chunk.isEmpty else { break }
             chunk.withUnsafeBytes { reader.feed($0) }
@@ -263,7 +265,9 @@ public struct AccessLogReader: Sendable {
             } else {
                 // A number, `true`, `false` or `null`: up to the next separator.
                 let start = at
-                while at < count, line[at] != UInt8(ascii: ","), line[at] != UInt8(ascii: "}"), line[at] != UInt8(ascii: " ") { at += 1 }
+                while at < count, line[at] != UInt8(ascii: ","), line[at] != UInt8(ascii: "}"),
+                    line[at] != UInt8(ascii: " ")
+                { at += 1 }
                 guard at > start, line[start] != UInt8(ascii: "{"), line[start] != UInt8(ascii: "[") else { return nil }
                 value = UnsafeBufferPointer(rebasing: line[start..<at])
             }
@@ -331,8 +335,10 @@ public struct AccessLogReader: Sendable {
         guard text.count >= 20, let base = text.baseAddress else { return nil }
         // The lines of one second share their first 19 bytes, read as three words.
         let words = UnsafeRawPointer(base)
-        let second = (words.loadUnaligned(as: UInt64.self), words.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                      UInt64(words.loadUnaligned(fromByteOffset: 16, as: UInt16.self)) | UInt64(text[18]) << 16)
+        let second = (
+            words.loadUnaligned(as: UInt64.self), words.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+            UInt64(words.loadUnaligned(fromByteOffset: 16, as: UInt16.self)) | UInt64(text[18]) << 16
+        )
         var seconds: Int
         if second == lastSecondText {
             seconds = lastSecond
@@ -360,8 +366,9 @@ public struct AccessLogReader: Sendable {
         case UInt8(ascii: "Z"), UInt8(ascii: "z"):
             guard at + 1 == text.count else { return nil }
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard at + 6 == text.count, text[at + 3] == UInt8(ascii: ":"), let hours = Self.number(text, at + 1, 2), let minutes = Self.number(text, at + 4, 2),
-                  hours < 24, minutes < 60
+            guard at + 6 == text.count, text[at + 3] == UInt8(ascii: ":"), let hours = Self.number(text, at + 1, 2),
+                let minutes = Self.number(text, at + 4, 2),
+                hours < 24, minutes < 60
             else { return nil }
             let offset = hours * 3600 + minutes * 60
             seconds += text[at] == UInt8(ascii: "+") ? -offset : offset
@@ -373,11 +380,12 @@ public struct AccessLogReader: Sendable {
 
     /// `2026-11-29T20:39:05` as seconds since 1970, checked field by field.
     private static func calendarSecond(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t"),
-              text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
-              let year = number(text, 0, 4), let month = number(text, 5, 2), let day = number(text, 8, 2),
-              let hour = number(text, 11, 2), let minute = number(text, 14, 2), let second = number(text, 17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
+            text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t"),
+            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
+            let year = number(text, 0, 4), let month = number(text, 5, 2), let day = number(text, 8, 2),
+            let hour = number(text, 11, 2), let minute = number(text, 14, 2), let second = number(text, 17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         return CivilTime.epochSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
@@ -471,7 +479,9 @@ private struct KeyTable {
             let start = offsets[Int(entry)]
             let length = offsets[Int(entry) + 1] - start
             if length == key.count,
-               length == 0 || bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress! + start, key.baseAddress!, length) == 0 }) {
+                length == 0
+                    || bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress! + start, key.baseAddress!, length) == 0 })
+            {
                 let found = request[Int(entry)]
                 return found >= 0 ? found : nil
             }

@@ -42,30 +42,42 @@ public struct PlanOptions: Sendable, Equatable {
             case "-h", "--help": return .help
             case "--access-log":
                 let path = try reader.value()
-                guard !path.isEmpty else { throw ConfigurationError("plan: --access-log needs a file name, or - for standard input") }
+                guard !path.isEmpty else {
+                    throw ConfigurationError("plan: --access-log needs a file name, or - for standard input")
+                }
                 accessLog = path
             case "--plans":
                 let text = try reader.value()
                 guard let plans = list(text, { Int($0).flatMap { (1...100_000).contains($0) ? $0 : nil } }) else {
                     throw ConfigurationError(
-                        "plan: --plans must list at most 12 plans in calls a minute from 1 to 100000, such as 20,40,120, not \(ConfigurationLoader.shown(text))")
+                        "plan: --plans must list at most 12 plans in calls a minute from 1 to 100000, such as 20,40,120, not \(ConfigurationLoader.shown(text))"
+                    )
                 }
                 options.plans = plans
             case "--movie-ttls":
                 let text = try reader.value()
-                guard let ttls = list(text, { Double($0).flatMap { $0.isFinite && $0 >= 1 && $0 <= 31_536_000 ? $0 : nil } }) else {
+                guard
+                    let ttls = list(
+                        text, { Double($0).flatMap { $0.isFinite && $0 >= 1 && $0 <= 31_536_000 ? $0 : nil } })
+                else {
                     throw ConfigurationError(
-                        "plan: --movie-ttls must list at most 12 TTLs in seconds from 1 to 31536000, such as 1800,21600,86400, not \(ConfigurationLoader.shown(text))")
+                        "plan: --movie-ttls must list at most 12 TTLs in seconds from 1 to 31536000, such as 1800,21600,86400, not \(ConfigurationLoader.shown(text))"
+                    )
                 }
                 options.movieTTLs = ttls
             case "--miss-wait":
                 let text = try reader.value()
-                guard let seconds = Double(text.trimmingSpacesAndNewlines()), seconds.isFinite, (0...60).contains(seconds) else {
-                    throw ConfigurationError("plan: --miss-wait must be a number of seconds from 0 to 60, not \(ConfigurationLoader.shown(text))")
+                guard let seconds = Double(text.trimmingSpacesAndNewlines()), seconds.isFinite,
+                    (0...60).contains(seconds)
+                else {
+                    throw ConfigurationError(
+                        "plan: --miss-wait must be a number of seconds from 0 to 60, not \(ConfigurationLoader.shown(text))"
+                    )
                 }
                 options.missWait = seconds
             default:
-                throw ConfigurationError("plan: unknown option \(ConfigurationLoader.shown(reader.argument)); see --help")
+                throw ConfigurationError(
+                    "plan: unknown option \(ConfigurationLoader.shown(reader.argument)); see --help")
             }
         }
         guard let accessLog else {

@@ -28,7 +28,8 @@ public enum PlanReport {
         guard !contents.requests.isEmpty else {
             var reason = "no request in \(ConfigurationLoader.shown(options.accessLog)) can be replayed"
             if contents.linesBeforeKeys > 0 {
-                reason += ": \(lines(contents.linesBeforeKeys)) \(were(contents.linesBeforeKeys)) written before keys were logged"
+                reason +=
+                    ": \(lines(contents.linesBeforeKeys)) \(were(contents.linesBeforeKeys)) written before keys were logged"
                     + " (collect a log written by this version)"
             }
             throw Failure(description: reason)
@@ -40,14 +41,15 @@ public enum PlanReport {
             for (index, (plan, ttl)) in runs.enumerated() {
                 group.addTask {
                     let shares = await PolicyReplay.run(
-                        requests, plan: plan, movieTTL: ttl, trendingTTL: options.trendingTTL, configurationTTL: options.configurationTTL,
+                        requests, plan: plan, movieTTL: ttl, trendingTTL: options.trendingTTL,
+                        configurationTTL: options.configurationTTL,
                         missWait: options.missWait)
                     return (index, shares)
                 }
             }
             var shares = [ReplayShares?](repeating: nil, count: runs.count)
             for await (index, counted) in group { shares[index] = counted }
-            return shares.map { $0! }   // every task returned its index
+            return shares.map { $0! }  // every task returned its index
         }
         let rows = zip(runs, shares).map { Row(plan: $0.0.0, movieTTL: $0.0.1, shares: $0.1) }
         return render(contents, rows: rows, options: options)
@@ -60,21 +62,28 @@ public enum PlanReport {
         let last = contents.requests.last?.time ?? 0
         var text = "Replayed \(grouped(contents.requests.count)) requests over \(span(last - first)),\n"
         text += "from \(minute(first)) to \(minute(last)) UTC.\n"
-        text += "Trending lists are fresh for \(duration(options.trendingTTL)); "
+        text +=
+            "Trending lists are fresh for \(duration(options.trendingTTL)); "
             + "a miss waits up to \(duration(options.missWait)) for a call.\n"
         if contents.linesBeforeKeys > 0 {
-            text += "\(lines(contents.linesBeforeKeys)) written before keys were logged \(were(contents.linesBeforeKeys)) skipped.\n"
+            text +=
+                "\(lines(contents.linesBeforeKeys)) written before keys were logged \(were(contents.linesBeforeKeys)) skipped.\n"
         }
         if contents.linesNotForwarded > 0 {
-            text += "\(lines(contents.linesNotForwarded)) that asked amodb nothing (health checks, refusals) "
+            text +=
+                "\(lines(contents.linesNotForwarded)) that asked amodb nothing (health checks, refusals) "
                 + "\(were(contents.linesNotForwarded)) skipped.\n"
         }
         if contents.linesUnreadable > 0 {
-            text += "\(lines(contents.linesUnreadable)) that \(contents.linesUnreadable == 1 ? "is no access-log line" : "are no access-log lines") "
+            text +=
+                "\(lines(contents.linesUnreadable)) that \(contents.linesUnreadable == 1 ? "is no access-log line" : "are no access-log lines") "
                 + "\(were(contents.linesUnreadable)) skipped.\n"
         }
         text += "\n"
-        let columns = [("plan/min", 8), ("movie TTL", 9), ("fresh %", 7), ("stale %", 7), ("filled %", 8), ("refused %", 9), ("p95 stale age", 13)]
+        let columns = [
+            ("plan/min", 8), ("movie TTL", 9), ("fresh %", 7), ("stale %", 7), ("filled %", 8), ("refused %", 9),
+            ("p95 stale age", 13),
+        ]
         text += columns.map { right($0.0, $0.1) }.joined(separator: "  ") + "\n"
         for row in rows {
             let tenths = percentTenths([row.shares.fresh, row.shares.stale, row.shares.filled, row.shares.refused])
@@ -96,7 +105,9 @@ public enum PlanReport {
         guard total > 0 else { return counts.map { _ in 0 } }
         var tenths = counts.map { $0 * 1000 / total }
         let remainders = counts.map { $0 * 1000 % total }
-        let order = remainders.indices.sorted { remainders[$0] > remainders[$1] || (remainders[$0] == remainders[$1] && $0 < $1) }
+        let order = remainders.indices.sorted {
+            remainders[$0] > remainders[$1] || (remainders[$0] == remainders[$1] && $0 < $1)
+        }
         for index in order.prefix(1000 - tenths.reduce(0, +)) { tenths[index] += 1 }
         return tenths
     }

@@ -1,5 +1,5 @@
-public import AmodbModels
 import AmodbHTTP
+public import AmodbModels
 import Synchronization
 
 /// One request of a replay: when (seconds since 1970) and what (canonical, validated).
@@ -128,11 +128,12 @@ public enum PolicyReplay {
 
         func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
             calls.add(1, ordering: .relaxed)
-            let body = switch request.route {
-            case .trending: #"{"page":1,"results":[],"total_pages":1,"total_results":0}"#
-            case .movie(let id): #"{"id":\#(id),"title":"replayed"}"#
-            case .configuration: #"{"images":{}}"#
-            }
+            let body =
+                switch request.route {
+                case .trending: #"{"page":1,"results":[],"total_pages":1,"total_results":0}"#
+                case .movie(let id): #"{"id":\#(id),"title":"replayed"}"#
+                case .configuration: #"{"images":{}}"#
+                }
             return .success(UpstreamResponse(status: 200, body: Array(body.utf8)))
         }
     }

@@ -30,7 +30,8 @@ struct HeadFacts: Sendable {
         let peer = request.peerAddress
         client =
             access.trustedProxies.mayForward(peer)
-            ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For")) : peer
+            ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For"))
+            : peer
         let (underAPI, amodbRoute) = ProxyResponder.route(for: request.path)
         self.underAPI = underAPI
         route = ProxyResponder.routeLabel(for: request.path, route: amodbRoute)

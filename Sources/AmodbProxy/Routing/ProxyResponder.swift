@@ -24,7 +24,8 @@ final class ProxyResponder: HTTPResponder {
         let cors: CORSPolicy?
 
         init(
-            callers: Callers, rateLimiter: ClientRateLimiter?, trustedProxies: TrustedProxies, rateLimitExempt: AddressSet,
+            callers: Callers, rateLimiter: ClientRateLimiter?, trustedProxies: TrustedProxies,
+            rateLimitExempt: AddressSet,
             cors: CORSPolicy?
         ) {
             self.callers = callers
@@ -45,7 +46,10 @@ final class ProxyResponder: HTTPResponder {
     /// Set once the server listens; `/readyz` says so.
     let listening = Atomic<Bool>(false)
 
-    init(forwarder: CachingForwarder, languages: [String], access: Access, metrics: ProxyMetrics, accessLog: AccessLog?, clock: any ProxyClock) {
+    init(
+        forwarder: CachingForwarder, languages: [String], access: Access, metrics: ProxyMetrics, accessLog: AccessLog?,
+        clock: any ProxyClock
+    ) {
         self.forwarder = forwarder
         self.languages = languages
         self.access = access
@@ -57,12 +61,15 @@ final class ProxyResponder: HTTPResponder {
     /// Every request's answer, in three steps: what its head says (`HeadFacts`), the answer
     /// (`answer`: from the routes, the access rules and the cache, now or later), and its
     /// completion (`complete`: `Cache-Status`, CORS, metrics, the access log).
-    func respond(to request: borrowing HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery) -> HTTPResponse? {
+    func respond(to request: borrowing HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery)
+        -> HTTPResponse?
+    {
         let started = Clocks.uptimeNanoseconds()
         let head = HeadFacts(request, access: access, languages: languages)
         // Who is calling, read before answering so that the log line of an answer given
         // later names the user too: only for what can reach amodb (a GET or HEAD under `/3`).
-        let caller = access.callers.isEnabled && head.underAPI && (request.method == "GET" || request.method == "HEAD")
+        let caller =
+            access.callers.isEnabled && head.underAPI && (request.method == "GET" || request.method == "HEAD")
             ? access.callers.identify(request.headers["Authorization"], clock: clock, loop: context.loopIndex) : .open
         let completion = Completion(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
         let immediate = answer(request, head: head, caller: caller, loop: context.loopIndex) { [self] in
@@ -122,20 +129,24 @@ final class ProxyResponder: HTTPResponder {
         let nanoseconds = Clocks.uptimeNanoseconds() - completion.started
         let cache = ProxyMetrics.CacheLabel(outcome)
         metrics.recordRequest(
-            route: completion.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9, loop: completion.loop)
+            route: completion.route, status: response.status, cache: cache, seconds: Double(nanoseconds) / 1e9,
+            loop: completion.loop)
         let bytes = completion.isHead ? 0 : response.body.count
         let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
         metrics.recordResponseBytes(bytes, encoding: encoding, loop: completion.loop)
-        accessLog?.record(AccessLogEntry(
-            method: completion.method, route: completion.route, path: completion.loggedPath, key: completion.key,
-            status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding, client: completion.client,
-            user: completion.user.map { String($0.logName) }))
+        accessLog?.record(
+            AccessLogEntry(
+                method: completion.method, route: completion.route, path: completion.loggedPath, key: completion.key,
+                status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding,
+                client: completion.client,
+                user: completion.user.map { String($0.logName) }))
         return response
     }
 
     /// The answer to a request, at once, or `nil` and later, to the delivery `later()` makes.
     private func answer(
-        _ request: borrowing HTTPRequest, head: HeadFacts, caller: Callers.Verdict, loop: Int?, later: () -> AnswerDelivery
+        _ request: borrowing HTTPRequest, head: HeadFacts, caller: Callers.Verdict, loop: Int?,
+        later: () -> AnswerDelivery
     ) -> ProxyAnswer? {
         if request.method == "OPTIONS", let cors = access.cors, head.underAPI {
             return ProxyAnswer(cors.preflight(origin: request.headers["Origin"]))
@@ -149,9 +160,12 @@ final class ProxyResponder: HTTPResponder {
         case .healthz:
             return ProxyAnswer(Self.plainJSON(200, #"{"status":"ok"}"#))
         case .readyz:
-            guard listening.load(ordering: .relaxed) else { return ProxyAnswer(Self.plainJSON(503, #"{"status":"starting"}"#)) }
+            guard listening.load(ordering: .relaxed) else {
+                return ProxyAnswer(Self.plainJSON(503, #"{"status":"starting"}"#))
+            }
             if forwarder.keyRejected {
-                return ProxyAnswer(Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#))
+                return ProxyAnswer(
+                    Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#))
             }
             if let reason = access.callers.notReadyReason {
                 return ProxyAnswer(Self.plainJSON(503, #"{"status":"# + JSONText.quoted(reason) + "}"))
@@ -187,7 +201,8 @@ final class ProxyResponder: HTTPResponder {
             var headers = HTTPHeaders()
             let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
             headers.set("Retry-After", String(seconds))
-            return ProxyAnswer(.error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers))
+            return ProxyAnswer(
+                .error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers))
         }
         switch head.amodbRequest {
         case nil:
@@ -197,16 +212,19 @@ final class ProxyResponder: HTTPResponder {
         case .success(let amodbRequest):
             // Each client's share of the calls for misses follows the same exemption as its rate.
             return forwarder.respond(
-                to: amodbRequest, key: head.key, ifNoneMatch: head.ifNoneMatch, accept: head.accept, client: identity, loop: loop,
+                to: amodbRequest, key: head.key, ifNoneMatch: head.ifNoneMatch, accept: head.accept, client: identity,
+                loop: loop,
                 later: later)
         }
     }
 
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
         metrics.recordRequest(route: .invalid, status: status, cache: .none, seconds: 0)
-        accessLog?.record(AccessLogEntry(
-            method: "-", route: .invalid, path: LoggedPath.of(requestHead: head), status: status, cache: .none, nanoseconds: 0, bytes: 0,
-            client: peerAddress))
+        accessLog?.record(
+            AccessLogEntry(
+                method: "-", route: .invalid, path: LoggedPath.of(requestHead: head), status: status, cache: .none,
+                nanoseconds: 0, bytes: 0,
+                client: peerAddress))
     }
 
     private static func plainJSON(_ status: Int, _ body: String) -> HTTPResponse {

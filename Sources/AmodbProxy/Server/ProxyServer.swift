@@ -44,41 +44,59 @@ public final class ProxyServer: Sendable {
         clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLogSink: ProxyLogger.Sink? = nil
     ) {
         self.configuration = configuration
-        let logger = logger ?? ProxyLogger(
-            minimumLevel: configuration.logLevel, format: configuration.logFormat,
-            secrets: [configuration.apiKey] + [configuration.jwtSecret].compactMap { $0 })
+        let logger =
+            logger
+            ?? ProxyLogger(
+                minimumLevel: configuration.logLevel, format: configuration.logFormat,
+                secrets: [configuration.apiKey] + [configuration.jwtSecret].compactMap { $0 })
         self.logger = logger
         self.clock = clock
         let cache = cache ?? MemoryResponseCache(maxBytes: configuration.cacheMaxBytes)
         self.cache = cache
-        let redis = configuration.redis.map { RedisLink(configuration: $0, prefix: configuration.redisPrefix, logger: logger, largestBody: configuration.maxUpstreamBytes) }
+        let redis = configuration.redis.map {
+            RedisLink(
+                configuration: $0, prefix: configuration.redisPrefix, logger: logger,
+                largestBody: configuration.maxUpstreamBytes)
+        }
         self.redis = redis
-        let clientShare = ClientUpstreamShare.callsPerWindow(limit: configuration.rateLimit, fraction: configuration.clientUpstreamShare)
-        self.budget = redis.map {
-            RedisCallBudget(limit: configuration.rateLimit, clientShare: clientShare, link: $0, clock: clock, amodbKey: configuration.apiKey)
-        } ?? UpstreamBudget(limit: configuration.rateLimit, shares: clientShare.map { ClientUpstreamShare(callsPerWindow: $0) })
+        let clientShare = ClientUpstreamShare.callsPerWindow(
+            limit: configuration.rateLimit, fraction: configuration.clientUpstreamShare)
+        self.budget =
+            redis.map {
+                RedisCallBudget(
+                    limit: configuration.rateLimit, clientShare: clientShare, link: $0, clock: clock,
+                    amodbKey: configuration.apiKey)
+            }
+            ?? UpstreamBudget(
+                limit: configuration.rateLimit, shares: clientShare.map { ClientUpstreamShare(callsPerWindow: $0) })
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics
-        let validator = AnswerValidator(key: configuration.apiKey, schema: SchemaMismatchReporter(logger: logger, clock: clock, metrics: metrics))
+        let validator = AnswerValidator(
+            key: configuration.apiKey, schema: SchemaMismatchReporter(logger: logger, clock: clock, metrics: metrics))
         self.validator = validator
         self.snapshot = configuration.snapshotPath.map(CacheSnapshot.init(path:))
-        let fetcher = InstrumentedFetcher(inner: fetcher ?? URLSessionUpstreamFetcher(
-            baseURL: configuration.upstreamURL, key: configuration.apiKey, timeout: configuration.upstreamTimeout,
-            maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
+        let fetcher = InstrumentedFetcher(
+            inner: fetcher
+                ?? URLSessionUpstreamFetcher(
+                    baseURL: configuration.upstreamURL, key: configuration.apiKey,
+                    timeout: configuration.upstreamTimeout,
+                    maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
         let policy = CachingForwarder.Policy(configuration)
         let bounds = CacheSnapshot.Bounds(configuration)
         let leases = redis.map { link in
             RedisFetchLeases(
                 local: MemoryFetchLeases(capacity: policy.maxFetchesInFlight), link: link,
-                rules: .init(bounds: bounds, validator: validator, leaseSeconds: configuration.upstreamTimeout + 2), clock: clock, logger: logger)
+                rules: .init(bounds: bounds, validator: validator, leaseSeconds: configuration.upstreamTimeout + 2),
+                clock: clock, logger: logger)
         }
         let forwarder = CachingForwarder(
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
             validator: validator, statistics: statistics, leases: leases)
         self.forwarder = forwarder
         let tokens = ClientTokens(
-            tokens: configuration.clientTokens, file: configuration.clientTokensFile, amodbKey: configuration.apiKey, logger: logger)
+            tokens: configuration.clientTokens, file: configuration.clientTokensFile, amodbKey: configuration.apiKey,
+            logger: logger)
         self.tokens = tokens
         let keySet = configuration.jwksURL.flatMap(URL.init(string:)).map { url in
             KeySetRefresher(
@@ -86,20 +104,26 @@ public final class ProxyServer: Sendable {
                 refreshSeconds: configuration.jwksRefreshSeconds, clock: clock, logger: logger)
         }
         self.keySet = keySet
-        let users = configuration.verifiesUserTokens
+        let users =
+            configuration.verifiesUserTokens
             ? TokenVerifier(
                 secret: configuration.jwtSecret, keySet: keySet,
-                rules: .init(issuers: Set(configuration.jwtIssuers), audiences: Set(configuration.jwtAudiences), leeway: configuration.jwtLeeway),
+                rules: .init(
+                    issuers: Set(configuration.jwtIssuers), audiences: Set(configuration.jwtAudiences),
+                    leeway: configuration.jwtLeeway),
                 identifier: TokenIdentifier(amodbKey: configuration.apiKey))
             : nil
         let access = ProxyResponder.Access(
             callers: Callers(tokens: tokens, users: users, keySet: keySet, metrics: metrics),
             rateLimiter: configuration.clientRateLimit > 0
                 ? ClientRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil,
-            trustedProxies: TrustedProxies(networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
-            rateLimitExempt: AddressSet(networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
+            trustedProxies: TrustedProxies(
+                networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
+            rateLimitExempt: AddressSet(
+                networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
             cors: configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins)))
-        let accessLog = configuration.accessLog
+        let accessLog =
+            configuration.accessLog
             ? AccessLog(format: configuration.logFormat, sink: accessLogSink, logger: logger)
             : nil
         responder = ProxyResponder(
@@ -107,16 +131,22 @@ public final class ProxyServer: Sendable {
             accessLog: accessLog, clock: clock)
         server = HTTPServer(
             configuration: .init(
-                host: configuration.host, port: configuration.port, limits: configuration.limits, timeouts: configuration.timeouts,
+                host: configuration.host, port: configuration.port, limits: configuration.limits,
+                timeouts: configuration.timeouts,
                 errorResponse: { HTTPResponse.error($0, $1) }, queueLabel: "amodb-proxy"),
             responder: responder)
         let server = server
-        metrics.connect(.init(cache: cache, budget: budget, statistics: statistics, clock: clock, connections: { server.connectionCount },
-                              tables: { [forwarder] in
-                                  let sizes = forwarder.tableSizes
-                                  return [("in_flight", sizes.inFlight), ("backoff", sizes.backoff), ("client_share", sizes.clients),
-                                          ("tasks", sizes.tasks)]
-                              }, redis: redis, variants: forwarder.variantMaker))
+        metrics.connect(
+            .init(
+                cache: cache, budget: budget, statistics: statistics, clock: clock,
+                connections: { server.connectionCount },
+                tables: { [forwarder] in
+                    let sizes = forwarder.tableSizes
+                    return [
+                        ("in_flight", sizes.inFlight), ("backoff", sizes.backoff), ("client_share", sizes.clients),
+                        ("tasks", sizes.tasks),
+                    ]
+                }, redis: redis, variants: forwarder.variantMaker))
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
@@ -133,7 +163,8 @@ public final class ProxyServer: Sendable {
             repeatEvery(2) { [weak self] in self?.tokens.reloadIfChanged() }
         }
         if !tokens.isEnabled && !configuration.verifiesUserTokens {
-            logger.warning("no client tokens are set: anyone who can reach the proxy can use it (set AMODB_PROXY_TOKENS)")
+            logger.warning(
+                "no client tokens are set: anyone who can reach the proxy can use it (set AMODB_PROXY_TOKENS)")
         }
         return port
     }
@@ -167,7 +198,9 @@ public final class ProxyServer: Sendable {
         forwarder.stopBackgroundWork()
         await server.shutdown(gracePeriod: configuration.shutdownGraceSeconds)
         let spent = ContinuousClock.now - started
-        let left = configuration.shutdownGraceSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds) / 1e18
+        let left =
+            configuration.shutdownGraceSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds)
+            / 1e18
         await forwarder.drain(within: max(0, left))
         await keySet?.stop()
         writeSnapshot()
@@ -186,15 +219,21 @@ public final class ProxyServer: Sendable {
         do {
             let loaded = try snapshot.load(now: clock.now(), bounds: snapshotBounds, validator: validator)
             for (key, problem) in loaded.dropped.prefix(10) {
-                logger.warning("cache snapshot entry dropped", ["key": String(key.prefix(256)), "problem": problem, "path": snapshot.path])
+                logger.warning(
+                    "cache snapshot entry dropped",
+                    ["key": String(key.prefix(256)), "problem": problem, "path": snapshot.path])
             }
             if loaded.dropped.count > 10 {
-                logger.warning("cache snapshot entries dropped", ["more": String(loaded.dropped.count - 10), "path": snapshot.path])
+                logger.warning(
+                    "cache snapshot entries dropped",
+                    ["more": String(loaded.dropped.count - 10), "path": snapshot.path])
             }
             for (key, entry) in loaded.entries where cache.store(entry, for: key) {
-                forwarder.makeVariants(of: entry, for: key)   // the snapshot keeps identity only: rebuilt here
+                forwarder.makeVariants(of: entry, for: key)  // the snapshot keeps identity only: rebuilt here
             }
-            if !loaded.entries.isEmpty { logger.info("cache snapshot loaded", ["entries": String(loaded.entries.count), "path": snapshot.path]) }
+            if !loaded.entries.isEmpty {
+                logger.info("cache snapshot loaded", ["entries": String(loaded.entries.count), "path": snapshot.path])
+            }
         } catch {
             logger.warning("cache snapshot ignored: \(error)", ["path": snapshot.path])
         }

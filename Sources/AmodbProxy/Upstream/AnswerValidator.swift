@@ -42,7 +42,7 @@ struct AnswerValidator: Sendable {
             guard summary.members["results"]?.kind == .array else { return "the trending page has no results array" }
         case .movie(let id):
             guard let member = summary.members["id"], member.kind == .number || member.kind == .string,
-                  member.text == String(id)
+                member.text == String(id)
             else { return "the body is not movie \(id)" }
         case .configuration:
             // Apps build every image URL from it: without it the answer is useless to them.
@@ -60,7 +60,7 @@ struct AnswerValidator: Sendable {
             return refusal.reason
         case .success(let summary):
             guard summary.topLevel == .object, summary.members["success"]?.kind == .false,
-                  summary.members["status_code"]?.kind == .number
+                summary.members["status_code"]?.kind == .number
             else { return "the body is not an error object" }
             return nil
         }

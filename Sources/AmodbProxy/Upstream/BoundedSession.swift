@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A URLSession for the proxy's own outgoing GETs (amodb, an identity provider's key set),
 /// with two limits that protect the proxy from what comes back, and no redirects followed:
@@ -33,7 +34,8 @@ final class BoundedSession: Sendable {
         configuration.httpMaximumConnectionsPerHost = maxConnections
         let transfers = Transfers()
         self.transfers = transfers
-        self.session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: InlineDelegateQueue())
+        self.session = URLSession(
+            configuration: configuration, delegate: transfers, delegateQueue: InlineDelegateQueue())
     }
 
     deinit {
@@ -95,7 +97,9 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
     /// Registers `task` before it is resumed and arms its deadline (seconds from now).
     func begin(_ task: URLSessionDataTask, maxBytes: Int, deadline seconds: Double, continuation: Continuation) {
         let deadline = Deadline(item: DispatchWorkItem { [weak self] in self?.cut(task, because: .timedOut) })
-        transfers.withLock { $0[task.taskIdentifier] = Transfer(continuation: continuation, maxBytes: maxBytes, deadline: deadline) }
+        transfers.withLock {
+            $0[task.taskIdentifier] = Transfer(continuation: continuation, maxBytes: maxBytes, deadline: deadline)
+        }
         deadlines.asyncAfter(deadline: .now() + seconds, execute: deadline.item)
     }
 
@@ -131,7 +135,9 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
         transfer.continuation.resume(returning: Self.outcome(transfer, response: task.response, error: error))
     }
 
-    private static func outcome(_ transfer: Transfer, response: URLResponse?, error: (any Error)?) -> Result<UpstreamResponse, UpstreamError> {
+    private static func outcome(_ transfer: Transfer, response: URLResponse?, error: (any Error)?) -> Result<
+        UpstreamResponse, UpstreamError
+    > {
         if let error { return .failure((error as? URLError)?.code == .timedOut ? .timedOut : .unreachable) }
         guard let http = response as? HTTPURLResponse else { return .failure(.unreachable) }
         var headers: [String: String] = [:]

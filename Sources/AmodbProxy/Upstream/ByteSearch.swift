@@ -12,7 +12,10 @@ enum ByteSearch {
             }
         }
         if let found, let result = found { return result }
-        let hay = Array(haystack), pin = Array(needle)
-        return hay.withUnsafeBytes { h in pin.withUnsafeBytes { amodb_contains(h.baseAddress, h.count, $0.baseAddress, $0.count) != 0 } }
+        let hay = Array(haystack)
+        let pin = Array(needle)
+        return hay.withUnsafeBytes { h in
+            pin.withUnsafeBytes { amodb_contains(h.baseAddress, h.count, $0.baseAddress, $0.count) != 0 }
+        }
     }
 }

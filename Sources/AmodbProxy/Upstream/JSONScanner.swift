@@ -67,7 +67,9 @@ struct JSONScanner {
     /// Scans `bytes`, recording the top-level members named in `watched` and looking for
     /// `needle` in strings that use escapes (unescaped strings are the caller's to search
     /// in the raw bytes, which is faster).
-    static func scan(_ bytes: [UInt8], watching watched: Set<String> = [], needle: [UInt8] = []) throws(Failure) -> Summary {
+    static func scan(_ bytes: [UInt8], watching watched: Set<String> = [], needle: [UInt8] = []) throws(Failure)
+        -> Summary
+    {
         var scanner = JSONScanner(bytes: bytes, watched: watched, needle: needle)
         return try scanner.run()
     }
@@ -160,9 +162,15 @@ struct JSONScanner {
             let start = index
             try number()
             if pendingMember != nil { text = String(decoding: bytes[start..<index], as: UTF8.self) }
-        case UInt8(ascii: "t"): kind = .true; try literal("true")
-        case UInt8(ascii: "f"): kind = .false; try literal("false")
-        case UInt8(ascii: "n"): kind = .null; try literal("null")
+        case UInt8(ascii: "t"):
+            kind = .true
+            try literal("true")
+        case UInt8(ascii: "f"):
+            kind = .false
+            try literal("false")
+        case UInt8(ascii: "n"):
+            kind = .null
+            try literal("null")
         default: throw .unexpectedByte(offset: index)
         }
         if summary == nil { summary = Summary(topLevel: kind) }
@@ -202,9 +210,12 @@ struct JSONScanner {
         let (bytes, index) = (self.bytes, self.index)
         let failure: Failure? = word.withUTF8Buffer { word in
             guard index + word.count <= bytes.count else {
-                return bytes[index...].elementsEqual(word.prefix(bytes.count - index)) ? .truncated : .unexpectedByte(offset: index)
+                return bytes[index...].elementsEqual(word.prefix(bytes.count - index))
+                    ? .truncated : .unexpectedByte(offset: index)
             }
-            for offset in word.indices where bytes[index + offset] != word[offset] { return .unexpectedByte(offset: index + offset) }
+            for offset in word.indices where bytes[index + offset] != word[offset] {
+                return .unexpectedByte(offset: index + offset)
+            }
             return nil
         }
         if let failure { throw failure }
@@ -226,7 +237,9 @@ struct JSONScanner {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             try digits()
         }
     }
@@ -259,7 +272,9 @@ struct JSONScanner {
                 index += 1
                 if escaped, ByteSearch.contains(decoded, needle) { summary?.needleInEscapedString = true }
                 guard keepingText else { return nil }
-                return escaped ? String(decoding: decoded, as: UTF8.self) : String(decoding: bytes[start..<contentEnd], as: UTF8.self)
+                return escaped
+                    ? String(decoding: decoded, as: UTF8.self)
+                    : String(decoding: bytes[start..<contentEnd], as: UTF8.self)
             case UInt8(ascii: "\\"):
                 if !escaped {
                     escaped = true
@@ -283,17 +298,18 @@ struct JSONScanner {
     private mutating func escape() throws(Failure) {
         guard index + 1 < bytes.count else { throw .truncated }
         let letter = bytes[index + 1]
-        let simple: UInt8? = switch letter {
-        case UInt8(ascii: "\""): 0x22
-        case UInt8(ascii: "\\"): 0x5C
-        case UInt8(ascii: "/"): 0x2F
-        case UInt8(ascii: "b"): 0x08
-        case UInt8(ascii: "f"): 0x0C
-        case UInt8(ascii: "n"): 0x0A
-        case UInt8(ascii: "r"): 0x0D
-        case UInt8(ascii: "t"): 0x09
-        default: nil
-        }
+        let simple: UInt8? =
+            switch letter {
+            case UInt8(ascii: "\""): 0x22
+            case UInt8(ascii: "\\"): 0x5C
+            case UInt8(ascii: "/"): 0x2F
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "t"): 0x09
+            default: nil
+            }
         if let simple {
             decoded.append(simple)
             index += 2
@@ -347,12 +363,20 @@ struct JSONScanner {
         var second: ClosedRange<UInt8> = 0x80...0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; second = 0xA0...0xBF
+        case 0xE0:
+            length = 3
+            second = 0xA0...0xBF
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; second = 0x80...0x9F
-        case 0xF0: length = 4; second = 0x90...0xBF
+        case 0xED:
+            length = 3
+            second = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            second = 0x90...0xBF
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; second = 0x80...0x8F
+        case 0xF4:
+            length = 4
+            second = 0x80...0x8F
         default: throw .notUnicode(offset: index)
         }
         guard index + length <= bytes.count else { throw .truncated }

@@ -37,7 +37,8 @@ final class MissQueue: Sendable {
     /// `clock`'s time. `first`: ahead of those waiting (a refresh of an entry drifting past
     /// twice its lifetime).
     func acquire(
-        from budget: any CallBudget, client: String? = nil, clock: any ProxyClock, tasks: BackgroundTasks, first: Bool = false
+        from budget: any CallBudget, client: String? = nil, clock: any ProxyClock, tasks: BackgroundTasks,
+        first: Bool = false
     ) async -> CallDecision {
         let start = clock.now()
         let deadline = start + wait
@@ -45,7 +46,9 @@ final class MissQueue: Sendable {
         if wait == 0 || first || state.withLock({ $0.waiting.isEmpty }) {
             decision = await budget.acquire(.miss, client: client, now: start)
             // No wait, or the call frees after the wait would be over: refused now.
-            guard case .denied(let retryAfter) = decision, wait > 0, start + retryAfter <= deadline else { return decision }
+            guard case .denied(let retryAfter) = decision, wait > 0, start + retryAfter <= deadline else {
+                return decision
+            }
         } else if let client, let spent = await budget.shareWait(for: client, now: start) {
             return .shareSpent(retryAfter: spent)
         }

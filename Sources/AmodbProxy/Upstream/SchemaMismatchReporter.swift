@@ -30,14 +30,18 @@ final class SchemaMismatchReporter: Sendable {
         metrics.recordSchemaMismatch(route)
         let now = clock.now()
         let due = lastWarning.withLock { last -> Bool in
-            if let previous = last[route.template], now - previous < Self.warningInterval, now >= previous { return false }
+            if let previous = last[route.template], now - previous < Self.warningInterval, now >= previous {
+                return false
+            }
             last[route.template] = now
             return true
         }
         guard due else { return }
-        logger.warning("amodb's answer does not decode as the shared models; stored and served as sent", [
-            "path": route.template, "field": mismatch.field, "problem": mismatch.problem,
-        ])
+        logger.warning(
+            "amodb's answer does not decode as the shared models; stored and served as sent",
+            [
+                "path": route.template, "field": mismatch.field, "problem": mismatch.problem,
+            ])
     }
 
     /// Where and how a body fails to decode: a coding path such as
@@ -63,9 +67,12 @@ final class SchemaMismatchReporter: Sendable {
             // Only the path and the kind: a debug description can quote the value.
             switch error {
             case .typeMismatch(_, let context): return Mismatch(field: path(context.codingPath), problem: "wrong type")
-            case .valueNotFound(_, let context): return Mismatch(field: path(context.codingPath), problem: "null or missing value")
-            case .keyNotFound(let key, let context): return Mismatch(field: path(context.codingPath + [key]), problem: "missing")
-            case .dataCorrupted(let context): return Mismatch(field: path(context.codingPath), problem: "unreadable value")
+            case .valueNotFound(_, let context):
+                return Mismatch(field: path(context.codingPath), problem: "null or missing value")
+            case .keyNotFound(let key, let context):
+                return Mismatch(field: path(context.codingPath + [key]), problem: "missing")
+            case .dataCorrupted(let context):
+                return Mismatch(field: path(context.codingPath), problem: "unreadable value")
             @unknown default: return Mismatch(field: "", problem: "does not decode")
             }
         } catch {

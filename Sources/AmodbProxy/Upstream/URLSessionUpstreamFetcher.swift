@@ -1,7 +1,8 @@
 public import AmodbModels
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Calls amodb over URLSession (`BoundedSession`: connections reused, no local HTTP cache,
@@ -20,7 +21,9 @@ public final class URLSessionUpstreamFetcher: UpstreamFetcher {
     /// `baseURL` is amodb's API root, e.g. `https://api.amodb.dev/3`, possibly with a
     /// path prefix of its own (`http://127.0.0.1:9001/x/3`). `timeout` (seconds) bounds
     /// each call from start to last byte; `maxBytes` bounds its decoded body.
-    public init(baseURL: String, key: Secret, timeout: Double = 10, maxBytes: Int = defaultMaxBytes, maxConnections: Int = 16) {
+    public init(
+        baseURL: String, key: Secret, timeout: Double = 10, maxBytes: Int = defaultMaxBytes, maxConnections: Int = 16
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.key = key
         self.session = BoundedSession(timeout: timeout, maxBytes: maxBytes, maxConnections: maxConnections)

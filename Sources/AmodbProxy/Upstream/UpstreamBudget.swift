@@ -131,7 +131,9 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// What amodb's rate-limit headers say, read by the rules of `observe` (one reader for
     /// the in-memory budget and the one replicas share): its limit, what remains, when
     /// that resets, and the names of the fields ignored.
-    static func read(headers: [String: String], now: Double) -> (limit: Int?, remaining: Int?, resetAt: Double?, ignored: [String]) {
+    static func read(headers: [String: String], now: Double) -> (
+        limit: Int?, remaining: Int?, resetAt: Double?, ignored: [String]
+    ) {
         var ignored: [String] = []
         func number(_ names: String...) -> (name: String, value: Double)? {
             for name in names {
@@ -153,9 +155,10 @@ public final class UpstreamBudget: CallBudget, Sendable {
             }
         }
         // Remaining is at most the limit amodb could state; beyond that it says nothing useful.
-        let remaining = number("x-ratelimit-remaining", "ratelimit-remaining").map {
-            $0.value.checkedInt(.down, clampedTo: 0...Self.limitRange.upperBound)
-        } ?? nil
+        let remaining =
+            number("x-ratelimit-remaining", "ratelimit-remaining").map {
+                $0.value.checkedInt(.down, clampedTo: 0...Self.limitRange.upperBound)
+            } ?? nil
         var resetAt: Double?
         if let (name, value) = number("x-ratelimit-reset", "ratelimit-reset") {
             resetAt = Self.resetTime(value, now: now)

@@ -13,7 +13,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var database: Int
 
     /// An endpoint given piece by piece.
-    public init(host: String, port: Int = 6379, username: String? = nil, password: RedisPassword? = nil, database: Int = 0) {
+    public init(
+        host: String, port: Int = 6379, username: String? = nil, password: RedisPassword? = nil, database: Int = 0
+    ) {
         self.host = host
         self.port = port
         self.username = username
@@ -26,9 +28,13 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// (TLS is not implemented), an empty host, a port or db that is not a number.
     public init(url: String) throws(RedisURLError) {
         let text = Substring(url)
-        guard let schemeEnd = text.firstRange(of: "://") else { throw RedisURLError("expected redis://[[user]:password@]host[:port][/db]") }
+        guard let schemeEnd = text.firstRange(of: "://") else {
+            throw RedisURLError("expected redis://[[user]:password@]host[:port][/db]")
+        }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        if scheme == "rediss" { throw RedisURLError("rediss:// (TLS) is not supported; use redis:// on a private network") }
+        if scheme == "rediss" {
+            throw RedisURLError("rediss:// (TLS) is not supported; use redis:// on a private network")
+        }
         guard scheme == "redis" else { throw RedisURLError("scheme \"\(scheme)\" is not supported; expected redis://") }
 
         var rest = text[schemeEnd.upperBound...]
@@ -47,15 +53,22 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             }
             let user = try Self.percentDecoded(userinfo[..<colon], what: "user")
             username = user.isEmpty ? nil : user
-            password = RedisPassword(try Self.percentDecoded(userinfo[userinfo.index(after: colon)...], what: "password"))
+            password = RedisPassword(
+                try Self.percentDecoded(userinfo[userinfo.index(after: colon)...], what: "password"))
         }
 
         var host = rest
         var portText: Substring?
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw RedisURLError("IPv6 host is missing its closing ]") }
+            guard let close = host.firstIndex(of: "]") else {
+                throw RedisURLError("IPv6 host is missing its closing ]")
+            }
             let after = host[host.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { throw RedisURLError("unexpected text after the IPv6 host") }
+            if after.hasPrefix(":") {
+                portText = after.dropFirst()
+            } else if !after.isEmpty {
+                throw RedisURLError("unexpected text after the IPv6 host")
+            }
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.lastIndex(of: ":") {
             portText = host[host.index(after: colon)...]
@@ -83,7 +96,11 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// The URL again, password redacted: safe for `--check-config` and logs.
     public var description: String {
         var credentials = ""
-        if password != nil { credentials = "\(username ?? ""):<redacted>@" } else if let username { credentials = "\(username)@" }
+        if password != nil {
+            credentials = "\(username ?? ""):<redacted>@"
+        } else if let username {
+            credentials = "\(username)@"
+        }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "redis://\(credentials)\(shownHost):\(port)/\(database)"
     }
@@ -104,7 +121,7 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)
                 guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                      let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
+                    let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
                 else { throw RedisURLError("the \(what) has a malformed %-escape") }
                 bytes.append(high << 4 | low)
                 index = utf8.index(first, offsetBy: 2)

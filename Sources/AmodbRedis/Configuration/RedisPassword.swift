@@ -1,7 +1,9 @@
 /// A Redis password. Its `description`, debug description and mirror are redacted (as the
 /// proxy's `Secret` is), so a configuration dump, a log line or an error message built by
 /// interpolation cannot leak it; only `AUTH` reads `revealed`.
-public struct RedisPassword: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct RedisPassword: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     private let value: String
 
     /// Wraps a password.

@@ -97,13 +97,17 @@ final class RedisConnection: @unchecked Sendable {
     /// Sends `bytes` (one encoded command) and calls `completion` with its reply.
     func enqueue(_ bytes: [UInt8], timeout: Duration?, completion: @escaping RedisCompletion) {
         queue.async { [self] in
-            submit(bytes, deadline: DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval, completion: completion)
+            submit(
+                bytes, deadline: DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval,
+                completion: completion)
         }
     }
 
     /// Sends several encoded commands back to back in one write and calls `completion` once
     /// with every reply (or failure), in order.
-    func enqueue(batch: [[UInt8]], timeout: Duration?, completion: @escaping @Sendable ([Result<RedisValue, RedisError>]) -> Void) {
+    func enqueue(
+        batch: [[UInt8]], timeout: Duration?, completion: @escaping @Sendable ([Result<RedisValue, RedisError>]) -> Void
+    ) {
         queue.async { [self] in
             guard !batch.isEmpty else { return completion([]) }
             let deadline = DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval
@@ -126,9 +130,10 @@ final class RedisConnection: @unchecked Sendable {
     func subscribe(_ channel: String, timeout: Duration?, completion: @escaping RedisCompletion) {
         queue.async { [self] in
             channels.insert(channel)
-            submit(RESPEncoder.command(["SUBSCRIBE", .bulk(channel)]),
-                   deadline: DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval,
-                   completion: completion)
+            submit(
+                RESPEncoder.command(["SUBSCRIBE", .bulk(channel)]),
+                deadline: DispatchTime.now() + (timeout ?? configuration.commandTimeout).dispatchInterval,
+                completion: completion)
         }
     }
 
@@ -365,7 +370,8 @@ final class RedisConnection: @unchecked Sendable {
     private func deliver(_ value: RedisValue) {
         // A subscriber's pushes arrive between replies, not in answer to a command.
         if let onMessage, case .array(let items) = value, items.count == 3, items[0].bytes == Array("message".utf8),
-           let channel = items[1].string, let payload = items[2].bytes {
+            let channel = items[1].string, let payload = items[2].bytes
+        {
             return onMessage(RedisMessage(channel: channel, payload: payload))
         }
         guard inFlightHead < inFlight.count else { return fail(.unexpectedReply("a reply no command asked for")) }
@@ -381,7 +387,9 @@ final class RedisConnection: @unchecked Sendable {
         switch entry.purpose {
         case .handshake:
             if case .error(let message) = value { return fail(.server(RedisServerError(message))) }
-            let handshakeLeft = inFlight[inFlightHead...].contains { if case .handshake = $0.purpose { true } else { false } }
+            let handshakeLeft = inFlight[inFlightHead...].contains {
+                if case .handshake = $0.purpose { true } else { false }
+            }
             if !handshakeLeft, case .handshaking = state { becomeReady() }
         case .caller(let completion):
             if case .error(let message) = value {

@@ -107,7 +107,10 @@ public struct RESPParser: Sendable {
     private mutating func readValue() throws(RESPParseError) -> Step {
         guard position < buffer.count else { return .needMore }
         let type = buffer[position]
-        guard [UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "$"), UInt8(ascii: "*")].contains(type) else {
+        guard
+            [UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "$"), UInt8(ascii: "*")].contains(
+                type)
+        else {
             throw .unknownType(type)
         }
         guard let lineEnd = try findLineEnd() else { return .needMore }
@@ -171,7 +174,7 @@ public struct RESPParser: Sendable {
     /// Only `maxLineBytes + 2` bytes past the type byte are ever looked at, so the answer
     /// does not depend on how the bytes were split.
     private mutating func findLineEnd() throws(RESPParseError) -> Int? {
-        let window = position + 1 + limits.maxLineBytes   // the last index the CR may sit at
+        let window = position + 1 + limits.maxLineBytes  // the last index the CR may sit at
         let end = min(buffer.count, window + 1)
         var index = max(position + 1, scanned)
         while index < end {
@@ -205,7 +208,8 @@ public struct RESPParser: Sendable {
             let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
             // Accumulated with the sign applied, so `Int64.min` (one beyond `-Int64.max`) parses too.
             let digitValue = Int64(digit - 0x30)
-            let (next, overflowNext) = negative
+            let (next, overflowNext) =
+                negative
                 ? times.subtractingReportingOverflow(digitValue) : times.addingReportingOverflow(digitValue)
             guard !overflowTimes, !overflowNext else { throw .invalidNumber }
             value = next

@@ -20,7 +20,10 @@ public struct ReplicaRoster: Sendable {
     private let client: RedisClient
 
     /// A roster under `prefix` (e.g. `amodb-proxy:`), shared by every replica using the same keys.
-    public init(client: RedisClient, prefix: String, lifetimeMilliseconds: Int64, capacity: Int = 1024, maxRemovedPerBeat: Int = 64) {
+    public init(
+        client: RedisClient, prefix: String, lifetimeMilliseconds: Int64, capacity: Int = 1024,
+        maxRemovedPerBeat: Int = 64
+    ) {
         self.client = client
         self.key = prefix + "replicas"
         self.lifetimeMilliseconds = max(1, lifetimeMilliseconds)
@@ -32,7 +35,10 @@ public struct ReplicaRoster: Sendable {
     public func beat(_ replica: String) async throws(RedisError) -> Int {
         let reply = try await client.run(
             Self.script, keys: [key],
-            arguments: [.bulk(replica), .integer(lifetimeMilliseconds), .integer(Int64(maxRemovedPerBeat)), .integer(Int64(capacity))])
+            arguments: [
+                .bulk(replica), .integer(lifetimeMilliseconds), .integer(Int64(maxRemovedPerBeat)),
+                .integer(Int64(capacity)),
+            ])
         guard let count = reply.integer, count >= 1 else { throw .unexpectedReply(reply.description) }
         return Int(clamping: count)
     }
@@ -46,7 +52,8 @@ public struct ReplicaRoster: Sendable {
     /// KEYS: the set. ARGV: the replica, its lifetime (ms), most members removed, capacity.
     /// Replies the number of live replicas. `TIME` before writing is allowed under effects
     /// replication (the default since Redis 5; asked for explicitly where it is not).
-    public static let script = RedisScript("""
+    public static let script = RedisScript(
+        """
         if redis.replicate_commands then redis.replicate_commands() end
         local time = redis.call('TIME')
         local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)

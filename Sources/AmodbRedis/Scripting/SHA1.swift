@@ -4,22 +4,28 @@
 public enum SHA1 {
     /// The 20-byte digest of `message`.
     public static func digest(_ message: some Collection<UInt8>) -> [UInt8] {
-        var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+        var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
+        )
         var padded = Array(message)
         let bitLength = UInt64(padded.count) &* 8
         padded.append(0x80)
         while padded.count % 64 != 56 { padded.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
 
         var words = [UInt32](repeating: 0, count: 80)
         for blockStart in stride(from: 0, to: padded.count, by: 64) {
             for index in 0..<16 {
                 let offset = blockStart + index * 4
-                words[index] = UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
+                words[index] =
+                    UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
                     | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
             }
             for index in 16..<80 {
-                words[index] = rotateLeft(words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16], 1)
+                words[index] = rotateLeft(
+                    words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16], 1)
             }
             var (a, b, c, d, e) = state
             for index in 0..<80 {
@@ -36,7 +42,10 @@ public enum SHA1 {
             state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
         }
         return [state.0, state.1, state.2, state.3, state.4].flatMap { word in
-            [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+            [
+                UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
+                UInt8(truncatingIfNeeded: word),
+            ]
         }
     }
 

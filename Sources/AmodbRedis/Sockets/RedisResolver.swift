@@ -35,11 +35,13 @@ enum RedisResolver {
     private static func startThread(_ body: @escaping @Sendable () -> Void) -> SyscallError? {
         let work = Unmanaged.passRetained(Work(body)).toOpaque()
         var thread = pthread_t()
-        let code = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, work)
+        let code = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, work)
         guard code == 0 else {
             Unmanaged<Work>.fromOpaque(work).release()
             return SyscallError("pthread_create", code)

@@ -20,7 +20,10 @@ final class RedisSocket: @unchecked Sendable {
     private var closed = false
 
     /// Wraps `fd`; neither source runs until `startReading()` or `watchWritable(true)`.
-    init(fd: Int32, queue: DispatchQueue, onReadable: @escaping @Sendable () -> Void, onWritable: @escaping @Sendable () -> Void) {
+    init(
+        fd: Int32, queue: DispatchQueue, onReadable: @escaping @Sendable () -> Void,
+        onWritable: @escaping @Sendable () -> Void
+    ) {
         self.fd = fd
         self.queue = queue
         readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
@@ -55,8 +58,14 @@ final class RedisSocket: @unchecked Sendable {
         readSource.cancel()
         writeSource.cancel()
         // A suspended source never runs its cancel handler, and releasing one traps: resume it.
-        if readSuspended { readSuspended = false; readSource.resume() }
-        if writeSuspended { writeSuspended = false; writeSource.resume() }
+        if readSuspended {
+            readSuspended = false
+            readSource.resume()
+        }
+        if writeSuspended {
+            writeSuspended = false
+            writeSource.resume()
+        }
     }
 
     private func sourceCancelled() {

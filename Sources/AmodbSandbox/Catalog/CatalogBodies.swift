@@ -34,7 +34,9 @@ final class CatalogBodies: Sendable {
         switch request.route {
         case .trending(let media, let window):
             let page = request.page ?? 1
-            let make = { try SandboxJSON.encode(self.catalog.trendingPage(media, window, page: page, language: language)) }
+            let make = {
+                try SandboxJSON.encode(self.catalog.trendingPage(media, window, page: page, language: language))
+            }
             guard page * SandboxCatalog.pageSize <= SandboxCatalog.listLength else { return try make() }
             return try memoized(.trending(media, window, page: page, language: language), make)
         case .movie(let id):

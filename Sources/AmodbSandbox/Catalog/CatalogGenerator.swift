@@ -21,10 +21,11 @@ struct CatalogGenerator {
                 name = random.pick(Self.firstNames) + " " + random.pick(Self.lastNames)
             } while !names.insert(name).inserted
             let id = 3_100_000 + index * 53
-            people.append(CatalogPerson(
-                id: id, name: name, profilePath: FamousTitles.profilePath(of: id),
-                department: index < actors ? "Acting" : departments[index % departments.count],
-                popularity: random.decimal(in: 4...80, places: 3)))
+            people.append(
+                CatalogPerson(
+                    id: id, name: name, profilePath: FamousTitles.profilePath(of: id),
+                    department: index < actors ? "Acting" : departments[index % departments.count],
+                    popularity: random.decimal(in: 4...80, places: 3)))
         }
         return people
     }
@@ -51,7 +52,8 @@ struct CatalogGenerator {
                 originalTitle = title
             }
             let year = 2015 + Int.random(in: 0...10, using: &random)
-            var releaseDate = Self.isoDate(year, Int.random(in: 1...12, using: &random), Int.random(in: 1...28, using: &random))
+            var releaseDate = Self.isoDate(
+                year, Int.random(in: 1...12, using: &random), Int.random(in: 1...28, using: &random))
             var status = "Released"
             var voteAverage = random.decimal(in: 5.2...8.6, places: 3)
             var voteCount = Int.random(in: 40...9_000, using: &random)
@@ -90,29 +92,40 @@ struct CatalogGenerator {
             default:
                 break
             }
-            let genres = Array(Set((0..<Int.random(in: 1...3, using: &random)).map { _ in random.pick(GenreNames.movieGenres) })).sorted()
+            let genres = Array(
+                Set((0..<Int.random(in: 1...3, using: &random)).map { _ in random.pick(GenreNames.movieGenres) })
+            ).sorted()
             let castMembers = (0..<Int.random(in: 4...8, using: &random)).map { _ in random.pick(actors) }
             var seen = Set<Int>()
             let cast = castMembers.filter { seen.insert($0.id).inserted }.enumerated().map { order, person in
-                CastMember(id: person.id, name: person.name, character: makeCharacter(),
-                           profilePath: person.profilePath, order: order)
+                CastMember(
+                    id: person.id, name: person.name, character: makeCharacter(),
+                    profilePath: person.profilePath, order: order)
             }
             let director = random.pick(crew)
             let writer = random.pick(crew)
             let composer = random.pick(crew)
             let crewMembers = [
-                CrewMember(id: director.id, name: director.name, department: "Directing", job: "Director", profilePath: director.profilePath),
-                CrewMember(id: writer.id, name: writer.name, department: "Writing", job: "Screenplay", profilePath: writer.profilePath),
-                CrewMember(id: composer.id, name: composer.name, department: "Sound", job: "Original Music Composer", profilePath: composer.profilePath),
+                CrewMember(
+                    id: director.id, name: director.name, department: "Directing", job: "Director",
+                    profilePath: director.profilePath),
+                CrewMember(
+                    id: writer.id, name: writer.name, department: "Writing", job: "Screenplay",
+                    profilePath: writer.profilePath),
+                CrewMember(
+                    id: composer.id, name: composer.name, department: "Sound", job: "Original Music Composer",
+                    profilePath: composer.profilePath),
             ]
-            movies.append(CatalogMovie(
-                id: id, title: title, originalTitle: originalTitle, originalLanguage: originalLanguage,
-                overview: voteCount == 0 && releaseDate.isEmpty ? "" : makeOverview(), tagline: tagline,
-                releaseDate: releaseDate, status: status, posterPath: posterPath, backdropPath: backdropPath,
-                runtime: runtime, genreIds: genres, budget: budget, revenue: revenue, voteAverage: voteAverage,
-                voteCount: voteCount, popularity: random.decimal(in: voteCount == 0 ? 4...30 : 10...120, places: 3), imdbId: imdbId,
-                localizedTitles: localized, cast: status == "In Production" ? [] : cast, crew: crewMembers,
-                ratings: makeRatings(index: index, voteAverage: voteAverage, voteCount: voteCount)))
+            movies.append(
+                CatalogMovie(
+                    id: id, title: title, originalTitle: originalTitle, originalLanguage: originalLanguage,
+                    overview: voteCount == 0 && releaseDate.isEmpty ? "" : makeOverview(), tagline: tagline,
+                    releaseDate: releaseDate, status: status, posterPath: posterPath, backdropPath: backdropPath,
+                    runtime: runtime, genreIds: genres, budget: budget, revenue: revenue, voteAverage: voteAverage,
+                    voteCount: voteCount, popularity: random.decimal(in: voteCount == 0 ? 4...30 : 10...120, places: 3),
+                    imdbId: imdbId,
+                    localizedTitles: localized, cast: status == "In Production" ? [] : cast, crew: crewMembers,
+                    ratings: makeRatings(index: index, voteAverage: voteAverage, voteCount: voteCount)))
         }
         return movies
     }
@@ -129,7 +142,8 @@ struct CatalogGenerator {
             } while !names.insert(name).inserted
             let country = random.pick([["US"], ["US"], ["GB"], ["CA"], ["AU"]])
             let year = 2012 + Int.random(in: 0...13, using: &random)
-            var firstAirDate = Self.isoDate(year, Int.random(in: 1...12, using: &random), Int.random(in: 1...28, using: &random))
+            var firstAirDate = Self.isoDate(
+                year, Int.random(in: 1...12, using: &random), Int.random(in: 1...28, using: &random))
             var voteAverage = random.decimal(in: 5.8...8.9, places: 3)
             var voteCount = Int.random(in: 25...4_000, using: &random)
             var posterPath: String? = random.imagePath()
@@ -141,13 +155,17 @@ struct CatalogGenerator {
                 voteCount = 0
             default: break
             }
-            let genres = Array(Set((0..<Int.random(in: 1...3, using: &random)).map { _ in random.pick(GenreNames.tvGenres) })).sorted()
-            shows.append(CatalogShow(
-                id: id, name: name, originalName: name, originalLanguage: "en", overview: makeOverview(),
-                firstAirDate: firstAirDate, posterPath: posterPath, backdropPath: random.imagePath(),
-                voteAverage: voteAverage, voteCount: voteCount, popularity: random.decimal(in: voteCount == 0 ? 6...30 : 15...160, places: 3),
-                genreIds: genres, originCountry: country,
-                starring: [random.pick(actors).id, random.pick(actors).id]))
+            let genres = Array(
+                Set((0..<Int.random(in: 1...3, using: &random)).map { _ in random.pick(GenreNames.tvGenres) })
+            ).sorted()
+            shows.append(
+                CatalogShow(
+                    id: id, name: name, originalName: name, originalLanguage: "en", overview: makeOverview(),
+                    firstAirDate: firstAirDate, posterPath: posterPath, backdropPath: random.imagePath(),
+                    voteAverage: voteAverage, voteCount: voteCount,
+                    popularity: random.decimal(in: voteCount == 0 ? 6...30 : 15...160, places: 3),
+                    genreIds: genres, originCountry: country,
+                    starring: [random.pick(actors).id, random.pick(actors).id]))
         }
         return shows
     }
@@ -180,10 +198,15 @@ struct CatalogGenerator {
         let imdbScore = ((voteAverage + random.decimal(in: -0.4...0.4, places: 1)) * 10).rounded() / 10
         return Ratings(
             imdb: Rating(value: min(imdbScore, 9.9), votes: voteCount * Int.random(in: 8...40, using: &random)),
-            kinopoisk: index % 3 == 0 ? nil : Rating(value: random.decimal(in: 5.5...8.5, places: 1), votes: voteCount * 3),
-            metacritic: index % 4 == 1 ? nil : Rating(value: Double(Int.random(in: 38...92, using: &random)),
-                                                      votes: index % 5 == 0 ? nil : Int.random(in: 9...55, using: &random)),
-            rottenTomatoes: index % 6 == 2 ? nil : Rating(value: Double(Int.random(in: 20...99, using: &random)), votes: nil),
+            kinopoisk: index % 3 == 0
+                ? nil : Rating(value: random.decimal(in: 5.5...8.5, places: 1), votes: voteCount * 3),
+            metacritic: index % 4 == 1
+                ? nil
+                : Rating(
+                    value: Double(Int.random(in: 38...92, using: &random)),
+                    votes: index % 5 == 0 ? nil : Int.random(in: 9...55, using: &random)),
+            rottenTomatoes: index % 6 == 2
+                ? nil : Rating(value: Double(Int.random(in: 20...99, using: &random)), votes: nil),
             tmdb: Rating(value: (voteAverage * 10).rounded() / 10, votes: voteCount))
     }
 

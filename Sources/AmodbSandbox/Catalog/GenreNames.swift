@@ -1,7 +1,9 @@
 /// amodb's genre ids (TMDB's) and their names in the languages the sandbox translates.
 enum GenreNames {
     /// Movie genre ids.
-    static let movieGenres = [28, 12, 16, 35, 80, 99, 18, 10751, 14, 36, 27, 10402, 9648, 10749, 878, 10770, 53, 10752, 37]
+    static let movieGenres = [
+        28, 12, 16, 35, 80, 99, 18, 10751, 14, 36, 27, 10402, 9648, 10749, 878, 10770, 53, 10752, 37,
+    ]
     /// TV genre ids.
     static let tvGenres = [10759, 16, 35, 80, 99, 18, 10751, 10762, 9648, 10763, 10764, 10765, 10766, 10767, 10768, 37]
 

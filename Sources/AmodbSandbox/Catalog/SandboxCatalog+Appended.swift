@@ -9,7 +9,8 @@ extension SandboxCatalog {
     /// (names amodb does not know add nothing, as on amodb); `nil` for a movie the catalog lacks.
     func movieAnswer(id: Int, language: String, appending names: [String]) -> MovieAnswer? {
         guard let movie = movies[id] else { return nil }
-        let details = movie.details(in: language, credits: names.contains("credits"), ratings: names.contains("ratings"))
+        let details = movie.details(
+            in: language, credits: names.contains("credits"), ratings: names.contains("ratings"))
         let resources = names.compactMap { name in resource(name, of: movie, language: language).map { (name, $0) } }
         return MovieAnswer(details: details, appended: resources)
     }
@@ -23,7 +24,9 @@ extension SandboxCatalog {
         case "images": return images(of: movie, &random)
         case "videos": return MovieVideos(results: released ? videos(of: movie, &random) : [])
         case "external_ids": return externalIDs(of: movie, &random)
-        case "keywords": return MovieKeywords(keywords: Array(Self.keywords.shuffled(using: &random).prefix(Int.random(in: 2...6, using: &random))))
+        case "keywords":
+            return MovieKeywords(
+                keywords: Array(Self.keywords.shuffled(using: &random).prefix(Int.random(in: 2...6, using: &random))))
         case "release_dates": return ReleaseDates(results: released ? releaseDates(of: movie, &random) : [])
         case "watch/providers": return WatchProviders(results: released ? providers(of: movie, &random) : [:])
         case "recommendations": return firstPage(of: recommendations(for: movie).map { $0.summary(in: language) })
@@ -60,7 +63,8 @@ extension SandboxCatalog {
         let backdrops = ([movie.backdropPath].compactMap { $0 } + [random.imagePath()])
             .map { image($0, width: 3840, height: 2160, language: nil) }
         let logo = String(random.imagePath().dropLast(4)) + ".png"
-        return MovieImages(backdrops: backdrops, logos: [image(logo, width: 1000, height: 400, language: "en")], posters: posters)
+        return MovieImages(
+            backdrops: backdrops, logos: [image(logo, width: 1000, height: 400, language: "en")], posters: posters)
     }
 
     private func videos(of movie: CatalogMovie, _ random: inout SeededGenerator) -> [Video] {
@@ -68,7 +72,8 @@ extension SandboxCatalog {
         return kinds.prefix(Int.random(in: 1...3, using: &random)).enumerated().map { index, kind in
             Video(
                 id: Self.hexID(&random), key: Self.youTubeKey(&random), name: kind.0, site: "YouTube", type: kind.1,
-                official: true, publishedAt: Self.timestamp(Self.monthsBefore(movie.releaseDate, 4 - index), "16:00:0\(index)"),
+                official: true,
+                publishedAt: Self.timestamp(Self.monthsBefore(movie.releaseDate, 4 - index), "16:00:0\(index)"),
                 language: "en", country: "US", size: random.pick([720, 1080, 2160]))
         }
     }
@@ -77,7 +82,8 @@ extension SandboxCatalog {
         let known = movie.imdbId != nil
         let handle = movie.title.filter { $0.isLetter || $0.isNumber }
         return ExternalIDs(
-            imdbId: movie.imdbId, wikidataId: known ? "Q" + String(Int.random(in: 100_000...99_999_999, using: &random)) : nil,
+            imdbId: movie.imdbId,
+            wikidataId: known ? "Q" + String(Int.random(in: 100_000...99_999_999, using: &random)) : nil,
             facebookId: known && movie.popularity > 40 ? handle : nil, instagramId: nil,
             twitterId: known && movie.popularity > 60 ? handle : nil)
     }
@@ -87,23 +93,38 @@ extension SandboxCatalog {
         let digital = Self.timestamp(Self.monthsBefore(movie.releaseDate, -4), "00:00:00")
         let rating = Int.random(in: 0...2, using: &random)
         return [
-            CountryReleases(country: "DE", releaseDates: [
-                Release(certification: ["6", "12", "16"][rating], descriptors: [], language: "de", note: "", releaseDate: theatrical, type: 3),
-            ]),
-            CountryReleases(country: "GB", releaseDates: [
-                Release(certification: ["12A", "15", "18"][rating], descriptors: [], language: "", note: "", releaseDate: theatrical, type: 3),
-            ]),
-            CountryReleases(country: "US", releaseDates: [
-                Release(certification: ["PG", "PG-13", "R"][rating], descriptors: [], language: "", note: "", releaseDate: theatrical, type: 3),
-                Release(certification: ["PG", "PG-13", "R"][rating], descriptors: [], language: "", note: "", releaseDate: digital, type: 4),
-            ]),
+            CountryReleases(
+                country: "DE",
+                releaseDates: [
+                    Release(
+                        certification: ["6", "12", "16"][rating], descriptors: [], language: "de", note: "",
+                        releaseDate: theatrical, type: 3)
+                ]),
+            CountryReleases(
+                country: "GB",
+                releaseDates: [
+                    Release(
+                        certification: ["12A", "15", "18"][rating], descriptors: [], language: "", note: "",
+                        releaseDate: theatrical, type: 3)
+                ]),
+            CountryReleases(
+                country: "US",
+                releaseDates: [
+                    Release(
+                        certification: ["PG", "PG-13", "R"][rating], descriptors: [], language: "", note: "",
+                        releaseDate: theatrical, type: 3),
+                    Release(
+                        certification: ["PG", "PG-13", "R"][rating], descriptors: [], language: "", note: "",
+                        releaseDate: digital, type: 4),
+                ]),
         ]
     }
 
     private func providers(of movie: CatalogMovie, _ random: inout SeededGenerator) -> [String: CountryProviders] {
         var results: [String: CountryProviders] = [:]
         for country in ["DE", "US"] {
-            let streaming = Self.streamingServices.shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random))
+            let streaming = Self.streamingServices.shuffled(using: &random).prefix(
+                Int.random(in: 0...2, using: &random))
             results[country] = CountryProviders(
                 link: "https://www.amodb.dev/movie/\(movie.id)/watch?locale=\(country)",
                 flatrate: Array(streaming), rent: Self.shops, buy: Self.shops)
@@ -133,7 +154,8 @@ extension SandboxCatalog {
             let created = Self.timestamp(Self.monthsBefore(movie.releaseDate, -(index + 1)), "12:3\(index):00")
             let id = Self.hexID(&random)
             return Review(
-                author: author, authorDetails: ReviewAuthor(
+                author: author,
+                authorDetails: ReviewAuthor(
                     name: "", username: author, avatarPath: index == 0 ? random.imagePath() : nil,
                     rating: index == 2 ? nil : Double(Int.random(in: 4...10, using: &random))),
                 content: random.pick(Self.reviewTexts).replacingTitle(with: movie.title), createdAt: created, id: id,
@@ -145,15 +167,19 @@ extension SandboxCatalog {
         Self.listNames.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)).map { name in
             UserList(
                 description: "", favoriteCount: Int.random(in: 0...40, using: &random),
-                id: Int.random(in: 1_000_000...9_999_999, using: &random), itemCount: Int.random(in: 5...400, using: &random),
-                language: "en", listType: "movie", name: name, posterPath: Bool.random(using: &random) ? random.imagePath() : nil)
+                id: Int.random(in: 1_000_000...9_999_999, using: &random),
+                itemCount: Int.random(in: 5...400, using: &random),
+                language: "en", listType: "movie", name: name,
+                posterPath: Bool.random(using: &random) ? random.imagePath() : nil)
         }
     }
 
     private func translations(of movie: CatalogMovie) -> [Translation] {
         let english = Translation(
             country: "US", language: "en", name: "English", englishName: "English",
-            data: TranslatedTexts(homepage: "", overview: movie.overview, runtime: movie.runtime, tagline: movie.tagline, title: movie.title))
+            data: TranslatedTexts(
+                homepage: "", overview: movie.overview, runtime: movie.runtime, tagline: movie.tagline,
+                title: movie.title))
         let others = movie.localizedTitles.sorted { $0.key < $1.key }.map { tag, title in
             let (language, country) = Self.split(tag)
             let names = Self.languageNames[language] ?? (language, language)
@@ -168,14 +194,17 @@ extension SandboxCatalog {
         var titles = movie.localizedTitles.sorted { $0.key < $1.key }.map { tag, title in
             AlternativeTitle(country: Self.split(tag).country, title: title, type: "")
         }
-        if movie.originalTitle != movie.title { titles.append(AlternativeTitle(country: "US", title: movie.title, type: "English title")) }
+        if movie.originalTitle != movie.title {
+            titles.append(AlternativeTitle(country: "US", title: movie.title, type: "English title"))
+        }
         return titles
     }
 
     /// The first page of a list, as `append_to_response` sends it (20 items a page).
     private func firstPage<Item: Encodable & Sendable>(of items: [Item]) -> ResultPage<Item> {
         ResultPage(
-            page: 1, results: Array(items.prefix(Self.pageSize)), totalPages: (items.count + Self.pageSize - 1) / Self.pageSize,
+            page: 1, results: Array(items.prefix(Self.pageSize)),
+            totalPages: (items.count + Self.pageSize - 1) / Self.pageSize,
             totalResults: items.count)
     }
 
@@ -212,7 +241,9 @@ extension SandboxCatalog {
 
     /// 11 characters of YouTube's alphabet.
     private static func youTubeKey(_ random: inout SeededGenerator) -> String {
-        String((0..<11).map { _ in random.pick(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")) })
+        String(
+            (0..<11).map { _ in random.pick(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")) }
+        )
     }
 
     // MARK: Vocabulary
@@ -221,8 +252,10 @@ extension SandboxCatalog {
         Keyword(id: 818, name: "based on novel or book"), Keyword(id: 825, name: "support group"),
         Keyword(id: 1701, name: "hero"), Keyword(id: 4565, name: "dystopia"), Keyword(id: 6054, name: "friendship"),
         Keyword(id: 9748, name: "revenge"), Keyword(id: 4379, name: "time travel"), Keyword(id: 10051, name: "heist"),
-        Keyword(id: 9882, name: "space"), Keyword(id: 9672, name: "based on true story"), Keyword(id: 10714, name: "serial killer"),
-        Keyword(id: 179431, name: "duringcreditsstinger"), Keyword(id: 9663, name: "sequel"), Keyword(id: 14964, name: "drug dealer"),
+        Keyword(id: 9882, name: "space"), Keyword(id: 9672, name: "based on true story"),
+        Keyword(id: 10714, name: "serial killer"),
+        Keyword(id: 179431, name: "duringcreditsstinger"), Keyword(id: 9663, name: "sequel"),
+        Keyword(id: 14964, name: "drug dealer"),
         Keyword(id: 6149, name: "police"), Keyword(id: 12565, name: "psychological thriller"),
     ]
 
@@ -236,10 +269,13 @@ extension SandboxCatalog {
     /// A provider with a logo path made from its id, so it is the same in every answer.
     private static func provider(_ id: Int, _ name: String, _ priority: Int) -> WatchProvider {
         var random = SeededGenerator(seed: UInt64(id))
-        return WatchProvider(logoPath: random.imagePath(), providerId: id, providerName: name, displayPriority: priority)
+        return WatchProvider(
+            logoPath: random.imagePath(), providerId: id, providerName: name, displayPriority: priority)
     }
 
-    private static let reviewers = ["CinemaSerf", "Geronimo1967", "Manuel São Paulo", "r96sk", "JPV852", "Wuchak", "SWITCH."]
+    private static let reviewers = [
+        "CinemaSerf", "Geronimo1967", "Manuel São Paulo", "r96sk", "JPV852", "Wuchak", "SWITCH.",
+    ]
 
     private static let reviewTexts = [
         "TITLE is one of those films that gets better every time you watch it. The performances hold it together.",
@@ -248,20 +284,25 @@ extension SandboxCatalog {
         "A genuinely great piece of cinema. TITLE earns its reputation.",
     ]
 
-    private static let listNames = ["Favourites", "Watchlist", "Movies to see before you die", "Weekend picks", "Rewatchable", "Best of the decade"]
+    private static let listNames = [
+        "Favourites", "Watchlist", "Movies to see before you die", "Weekend picks", "Rewatchable", "Best of the decade",
+    ]
 
     /// Each base language's own name and its English name, as `translations` gives them.
     private static let languageNames: [String: (own: String, english: String)] = [
-        "en": ("English", "English"), "de": ("Deutsch", "German"), "fr": ("Français", "French"), "es": ("Español", "Spanish"),
-        "it": ("Italiano", "Italian"), "pt": ("Português", "Portuguese"), "ja": ("日本語", "Japanese"), "ko": ("한국어/조선말", "Korean"),
-        "zh": ("普通话", "Mandarin"), "ru": ("Pусский", "Russian"), "nl": ("Nederlands", "Dutch"), "pl": ("Polski", "Polish"),
+        "en": ("English", "English"), "de": ("Deutsch", "German"), "fr": ("Français", "French"),
+        "es": ("Español", "Spanish"),
+        "it": ("Italiano", "Italian"), "pt": ("Português", "Portuguese"), "ja": ("日本語", "Japanese"),
+        "ko": ("한국어/조선말", "Korean"),
+        "zh": ("普通话", "Mandarin"), "ru": ("Pусский", "Russian"), "nl": ("Nederlands", "Dutch"),
+        "pl": ("Polski", "Polish"),
         "sv": ("svenska", "Swedish"), "tr": ("Türkçe", "Turkish"),
     ]
 }
 
-private extension String {
+extension String {
     /// A review text with `TITLE` replaced by the movie's title.
-    func replacingTitle(with title: String) -> String {
+    fileprivate func replacingTitle(with title: String) -> String {
         split(separator: "TITLE", omittingEmptySubsequences: false).joined(separator: title)
     }
 }

@@ -33,13 +33,17 @@ final class SandboxCatalog: Sendable {
         let generatedPeople = generator.people(actors: 70, crew: 20)
         let actors = generatedPeople.filter { $0.department == "Acting" }
         let crew = generatedPeople.filter { $0.department != "Acting" }
-        let allMovies = FamousTitles.movies + generator.movies(
-            count: Self.listLength - FamousTitles.movies.count, actors: actors, crew: crew)
-        let allShows = FamousTitles.shows + generator.shows(count: Self.listLength - FamousTitles.shows.count, actors: actors)
+        let allMovies =
+            FamousTitles.movies
+            + generator.movies(
+                count: Self.listLength - FamousTitles.movies.count, actors: actors, crew: crew)
+        let allShows =
+            FamousTitles.shows + generator.shows(count: Self.listLength - FamousTitles.shows.count, actors: actors)
         var popularity = SeededGenerator(seed: 0x7065_6F70_6C65)
         let famousPeople = FamousTitles.people.map { person in
-            CatalogPerson(id: person.id, name: person.name, profilePath: FamousTitles.profilePath(of: person.id),
-                          department: person.department, popularity: popularity.decimal(in: 20...160, places: 3))
+            CatalogPerson(
+                id: person.id, name: person.name, profilePath: FamousTitles.profilePath(of: person.id),
+                department: person.department, popularity: popularity.decimal(in: 20...160, places: 3))
         }
 
         movies = Dictionary(uniqueKeysWithValues: allMovies.map { ($0.id, $0) })
@@ -123,7 +127,8 @@ final class SandboxCatalog: Sendable {
             "certifications", "character_names", "created_by", "crew", "deathday", "episode", "episode_number",
             "episode_run_time", "freebase_id", "freebase_mid", "general", "genres", "guest_stars", "homepage", "images",
             "imdb_id", "languages", "name", "network", "origin_country", "original_name", "original_title", "overview",
-            "parts", "place_of_birth", "plot_keywords", "production_code", "production_companies", "production_countries",
+            "parts", "place_of_birth", "plot_keywords", "production_code", "production_companies",
+            "production_countries",
             "releases", "revenue", "runtime", "season", "season_number", "season_regular", "spoken_languages", "status",
             "tagline", "title", "translations", "tvdb_id", "tvrage_id", "type", "video", "videos",
         ])
@@ -138,15 +143,19 @@ final class SandboxCatalog: Sendable {
         case .person(let id):
             guard let person = people[id] else { return nil }
             let titles = (knownFor[id] ?? []).compactMap { item(for: $0, language: language) }
-            return .person(PersonSummary(
-                id: person.id, name: person.name, profilePath: person.profilePath,
-                knownForDepartment: person.department, popularity: person.popularity, knownFor: titles))
+            return .person(
+                PersonSummary(
+                    id: person.id, name: person.name, profilePath: person.profilePath,
+                    knownForDepartment: person.department, popularity: person.popularity, knownFor: titles))
         }
     }
 
     /// The `all` list: movies and shows alternating, a person every seventh place.
-    private static func interleave(movies: [CatalogItem], shows: [CatalogItem], people: [CatalogItem]) -> [CatalogItem] {
-        var movies = movies[...], shows = shows[...], people = people[...]
+    private static func interleave(movies: [CatalogItem], shows: [CatalogItem], people: [CatalogItem]) -> [CatalogItem]
+    {
+        var movies = movies[...]
+        var shows = shows[...]
+        var people = people[...]
         var result: [CatalogItem] = []
         while result.count < listLength {
             let next: CatalogItem?

@@ -85,8 +85,9 @@ struct NullWritingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(NullWritingKeyedContainer<NestedKey>(
-            base: base.nestedContainer(keyedBy: keyType, forKey: key), omittedKeys: omittedKeys))
+        KeyedEncodingContainer(
+            NullWritingKeyedContainer<NestedKey>(
+                base: base.nestedContainer(keyedBy: keyType, forKey: key), omittedKeys: omittedKeys))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -130,9 +131,12 @@ struct NullWritingUnkeyedContainer: UnkeyedEncodingContainer {
         try base.encode(NullWriting(wrapped: value, omittedKeys: omittedKeys))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(NullWritingKeyedContainer<NestedKey>(
-            base: base.nestedContainer(keyedBy: keyType), omittedKeys: omittedKeys))
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
+        KeyedEncodingContainer(
+            NullWritingKeyedContainer<NestedKey>(
+                base: base.nestedContainer(keyedBy: keyType), omittedKeys: omittedKeys))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

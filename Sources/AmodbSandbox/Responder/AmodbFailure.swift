@@ -24,7 +24,8 @@ struct AmodbFailure: Sendable, Equatable {
         status: 405, code: 3, message: "Invalid method: only GET and HEAD are supported.")
     /// 400: `page` outside 1…500 or not an integer.
     static let invalidPage = AmodbFailure(
-        status: 400, code: 22, message: "Invalid page: Pages start at 1 and max at 500. They are expected to be an integer.")
+        status: 400, code: 22,
+        message: "Invalid page: Pages start at 1 and max at 500. They are expected to be an integer.")
     /// 500: amodb failed.
     static let internalError = AmodbFailure(
         status: 500, code: 11, message: "Internal error: Something went wrong, contact amodb.")
@@ -37,7 +38,8 @@ struct AmodbFailure: Sendable, Equatable {
 
     /// 429: over the plan's limit; `count` is this call's number in the window.
     static func overLimit(count: Int, limit: Int) -> AmodbFailure {
-        AmodbFailure(status: 429, code: 25, message: "Your request count (\(count)) is over the allowed limit of (\(limit)).")
+        AmodbFailure(
+            status: 429, code: 25, message: "Your request count (\(count)) is over the allowed limit of (\(limit)).")
     }
 
     /// amodb's answer for an HTTP status, for scripted failures.
@@ -46,15 +48,21 @@ struct AmodbFailure: Sendable, Equatable {
         case 400: AmodbFailure(status: 400, code: 47, message: "The input is not valid.")
         case 401: invalidKey
         case 402: planExpired
-        case 403: AmodbFailure(status: 403, code: 10, message: "Suspended API key: Access to your account has been suspended, contact amodb.")
+        case 403:
+            AmodbFailure(
+                status: 403, code: 10,
+                message: "Suspended API key: Access to your account has been suspended, contact amodb.")
         case 404: notFound
         case 405: methodNotAllowed
         case 429: overLimit(count: limit + 1, limit: limit)
         case 500: internalError
         case 501: AmodbFailure(status: 501, code: 2, message: "Invalid service: this service does not exist.")
         case 502: AmodbFailure(status: 502, code: 43, message: "Couldn't connect to the backend server.")
-        case 503: AmodbFailure(status: 503, code: 9, message: "Service offline: This service is temporarily offline, try again later.")
-        case 504: AmodbFailure(status: 504, code: 24, message: "Your request to the backend server timed out. Try again.")
+        case 503:
+            AmodbFailure(
+                status: 503, code: 9, message: "Service offline: This service is temporarily offline, try again later.")
+        case 504:
+            AmodbFailure(status: 504, code: 24, message: "Your request to the backend server timed out. Try again.")
         default: AmodbFailure(status: status, code: 11, message: "Internal error: Something went wrong, contact amodb.")
         }
     }

@@ -13,7 +13,8 @@ struct JSONWebKeySet: Sendable {
 
     /// Why a document is not a key set; the set held before stays in force.
     enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        case tooLarge, notJSON, noKeysArray, tooManyKeys(Int)
+        case tooLarge, notJSON, noKeysArray
+        case tooManyKeys(Int)
 
         var description: String {
             switch self {
@@ -36,12 +37,16 @@ struct JSONWebKeySet: Sendable {
     /// Reads a key set document.
     init(parsing bytes: [UInt8]) throws(Problem) {
         guard bytes.count <= Self.maxBytes else { throw .tooLarge }
-        guard let document = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { throw .notJSON }
+        guard let document = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+            throw .notJSON
+        }
         guard let entries = document["keys"] as? [Any] else { throw .noKeysArray }
         guard entries.count <= Self.maxKeys else { throw .tooManyKeys(entries.count) }
         var keys: [String: PublicKey] = [:]
         for case let entry as [String: Any] in entries {
-            guard let kid = entry["kid"] as? String, !kid.isEmpty, keys[kid] == nil, let key = Self.key(entry) else { continue }
+            guard let kid = entry["kid"] as? String, !kid.isEmpty, keys[kid] == nil, let key = Self.key(entry) else {
+                continue
+            }
             keys[kid] = key
         }
         self.keys = keys
@@ -50,17 +55,19 @@ struct JSONWebKeySet: Sendable {
     /// The verification key a JSON Web Key describes, or `nil` when it is none this proxy uses.
     static func key(_ entry: [String: Any]) -> PublicKey? {
         if let use = entry["use"] { guard use as? String == "sig" else { return nil } }
-        if let operations = entry["key_ops"] { guard (operations as? [String])?.contains("verify") == true else { return nil } }
+        if let operations = entry["key_ops"] {
+            guard (operations as? [String])?.contains("verify") == true else { return nil }
+        }
         let declared = entry["alg"].map { $0 as? String }
         switch entry["kty"] as? String {
         case "RSA":
             guard declared == nil || declared == "RS256",
-                  let n = bytes(entry["n"]), let e = bytes(entry["e"])
+                let n = bytes(entry["n"]), let e = bytes(entry["e"])
             else { return nil }
             return try? PublicKey(rsaModulus: n, exponent: e)
         case "EC":
             guard declared == nil || declared == "ES256", entry["crv"] as? String == "P-256",
-                  let x = bytes(entry["x"]), let y = bytes(entry["y"])
+                let x = bytes(entry["x"]), let y = bytes(entry["y"])
             else { return nil }
             return try? PublicKey(p256X: x, y: y)
         default:

@@ -30,7 +30,7 @@ struct JSONWebToken: Sendable {
         let parts = token.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed(.partCount) }
         guard let headerBytes = Base64URL.decode(parts[0]), let claimsBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2])
+            let signature = Base64URL.decode(parts[2])
         else { throw .malformed(.encoding) }
         guard let header = Self.object(headerBytes) else { throw .malformed(.headerJSON) }
         guard let claims = Self.object(claimsBytes) else { throw .malformed(.claimsJSON) }

@@ -1,9 +1,10 @@
 import AmodbCrypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Holds an identity provider's key set (`AMODB_JWT_JWKS_URL`) and keeps it current, off
 /// the request path: the set is fetched at start, again every `refreshSeconds` (an hour),
@@ -44,7 +45,8 @@ final class KeySetRefresher: Sendable {
     /// body cap never above `JSONWebKeySet.maxBytes`).
     init(url: URL, timeout: Double, maxBytes: Int, refreshSeconds: Double, clock: any ProxyClock, logger: ProxyLogger) {
         self.url = url
-        session = BoundedSession(timeout: timeout, maxBytes: min(maxBytes, JSONWebKeySet.maxBytes + 1), maxConnections: 2)
+        session = BoundedSession(
+            timeout: timeout, maxBytes: min(maxBytes, JSONWebKeySet.maxBytes + 1), maxConnections: 2)
         self.clock = clock
         self.logger = logger
         self.refreshSeconds = refreshSeconds
@@ -73,12 +75,18 @@ final class KeySetRefresher: Sendable {
     /// The key named `kid` in the set held. An unknown `kid` starts a fetch of the set,
     /// unless one began within `kidMissInterval`; without any set held the token waits (503).
     func key(for kid: String?, now: Double) throws(TokenRefusal) -> PublicKey {
-        enum Lookup { case key(PublicKey), noSet, unknown(fetch: Bool, underway: Bool) }
+        enum Lookup {
+            case key(PublicKey)
+            case noSet
+            case unknown(fetch: Bool, underway: Bool)
+        }
         let lookup = state.withLock { state -> Lookup in
             guard let keys = state.keys else { return .noSet }
             if let kid, let key = keys.keys[kid] { return .key(key) }
             if state.fetching { return .unknown(fetch: false, underway: true) }
-            guard now - state.lastKidMiss >= Self.kidMissInterval else { return .unknown(fetch: false, underway: false) }
+            guard now - state.lastKidMiss >= Self.kidMissInterval else {
+                return .unknown(fetch: false, underway: false)
+            }
             state.lastKidMiss = now
             return .unknown(fetch: true, underway: true)
         }
@@ -142,15 +150,18 @@ final class KeySetRefresher: Sendable {
         case .success(let keys):
             logger.info("key set fetched", ["keys": String(keys.keys.count), "url": url.absoluteString])
         case .failure(let problem):
-            logger.warning(held ? "key set fetch failed; keeping the set held" : "key set fetch failed; user tokens wait for it",
-                           ["problem": problem.description, "url": url.absoluteString])
+            logger.warning(
+                held ? "key set fetch failed; keeping the set held" : "key set fetch failed; user tokens wait for it",
+                ["problem": problem.description, "url": url.absoluteString])
         }
         return held
     }
 
     /// Why a fetch gave no set.
     private enum KeySetFetchProblem: Error, CustomStringConvertible {
-        case transport(UpstreamError), status(Int), document(JSONWebKeySet.Problem)
+        case transport(UpstreamError)
+        case status(Int)
+        case document(JSONWebKeySet.Problem)
 
         var description: String {
             switch self {

@@ -26,7 +26,8 @@ enum TokenRefusal: Error, Sendable, Equatable {
 
     /// What about the token's form is wrong.
     enum Malformation: Sendable, Equatable {
-        case tooLong, partCount, encoding, headerJSON, claimsJSON, missingAlgorithm, missingSubject, missingExpiry, claimType
+        case tooLong, partCount, encoding, headerJSON, claimsJSON, missingAlgorithm, missingSubject, missingExpiry,
+            claimType
     }
 
     /// The most bytes a token may have: ID tokens are one or two KiB.
@@ -36,20 +37,24 @@ enum TokenRefusal: Error, Sendable, Equatable {
     var message: String {
         switch self {
         case .malformed(let what):
-            let detail = switch what {
-            case .tooLong: "it is longer than \(Self.maxTokenBytes) bytes"
-            case .partCount: "it does not have three parts separated by dots"
-            case .encoding: "a part is not base64url"
-            case .headerJSON: "its header is not a JSON object"
-            case .claimsJSON: "its claims are not a JSON object"
-            case .missingAlgorithm: "its header has no alg"
-            case .missingSubject: "it has no sub claim"
-            case .missingExpiry: "it has no exp claim"
-            case .claimType: "a claim has the wrong type (iss, sub and aud are strings; exp, nbf and iat are numbers)"
-            }
-            return "The user token is malformed: \(detail). Send the ID token exactly as the sign-in provider issued it."
+            let detail =
+                switch what {
+                case .tooLong: "it is longer than \(Self.maxTokenBytes) bytes"
+                case .partCount: "it does not have three parts separated by dots"
+                case .encoding: "a part is not base64url"
+                case .headerJSON: "its header is not a JSON object"
+                case .claimsJSON: "its claims are not a JSON object"
+                case .missingAlgorithm: "its header has no alg"
+                case .missingSubject: "it has no sub claim"
+                case .missingExpiry: "it has no exp claim"
+                case .claimType:
+                    "a claim has the wrong type (iss, sub and aud are strings; exp, nbf and iat are numbers)"
+                }
+            return
+                "The user token is malformed: \(detail). Send the ID token exactly as the sign-in provider issued it."
         case .algorithm:
-            return "The user token's algorithm is not accepted: this proxy verifies RS256 and ES256 with its key set, or HS256 with its shared secret, as configured (never none)."
+            return
+                "The user token's algorithm is not accepted: this proxy verifies RS256 and ES256 with its key set, or HS256 with its shared secret, as configured (never none)."
         case .critical:
             return "The user token has a crit header, whose extensions this proxy does not understand."
         case .badSignature:
@@ -91,7 +96,8 @@ enum TokenRefusal: Error, Sendable, Equatable {
 
 /// How a caller's `Authorization` fared: the `result` label of `amodb_proxy_auth_total`.
 enum AuthResult: Int, CaseIterable, Sendable {
-    case verified, staticToken, missing, invalidStaticToken, malformed, badSignature, expired, notYetValid, wrongIssuer, wrongAudience
+    case verified, staticToken, missing, invalidStaticToken, malformed, badSignature, expired, notYetValid, wrongIssuer,
+        wrongAudience
     case unknownKeyID, algorithm, noKeySet
 
     /// The label's text.
