@@ -155,7 +155,7 @@ public struct AmodbRequest: Sendable, Hashable {
             var written = 0
             func put(_ text: String) {
                 let count = text.utf8.count
-                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
                     _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + count)]).initialize(
                         from: bytes)
                 }
