@@ -96,7 +96,7 @@ struct LogLineTests {
     private func line(_ entry: AccessLogEntry, _ format: LogFormat) -> String {
         var time = LogTime()
         var bytes: [UInt8] = []
-        LogLine.write(format, room: entry.room, into: &bytes) { entry.write(to: &$0, time: &time) }
+        LogLine.write(format, maxBytes: entry.maxLineBytes, into: &bytes) { entry.write(to: &$0, time: &time) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -157,7 +157,7 @@ struct LogLineTests {
 
     private func write(_ time: inout LogTime, _ seconds: Int, _ nanoseconds: Int) -> String {
         var bytes: [UInt8] = []
-        LogLine.write(.text, room: LogTime.length, into: &bytes) {
+        LogLine.write(.text, maxBytes: LogTime.length, into: &bytes) {
             time.write(timespec(tv_sec: seconds, tv_nsec: nanoseconds), to: &$0)
         }
         return String(decoding: bytes, as: UTF8.self)

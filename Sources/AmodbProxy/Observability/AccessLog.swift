@@ -42,13 +42,15 @@ final class AccessLog: Sendable {
         entry.key = entry.key.map(logger.scrubbed)
         guard let sink else {
             writer.write { pending, time in
-                LogLine.write(format, room: entry.room, into: &pending) { entry.write(to: &$0, time: &time) }
+                LogLine.write(format, maxBytes: entry.maxLineBytes, into: &pending) {
+                    entry.write(to: &$0, time: &time)
+                }
             }
             return
         }
         var time = LogTime()
         var bytes: [UInt8] = []
-        LogLine.write(format, room: entry.room, into: &bytes) { entry.write(to: &$0, time: &time) }
+        LogLine.write(format, maxBytes: entry.maxLineBytes, into: &bytes) { entry.write(to: &$0, time: &time) }
         sink(String(decoding: bytes, as: UTF8.self))
     }
 }

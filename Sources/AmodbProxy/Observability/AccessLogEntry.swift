@@ -47,7 +47,7 @@ struct AccessLogEntry: Sendable {
 
     /// Most bytes the fields take: the method, path, key, client and user escaped byte by byte,
     /// and 512 for the rest (names, punctuation, the time, the labels and three numbers take under 300).
-    var room: Int {
+    var maxLineBytes: Int {
         let text =
             method.utf8.count + (path?.utf8.count ?? 0) + (key?.utf8.count ?? 0) + client.utf8.count
             + (user?.utf8.count ?? 0)

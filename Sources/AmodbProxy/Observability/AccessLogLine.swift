@@ -34,7 +34,9 @@ public enum AccessLogLine {
         let second = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
         let moment = timespec(tv_sec: second, tv_nsec: (millis - second * 1000) * 1_000_000)
         var clock = LogTime()
-        LogLine.write(format, room: entry.room, into: &bytes) { entry.write(to: &$0, time: &clock, at: moment) }
+        LogLine.write(format, maxBytes: entry.maxLineBytes, into: &bytes) {
+            entry.write(to: &$0, time: &clock, at: moment)
+        }
         bytes.append(UInt8(ascii: "\n"))
     }
 

@@ -8,15 +8,15 @@ public enum LogFormat: String, Sendable, CaseIterable {
     /// One line from ordered fields (`time`, `level`/`method`, …); values are strings or numbers.
     /// `time`, `level` and `message` lead a text line bare; other strings are caller text.
     func line(_ fields: [(String, LogValue)]) -> String {
-        var room = 0
+        var maxBytes = 0
         for (name, value) in fields {
             switch value {
-            case .string(let text): room += LogLine.room(name: name.utf8.count, text: text.utf8.count)
-            case .number, .integer: room += LogLine.room(name: name.utf8.count)
+            case .string(let text): maxBytes += LogLine.maxBytes(name: name.utf8.count, text: text.utf8.count)
+            case .number, .integer: maxBytes += LogLine.maxBytes(name: name.utf8.count)
             }
         }
         var bytes: [UInt8] = []
-        LogLine.write(self, room: room, into: &bytes) { line in
+        LogLine.write(self, maxBytes: maxBytes, into: &bytes) { line in
             for (name, value) in fields {
                 let isLead = Self.isLead(name)
                 var name = name
@@ -55,7 +55,7 @@ enum LogValue: Sendable, ExpressibleByStringLiteral {
         case .string(let text): return text
         case .number(let value):
             var bytes: [UInt8] = []
-            LogLine.write(.text, room: LogFields.maxNumberBytes, into: &bytes) { $0.put(number: value) }
+            LogLine.write(.text, maxBytes: LogFields.maxNumberBytes, into: &bytes) { $0.put(number: value) }
             return String(decoding: bytes, as: UTF8.self)
         case .integer(let value): return String(value)
         }

@@ -9,42 +9,31 @@
 /// capacity every time, which cost more than the line itself.
 enum LogLine {
     /// Appends one line to `bytes` (a writer's pending buffer, or empty): `fields` writes
-    /// at most `room` bytes of fields, this adds the braces of a JSON object. Writing more
-    /// than `room` stops the process rather than the memory past it.
-    static func write(_ format: LogFormat, room: Int, into bytes: inout [UInt8], _ fields: (inout LogFields) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room + 2) { buffer in
+    /// at most `maxBytes` bytes of fields, this adds the braces of a JSON object. Writing more
+    /// than `maxBytes` stops the process rather than the memory past it.
+    static func write(
+        _ format: LogFormat, maxBytes: Int, into bytes: inout [UInt8], _ fields: (inout LogFields) -> Void
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes + 2) { buffer in
             let base = buffer.baseAddress!
             var line = LogFields(format, at: base)
             if format == .json { line.put(UInt8(ascii: "{")) }
             fields(&line)
             if format == .json { line.put(UInt8(ascii: "}")) }
             let written = line.pointer - base
-            precondition(written <= buffer.count, "a log line wrote past the room it asked for")
+            precondition(written <= buffer.count, "a log line wrote past the bytes it asked for")
             bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: written))
-        }
-    }
-
-    /// Fields rendered on their own, to be copied into lines later (`LogFields.put`): each
-    /// with its separator, as in the middle of a line, and no braces.
-    static func fragment(_ format: LogFormat, room: Int, _ fields: (inout LogFields) -> Void) -> [UInt8] {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
-            let base = buffer.baseAddress!
-            var line = LogFields(format, at: base, continuing: true)
-            fields(&line)
-            let written = line.pointer - base
-            precondition(written <= buffer.count, "log fields wrote past the room they asked for")
-            return Array(UnsafeBufferPointer(start: base, count: written))
         }
     }
 
     /// Most bytes a field of `name` whose value is text of `count` bytes takes: separator,
     /// quoted name, and the value quoted with every byte escaped.
-    static func room(name: Int, text count: Int) -> Int {
+    static func maxBytes(name: Int, text count: Int) -> Int {
         name + 4 + count * JSONText.maxBytesPerByte + 2
     }
 
     /// Most bytes a field of `name` whose value is a number takes.
-    static func room(name: Int) -> Int {
+    static func maxBytes(name: Int) -> Int {
         name + 4 + LogFields.maxNumberBytes
     }
 }

@@ -15,7 +15,7 @@ struct LogTime {
     static var now: String {
         var time = LogTime()
         var bytes: [UInt8] = []
-        LogLine.write(.text, room: length, into: &bytes) { time.write(to: &$0) }
+        LogLine.write(.text, maxBytes: length, into: &bytes) { time.write(to: &$0) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
