@@ -141,31 +141,15 @@ public struct RequestQuery: Sendable {
         return true
     }
 
-    /// Calls `body` with `piece` decoded (`%XX` and `+`), in a buffer on the stack when it fits.
+    /// Calls `body` with `piece` decoded (`%XX` and `+`): a piece `isValid` accepted, so the
+    /// decoding never fails.
     private static func decoded<Failure: Error>(
         _ piece: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
-        // A decoding is never longer than what it decodes.
-        let result: Result<Void, Failure> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, piece.count))
-        { scratch in
-            var count = 0
-            var index = 0
-            while index < piece.count {
-                let byte = piece[index]
-                if byte == UInt8(ascii: "%"), index + 2 < piece.count,
-                    let high = RequestTarget.hexValue(piece[index + 1]),
-                    let low = RequestTarget.hexValue(piece[index + 2])
-                {
-                    scratch[count] = high << 4 | low
-                    index += 3
-                } else {
-                    scratch[count] = byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte
-                    index += 1
-                }
-                count += 1
-            }
+        let bytes = RequestTarget.percentDecoded(piece, plusIsSpace: true) ?? Array(piece)
+        let result: Result<Void, Failure> = bytes.withUnsafeBufferPointer { decoded in
             do throws(Failure) {
-                try body(UnsafeBufferPointer(rebasing: scratch[..<count]))
+                try body(decoded)
                 return .success(())
             } catch {
                 return .failure(error)
