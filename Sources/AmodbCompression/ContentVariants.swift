@@ -43,10 +43,21 @@ public struct ContentVariants: Sendable, Equatable {
     }
 
     private init(identity: [UInt8], gzip: [UInt8]?, br: [UInt8]?, pending: ContentCodingSet) {
-        self.identity = identity
-        self.gzip = gzip
-        self.br = br
+        self.identity = Self.compacted(identity)
+        self.gzip = gzip.map(Self.compacted)
+        self.br = br.map(Self.compacted)
         self.pending = pending
+    }
+
+    /// `bytes` in a buffer of its own size when it holds much more: the compressors write
+    /// into a buffer of their worst-case bound, and a body read in chunks grows by
+    /// doubling, so a kept variant would otherwise hold about twice its bytes for as long
+    /// as it is stored. A buffer already near its size is kept, not copied.
+    private static func compacted(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.capacity - bytes.count > 64 else { return bytes }
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        }
     }
 
     /// These variants with the pending codings among `codings` made too; the variants made

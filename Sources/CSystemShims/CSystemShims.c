@@ -30,8 +30,9 @@ void amodb_malloc_trim(void) {
     malloc_trim(0);
 }
 
-void amodb_limit_malloc_arenas(int count) {
-    mallopt(M_ARENA_MAX, count);
+void amodb_configure_malloc(int arenas, int mmap_threshold) {
+    mallopt(M_ARENA_MAX, arenas);
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
 }
 
 int amodb_epoll_create(void) {

@@ -24,7 +24,10 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 // arenas of their own (up to eight per core), and memory freed in one is not reused by
 // another. The event loops, Dispatch's workers, URLSession's threads and the log writers
 // would otherwise keep megabytes of free heap each; the hit path allocates little.
-amodb_limit_malloc_arenas(2)
+// The mmap threshold is fixed at glibc's starting 128 KiB: otherwise each freed large
+// block raises it, and the compressors' working memory (made once per stored answer)
+// then comes from the heap, where it stays resident as free space between entries.
+amodb_configure_malloc(2, 128 * 1024)
 
 var handledSignals = sigset_t()
 sigemptyset(&handledSignals)

@@ -15,6 +15,23 @@ struct ContentVariantsTests {
         #expect(try decoder.decode(br, from: .br) == body)
     }
 
+    /// A stored answer holds its bytes, not the room they were made in: the compressors
+    /// write into their worst-case bound and a body read in chunks grows by doubling.
+    @Test
+    func keepsEachVariantInABufferOfItsOwnSize() async throws {
+        let body = await StandInBodies.body(StandInBodies.trendingTarget)
+        var roomy: [UInt8] = []
+        roomy.reserveCapacity(body.count * 4)
+        roomy.append(contentsOf: body)
+        let variants = try ContentVariants(compressing: roomy)
+        let gzip = try #require(variants.gzip)
+        let br = try #require(variants.br)
+        #expect(variants.identity == body)
+        for bytes in [variants.identity, gzip, br] {
+            #expect(bytes.capacity - bytes.count <= 64, "\(bytes.capacity) bytes of room for \(bytes.count)")
+        }
+    }
+
     @Test(arguments: [(255, false), (256, true)])
     func leavesAnswersBelowTheMinimumSizeAsIdentity(size: Int, compressed: Bool) throws {
         let body = Array(String(repeating: "{\"status_message\":\"x\"}", count: 20).utf8.prefix(size))

@@ -27,8 +27,9 @@ final class ClientRateLimiter: Sendable {
 
     private struct ShardState {
         var buckets: [String: Bucket] = [:]
-        /// Debts of swept buckets; `nil` while a slot is free.
-        var debts: [Debt?] = Array(repeating: nil, count: ClientRateLimiter.slotCount)
+        /// Debts of swept buckets; `nil` while a slot is free. Empty until the shard's first
+        /// sweep: most proxies never fill a shard, and the slots are 32 KiB a shard.
+        var debts: [Debt?] = []
     }
 
     private final class Shard: Sendable {
@@ -97,6 +98,7 @@ final class ClientRateLimiter: Sendable {
             state.buckets = owing
             return
         }
+        if state.debts.isEmpty { state.debts = Array(repeating: nil, count: slotCount) }
         var kept: [String: Bucket] = [:]
         kept.reserveCapacity(keep + keep / 3)
         for (client, bucket) in owing {
@@ -118,7 +120,9 @@ final class ClientRateLimiter: Sendable {
 
     /// The debt a swept client left, if its slot still holds it.
     private static func owed(by hash: UInt64, in state: ShardState) -> Bucket? {
-        guard let debt = state.debts[slot(hash)], debt.fingerprint == fingerprint(hash) else { return nil }
+        guard !state.debts.isEmpty, let debt = state.debts[slot(hash)], debt.fingerprint == fingerprint(hash) else {
+            return nil
+        }
         return debt.bucket
     }
 

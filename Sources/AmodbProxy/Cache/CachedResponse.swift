@@ -124,8 +124,10 @@ public struct CachedResponse: Sendable, Equatable {
 
     private init(_ entry: CachedResponse, variants: ContentVariants) {
         let open = entry.etag.dropLast()
+        // The variants' identity bytes are the body, in a buffer of their own size: the
+        // entry keeps one copy of them, not the body as it was read beside it.
         parts = Parts(
-            status: entry.status, body: entry.body, storedAt: entry.storedAt, lifetime: entry.lifetime,
+            status: entry.status, body: variants.identity, storedAt: entry.storedAt, lifetime: entry.lifetime,
             etag: entry.etag,
             variants: variants, variantTags: (open + "-gzip\"", open + "-br\""))
     }

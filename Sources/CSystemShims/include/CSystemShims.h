@@ -20,8 +20,11 @@ int amodb_contains(const void *haystack, size_t haystack_length, const void *nee
 /// Glibc's Swift module leaves out.
 void amodb_malloc_trim(void);
 
-/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. Also <malloc.h> only.
-void amodb_limit_malloc_arenas(int count);
+/// mallopt(M_ARENA_MAX, arenas) and mallopt(M_MMAP_THRESHOLD, mmap_threshold): at most
+/// `arenas` malloc arenas, and blocks from `mmap_threshold` bytes up mapped on their own
+/// (a fixed threshold: glibc no longer raises it as such blocks are freed). Also
+/// <malloc.h> only.
+void amodb_configure_malloc(int arenas, int mmap_threshold);
 
 /// epoll_create1(2) with EPOLL_CLOEXEC. Glibc's Swift module leaves <sys/epoll.h> out
 /// (and its packed `struct epoll_event` does not import cleanly), hence these three.
