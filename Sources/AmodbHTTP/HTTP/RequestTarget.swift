@@ -86,28 +86,35 @@ enum RequestTarget {
         guard let path = String(validating: bytes, as: UTF8.self) else { throw .invalidPath }
         // Segments are split on bytes, not Characters: a combining mark after "/" (`%CC%81`) makes
         // one Character of both, and a Character split would let `/a/../%CC%81b` or `/a//%CC%81` through.
-        guard segmentsAreValid(bytes) else { throw .invalidPath }
+        guard bytes.withUnsafeBufferPointer(segmentsAreValid) else { throw .invalidPath }
         return path
     }
 
     /// Whether a decoded path (starting with `/`) has no empty, `.` or `..` segment; "/" alone is valid.
-    private static func segmentsAreValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
-        if bytes.count == 1 { return true }
-        let dot = UInt8(ascii: ".")
-        let slash = UInt8(ascii: "/")
-        var length = 0
-        var allDots = true
-        for byte in bytes.dropFirst() {
-            if byte == slash {
-                if length == 0 || (allDots && length <= 2) { return false }  // empty, "." or ".."
-                length = 0
-                allDots = true
-            } else {
-                length += 1
-                if byte != dot { allDots = false }
+    private static func segmentsAreValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        if count == 1 { return true }
+        var start = 1
+        var index = 1
+        while index < count {
+            if bytes[index] == UInt8(ascii: "/") {
+                guard segmentIsValid(bytes, from: start, to: index) else { return false }
+                start = index + 1
             }
+            index += 1
         }
-        return length > 0 && !(allDots && length <= 2)
+        return segmentIsValid(bytes, from: start, to: count)
+    }
+
+    /// Whether `bytes[start..<end]` is a segment a path may hold: not empty, `.` or `..`.
+    @inline(__always)
+    private static func segmentIsValid(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        switch end - start {
+        case 0: false
+        case 1: bytes[start] != UInt8(ascii: ".")
+        case 2: bytes[start] != UInt8(ascii: ".") || bytes[start + 1] != UInt8(ascii: ".")
+        default: true
+        }
     }
 
     /// Decodes `%XX` escapes once; `nil` for a malformed escape or one that encodes a

@@ -33,10 +33,11 @@ extension CachedResponse {
             lines.line("Cache-Control: public, max-age=", number: freshFor)
             lines.line("Age: ", number: age)
         }
-        let response = HTTPResponse(
-            status: notModified ? 304 : status, renderedFields: fields, body: notModified ? [] : form.body,
-            contentEncoding: form.coding.contentEncoding)
-        return ProxyAnswer(response, cacheOutcome: outcome)
+        return ProxyAnswer(
+            HTTPResponse(
+                status: notModified ? 304 : status, renderedFields: fields, body: notModified ? [] : form.body,
+                contentEncoding: form.coding.contentEncoding),
+            cacheOutcome: outcome)
     }
 
     private static func notAcceptable(outcome: CacheOutcome) -> ProxyAnswer {

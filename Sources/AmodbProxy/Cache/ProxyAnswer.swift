@@ -12,7 +12,7 @@ struct ProxyAnswer: Sendable {
     /// `nil` for an answer the cache had no part in (a refusal before the cache, `/healthz`).
     var cacheOutcome: CacheOutcome?
 
-    init(_ response: HTTPResponse, cacheOutcome: CacheOutcome? = nil) {
+    init(_ response: consuming HTTPResponse, cacheOutcome: CacheOutcome? = nil) {
         self.response = response
         self.cacheOutcome = cacheOutcome
     }

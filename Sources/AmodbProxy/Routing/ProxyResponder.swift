@@ -80,7 +80,7 @@ final class ProxyResponder: HTTPResponder {
             return { [self, elsewhere] answer in deliver(complete(answer, elsewhere)) }
         }
         guard let immediate else { return nil }
-        return complete(immediate, completion)
+        return complete(consume immediate, completion)
     }
 
     /// What completing an answer needs of its request: a few values, not a copy of the request.
@@ -121,7 +121,8 @@ final class ProxyResponder: HTTPResponder {
     /// answer is counted and logged.
     private func complete(_ answer: consuming ProxyAnswer, _ completion: Completion) -> HTTPResponse {
         let outcome = answer.cacheOutcome
-        var response = answer.response
+        // Taken out of the answer, not copied: a copy would retain each of its buffers.
+        var response = (consume answer).response
         if let outcome { outcome.appendCacheStatus(to: &response.renderedFields) }
         if completion.route.isForwarded, let cors = access.cors {
             cors.decorate(&response, origin: completion.origin)
@@ -134,12 +135,13 @@ final class ProxyResponder: HTTPResponder {
         let bytes = completion.isHead ? 0 : response.body.count
         let encoding = response.contentEncoding.flatMap(ContentCoding.init(contentEncoding:)) ?? .identity
         metrics.recordResponseBytes(bytes, encoding: encoding, loop: completion.loop)
-        accessLog?.record(
-            AccessLogEntry(
-                method: completion.method, route: completion.route, path: completion.loggedPath, key: completion.key,
-                status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding,
-                client: completion.client,
-                user: completion.user.map { String($0.logName) }))
+        if let accessLog {
+            accessLog.record(
+                AccessLogEntry(
+                    method: completion.method, route: completion.route, path: completion.loggedPath,
+                    key: completion.key, status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes,
+                    encoding: encoding, client: completion.client, user: completion.user.map { String($0.logName) }))
+        }
         return response
     }
 
