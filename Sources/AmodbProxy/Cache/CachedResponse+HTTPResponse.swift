@@ -15,29 +15,36 @@ extension CachedResponse {
     func response(
         at now: Double, outcome: CacheOutcome, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
     ) -> ProxyAnswer {
-        let form: Form
+        let coding: ContentCoding
         switch accept.negotiate(available: variants?.available ?? .identity) {
-        case .send(let chosen): form = self.form(chosen)
+        case .send(let chosen): coding = chosen
         case .notAcceptable where status == 200: return Self.notAcceptable(outcome: outcome)
-        case .notAcceptable: form = self.form(.identity)  // a short negative entry: sent as it is
+        case .notAcceptable: coding = .identity  // a short negative entry: sent as it is
         }
-        let notModified =
-            if let tag = form.tag, let ifNoneMatch { ConditionalRequest.matches(ifNoneMatch, etag: tag) } else { false }
         let age = age(at: now)
-        // The constant fields are the form's, shared; this answer writes its per-second ones,
-        // with room for the `Cache-Status` and CORS lines added after them.
-        var fields = RenderedFields(
-            shared: form.fields[(notModified ? form.afterContentType : 0)...], reservingCapacity: 160)
         let freshFor = max(0, remainingLifetime(age: age))
-        fields.append { lines in
-            lines.line("Cache-Control: public, max-age=", number: freshFor)
-            lines.line("Age: ", number: age)
+        let status = status
+        return withForm(coding) { form in
+            let notModified =
+                if let tag = form.tag, let ifNoneMatch {
+                    ConditionalRequest.matches(ifNoneMatch, etag: tag)
+                } else {
+                    false
+                }
+            // The constant fields are the form's, shared; this answer writes its per-second
+            // ones, with room for the `Cache-Status` and CORS lines added after them.
+            var fields = RenderedFields(
+                shared: form.fields[(notModified ? form.afterContentType : 0)...], reservingCapacity: 160)
+            fields.append { lines in
+                lines.line("Cache-Control: public, max-age=", number: freshFor)
+                lines.line("Age: ", number: age)
+            }
+            return ProxyAnswer(
+                HTTPResponse(
+                    status: notModified ? 304 : status, renderedFields: fields, body: notModified ? [] : form.body,
+                    contentEncoding: form.coding.contentEncoding),
+                cacheOutcome: outcome)
         }
-        return ProxyAnswer(
-            HTTPResponse(
-                status: notModified ? 304 : status, renderedFields: fields, body: notModified ? [] : form.body,
-                contentEncoding: form.coding.contentEncoding),
-            cacheOutcome: outcome)
     }
 
     private static func notAcceptable(outcome: CacheOutcome) -> ProxyAnswer {

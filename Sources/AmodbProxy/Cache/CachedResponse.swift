@@ -45,13 +45,16 @@ public struct CachedResponse: Sendable, Equatable {
             }
         }
 
-        /// The form answered in `coding`: identity when that coding was not made.
-        func form(_ coding: ContentCoding) -> Form {
+        /// `body` of the form answered in `coding` (identity when that coding was not
+        /// made), lent where it is stored: returning a copy would retain and release each
+        /// of its buffers and strings on every hit.
+        func withForm<Result>(_ coding: ContentCoding, _ body: (borrowing Form) -> Result) -> Result {
             switch coding {
-            case .identity: identity
-            case .gzip: gzip ?? identity
-            case .br: br ?? identity
+            case .identity: return body(identity)
+            case .gzip: if let gzip { return body(gzip) }
+            case .br: if let br { return body(br) }
             }
+            return body(identity)
         }
     }
 
@@ -86,8 +89,10 @@ public struct CachedResponse: Sendable, Equatable {
         var afterContentType: Int { Form.contentType.utf8CodeUnitCount }
     }
 
-    /// The form answered in `coding` (identity when that coding was not made).
-    func form(_ coding: ContentCoding) -> Form { parts.form(coding) }
+    /// `body` of the form answered in `coding` (identity when that coding was not made).
+    func withForm<Result>(_ coding: ContentCoding, _ body: (borrowing Form) -> Result) -> Result {
+        parts.withForm(coding, body)
+    }
 
     private let parts: Parts
 
