@@ -152,28 +152,30 @@ public struct AmodbRequest: Sendable, Hashable {
         if let language { count += 1 + QueryParameter.language.rawValue.utf8.count + 1 + language.utf8.count }
         if let pageText { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + pageText.utf8.count }
         return String(unsafeUninitializedCapacity: count) { buffer in
-            var written = 0
+            guard let start = buffer.baseAddress else { return 0 }
+            var next = start
+            func put(_ byte: UInt8) {
+                next.initialize(to: byte)
+                next += 1
+            }
             func put(_ text: String) {
-                let count = text.utf8.count
-                let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<(written + count)]).initialize(
-                        from: bytes)
+                var text = text
+                text.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress else { return }
+                    next.initialize(from: base, count: bytes.count)
+                    next += bytes.count
                 }
-                if copied == nil {
-                    for (offset, byte) in text.utf8.enumerated() { buffer[written + offset] = byte }
-                }
-                written += count
             }
             func parameter(_ name: QueryParameter) {
-                put(written == path.utf8.count ? "?" : "&")
+                put(next - start == path.utf8.count ? UInt8(ascii: "?") : UInt8(ascii: "&"))
                 put(name.rawValue)
-                put("=")
+                put(UInt8(ascii: "="))
             }
             put(path)
             if !appendToResponse.isEmpty {
                 parameter(.appendToResponse)
                 for (index, name) in appendToResponse.enumerated() {
-                    if index > 0 { put(",") }
+                    if index > 0 { put(UInt8(ascii: ",")) }
                     put(name)
                 }
             }
@@ -185,7 +187,7 @@ public struct AmodbRequest: Sendable, Hashable {
                 parameter(.page)
                 put(pageText)
             }
-            return written
+            return next - start
         }
     }
 

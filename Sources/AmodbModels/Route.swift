@@ -55,9 +55,38 @@ public enum Route: Sendable, Hashable {
         case .trending(.tv, .week): "/trending/tv/week"
         case .trending(.person, .day): "/trending/person/day"
         case .trending(.person, .week): "/trending/person/week"
+        case .movie(let id) where id >= 0:
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxMoviePathBytes) { buffer in
+                let count = Self.writeMoviePath(id, to: buffer.baseAddress!)
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+            }
         case .movie(let id): "/movie/" + String(id)
         case .configuration: "/configuration"
         }
+    }
+
+    /// Most bytes `/movie/<id>` takes: the prefix and the digits of `Int.max`.
+    static let maxMoviePathBytes = 7 + 19
+
+    /// Writes `/movie/<id>` (a non-negative `id`) at `target`, which has room for
+    /// `maxMoviePathBytes`, and returns how many bytes it wrote: the movie route's path is
+    /// the start of every movie's cache key, and an `Int`'s description and a
+    /// concatenation cost more than the rest of the key.
+    static func writeMoviePath(_ id: Int, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        let prefix: StaticString = "/movie/"
+        target.update(from: prefix.utf8Start, count: 7)
+        var digits = 1
+        var rest = id / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var value = id
+        for position in stride(from: 7 + digits - 1, through: 7, by: -1) {
+            target[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+            value /= 10
+        }
+        return 7 + digits
     }
 
     /// The query parameters this route accepts; anything else is ignored by the proxy.

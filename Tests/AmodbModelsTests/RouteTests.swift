@@ -21,6 +21,13 @@ struct RouteTests {
     }
 
     @Test(
+        "A movie route's path is /movie/ and the id in decimal, whatever the id",
+        arguments: [0, 1, 9, 10, 99, 100, 550, 999_999, 1_000_000, 2_147_483_647, Int.max, -1, -550, Int.min])
+    func moviePathsAreTheIdInDecimal(id: Int) {
+        #expect(Route.movie(id: id).path == "/movie/" + String(id))
+    }
+
+    @Test(
         "Anything else does not match",
         arguments: [
             "/movie/0", "/movie/-1", "/movie/01", "/movie/+5", "/movie/abc", "/movie/1e3", "/movie/ 550",

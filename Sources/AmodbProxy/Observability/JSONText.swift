@@ -26,21 +26,24 @@ enum JSONText {
             next += 1
         }
         put(UInt8(ascii: "\""))
-        // Most text (every log field but a hostile one) needs no escape: short text is
-        // copied as it is scanned, longer text scanned once and copied with `memcpy`.
+        // Most text (every log field but a hostile one) needs no escape: it is checked and
+        // copied eight bytes at a time, then byte by byte up to the first byte to escape.
         var plain = 0
-        if bytes.count <= 64 {
+        if let base = bytes.baseAddress {
+            let source = UnsafeRawPointer(base)
+            let target = UnsafeMutableRawPointer(next)
+            while plain + 8 <= bytes.count {
+                let word = source.loadUnaligned(fromByteOffset: plain, as: UInt64.self)
+                if needsEscape(word) { break }
+                target.storeBytes(of: word, toByteOffset: plain, as: UInt64.self)
+                plain += 8
+            }
             while plain < bytes.count {
-                let byte = bytes[plain]
+                let byte = base[plain]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
                 next[plain] = byte
                 plain += 1
             }
-        } else if let base = bytes.baseAddress,
-            !bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
-        {
-            next.update(from: base, count: bytes.count)
-            plain = bytes.count
         }
         next += plain
         if plain < bytes.count {
@@ -70,5 +73,17 @@ enum JSONText {
         }
         put(UInt8(ascii: "\""))
         return next - output
+    }
+
+    /// Whether any of the eight bytes of `word` is `"`, `\\` or a control character (below
+    /// 0x20), by the exact tests for a byte below a bound and for a zero byte (after an
+    /// XOR with the byte looked for), done on all eight at once.
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBits != 0 }
+        let hasControl = (word &- 0x2020_2020_2020_2020) & ~word & highBits != 0
+        return hasControl || hasZeroByte(word ^ 0x2222_2222_2222_2222) || hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
     }
 }
