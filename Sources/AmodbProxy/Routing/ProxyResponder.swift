@@ -72,14 +72,20 @@ final class ProxyResponder: HTTPResponder {
             access.callers.isEnabled && head.underAPI && (request.method == "GET" || request.method == "HEAD")
             ? access.callers.identify(request.headers["Authorization"], clock: clock, loop: context.loopIndex) : .open
         let completion = Completion(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
-        let immediate = answer(request, head: head, caller: caller, loop: context.loopIndex) { [self] in
-            let deliver = later()
-            // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
-            var elsewhere = completion
-            elsewhere.loop = nil
-            return { [self, elsewhere] answer in deliver(complete(answer, elsewhere)) }
-        }
-        guard let immediate else { return nil }
+        // Bound straight from the call: an optional kept beside the unwrapped answer would
+        // hold a second reference to its buffers, and `complete` appending a field would
+        // then copy them.
+        guard
+            let immediate = answer(
+                request, head: head, caller: caller, loop: context.loopIndex,
+                later: { [self] in
+                    let deliver = later()
+                    // Delivered later, elsewhere than the loop's queue: counted in the shared lane.
+                    var elsewhere = completion
+                    elsewhere.loop = nil
+                    return { [self, elsewhere] answer in deliver(complete(answer, elsewhere)) }
+                })
+        else { return nil }
         return complete(consume immediate, completion)
     }
 
