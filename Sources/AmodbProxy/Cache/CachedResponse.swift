@@ -45,16 +45,16 @@ public struct CachedResponse: Sendable, Equatable {
             }
         }
 
-        /// `body` of the form answered in `coding` (identity when that coding was not
-        /// made), lent where it is stored: returning a copy would retain and release each
-        /// of its buffers and strings on every hit.
-        func withForm<Result>(_ coding: ContentCoding, _ body: (borrowing Form) -> Result) -> Result {
+        /// What `read` makes of the form answered in `coding` (identity when that coding
+        /// was not made), lent where it is stored: returning a copy would retain and
+        /// release each of its buffers and strings on every hit.
+        func withForm<Result>(_ coding: ContentCoding, _ read: (borrowing Form) -> Result) -> Result {
             switch coding {
-            case .identity: return body(identity)
-            case .gzip: if let gzip { return body(gzip) }
-            case .br: if let br { return body(br) }
+            case .identity: return read(identity)
+            case .gzip: if let gzip { return read(gzip) }
+            case .br: if let br { return read(br) }
             }
-            return body(identity)
+            return read(identity)
         }
     }
 
@@ -89,9 +89,10 @@ public struct CachedResponse: Sendable, Equatable {
         var afterContentType: Int { Form.contentType.utf8CodeUnitCount }
     }
 
-    /// `body` of the form answered in `coding` (identity when that coding was not made).
-    func withForm<Result>(_ coding: ContentCoding, _ body: (borrowing Form) -> Result) -> Result {
-        parts.withForm(coding, body)
+    /// What `read` makes of the form answered in `coding` (identity when that coding was
+    /// not made), lent, not copied.
+    func withForm<Result>(_ coding: ContentCoding, _ read: (borrowing Form) -> Result) -> Result {
+        parts.withForm(coding, read)
     }
 
     private let parts: Parts
