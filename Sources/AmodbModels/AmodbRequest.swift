@@ -139,12 +139,13 @@ public struct AmodbRequest: Sendable, Hashable {
     public var pathAndQuery: String {
         // The cache key of every hit: without parameters it is the route's path, as it is.
         if appendToResponse.isEmpty, language == nil, page == nil { return route.path }
-        // Otherwise written once into a string of the right size, in `queryItems`' order: this
-        // is the key of every request with parameters, and each append to a `String` checks
-        // its capacity and its encoding again, where here each byte is written once.
-        let path = route.path
+        // Otherwise written once into one string, in `queryItems`' order, the path's bytes
+        // included (no `String` of the path is made): this is the key of every request with
+        // parameters, and each append to a `String` checks its capacity and its encoding
+        // again, where here each byte is written once. The path may take less than the room
+        // counted for it (`Route.maxPathBytes`).
         let pageText = page.map { String($0) }
-        var count = path.utf8.count
+        var count = Route.maxPathBytes
         if !appendToResponse.isEmpty {
             count += 1 + QueryParameter.appendToResponse.rawValue.utf8.count + 1 + appendToResponse.count - 1
             for name in appendToResponse { count += name.utf8.count }
@@ -153,7 +154,8 @@ public struct AmodbRequest: Sendable, Hashable {
         if let pageText { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + pageText.utf8.count }
         return String(unsafeUninitializedCapacity: count) { buffer in
             guard let start = buffer.baseAddress else { return 0 }
-            var next = start
+            var next = start + Route.writePath(of: route, to: start)
+            var separator = UInt8(ascii: "?")
             func put(_ byte: UInt8) {
                 next.initialize(to: byte)
                 next += 1
@@ -167,11 +169,11 @@ public struct AmodbRequest: Sendable, Hashable {
                 }
             }
             func parameter(_ name: QueryParameter) {
-                put(next - start == path.utf8.count ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+                put(separator)
+                separator = UInt8(ascii: "&")
                 put(name.rawValue)
                 put(UInt8(ascii: "="))
             }
-            put(path)
             if !appendToResponse.isEmpty {
                 parameter(.appendToResponse)
                 for (index, name) in appendToResponse.enumerated() {

@@ -55,38 +55,57 @@ public enum Route: Sendable, Hashable {
         case .trending(.tv, .week): "/trending/tv/week"
         case .trending(.person, .day): "/trending/person/day"
         case .trending(.person, .week): "/trending/person/week"
-        case .movie(let id) where id >= 0:
+        case .movie(let id):
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxMoviePathBytes) { buffer in
                 let count = Self.writeMoviePath(id, to: buffer.baseAddress!)
                 return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
             }
-        case .movie(let id): "/movie/" + String(id)
         case .configuration: "/configuration"
         }
     }
 
-    /// Most bytes `/movie/<id>` takes: the prefix and the digits of `Int.max`.
-    static let maxMoviePathBytes = 7 + 19
+    /// Most bytes `path` takes: a movie's, at most `maxMoviePathBytes`; every other path is
+    /// a literal of at most 21 bytes (`/trending/person/week`).
+    static let maxPathBytes = maxMoviePathBytes
+    /// Most bytes `/movie/<id>` takes: the prefix, a sign and the digits of `Int.min`.
+    static let maxMoviePathBytes = 7 + 20
 
-    /// Writes `/movie/<id>` (a non-negative `id`) at `target`, which has room for
-    /// `maxMoviePathBytes`, and returns how many bytes it wrote: the movie route's path is
-    /// the start of every movie's cache key, and an `Int`'s description and a
-    /// concatenation cost more than the rest of the key.
+    /// Writes `/movie/<id>` at `target`, which has room for `maxMoviePathBytes`, and returns
+    /// how many bytes it wrote: the movie route's path is the start of every movie's cache
+    /// key, and an `Int`'s description and a concatenation cost more than the rest of the key.
+    /// A negative id (only code makes one: the parser refuses a sign) gets its `-`.
     static func writeMoviePath(_ id: Int, to target: UnsafeMutablePointer<UInt8>) -> Int {
         let prefix: StaticString = "/movie/"
         target.update(from: prefix.utf8Start, count: 7)
+        var start = 7
+        if id < 0 {
+            target[start] = UInt8(ascii: "-")
+            start += 1
+        }
+        // The magnitude as a `UInt`: `-Int.min` is not an `Int`.
         var digits = 1
-        var rest = id / 10
+        var rest = id.magnitude / 10
         while rest > 0 {
             digits += 1
             rest /= 10
         }
-        var value = id
-        for position in stride(from: 7 + digits - 1, through: 7, by: -1) {
+        var value = id.magnitude
+        for position in stride(from: start + digits - 1, through: start, by: -1) {
             target[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
             value /= 10
         }
-        return 7 + digits
+        return start + digits
+    }
+
+    /// Writes `path`'s bytes at `target`, which has room for `maxPathBytes`, and returns how
+    /// many: a cache key is written with its path this way, without a `String` of the path.
+    static func writePath(of route: Route, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        if case .movie(let id) = route { return writeMoviePath(id, to: target) }
+        var path = route.path  // a literal: no allocation
+        return path.withUTF8 { bytes in
+            target.update(from: bytes.baseAddress!, count: bytes.count)
+            return bytes.count
+        }
     }
 
     /// The query parameters this route accepts; anything else is ignored by the proxy.

@@ -10,6 +10,28 @@ struct AmodbRequestTests {
     }
 
     @Test(
+        "A key with parameters starts with its route's path, whatever the route and id",
+        arguments: [
+            Route.movie(id: 0), .movie(id: 7), .movie(id: 550), .movie(id: Int.max), .movie(id: -1),
+            .movie(id: Int.min), .trending(.person, .week), .trending(.tv, .day), .trending(.all, .week),
+            .configuration,
+        ])
+    func keysStartWithTheRoutesPath(route: Route) throws {
+        let language = route.parameters.contains(.language) ? "de-DE" : nil
+        let appends = route.parameters.contains(.appendToResponse) ? ["credits"] : []
+        let page = route.parameters.contains(.page) ? 3 : nil
+        let request = try AmodbRequest(route: route, language: language, page: page, appendToResponse: appends)
+        var expected = route.path
+        var items: [String] = []
+        if !appends.isEmpty { items.append("append_to_response=credits") }
+        if language != nil { items.append("language=de-DE") }
+        if page != nil { items.append("page=3") }
+        if !items.isEmpty { expected += "?" + items.joined(separator: "&") }
+        #expect(request.pathAndQuery == expected)
+        #expect(route.path.hasPrefix("/"), "\(route.path)")
+    }
+
+    @Test(
         "Equivalent queries give the same pathAndQuery",
         arguments: [
             (
