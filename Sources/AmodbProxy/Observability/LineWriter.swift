@@ -5,8 +5,8 @@ import Synchronization
 
 /// Writes log lines to a file descriptor (stdout, stderr) in batches: a line is a copy
 /// into a buffer under a short lock, and a thread of the writer's own takes the buffer
-/// out with one `write(2)` when it is large or every 100 ms, so logging costs no system
-/// call per request.
+/// out with one `write(2)` when it holds 16 KiB or every 100 ms, so logging costs no
+/// system call per request.
 ///
 /// Whoever reads the descriptor may stop (a full pipe, a blocked logging driver). The
 /// writing thread then blocks in `write(2)`, and only it: it is not a Dispatch worker,
@@ -37,7 +37,14 @@ public final class LineWriter: Sendable {
     let maxBytes: Int
     /// Where drop notes go; `nil`: this writer's own buffer, past the bound.
     private let noteSink: (@Sendable (String) -> Void)?
-    private static let flushBytes = 64 * 1024
+    /// Pending bytes that wake the writing thread. Small: the thread's `write(2)` copies
+    /// them on whichever core it gets, often an event loop's, and a short copy holds that
+    /// loop up briefly; and both buffers then stay small enough to be reused from the
+    /// heap, not mapped afresh (and faulted in, page by page) each time they grow.
+    private static let flushBytes = 16 * 1024
+    /// The most capacity a written buffer keeps for reuse; a larger one, left by a backlog
+    /// (a stalled reader), is freed.
+    private static let keptCapacity = 4 * flushBytes
     private static let noteInterval: UInt64 = 60 * 1_000_000_000
 
     /// Standard output (the access log).
@@ -139,7 +146,7 @@ public final class LineWriter: Sendable {
             }
             guard !outgoing.isEmpty else { continue }
             writeAll(outgoing)
-            outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.flushBytes * 2)
+            outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.keptCapacity)
             state.withLock { $0.inFlight = 0 }
         }
     }
