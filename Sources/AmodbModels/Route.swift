@@ -103,6 +103,8 @@ public enum Route: Sendable, Hashable {
         if case .movie(let id) = route { return writeMoviePath(id, to: target) }
         var path = route.path  // a literal: no allocation
         return path.withUTF8 { bytes in
+            // A longer literal added one day must stop here, not write past the room.
+            precondition(bytes.count <= maxPathBytes, "a route's path is longer than Route.maxPathBytes")
             target.update(from: bytes.baseAddress!, count: bytes.count)
             return bytes.count
         }

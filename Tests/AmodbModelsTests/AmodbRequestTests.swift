@@ -13,8 +13,9 @@ struct AmodbRequestTests {
         "A key with parameters starts with its route's path, whatever the route and id",
         arguments: [
             Route.movie(id: 0), .movie(id: 7), .movie(id: 550), .movie(id: Int.max), .movie(id: -1),
-            .movie(id: Int.min), .trending(.person, .week), .trending(.tv, .day), .trending(.all, .week),
-            .configuration,
+            .movie(id: Int.min), .trending(.all, .day), .trending(.all, .week), .trending(.movie, .day),
+            .trending(.movie, .week), .trending(.tv, .day), .trending(.tv, .week), .trending(.person, .day),
+            .trending(.person, .week), .configuration,
         ])
     func keysStartWithTheRoutesPath(route: Route) throws {
         let language = route.parameters.contains(.language) ? "de-DE" : nil
