@@ -60,7 +60,7 @@ let package = Package(
             dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbCrypto"]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
-        .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport"]),
+        .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport", "AmodbSockets"]),
         .testTarget(
             name: "AmodbCompressionTests",
             dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox", "AmodbHTTPTestSupport"]

@@ -194,13 +194,15 @@ package enum Syscalls {
         _ = amodb_epoll_ctl(epollFD, fd, 0, 0)
     }
 
-    /// `epoll_wait(2)` without blocking (Dispatch already said the set is ready): how many
-    /// tokens of ready fds it wrote. `EINTR` is retried; any other error is on our own fd,
-    /// a bug, and reads as nothing ready.
+    /// `epoll_wait(2)`: how many tokens of ready fds it wrote, waiting up to `nanoseconds`
+    /// for one (none by default: Dispatch already said the set is ready). `EINTR` is
+    /// retried; any other error is on our own fd, a bug, and reads as nothing ready.
     @inline(never)
-    package static func epollWait(_ epollFD: Int32, into tokens: UnsafeMutableBufferPointer<UInt64>) -> Int {
+    package static func epollWait(
+        _ epollFD: Int32, into tokens: UnsafeMutableBufferPointer<UInt64>, waitingAtMost nanoseconds: Int = 0
+    ) -> Int {
         while true {
-            let count = amodb_epoll_wait(epollFD, tokens.baseAddress, Int32(tokens.count))
+            let count = amodb_epoll_wait(epollFD, tokens.baseAddress, Int32(tokens.count), nanoseconds)
             if count >= 0 { return Int(count) }
             guard errno == EINTR else { return 0 }
         }

@@ -1,10 +1,12 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <malloc.h>
 #include <sched.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include "CSystemShims.h"
@@ -44,12 +46,23 @@ int amodb_epoll_ctl(int epfd, int fd, int add, uint64_t token) {
     return epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &event);
 }
 
-int amodb_epoll_wait(int epfd, uint64_t *tokens, int max) {
+int amodb_epoll_wait(int epfd, uint64_t *tokens, int max, long nanoseconds) {
     struct epoll_event events[128];
     if (max > 128) {
         max = 128;
     }
-    int count = epoll_wait(epfd, events, max, 0);
+    int count;
+    if (nanoseconds > 0) {
+        // epoll_pwait2 (Linux 5.11, glibc 2.35) takes a timeout finer than epoll_wait's
+        // milliseconds; on an older kernel the wait is skipped, not lengthened.
+        struct timespec timeout = { .tv_sec = nanoseconds / 1000000000L, .tv_nsec = nanoseconds % 1000000000L };
+        count = epoll_pwait2(epfd, events, max, &timeout, NULL);
+        if (count < 0 && errno == ENOSYS) {
+            count = epoll_wait(epfd, events, max, 0);
+        }
+    } else {
+        count = epoll_wait(epfd, events, max, 0);
+    }
     for (int index = 0; index < count; index++) {
         tokens[index] = events[index].data.u64;
     }

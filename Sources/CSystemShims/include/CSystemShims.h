@@ -34,8 +34,9 @@ int amodb_epoll_create(void);
 /// as `token`; without, EPOLL_CTL_DEL.
 int amodb_epoll_ctl(int epfd, int fd, int add, uint64_t token);
 
-/// epoll_wait(2) with a zero timeout: writes the tokens of up to `max` ready fds.
-int amodb_epoll_wait(int epfd, uint64_t *tokens, int max);
+/// epoll_wait(2): writes the tokens of up to `max` ready fds, waiting up to `nanoseconds`
+/// for one (epoll_pwait2(2); 0: not at all).
+int amodb_epoll_wait(int epfd, uint64_t *tokens, int max, long nanoseconds);
 
 /// pipe2(2) with O_CLOEXEC, also _GNU_SOURCE: a pipe no other launch can leak into its child.
 int amodb_pipe_cloexec(int ends[2]);
