@@ -51,13 +51,16 @@ int amodb_epoll_wait(int epfd, uint64_t *tokens, int max, long nanoseconds) {
     if (max > 128) {
         max = 128;
     }
-    int count;
-    if (nanoseconds > 0) {
-        // epoll_pwait2 (Linux 5.11, glibc 2.35) takes a timeout finer than epoll_wait's
-        // milliseconds; on an older kernel the wait is skipped, not lengthened.
+    // epoll_pwait2 (Linux 5.11, glibc 2.35) takes a timeout finer than epoll_wait's
+    // milliseconds. Where the kernel lacks it or a seccomp profile refuses it (ENOSYS,
+    // EPERM), the wait is skipped from then on, never lengthened.
+    static int pwait2_refused = 0;
+    int count = -1;
+    if (nanoseconds > 0 && !__atomic_load_n(&pwait2_refused, __ATOMIC_RELAXED)) {
         struct timespec timeout = { .tv_sec = nanoseconds / 1000000000L, .tv_nsec = nanoseconds % 1000000000L };
         count = epoll_pwait2(epfd, events, max, &timeout, NULL);
-        if (count < 0 && errno == ENOSYS) {
+        if (count < 0 && (errno == ENOSYS || errno == EPERM)) {
+            __atomic_store_n(&pwait2_refused, 1, __ATOMIC_RELAXED);
             count = epoll_wait(epfd, events, max, 0);
         }
     } else {
