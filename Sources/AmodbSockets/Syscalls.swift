@@ -119,19 +119,21 @@ package enum Syscalls {
         return addresses
     }
 
-    /// `read(2)` into a buffer; `.done(0)` is the peer's end of stream.
+    /// `recv(2)` from a socket into a buffer; `.done(0)` is the peer's end of stream.
+    /// `recv`, not `read(2)`: the same bytes, without the file layer's checks that `read`
+    /// passes through on every call (`vfs_read`), once per request on the hit path.
     @inline(never)
-    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOOutcome<
-        Int
-    > {
+    package static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError)
+        -> IOOutcome<Int>
+    {
         while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let count = Glibc.recv(fd, buffer.baseAddress, buffer.count, 0)
             if count >= 0 { return .done(count) }
             let code = errno
             switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: throw SyscallError("read", code)
+            default: throw SyscallError("recv", code)
             }
         }
     }

@@ -241,7 +241,7 @@ final class Connection: @unchecked Sendable {
     private func read(upTo limit: Int, at now: DispatchTime) -> [ConnectionStateMachine.Action] {
         let buffer = UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[..<min(limit, loop.readBuffer.count)])
         do {
-            switch try Syscalls.read(fd, into: buffer) {
+            switch try Syscalls.receive(fd, into: buffer) {
             case .wouldBlock:
                 return []
             case .done(0):
@@ -262,7 +262,7 @@ final class Connection: @unchecked Sendable {
     /// Reads and drops the peer's leftovers while lingering.
     private func discardInput() -> [ConnectionStateMachine.Action] {
         while true {
-            switch try? Syscalls.read(fd, into: loop.readBuffer) {
+            switch try? Syscalls.receive(fd, into: loop.readBuffer) {
             case .done(let count) where count > 0:
                 received.increase(by: count)
             case .wouldBlock:

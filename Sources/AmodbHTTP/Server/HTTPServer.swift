@@ -240,7 +240,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
         // would make the kernel answer with a reset that can destroy the 503 (RFC 9112 §9.6).
         Syscalls.shutdownWrite(fd)
         _ = withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in
-            try? Syscalls.read(fd, into: buffer)
+            try? Syscalls.receive(fd, into: buffer)
         }
         Syscalls.close(fd)
     }

@@ -341,7 +341,7 @@ final class RedisConnection: @unchecked Sendable {
         do {
             outcome = try withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) {
                 (buffer) throws(SyscallError) -> IOOutcome<Int> in
-                let outcome = try Syscalls.read(socket.fd, into: buffer)
+                let outcome = try Syscalls.receive(socket.fd, into: buffer)
                 if case .done(let count) = outcome, count > 0 {
                     parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
                 }
