@@ -98,7 +98,7 @@ generate() {
   front=$(free_port)
   PORT=$back HOST=127.0.0.1 AMODB_ACCESS_LOG=off "$binary" --sandbox >"$work/back.log" 2>&1 &
   back_pid=$!
-  # The stand-in's plan allows 40 calls a minute; the traffic below fills 31 paths.
+  # The stand-in's plan allows 40 calls a minute; the traffic below fills 32 paths.
   PORT=$front HOST=127.0.0.1 AMODB_KEY=sandbox-key AMODB_UPSTREAM_URL="http://127.0.0.1:$back/3" \
     AMODB_RATE_LIMIT=40 AMODB_CLIENT_SHARE=1 \
     valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.out" \
