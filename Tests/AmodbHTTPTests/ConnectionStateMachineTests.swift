@@ -58,7 +58,7 @@ private struct Driver {
                     guard let request = machine.takeRequest(sequence) else { continue }
                     asked.append((request.path, sequence))
                     if let response = answer(request.path) { ready.append((sequence, response)) }
-                case .refused(let status, _): refused.append(status)
+                case .refused(let status): refused.append(status)
                 case .write: wantsWrite = true
                 case .waitForWritable: waitingForWritable = true
                 case .stopWaitingForWritable: waitingForWritable = false

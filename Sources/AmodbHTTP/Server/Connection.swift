@@ -182,8 +182,8 @@ final class Connection: @unchecked Sendable {
                         }
                     }
                     if let immediate { ready.append((sequence, immediate)) }
-                case .refused(let status, let head):
-                    owner.responder.didRefuse(status: status, peerAddress: peer, head: head)
+                case .refused(let status):
+                    owner.responder.didRefuse(status: status, peerAddress: peer, head: machine.takeRefusedHead())
                 case .write:
                     wantsWrite = true
                 case .waitForWritable:

@@ -24,8 +24,10 @@ struct ConnectionStateMachine {
         /// slot and moves out from there: an action carries no copy of it.)
         case respond(sequence: Int)
         /// The server answered a request itself (malformed, over a limit, too slow): tell the
-        /// responder, with the refused request's bytes as far as they were read.
-        case refused(status: Int, head: ArraySlice<UInt8>)
+        /// responder, with the refused request's bytes as far as they were read
+        /// (`takeRefusedHead`; no action carries bytes, so that copying and dropping the
+        /// actions of every event is plain memory, with no release per action).
+        case refused(status: Int)
         /// Send `pendingOutput`; report with `didWrite` or `writeWouldBlock`.
         case write
         /// The kernel takes no more: send again once the socket is writable.
@@ -112,6 +114,8 @@ struct ConnectionStateMachine {
     private var armedDeadline: DispatchTime?
     /// Actions of the event being handled.
     private var actions: [Action] = []
+    /// The refused request's bytes, from `reject` until `takeRefusedHead`.
+    private var refusedHead: ArraySlice<UInt8> = []
 
     /// A connection accepted at `openedAt`; the answers it gives itself are worded by `errorResponse`.
     init(
@@ -213,6 +217,13 @@ struct ConnectionStateMachine {
     mutating func takeRequest(_ sequence: Int) -> HTTPRequest? {
         guard let index = slotIndex(sequence) else { return nil }
         return slots[index].request.take()
+    }
+
+    /// Moves out the bytes of the request a `refused` action names, as far as they were read
+    /// (once; empty after).
+    mutating func takeRefusedHead() -> ArraySlice<UInt8> {
+        defer { refusedHead = [] }
+        return refusedHead
     }
 
     /// Answers arrived, each for the request with that sequence number (in any order).
@@ -400,7 +411,8 @@ struct ConnectionStateMachine {
             Slot(
                 sequence: sequence, isHead: false, keepAlive: false, version: .http1_1, request: nil, response: response
             ))
-        actions.append(.refused(status: error.status, head: head))
+        refusedHead = head
+        actions.append(.refused(status: error.status))
         phase = .draining
         deadlines.stopReading()
     }
