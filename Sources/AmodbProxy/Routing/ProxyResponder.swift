@@ -148,7 +148,9 @@ final class ProxyResponder: HTTPResponder {
                     key: completion.key, status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes,
                     encoding: encoding, client: completion.client, user: completion.user.map { String($0.logName) }))
         }
-        return response
+        // Moved out: a plain `return` copied the response (a retain of each buffer) and
+        // destroyed the local after.
+        return consume response
     }
 
     /// The answer to a request, at once, or `nil` and later, to the delivery `later()` makes.
