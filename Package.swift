@@ -24,7 +24,9 @@ let package = Package(
         // The proxy: routing, cache, upstream fetcher, on the AmodbHTTP server.
         .target(
             name: "AmodbProxy",
-            dependencies: ["AmodbHTTP", "AmodbModels", "AmodbRedis", "AmodbCompression", "AmodbCrypto"]),
+            dependencies: [
+                "AmodbHTTP", "AmodbSockets", "AmodbModels", "AmodbRedis", "AmodbCompression", "AmodbCrypto",
+            ]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4, posix_spawn's _np actions).
         .target(name: "CSystemShims"),
         // The libc socket calls, shared by the HTTP server and the Redis client.

@@ -236,6 +236,18 @@ package enum Syscalls {
         amodb_malloc_trim()
     }
 
+    /// Lowers the calling thread's scheduling priority to `nice` (`setpriority(2)` of this
+    /// thread alone), for background work that must yield the core to the event loops.
+    /// Best effort: a refusal leaves the thread as it was.
+    package static func lowerThreadPriority(nice: Int32) {
+        _ = amodb_set_thread_nice(nice)
+    }
+
+    /// `gettid(2)`: the calling thread's id, its entry under `/proc/self/task`.
+    package static func threadID() -> Int32 {
+        amodb_thread_id()
+    }
+
     /// `shutdown(2)` of our sending side: the peer reads end of stream after what was sent.
     @inline(never)
     package static func shutdownWrite(_ fd: Int32) {

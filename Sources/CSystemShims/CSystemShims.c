@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <fcntl.h>
@@ -30,6 +31,14 @@ int amodb_contains(const void *haystack, size_t haystack_length, const void *nee
 
 void amodb_malloc_trim(void) {
     malloc_trim(0);
+}
+
+int amodb_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)gettid(), nice);
+}
+
+int amodb_thread_id(void) {
+    return (int)gettid();
 }
 
 void amodb_configure_malloc(int arenas, int mmap_threshold) {

@@ -81,6 +81,26 @@ struct LineWriterTests {
         pipe.close()
     }
 
+    /// The writing thread runs below the event loops' priority, so that a long `write(2)`
+    /// on a slow disk cannot hold an event loop's core.
+    @Test func theWritingThreadRunsAtALowerPriority() async throws {
+        let pipe = try StalledPipe()
+        defer { pipe.close() }
+        let writer = LineWriter(fd: pipe.writeEnd, name: "the test pipe")
+        #expect(await eventually { writer.threadID != nil })
+        let threadID = try #require(writer.threadID)
+        // /proc/self/task/<tid>/stat: "tid (comm) state …", the nice value the 17th field after the comm.
+        let stat = try String(contentsOfFile: "/proc/self/task/\(threadID)/stat", encoding: .utf8)
+        let afterCommand = try #require(stat.range(of: ") ", options: .backwards)).upperBound
+        let fields = stat[afterCommand...].split(separator: " ")
+        #expect(Int32(fields[16]) == LineWriter.writerNice)
+        #expect(LineWriter.writerNice > 0)
+
+        writer.write("still written")
+        writer.flush()
+        #expect(pipe.drain() == "still written\n".utf8.count)
+    }
+
     @Test(arguments: LogFormat.allCases)
     func accessLogLinesAreWrittenInPlaceStampedAndScrubbed(format: LogFormat) throws {
         let pipe = try StalledPipe()

@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 import Foundation
 import Glibc
@@ -27,6 +28,8 @@ public final class LineWriter: Sendable {
         /// The time lines written in place are stamped with: its calendar part is
         /// formatted once a second under the lock every line takes anyway.
         var time = LogTime()
+        /// The writing thread's id, once it runs.
+        var threadID: Int32?
     }
 
     private let fd: Int32
@@ -46,6 +49,8 @@ public final class LineWriter: Sendable {
     /// (a stalled reader), is freed.
     private static let keptCapacity = 4 * flushBytes
     private static let noteInterval: UInt64 = 60 * 1_000_000_000
+    /// The writing thread's nice value (`run`).
+    static let writerNice: Int32 = 10
 
     /// Standard output (the access log).
     public static let standardOutput = LineWriter(
@@ -102,6 +107,11 @@ public final class LineWriter: Sendable {
         state.withLock { $0.droppedTotal }
     }
 
+    /// The writing thread's id once it has started (its `/proc/self/task` entry).
+    var threadID: Int32? {
+        state.withLock { $0.threadID }
+    }
+
     /// Bytes waiting now, pending or being written.
     var waitingBytes: Int {
         state.withLock { $0.pending.count + $0.inFlight }
@@ -136,7 +146,17 @@ public final class LineWriter: Sendable {
 
     /// The writing thread: takes what is pending, writes it (blocking, on this thread
     /// only), and sleeps until woken or 100 ms pass.
+    ///
+    /// It runs at a lower priority than the event loops (nice 10): on a slow or busy disk
+    /// one `write(2)` of a backlog can take tens of milliseconds of the core in the page
+    /// cache, and at the same priority the scheduler let it keep the core of an event
+    /// loop that long (a thread that mostly sleeps is owed time), stalling every request
+    /// on that loop. At nice 10 it still gets a tenth of a busy core, far more than
+    /// writing costs; when it cannot keep up, lines are dropped and counted, as above.
     private func run() {
+        Syscalls.lowerThreadPriority(nice: Self.writerNice)
+        let threadID = Syscalls.threadID()
+        state.withLock { $0.threadID = threadID }
         var outgoing: [UInt8] = []
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(100))

@@ -20,6 +20,13 @@ int amodb_contains(const void *haystack, size_t haystack_length, const void *nee
 /// Glibc's Swift module leaves out.
 void amodb_malloc_trim(void);
 
+/// setpriority(2) of the calling thread alone (Linux gives each thread its own nice value;
+/// gettid(2) is _GNU_SOURCE): 0 or -1 with errno.
+int amodb_set_thread_nice(int nice);
+
+/// gettid(2): the calling thread's id (its /proc/self/task entry), also _GNU_SOURCE.
+int amodb_thread_id(void);
+
 /// mallopt(M_ARENA_MAX, arenas) and mallopt(M_MMAP_THRESHOLD, mmap_threshold): at most
 /// `arenas` malloc arenas, and blocks from `mmap_threshold` bytes up mapped on their own
 /// (a fixed threshold: glibc no longer raises it as such blocks are freed). Also
