@@ -70,7 +70,7 @@ func fuzzConnection(
                     } else {
                         ready.append((sequence, HTTPResponse(status: 200, body: Array("ok".utf8))))
                     }
-                case .refused(let status, _): run.refused.append(status)
+                case .refused(let status): run.refused.append(status)
                 case .write: wantsWrite = true
                 case .waitForWritable: run.waitingForWritable = true
                 case .stopWaitingForWritable: run.waitingForWritable = false
