@@ -151,8 +151,9 @@ public final class LineWriter: Sendable {
     /// one `write(2)` of a backlog can take tens of milliseconds of the core in the page
     /// cache, and at the same priority the scheduler let it keep the core of an event
     /// loop that long (a thread that mostly sleeps is owed time), stalling every request
-    /// on that loop. At nice 10 it still gets a tenth of a busy core, far more than
-    /// writing costs; when it cannot keep up, lines are dropped and counted, as above.
+    /// on that loop. Against a loop on Dispatch's user-initiated queue (nice -2) it still
+    /// gets ~6% of a busy core, more than twice what writing costs; when it cannot keep
+    /// up, lines are dropped and counted, as above.
     private func run() {
         Syscalls.lowerThreadPriority(nice: Self.writerNice)
         let threadID = Syscalls.threadID()
