@@ -294,6 +294,27 @@ struct RequestHeadParserTests {
             }
         }
     }
+    /// The names clients send on every request come out as literals, the rest from their
+    /// bytes: either way a field's name is exactly the bytes sent, in any spelling.
+    @Test func fieldNamesAreExactlyAsSentInAnySpelling() throws {
+        let names = [
+            "Host", "host", "HOST", "hosT", "Accept", "accept", "ACCEPT", "Origin", "origin", "Origim", "User-Agent",
+            "user-agent", "User-agent", "Connection", "connection", "If-None-Match", "if-none-match", "IF-NONE-MATCH",
+            "Authorization", "authorization", "Authorisation", "Accept-Encoding", "accept-encoding", "Accept-encoding",
+            "Accept-Language", "accept-language", "Accept-Languagf", "X-Hos", "X-Extra",
+        ]
+        for name in names {
+            let text = "GET /p HTTP/1.1\r\n" + (name.lowercased() == "host" ? "" : "Host: a\r\n") + "\(name): v\r\n\r\n"
+            var parser = RequestHeadParser(limits: HTTPLimits())
+            guard case .complete(let parsed, _) = try parser.parse(Array(text.utf8), from: 0) else {
+                Issue.record("incomplete: \(text)")
+                continue
+            }
+            #expect(parsed.request.headers.fields.last?.name == name)
+            #expect(parsed.request.headers.fields.last.map { Array($0.name.utf8) } == Array(name.utf8))
+        }
+    }
+
     /// A target that repeats the previous head's reuses its strings: every head must still get
     /// exactly its own target, path and query, with one refused in between, and the earlier
     /// requests must keep theirs.

@@ -197,7 +197,7 @@ struct RequestHeadParser: Sendable {
             count += 1
             if count > limits.maxHeaderCount { throw .tooManyHeaders }
             if fields.isEmpty { fields.reserveCapacity(8) }
-            fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            fields.append((fieldName(name), String(decoding: value, as: UTF8.self)))
         }
         return HTTPHeaders(fields)
     }
@@ -299,6 +299,45 @@ private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
     if utf8Equals("GET", bytes) { return "GET" }
     if utf8Equals("HEAD", bytes) { return "HEAD" }
     return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A field's name as a string: the names clients send on every request, spelled as they
+/// send them (`Host`, `accept-encoding`), are literals, not built and validated from the
+/// bytes; any other name is made from its bytes. Either way the string is the bytes as sent.
+private func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    switch bytes.count {
+    case 4:
+        if bytesEqual(bytes, "Host") { return "Host" }
+        if bytesEqual(bytes, "host") { return "host" }
+    case 6:
+        if bytesEqual(bytes, "Accept") { return "Accept" }
+        if bytesEqual(bytes, "accept") { return "accept" }
+        if bytesEqual(bytes, "Origin") { return "Origin" }
+        if bytesEqual(bytes, "origin") { return "origin" }
+    case 10:
+        if bytesEqual(bytes, "User-Agent") { return "User-Agent" }
+        if bytesEqual(bytes, "user-agent") { return "user-agent" }
+        if bytesEqual(bytes, "Connection") { return "Connection" }
+        if bytesEqual(bytes, "connection") { return "connection" }
+    case 13:
+        if bytesEqual(bytes, "If-None-Match") { return "If-None-Match" }
+        if bytesEqual(bytes, "if-none-match") { return "if-none-match" }
+        if bytesEqual(bytes, "Authorization") { return "Authorization" }
+        if bytesEqual(bytes, "authorization") { return "authorization" }
+    case 15:
+        if bytesEqual(bytes, "Accept-Encoding") { return "Accept-Encoding" }
+        if bytesEqual(bytes, "accept-encoding") { return "accept-encoding" }
+        if bytesEqual(bytes, "Accept-Language") { return "Accept-Language" }
+        if bytesEqual(bytes, "accept-language") { return "accept-language" }
+    default: break
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Whether `bytes` are exactly a literal's (of two or more characters, kept as a pointer).
+@inline(__always)
+private func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    literal.utf8CodeUnitCount == bytes.count && memcmp(literal.utf8Start, bytes.baseAddress!, bytes.count) == 0
 }
 
 /// Whether a string's UTF-8 is exactly these bytes.
