@@ -2,13 +2,14 @@ import Testing
 
 @testable import AmodbHTTP
 
-/// `RenderedFields` counts, then writes: the bytes are those of the lines, whatever they hold.
+/// `RenderedFields` counts (a number as its widest), then writes: the bytes are those of the
+/// lines, whatever they hold, the widest numbers included.
 struct RenderedFieldsTests {
     @Test(
         "Lines are written as they read",
         arguments: [
             ("", 0, ""), ("text", 7, "text"), ("café ☕︎", -12, "café ☕︎"),
-            (String(repeating: "x", count: 1000), Int.max, ""),
+            (String(repeating: "x", count: 1000), Int.max, ""), ("x", Int.min, "-"),
         ])
     func linesAreWrittenAsTheyRead(value: String, number: Int, tail: String) {
         var fields = RenderedFields()

@@ -36,8 +36,8 @@ public struct RenderedFields: Sendable {
         bytes.withUnsafeBytes { writer.write($0) }
     }
 
-    /// Appends the lines `render` writes. It runs twice: once to count the bytes, once to
-    /// write them into a buffer on the stack, which is then appended in one copy (many
+    /// Appends the lines `render` writes. It runs twice: once to count the bytes (at most),
+    /// once to write them into a buffer on the stack, which is then appended in one copy (many
     /// small appends to an array cost more than the rest of a cache hit). Inlinable, as
     /// are the writer's methods: the responder's lines are written by code specialized
     /// in its own module, not through a call per piece.
@@ -64,7 +64,7 @@ public struct RenderedFields: Sendable {
         append { $0.line(name, value) }
     }
 
-    /// Writes lines: counts their bytes, or writes them into a buffer sized by that count.
+    /// Writes lines: counts their bytes (at most), or writes them into a buffer sized by that count.
     public struct Writer {
         /// Where to write; `nil` while counting.
         @usableFromInline let buffer: UnsafeMutableBufferPointer<UInt8>?
@@ -122,11 +122,20 @@ public struct RenderedFields: Sendable {
             }
         }
 
-        /// Writes a number's decimal digits (with a `-` when negative).
+        /// Writes a number's decimal digits (with a `-` when negative). Counting, it counts
+        /// the most any `Int` takes (20, `-9223372036854775808`) without writing the digits:
+        /// the count only sizes the buffer the lines are written into.
         @inlinable
         public mutating func write(_ number: Int) {
+            guard buffer != nil else {
+                written += Self.maxNumberBytes
+                return
+            }
             DecimalDigits.withDigits(of: number) { write(UnsafeRawBufferPointer($0)) }
         }
+
+        /// Most bytes a number's digits take.
+        @usableFromInline static let maxNumberBytes = 20
 
         @inlinable @inline(__always)
         mutating func write(_ source: UnsafeRawBufferPointer) {
