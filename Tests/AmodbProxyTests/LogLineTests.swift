@@ -1,3 +1,4 @@
+import AmodbCompression
 import Glibc
 import Testing
 
@@ -116,6 +117,47 @@ struct LogLineTests {
         let afterTime = line.dropFirst(#"{"time":""#.count + 24)
         #expect(isTime(line.dropFirst(#"{"time":""#.count).prefix(24)))
         #expect(afterTime == "\"" + test.json)
+    }
+
+    /// The JSON line copies its constant text as literals; writing it field by field, as
+    /// the text format is written, gives the same bytes, for every case and for entries
+    /// with every route, outcome, coding and optional field.
+    @Test func theJSONLineIsTheSameBytesAsItsFieldsWrittenOneByOne() {
+        var entries = Self.cases.map(\.entry)
+        for route in ProxyMetrics.RouteLabel.allCases {
+            for cache in ProxyMetrics.CacheLabel.allCases {
+                for encoding in [ContentCoding.identity, .gzip, .br] {
+                    entries.append(
+                        AccessLogEntry(
+                            method: "HEAD", route: route, path: route == .unmatched ? "/x\"y" : nil,
+                            key: route.isForwarded ? "/movie/1?language=de-DE" : nil, status: 304, cache: cache,
+                            nanoseconds: 1_234_567, bytes: 0, encoding: encoding, client: "2001:db8::1",
+                            user: cache == .hit ? "u-3f9a" : nil))
+                }
+            }
+        }
+        for entry in entries {
+            var bytes: [UInt8] = []
+            LogLine.write(.json, maxBytes: entry.maxLineBytes, into: &bytes) { entry.writeFieldByField(to: &$0) }
+            let fieldByField = String(decoding: bytes, as: UTF8.self)
+            let whole = line(entry, .json)
+            let afterTime = whole.dropFirst(#"{"time":""#.count + 24 + 1)
+            #expect("{" + afterTime.dropFirst(1) == fieldByField, "\(entry)")
+        }
+    }
+
+    /// Short bytes are copied by words, long ones by `memmove`: every length comes out exact,
+    /// and nothing is written past it.
+    @Test func bytesOfEveryLengthAreCopiedExactly() {
+        for count in 0...40 {
+            let text = String((0..<count).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
+            var bytes: [UInt8] = []
+            LogLine.write(.text, maxBytes: count + 16, into: &bytes) { line in
+                text.utf8.withContiguousStorageIfAvailable { line.put($0) }
+                line.put(UInt8(ascii: "|"))
+            }
+            #expect(String(decoding: bytes, as: UTF8.self) == text + "|")
+        }
     }
 
     @Test(arguments: cases)

@@ -25,6 +25,9 @@ struct LogFields {
         self.pointer = pointer
     }
 
+    /// Whether fields are written as JSON.
+    var isJSON: Bool { json }
+
     /// The `time` field, now, first on every line; in text, written bare.
     mutating func time(_ time: inout LogTime) {
         openTime()
@@ -75,7 +78,7 @@ struct LogFields {
     /// in text, bare unless it is empty or holds a space, `"` or `=`, then as a JSON string.
     @inline(__always)
     mutating func text(_ name: StaticString, _ value: String) {
-        name.withUTF8Buffer { text($0, value) }
+        text(Self.bytes(name), value)
     }
 
     /// As `text(_:_:)`, for a name known only at run time (an event's fields).
@@ -102,7 +105,7 @@ struct LogFields {
     mutating func label(_ name: StaticString, _ value: StaticString) {
         self.name(name)
         if json { put(UInt8(ascii: "\"")) }
-        value.withUTF8Buffer { put($0) }
+        put(Self.bytes(value))
         if json { put(UInt8(ascii: "\"")) }
     }
 
@@ -119,7 +122,7 @@ struct LogFields {
     /// An integer field.
     @inline(__always)
     mutating func integer(_ name: StaticString, _ value: Int) {
-        name.withUTF8Buffer { integer($0, value) }
+        integer(Self.bytes(name), value)
     }
 
     /// As `integer(_:_:)`, for a name known only at run time.
@@ -135,12 +138,18 @@ struct LogFields {
         put(number: value)
     }
 
+    /// A duration field in milliseconds (`put(milliseconds:)`).
+    @inline(__always)
+    mutating func milliseconds(_ name: StaticString, nanoseconds: UInt64) {
+        self.name(name)
+        put(milliseconds: nanoseconds)
+    }
+
     /// Milliseconds from a duration in nanoseconds, as `number` writes them. The
     /// division is the one the seconds always went through, so every duration rounds to
     /// the same thousandth it always did.
     @inline(__always)
-    mutating func milliseconds(_ name: StaticString, nanoseconds: UInt64) {
-        self.name(name)
+    mutating func put(milliseconds nanoseconds: UInt64) {
         put(number: Double(nanoseconds) / 1e9 * 1000)
     }
 
@@ -151,12 +160,53 @@ struct LogFields {
         pointer += 1
     }
 
-    /// Bytes as they are.
+    /// Bytes as they are. Most are short (a field's name, a label, an address), and a
+    /// call to `memmove` for each cost more than the copy: up to 16 bytes are copied with
+    /// two overlapping loads and stores. The source is never the line's own room.
     @inline(__always)
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        pointer.update(from: base, count: bytes.count)
-        pointer += bytes.count
+        guard let base = bytes.baseAddress else { return }
+        let count = bytes.count
+        let source = UnsafeRawPointer(base)
+        let target = UnsafeMutableRawPointer(pointer)
+        switch count {
+        case 8...16:
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
+        case 0..<4:
+            for index in 0..<count { pointer[index] = base[index] }
+        default:
+            pointer.update(from: base, count: count)
+        }
+        pointer += count
+    }
+
+    /// The bytes of a literal of two or more characters (every name and label the logs
+    /// use): such a literal is kept as a pointer to its UTF-8, read without a closure.
+    @inline(__always)
+    static func bytes(_ text: StaticString) -> UnsafeBufferPointer<UInt8> {
+        precondition(text.hasPointerRepresentation, "a log literal of one character")
+        return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    /// Constant text of a line (a JSON line's `,"status":`), copied as it is.
+    @inline(__always)
+    mutating func put(_ text: StaticString) {
+        put(Self.bytes(text))
+    }
+
+    /// `value` as a JSON string, by `JSONText`'s rule.
+    @inline(__always)
+    mutating func put(quoting value: String) {
+        var value = value
+        value.withUTF8 { put(quoting: $0) }
     }
 
     /// `value` with at most three decimals, trailing zeros dropped, in integer arithmetic:
@@ -200,7 +250,7 @@ struct LogFields {
 
     @inline(__always)
     private mutating func name(_ name: StaticString) {
-        name.withUTF8Buffer { self.name($0) }
+        self.name(Self.bytes(name))
     }
 
     /// `,"name":` in JSON, ` name=` in text.
