@@ -43,6 +43,21 @@ struct RenderedFieldsTests {
                 """)
     }
 
+    /// The coding reads back as it was set, in the initializer or after; an empty one is
+    /// none (no `Content-Encoding` line), as is `nil`.
+    @Test(arguments: [("br", "br"), ("gzip", "gzip"), (nil, nil), ("", nil)] as [(String?, String?)])
+    func aResponsesCodingReadsBackAsSet(set: String?, expected: String?) {
+        var response = HTTPResponse(status: 200, body: Array("{}".utf8), contentEncoding: set)
+        #expect(response.contentEncoding == expected)
+        response.contentEncoding = "br"
+        response.contentEncoding = set
+        #expect(response.contentEncoding == expected)
+        let head = ResponseSerializer.serialize(response, isHead: false, closing: false, version: .http1_1, now: 0).head
+        let text = String(decoding: head, as: UTF8.self)
+        #expect(text.contains("Content-Encoding: ") == (expected != nil))
+        if let expected { #expect(text.contains("Content-Encoding: \(expected)\r\n")) }
+    }
+
     /// A connection writes each head over the storage of the one before: a head still held
     /// (unsent) keeps its bytes, a longer head grows the storage, and every head is exactly
     /// the one its answer would have alone.

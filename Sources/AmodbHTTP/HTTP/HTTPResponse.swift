@@ -16,7 +16,15 @@ public struct HTTPResponse: Sendable {
     /// parsed back from the fields) by whoever counts what was sent. A 304 may keep the
     /// coding of the variant whose validator it confirms, for those counts; it is not
     /// written, as a 304 has no content (RFC 9110 §15.4.5).
-    public var contentEncoding: String?
+    public var contentEncoding: String? {
+        get { contentEncodingName.isEmpty ? nil : contentEncodingName }
+        set { contentEncodingName = newValue ?? "" }
+    }
+    /// `contentEncoding`, empty for identity. Kept as a plain `String`: with a `String?`
+    /// among its fields, the compiler builds every response in a temporary, then copies it
+    /// out and destroys the temporary (a retain and a release of each of its arrays and
+    /// strings, on every answer; Swift 6.3, `-O`).
+    @usableFromInline var contentEncodingName: String
     /// What happens to the connection once this response is written.
     public var connection: ConnectionDisposition
 
@@ -32,7 +40,7 @@ public struct HTTPResponse: Sendable {
         self.renderedFields = renderedFields
         self.headers = headers
         self.body = body
-        self.contentEncoding = contentEncoding
+        self.contentEncodingName = contentEncoding ?? ""
         self.connection = connection
     }
 
