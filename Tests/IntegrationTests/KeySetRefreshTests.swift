@@ -8,6 +8,10 @@ import Testing
 /// health checks without it, and tokens that need it wait with 503), refreshed on its
 /// interval and on an unknown `kid` (at most once per 30 s), kept through outages, bounded,
 /// and fetched without credentials or redirects.
+///
+/// Each wait polls until its condition holds, so its deadline only bounds a failing run:
+/// 20 s, since the refresher runs at background priority and a loaded machine (the whole
+/// suite in parallel) has kept it waiting more than 5 s.
 @Suite(.timeLimit(.minutes(1)))
 struct KeySetRefreshTests {
     @Test func theProxyStartsWithoutTheSetAndTokensThatNeedItWait() async throws {
@@ -45,7 +49,7 @@ struct KeySetRefreshTests {
             #expect(first.status == 401)
             #expect(first.text.contains("unknown kid") && first.text.contains("being fetched again"))
             #expect(
-                try await eventually(within: 5) { try await setup.get(token: rotated).status == 200 },
+                try await eventually(within: 20) { try await setup.get(token: rotated).status == 200 },
                 "picked up within seconds")
             #expect(setup.keys.requestCount == 2)
 
@@ -59,7 +63,7 @@ struct KeySetRefreshTests {
             #expect(setup.keys.requestCount == 2)
             clock.advance(by: 31)
             #expect(try await setup.get(token: madeUp).status == 401)
-            #expect(await eventually(within: 5) { setup.keys.requestCount == 3 })
+            #expect(await eventually(within: 20) { setup.keys.requestCount == 3 })
             #expect(
                 try await setup.harness.metrics().value("amodb_proxy_auth_total", ["result": "unknown_kid"])
                     == refusedBefore + 6)
@@ -73,7 +77,7 @@ struct KeySetRefreshTests {
             #expect(try await setup.get(token: token).status == 200)
             setup.keys.answer(.keySet(setup.provider.keySet(["rsa-1"])))
             let fetched = setup.keys.requestCount
-            #expect(await eventually(within: 5) { setup.keys.requestCount >= fetched + 2 })
+            #expect(await eventually(within: 20) { setup.keys.requestCount >= fetched + 2 })
             let refused = try await setup.get(token: token)
             #expect(refused.status == 401)
             #expect(refused.text.contains("unknown kid"))
@@ -88,7 +92,7 @@ struct KeySetRefreshTests {
             #expect(try await awaitKeySet(setup))
             setup.keys.answer(outage)
             let fetched = setup.keys.requestCount
-            #expect(await eventually(within: 5) { setup.keys.requestCount >= fetched + 2 })
+            #expect(await eventually(within: 20) { setup.keys.requestCount >= fetched + 2 })
             #expect(try await setup.get(token: try setup.token()).status == 200)
             #expect(try await setup.get(token: try setup.token(kid: "ec-1")).status == 200)
             #expect(try await setup.harness.get("/readyz").status == 200)
@@ -103,7 +107,7 @@ struct KeySetRefreshTests {
         for (answer, reason) in [(huge, "larger than 262144 bytes"), (many, "more than 64")] {
             try await withServer(try UserTokenSetup(keySet: .keySet(answer))) { setup throws in
                 #expect(
-                    try await eventually(within: 5) { try await setup.harness.get("/readyz").text.contains(reason) })
+                    try await eventually(within: 20) { try await setup.harness.get("/readyz").text.contains(reason) })
                 #expect(try await setup.get(token: try setup.token()).status == 503)
             }
         }
@@ -141,7 +145,7 @@ struct KeySetRefreshTests {
         try await withServer(try KeySetServer(.keySet(provider.keySet()))) { elsewhere throws in
             try await withServer(try UserTokenSetup(keySet: .redirect(elsewhere.url))) { setup throws in
                 #expect(
-                    try await eventually(within: 5) {
+                    try await eventually(within: 20) {
                         try await setup.harness.get("/readyz").text.contains("answered 302")
                     })
                 #expect(elsewhere.requestCount == 0)
