@@ -14,6 +14,7 @@ struct ConfigurationLoaderTests {
         return configuration
     }
 
+    /// A file holding `text`; the caller removes it (`defer`), so no run leaves files behind.
     private func temporaryFile(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("amodb-\(UUID().uuidString)").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -36,6 +37,7 @@ struct ConfigurationLoaderTests {
 
     @Test func flagsBeatTheEnvironmentWhichBeatsTheFileWhichBeatsDefaults() throws {
         let file = try temporaryFile("PORT=7000\nAMODB_CACHE_TTL=60\nHOST=10.0.0.1\nAMODB_KEY=from-file\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let configuration = try serve(
             ["--config", file, "--port", "9000"],
             ["PORT": "8000", "AMODB_CACHE_TTL": "120"])
@@ -52,6 +54,7 @@ struct ConfigurationLoaderTests {
         #expect(defaults.movieTTL == 1800)
         #expect(defaults.configurationTTL == 86_400)
         let file = try temporaryFile("AMODB_MOVIE_TTL=3600\nAMODB_CONFIGURATION_TTL=600\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let fromFile = try serve(["--config", file], ["AMODB_KEY": "k"])
         #expect(fromFile.movieTTL == 3600)
         #expect(fromFile.configurationTTL == 600)
@@ -78,6 +81,7 @@ struct ConfigurationLoaderTests {
 
     @Test func readsTheKeyFromAFileWithoutItsNewline() throws {
         let file = try temporaryFile("secret-from-file\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let configuration = try serve([], ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
         #expect(configuration.apiKey == Secret("secret-from-file"))
         #expect("\(configuration.apiKey)" == "<redacted>")
@@ -172,6 +176,7 @@ struct ConfigurationLoaderTests {
     @Test(arguments: ["\u{FEFF}key-with-bom", "  key-in-spaces\t\r\n", "\u{FEFF}\n key-after-bom-and-newline \n\n"])
     func aKeyFileLosesItsByteOrderMarkAndSurroundingWhiteSpace(_ contents: String) throws {
         let file = try temporaryFile(contents)
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let configuration = try serve([], ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
         #expect(configuration.apiKey.revealed.hasPrefix("key-"))
         #expect(configuration.apiKey.revealed.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 })
@@ -183,6 +188,7 @@ struct ConfigurationLoaderTests {
     ])
     func aKeyWithAControlCharacterIsRefusedWithoutShowingIt(_ key: String, _ said: String) throws {
         let file = try temporaryFile(key)
+        defer { try? FileManager.default.removeItem(atPath: file) }
         for environment in [["AMODB_KEY_FILE": file], ["AMODB_KEY": key]] {
             #expect {
                 _ = try ConfigurationLoader.load(
@@ -197,6 +203,7 @@ struct ConfigurationLoaderTests {
 
     @Test func anEmptyKeyFileIsAnError() throws {
         let file = try temporaryFile("\u{FEFF} \n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
         #expect {
             _ = try ConfigurationLoader.load(
                 arguments: [], environment: ["AMODB_KEY_FILE": file, "AMODB_CONFIG": "/dev/null"])
@@ -215,7 +222,9 @@ struct ConfigurationLoaderTests {
         throws
     {
         let file = try temporaryFile("sk-file-5678\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let settings = try temporaryFile("PORT=sk-file-5678\nAMODB_KEY_FILE=\(file)\n")
+        defer { try? FileManager.default.removeItem(atPath: settings) }
         let arguments = arguments.map {
             $0.replacingOccurrences(of: "KEYFILE", with: file).replacingOccurrences(of: "SETTINGS", with: settings)
         }
@@ -232,6 +241,7 @@ struct ConfigurationLoaderTests {
 
     @Test func aSettingsFileWithAByteOrderMarkReads() throws {
         let file = try temporaryFile("\u{FEFF}PORT=7001\nAMODB_KEY=k\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try serve(["--config", file], [:]).port == 7001)
     }
 
