@@ -49,6 +49,9 @@ public final class RedisServer: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "amodb-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Removed unless a server starts in it (`shutdown` removes it then).
+        var started = false
+        defer { if !started { try? FileManager.default.removeItem(at: directory) } }
         var settings = arguments
         if let password { settings += ["--requirepass", password] }
         var lastError: (any Error)?
@@ -56,6 +59,7 @@ public final class RedisServer: Sendable {
             let port = Int.random(in: 20_000..<32_000)  // below Linux's ephemeral range (32768–60999)
             do {
                 let process = try await RunningProcess.launch(port: port, directory: directory, settings: settings)
+                started = true
                 return RedisServer(
                     port: port, password: password, directory: directory, arguments: settings, process: process)
             } catch let error as StartError where error.description.contains("Address already in use") {
