@@ -296,8 +296,8 @@ extension RequestHeadParser {
 
 /// The method as a string: the usual ones are literals, not built from the bytes.
 private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    if utf8Equals("GET", bytes) { return "GET" }
-    if utf8Equals("HEAD", bytes) { return "HEAD" }
+    if bytesEqual(bytes, "GET") { return "GET" }
+    if bytesEqual(bytes, "HEAD") { return "HEAD" }
     return String(decoding: bytes, as: UTF8.self)
 }
 
@@ -338,13 +338,6 @@ private func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
 @inline(__always)
 private func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
     literal.utf8CodeUnitCount == bytes.count && memcmp(literal.utf8Start, bytes.baseAddress!, bytes.count) == 0
-}
-
-/// Whether a string's UTF-8 is exactly these bytes.
-private func utf8Equals(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard string.utf8.count == bytes.count else { return false }
-    guard let base = bytes.baseAddress else { return true }
-    return string.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, base, bytes.count) == 0 } ?? false
 }
 
 private let cr = UInt8(ascii: "\r")
