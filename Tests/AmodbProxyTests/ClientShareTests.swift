@@ -121,8 +121,10 @@ struct ClientShareTests {
         #expect(budget.acquire(.miss, client: "b", now: 3) == .granted)
         #expect(budget.acquire(.miss, client: nil, now: 3) == .granted)
         #expect(budget.acquire(.miss, client: "c", now: 4) == .denied(retryAfter: 56))
-        #expect(budget.shareWait(for: "c", now: 4) == nil, "a call the window refused is not charged")
-        #expect(budget.shareWait(for: "a", now: 4) == 56)
+        #expect(
+            budget.shareStanding(for: "c", now: 4) == ShareStanding(left: 2, wait: nil),
+            "a call the window refused is not charged")
+        #expect(budget.shareStanding(for: "a", now: 4) == ShareStanding(left: 0, wait: 56))
         #expect(budget.acquire(.miss, client: "c", now: 60) == .granted)
         #expect(budget.acquire(.refresh, client: "a", now: 64) == .granted, "a refresh is no client's")
     }
@@ -158,11 +160,14 @@ struct ClientShareTests {
             }
             return inner.acquire(priority, client: client, now: now)
         }
-        func shareWait(for client: String, now: Double) async -> Double? { inner.shareWait(for: client, now: now) }
+        func shareStanding(for client: String, now: Double) async -> ShareStanding? {
+            inner.shareStanding(for: client, now: now)
+        }
         func observe(headers: [String: String], now: Double) async -> [String] {
             inner.observe(headers: headers, now: now)
         }
         func exhaust(for seconds: Double, now: Double) async { inner.exhaust(for: seconds, now: now) }
+        func reopen(now: Double) async { inner.reopen(now: now) }
         func used(now: Double) -> Int { inner.used(now: now) }
         var trackedClients: Int { inner.trackedClients }
     }

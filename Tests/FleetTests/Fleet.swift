@@ -15,9 +15,10 @@ final class Fleet: ScopedServer {
     let upstream: ScriptedUpstream
 
     /// Starts `count` replicas sharing `redis` under `prefix`; `adjust` may change each one's configuration.
+    /// `clock`: every replica's (a test moves a `ManualClock` past an outage's closed window).
     init(
         _ count: Int, redis: RedisConfiguration, upstream: ScriptedUpstream, prefix: String = "amodb-proxy:",
-        adjust: (inout ProxyConfiguration) -> Void = { _ in }
+        clock: any ProxyClock = SystemClock(), adjust: (inout ProxyConfiguration) -> Void = { _ in }
     ) throws {
         self.upstream = upstream
         var replicas: [ProxyHarness] = []
@@ -32,7 +33,7 @@ final class Fleet: ScopedServer {
             logs.append(log)
             replicas.append(
                 try ProxyHarness(
-                    configuration: configuration, fetcher: upstream,
+                    configuration: configuration, fetcher: upstream, clock: clock,
                     logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink)))
         }
         self.replicas = replicas
@@ -67,11 +68,14 @@ func withFleet(
     _ count: Int,
     upstream: ScriptedUpstream = ScriptedUpstream(
         fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
-    password: String? = nil, adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
+    password: String? = nil, clock: any ProxyClock = SystemClock(),
+    adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
     _ body: (Fleet, RedisServer) async throws -> Void
 ) async throws {
     try await withRedisServer(password: password) { server in
-        try await withServer(try Fleet(count, redis: server.configuration(), upstream: upstream, adjust: adjust)) {
+        try await withServer(
+            try Fleet(count, redis: server.configuration(), upstream: upstream, clock: clock, adjust: adjust)
+        ) {
             fleet in
             try await body(fleet, server)
         }

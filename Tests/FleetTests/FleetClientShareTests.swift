@@ -129,11 +129,30 @@ struct FleetClientShareTests {
 
     @Test func withRedisStoppedEachReplicaAllowsItsPartOfTheShare() async throws {
         let upstream = ScriptedUpstream(fallback: Self.notFound)
-        // 60 calls a minute, 12 for each client: 4 per replica of three while Redis is away.
-        try await withFleet(3, upstream: upstream, adjust: Self.byAddress(rateLimit: 60, share: 0.2)) {
+        let clock = ManualClock()
+        let adjust: (inout ProxyConfiguration) -> Void = { configuration in
+            Self.byAddress(rateLimit: 60, share: 0.2)(&configuration)
+            configuration.fleetSize = 3
+        }
+        // 60 calls a minute, 12 for each client: 4 per replica of three while Redis is away,
+        // once the window the fleet may have spent before the outage has passed.
+        try await withFleet(3, upstream: upstream, clock: clock, adjust: adjust) {
             (fleet: Fleet, server: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             await server.stop()
+            // Failures spanning a second of the replicas' clock make the outage.
+            for replica in 0..<3 {
+                #expect(try await fleet[replica].get("/3/movie/899999", headers: Self.other).status == 503)
+            }
+            clock.advance(by: 2)
+            for replica in 0..<3 {
+                #expect(
+                    await eventually {
+                        _ = try? await fleet[replica].get("/3/movie/899998", headers: Self.other)
+                        return fleet.logs[replica].all.contains { $0.contains("redis unreachable") }
+                    })
+            }
+            clock.advance(by: 61)
             var made: [Int] = []
             for replica in 0..<3 {
                 let before = upstream.calls.count

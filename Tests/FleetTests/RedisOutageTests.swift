@@ -4,13 +4,24 @@ import AmodbRedisTestSupport
 import AmodbTestSupport
 import Testing
 
-/// Redis is an optimisation: while it is down every replica serves from memory and
-/// fetches within its fair share; when it returns, sharing resumes.
+/// Redis is an optimisation, and the key's limit a promise: while Redis is away a replica
+/// serves what it stores, grants no call the fleet could already have spent (a full window
+/// from the outage's start), then fetches within its part of the limit; one slow command is
+/// no outage; when Redis returns, sharing resumes.
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct RedisOutageTests {
-    @Test func withRedisStoppedEachReplicaServesFromMemoryAndFetchesWithinItsShare() async throws {
-        try await withFleet(2, adjust: { $0.rateLimit = 20 }) { (fleet: Fleet, server: RedisServer) async throws in
+    static let movie = ScriptedUpstream.Answer.response(
+        UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))
+
+    @Test func withRedisStoppedAReplicaCallsNothingForAWindowThenWithinItsPart() async throws {
+        let clock = ManualClock()
+        let adjust: (inout ProxyConfiguration) -> Void = {
+            $0.rateLimit = 20
+            $0.fleetSize = 2
+            $0.missWait = 0
+        }
+        try await withFleet(2, clock: clock, adjust: adjust) { (fleet: Fleet, server: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             #expect(try await fleet[0].get("/3/movie/550").status == 200)
             await server.stop()
@@ -18,14 +29,24 @@ struct RedisOutageTests {
             let hit = try await fleet[0].get("/3/movie/550")
             #expect(hit.status == 200)
             #expect(hit.header("Cache-Status")?.hasPrefix("amodb-proxy; hit") == true)
+            // Failures spanning a second make the outage; from then on, nothing for a window.
             let before = fleet.upstream.calls.count
+            #expect(try await fleet[0].get("/3/movie/1").status == 503)
+            clock.advance(by: 2)
+            #expect(await eventually { fleet.logs[0].all.contains { $0.contains("redis unreachable") } })
+            for id in 2...4 {
+                let refused = try await fleet[0].get("/3/movie/\(id)")
+                #expect(refused.status == 503)
+                #expect(refused.header("Retry-After").flatMap(Int.init).map { $0 >= 55 && $0 <= 61 } == true)
+            }
+            #expect(fleet.upstream.calls.count == before, "no call while the fleet may have spent the window")
+            // A window later: 20 / 2 replicas = 10 a minute.
+            clock.advance(by: 61)
             var statuses: [Int] = []
-            for id in 1...20 { statuses.append(try await fleet[0].get("/3/movie/\(id)").status) }
-            let made = fleet.upstream.calls.count - before
-            // Its share: 20 / 2 replicas = 10 a minute, a quarter of it kept for refreshes.
-            #expect(made >= 1 && made <= 10)
+            for id in 10...29 { statuses.append(try await fleet[0].get("/3/movie/\(id)").status) }
+            #expect(fleet.upstream.calls.count - before == 10)
+            #expect(statuses.filter { $0 == 200 }.count == 10)
             #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
-            #expect(statuses.filter { $0 == 200 }.count == made)
             #expect(try await fleet[0].get("/readyz").status == 200)
             let samples = try await fleet[0].metrics()
             #expect(try samples.value("amodb_proxy_redis_up") == 0)
@@ -39,7 +60,7 @@ struct RedisOutageTests {
         try await withFleet(2) { (fleet: Fleet, server: RedisServer) async throws in
             #expect(await eventually { await fleet.allSeeEachOther() })
             await server.stop()
-            #expect(await eventually { (try? await fleet[1].metrics().value("amodb_proxy_redis_up")) == 0 })
+            #expect(await eventually { fleet.logs[1].all.contains { $0.contains("redis unreachable") } })
             try await server.restart()  // empty
             #expect(await eventually { await fleet.allSeeEachOther() })
             #expect(try await fleet[0].get("/3/movie/77").status == 200)
@@ -49,13 +70,15 @@ struct RedisOutageTests {
         }
     }
 
-    @Test func aFrozenRedisCostsAMissTensOfMillisecondsNotAnError() async throws {
+    @Test func aFrozenRedisCostsAMissItsWaitNotAFreshShare() async throws {
         try await withRedisServer { server in
-            let upstream = ScriptedUpstream(
-                fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            let upstream = ScriptedUpstream(fallback: Self.movie)
             // The production timeouts: 50 ms per command, 250 ms to connect.
-            try await withServer(try Fleet(1, redis: RedisConfiguration(endpoint: server.endpoint), upstream: upstream))
-            { (fleet: Fleet) async throws in
+            try await withServer(
+                try Fleet(1, redis: RedisConfiguration(endpoint: server.endpoint), upstream: upstream) {
+                    $0.missWait = 1
+                }
+            ) { (fleet: Fleet) async throws in
                 #expect(try await fleet[0].get("/3/movie/550").status == 200)
                 server.pause()  // accepts connections, answers nothing
                 defer { server.resume() }
@@ -65,26 +88,55 @@ struct RedisOutageTests {
                 for id in 1...3 {
                     let started = ContinuousClock.now
                     let miss = try await fleet[0].get("/3/movie/\(id)")
-                    #expect(miss.status == 200)
+                    #expect(miss.status == 503)
+                    #expect(miss.header("Retry-After") != nil)
                     #expect(ContinuousClock.now - started < .seconds(3), "a frozen Redis must not hold a miss")
                 }
+                #expect(upstream.calls == ["/movie/550"], "nothing spent on a share the fleet may have spent")
                 #expect(try await fleet[0].get("/readyz").status == 200)
                 #expect(await eventually { (try? await fleet[0].metrics().value("amodb_proxy_redis_up")) == 0 })
             }
         }
     }
 
-    @Test func aReplicaStartsAndServesWithRedisUnreachable() async throws {
-        let upstream = ScriptedUpstream(
-            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+    @Test func aBriefStallIsNoOutage() async throws {
+        try await withRedisServer { server in
+            let upstream = ScriptedUpstream(fallback: Self.movie)
+            try await withServer(
+                try Fleet(1, redis: RedisConfiguration(endpoint: server.endpoint), upstream: upstream) {
+                    $0.missWait = 3
+                }
+            ) { (fleet: Fleet) async throws in
+                #expect(try await fleet[0].get("/3/movie/550").status == 200)
+                server.pause()
+                let miss = Task { try await fleet[0].get("/3/movie/551") }
+                try await Task.sleep(for: .milliseconds(300))  // a fork for BGSAVE stalls this long
+                server.resume()
+                #expect(try await miss.value.status == 200, "the miss waited in line and Redis granted its call")
+                #expect(!fleet.logs[0].all.contains { $0.contains("redis unreachable") })
+                #expect(upstream.calls == ["/movie/550", "/movie/551"])
+            }
+        }
+    }
+
+    @Test func aReplicaStartingWithRedisUnreachableAssumesAFleet() async throws {
+        let upstream = ScriptedUpstream(fallback: Self.movie)
+        let clock = ManualClock()
         var configuration = ProxyHarness.configuration()
         configuration.redis = .init(endpoint: .init(host: "127.0.0.1", port: 1))  // nothing listens there
         configuration.clientUpstreamShare = 1
-        try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) {
+        configuration.rateLimit = 20
+        configuration.fleetSize = 4
+        configuration.missWait = 0
+        try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream, clock: clock)) {
             (proxy: ProxyHarness) async throws in
-            #expect(try await proxy.get("/3/movie/550").status == 200)
-            #expect(try await proxy.get("/3/movie/550").status == 200)
-            #expect(upstream.calls == ["/movie/550"])
+            clock.advance(by: 1.5)  // no first reply within a second: an outage
+            #expect(try await proxy.get("/3/movie/550").status == 503)
+            #expect(upstream.calls.isEmpty, "a replica that never reached Redis does not assume it is alone")
+            clock.advance(by: 61)
+            var served = 0
+            for id in 1...10 where try await proxy.get("/3/movie/\(id)").status == 200 { served += 1 }
+            #expect(served == 5, "20 a minute among the 4 replicas of AMODB_FLEET_SIZE")
             #expect(try await proxy.get("/readyz").status == 200)
         }
     }

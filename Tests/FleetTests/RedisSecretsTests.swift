@@ -70,8 +70,10 @@ struct RedisSecretsTests {
             let upstream = ScriptedUpstream(
                 fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
             try await withServer(try Fleet(1, redis: redis, upstream: upstream)) { (fleet: Fleet) async throws in
-                #expect(try await fleet[0].get("/3/movie/550").status == 200)
                 #expect(await eventually { fleet.logs[0].all.contains { $0.contains("redis unreachable") } })
+                let refused = try await fleet[0].get("/3/movie/550")
+                #expect(refused.status == 503 && refused.header("Retry-After") != nil, "no fresh share of its own")
+                #expect(try await fleet[0].get("/readyz").status == 200)
                 #expect(
                     !fleet.logs[0].all.contains { $0.contains("a-wrong-password-42") || $0.contains("the-right-one") })
             }

@@ -61,8 +61,17 @@ struct SharedBudgetTests {
                     try await replicaA.close(forMilliseconds: 1_000, now: 2_000)  // earlier: changes nothing
                     let held = try await replicaB.acquire(.refresh, now: 2_000, callID: "b1", window: window)
                     #expect(held == .denied(retryAfterMilliseconds: 4_000))
-                    let reopened = try await replicaB.acquire(.refresh, now: 6_000, callID: "b2", window: window)
-                    #expect(reopened == .granted)
+                    let probe = try await replicaB.acquire(.refresh, now: 6_000, callID: "b2", window: window)
+                    #expect(probe == .probe, "the first call after the pause goes alone")
+                    for (replica, id) in [(replicaA, "a1"), (replicaB, "b3")] {
+                        let waiting = try await replica.acquire(.miss, now: 6_500, callID: id, window: window)
+                        #expect(waiting == .denied(retryAfterMilliseconds: 100), "no other call while the probe is out")
+                    }
+                    try await replicaA.reopen(probe: "a1", now: 6_600)  // not the probe out: changes nothing
+                    #expect(try await replicaA.acquire(.miss, now: 6_700, callID: "a2", window: window) != .granted)
+                    try await replicaB.reopen(probe: "b2", now: 6_800)
+                    #expect(try await replicaA.acquire(.miss, now: 6_900, callID: "a3", window: window) == .granted)
+                    #expect(try await replicaB.acquire(.miss, now: 6_900, callID: "b4", window: window) == .granted)
                 }
             }
         }
@@ -160,12 +169,12 @@ extension SharedBudgetTests {
                                 == .granted)
                         spentByB.append(.init(id: "b:\(index)", at: 10_000 + Int64(index)))
                     }
-                    #expect(try await a.windowStart() == window)
+                    #expect(try await a.windowState(now: 10_010).since == window)
                     #expect(
                         try await first.send(["PTTL", "p:budget:window"]).integer.map { $0 > 0 && $0 <= 600_000 }
                             == true)
                     _ = try await first.send(["FLUSHALL"])
-                    #expect(try await a.windowStart() == nil)
+                    #expect(try await a.windowState(now: 10_010).since == nil)
                     #expect(try await a.acquire(.miss, now: 20_000, callID: "a:6", window: window) == .unseeded)
                     window = try await a.seed(
                         spentByA, replica: "a", replicas: 2, settleMilliseconds: 3_000, now: 20_000)
@@ -274,12 +283,12 @@ extension SharedBudgetTests {
                     .miss, now: 1_000, callID: "c\(index)", window: window, share: client)
                 #expect(refused == .denied(retryAfterMilliseconds: 59_000), "the window's refusal, not the share's")
             }
-            #expect(try await budget.shareWait(client, now: 1_000) == nil, "nothing charged")
+            #expect(try await budget.standing(client, now: 1_000) == (2, nil), "nothing charged")
             #expect(
                 try await budget.acquire(.miss, now: 60_000, callID: "c5", window: window, share: client) == .granted)
             #expect(
                 try await budget.acquire(.miss, now: 60_000, callID: "c6", window: window, share: client) == .granted)
-            #expect(try await budget.shareWait(client, now: 60_001) == 59_999)
+            #expect(try await budget.standing(client, now: 60_001) == (0, 59_999))
         }
     }
 
@@ -315,10 +324,10 @@ extension SharedBudgetTests {
         try await withBudget(limit: 10) { budget in
             let window = try await budget.started()
             let client = try #require(budget.share(named: "peek", calls: 1))
-            for _ in 0..<3 { #expect(try await budget.shareWait(client, now: 1_000) == nil) }
+            for _ in 0..<3 { #expect(try await budget.standing(client, now: 1_000) == (1, nil)) }
             #expect(
                 try await budget.acquire(.miss, now: 1_000, callID: "p0", window: window, share: client) == .granted)
-            #expect(try await budget.shareWait(client, now: 2_000) == 59_000)
+            #expect(try await budget.standing(client, now: 2_000) == (0, 59_000))
             #expect(try await budget.used(now: 2_000) == 1)
         }
     }
@@ -344,7 +353,7 @@ extension SharedBudgetTests {
                 _ = try await full.acquire(.miss, now: 0, callID: "q0", window: fullWindow)
                 for index in 0..<50 {
                     let other = try #require(full.share(named: "refused\(index)", calls: 2))
-                    _ = try await full.shareWait(other, now: 1)
+                    _ = try await full.standing(other, now: 1)
                     #expect(
                         try await full.acquire(.miss, now: 1, callID: "q\(index + 1)", window: fullWindow, share: other)
                             != .granted)

@@ -8,9 +8,12 @@ import Synchronization
 /// - fresh entry: answered at once (`hit`);
 /// - stale entry younger than max-stale: answered at once while one background refresh
 ///   runs (stale-while-revalidate), or while amodb keeps failing (stale-if-error);
-/// - nothing usable: one upstream call however many clients ask (`FetchCoalescer`), taken
-///   from the `CallBudget` with one of the leading client's share; amodb's 404 is kept
+/// - nothing usable: one upstream call however many clients ask (`FetchCoalescer`), granted
+///   by the `KeyBudget` with one of the leading client's share; amodb's 404 is kept
 ///   briefly (negative caching).
+///
+/// Every call to amodb is granted by `budget` and its answer told back to it: the forwarder
+/// decides what to fetch, never whether the key may afford it.
 ///
 /// Its parts: the coalescer and its leases, the answer table (`UpstreamAnswerTable`), the
 /// back-off table (`RefreshBackoff`), the tracked tasks (`BackgroundTasks`), the key probe
@@ -52,7 +55,8 @@ final class CachingForwarder: Sendable {
 
     private let cache: any ResponseCache
     private let fetcher: any UpstreamFetcher
-    private let budget: any CallBudget
+    /// Grants every call to amodb, and hears every answer that bears on the key's limit.
+    private let budget: KeyBudget
     private let clock: any ProxyClock
     private let logger: ProxyLogger
     private let policy: Policy
@@ -61,8 +65,6 @@ final class CachingForwarder: Sendable {
     private let coalescer: FetchCoalescer
     private let backoff: RefreshBackoff
     private let tasks: BackgroundTasks
-    /// Misses waiting for a call, in turn, once the window is spent.
-    private let missQueue: MissQueue
     private let keyProbe: KeyProbe
     /// Cleared once shutdown has written (or is about to write) the final snapshot.
     private let storesOpen = Mutex(true)
@@ -72,7 +74,7 @@ final class CachingForwarder: Sendable {
     /// Whether amodb rejected the key (401) or the plan (402) on its last say.
     var keyRejected: Bool { keyProbe.keyRejected }
 
-    /// A forwarder storing in `cache`, calling `fetcher` within `budget`.
+    /// A forwarder storing in `cache`, calling `fetcher` within the window `budget`.
     init(
         cache: any ResponseCache, fetcher: any UpstreamFetcher, budget: any CallBudget, clock: any ProxyClock,
         logger: ProxyLogger, policy: Policy, validator: AnswerValidator, statistics: CacheStatistics,
@@ -80,14 +82,15 @@ final class CachingForwarder: Sendable {
     ) {
         self.cache = cache
         self.fetcher = fetcher
-        self.budget = budget
         self.clock = clock
         self.logger = logger
         self.policy = policy
         self.validator = validator
         self.statistics = statistics
         self.tasks = BackgroundTasks(clock: clock)
-        self.missQueue = MissQueue(wait: policy.missWait, capacity: policy.maxWaitingMisses)
+        self.budget = KeyBudget(
+            window: budget, missWait: policy.missWait, queueCapacity: policy.maxWaitingMisses, clock: clock,
+            tasks: tasks)
         self.coalescer = FetchCoalescer(leases: leases ?? MemoryFetchLeases(capacity: policy.maxFetchesInFlight))
         self.backoff = RefreshBackoff(capacity: policy.maxBackoffEntries)
         self.keyProbe = KeyProbe(tasks: tasks, interval: policy.keyProbeInterval)
@@ -181,7 +184,7 @@ final class CachingForwarder: Sendable {
                     await self.coalescer.share(key, nil)
                     return
                 }
-                let fetched = await self.fill(request, priority: .miss, client: client, firstCallGranted: false)
+                let fetched = await self.fill(request, priority: .miss, client: client)
                 let result = self.finish(key, with: fetched, refreshing: false)
                 deliver(
                     result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
@@ -256,12 +259,11 @@ final class CachingForwarder: Sendable {
             let decision: CallDecision
             if overdue {
                 deliver(revalidating)
-                decision = await self.missQueue.acquire(
-                    from: self.budget, clock: self.clock, tasks: self.tasks, first: true)
+                decision = await self.budget.callForOverdueRefresh()
             } else {
-                decision = await self.budget.acquire(.refresh, now: now)
+                decision = await self.budget.callForRefresh()
             }
-            if decision != .granted {
+            if !decision.isGranted {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }
                 self.statistics.count(.budgetDenial)
                 self.statistics.count(.staleForBudget)
@@ -280,7 +282,7 @@ final class CachingForwarder: Sendable {
                 await self.coalescer.share(key, nil)
                 return
             }
-            let fetched = await self.fill(request, priority: overdue ? .miss : .refresh, firstCallGranted: true)
+            let fetched = await self.fill(request, priority: overdue ? .miss : .refresh, grant: decision)
             let result = self.finish(key, with: fetched, refreshing: true)
             await self.share(key, result)
         }
@@ -382,17 +384,24 @@ final class CachingForwarder: Sendable {
 
     /// Calls amodb within the budget (retrying 429 as it asks) and judges the answer. The
     /// first call of a miss is also one of its `client`'s share; a retry after amodb's 429 is
-    /// the same miss, within the budget only.
-    private func fill(_ request: AmodbRequest, priority: CallPriority, client: String? = nil, firstCallGranted: Bool)
+    /// the same miss, within the budget only. `grant`: the first call's, when it was
+    /// granted already (a refresh).
+    private func fill(
+        _ request: AmodbRequest, priority: CallPriority, client: String? = nil, grant: CallDecision? = nil
+    )
         async -> FetchResult
     {
         var retries = 0
-        var granted = firstCallGranted
+        var granted = grant
         var client = client
         while true {
-            if !granted {
-                switch await acquire(priority, client: client) {
-                case .granted:
+            let decision: CallDecision
+            if let given = granted {
+                decision = given
+            } else {
+                decision = await acquire(priority, client: client)
+                switch decision {
+                case .granted, .probe:
                     break
                 case .denied(let retryAfter):
                     statistics.count(.budgetDenial)
@@ -409,14 +418,10 @@ final class CachingForwarder: Sendable {
                     return .failed(.noCall(.clientShareSpent, retryAfter: retryAfter))
                 }
             }
-            granted = false
+            granted = nil
             client = nil
-            let outcome = await call(request)
-            var retryAfter: Double?
-            if case .success(let upstream) = outcome, upstream.status == 429 {
-                retryAfter = readRetryAfter(upstream)
-                let wait = retryAfter ?? 1
-                await budget.exhaust(for: wait, now: clock.now())
+            let (outcome, retryAfter) = await call(request, grant: decision)
+            if let wait = retryAfter {
                 if retries < policy.maxRateLimitRetries, wait <= policy.retryAfterCap {
                     retries += 1
                     logger.warning(
@@ -430,31 +435,41 @@ final class CachingForwarder: Sendable {
         }
     }
 
-    /// A call from the budget: a miss waits its turn for one (`MissQueue`), with one of its
-    /// `client`'s share; a refresh takes one only from slack, and never waits.
+    /// A call from the budget: a miss waits its turn for one, with one of its `client`'s
+    /// share; a refresh takes one only from slack, and never waits.
     private func acquire(_ priority: CallPriority, client: String?) async -> CallDecision {
         switch priority {
-        case .miss: await missQueue.acquire(from: budget, client: client, clock: clock, tasks: tasks)
-        case .refresh: await budget.acquire(.refresh, now: clock.now())
+        case .miss: await budget.callForMiss(client: client)
+        case .refresh: await budget.callForRefresh()
         }
     }
 
-    /// One call to amodb: counted, its rate-limit headers adopted, its status told to the key probe.
-    private func call(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
+    /// One call to amodb, granted as `grant`: counted, its answer told to the budget, its
+    /// status to the key probe. `pause`: when amodb said 429, how long the budget now waits.
+    private func call(_ request: AmodbRequest, grant: CallDecision) async -> (
+        outcome: Result<UpstreamResponse, UpstreamError>, pause: Double?
+    ) {
         statistics.count(.upstreamCall)
         let outcome = await fetcher.fetch(request)
-        if case .success(let upstream) = outcome {
-            await adoptLimits(of: upstream)
-            keyProbe.observe(status: upstream.status) { [weak self] in await self?.probeKey() }
+        guard case .success(let upstream) = outcome else {
+            await budget.unanswered(grant: grant)
+            return (outcome, nil)
         }
-        return outcome
+        let pause = await tellBudget(upstream, grant: grant)
+        keyProbe.observe(status: upstream.status) { [weak self] in await self?.probeKey() }
+        return (outcome, pause)
     }
 
-    /// Gives amodb's rate-limit fields to the budget; the ones it ignores are logged (by name).
-    private func adoptLimits(of upstream: UpstreamResponse) async {
-        for field in await budget.observe(headers: upstream.headers, now: clock.now()) {
+    /// Gives amodb's answer to the budget (its rate-limit fields, a 429); the fields it
+    /// ignores are logged by name. Returns the pause a 429 started.
+    private func tellBudget(_ upstream: UpstreamResponse, grant: CallDecision) async -> Double? {
+        let retryAfter = upstream.status == 429 ? readRetryAfter(upstream) : nil
+        let told = await budget.answered(
+            status: upstream.status, headers: upstream.headers, retryAfter: retryAfter, grant: grant)
+        for field in told.ignored {
             logger.warning("ignored an unreadable or out-of-range rate-limit field from amodb", ["field": field])
         }
+        return told.pause
     }
 
     /// amodb's `Retry-After`, read by the one parser; an unreadable one is logged and ignored.
@@ -469,15 +484,22 @@ final class CachingForwarder: Sendable {
     /// One cheap call to see whether amodb accepts the key again: within the budget's
     /// reserve, its status (or `nil` when no call was made or none came back).
     private func probeKey() async -> Int? {
-        guard case .granted = await budget.acquire(.refresh, now: clock.now()) else {
+        let grant = await budget.callForRefresh()
+        guard grant.isGranted else {
             statistics.count(.budgetDenial)
             return nil
         }
         statistics.count(.keyProbe)
-        guard let request = try? AmodbRequest(route: .trending(.all, .day)) else { return nil }
+        guard let request = try? AmodbRequest(route: .trending(.all, .day)) else {
+            await budget.unanswered(grant: grant)
+            return nil
+        }
         statistics.count(.upstreamCall)
-        guard case .success(let upstream) = await fetcher.fetch(request) else { return nil }
-        await adoptLimits(of: upstream)
+        guard case .success(let upstream) = await fetcher.fetch(request) else {
+            await budget.unanswered(grant: grant)
+            return nil
+        }
+        _ = await tellBudget(upstream, grant: grant)
         if upstream.status == 200 || upstream.status == 404 { logger.info("amodb accepts the key again") }
         return upstream.status
     }

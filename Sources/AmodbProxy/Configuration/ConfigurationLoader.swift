@@ -297,6 +297,13 @@ public enum ConfigurationLoader {
             config.redisPrefix = value
         },
         Setting(
+            variable: "AMODB_FLEET_SIZE", flag: "--fleet-size",
+            help: "the most replicas sharing the Redis; each spends 1/N of the limit while Redis is away",
+            show: { config in String(config.fleetSize) }
+        ) { config, value throws(ConfigurationError) in
+            config.fleetSize = try integer(value, "AMODB_FLEET_SIZE", 1...1_000)
+        },
+        Setting(
             variable: "AMODB_CLIENT_RATE_LIMIT", flag: "--client-rate-limit",
             help: "requests a minute per client; 0: off", show: { config in String(config.clientRateLimit) }
         ) { config, value throws(ConfigurationError) in

@@ -91,6 +91,9 @@ public struct ProxyConfiguration: Sendable {
     public var redis: RedisConfiguration?
     /// What every key this deployment writes in Redis starts with (`AMODB_REDIS_PREFIX`).
     public var redisPrefix = "amodb-proxy:"
+    /// The most replicas that share the Redis (`AMODB_FLEET_SIZE`): while Redis is away, each
+    /// spends at most `rateLimit` divided by this (or by the replicas it saw, if more).
+    public var fleetSize = 8
 
     public init() {}
 

@@ -10,8 +10,11 @@ import Synchronization
 /// that while Redis is down each replica knows its fair share of the key's rate limit;
 /// then it runs what others asked to do once a beat (`onEveryBeat`).
 ///
-/// Redis is an optimisation, never a dependency: a failed call returns `nil` and the
-/// caller does what a lone replica would.
+/// Redis is an optimisation, never a dependency: a failed call returns `nil`, and once
+/// Redis is declared lost (`outageStart`) the caller does what a lone replica would, within
+/// what the budget allows then. One slow command is not an outage: Redis is lost after
+/// `failuresForOutage` failures in a row spanning `outageSpan` seconds with no success, or
+/// when no first reply came within `outageSpan` of the start.
 final class RedisLink: Sendable {
     /// Whether Redis answered the last call.
     private enum Health {
@@ -20,6 +23,14 @@ final class RedisLink: Sendable {
 
     private struct State {
         var health = Health.unknown
+        /// When this link was made (the clock's seconds).
+        var started: Double
+        /// Whether any call ever succeeded.
+        var everAnswered = false
+        /// The failures since the last success: when the first was, and how many.
+        var failing: (since: Double, count: Int)?
+        /// When the outage in progress was declared; `nil`: none is.
+        var outageSince: Double?
         /// Replicas seen alive by the last heartbeat (this one included); 1 until one succeeds.
         var replicas = 1
         /// What the beats of the last lifetime counted, newest last.
@@ -42,8 +53,11 @@ final class RedisLink: Sendable {
     private let roster: ReplicaRoster
     private let logger: ProxyLogger
     private let announcements = FillAnnouncements()
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    private let clock: any ProxyClock
     private let errors = Atomic<Int>(0)
+    /// What the last failure was, for the outage's log line.
+    private let lastProblem = Mutex("")
     private let durations = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
     /// Seconds between heartbeats; a replica is dead after three missed.
     let heartbeatInterval: Double
@@ -57,8 +71,10 @@ final class RedisLink: Sendable {
     /// no reply larger than the envelope of such a body is ever read.
     init(
         configuration: RedisConfiguration, prefix: String, logger: ProxyLogger, largestBody: Int,
-        heartbeatInterval: Double = 1
+        heartbeatInterval: Double = 1, clock: any ProxyClock = SystemClock()
     ) {
+        self.clock = clock
+        state = Mutex(State(started: clock.now()))
         var configuration = configuration
         configuration.limits = configuration.limits.allowingBulkStrings(
             of: CacheEnvelope.largestSize(bodyBytes: largestBody))
@@ -124,6 +140,40 @@ final class RedisLink: Sendable {
         announcements.wakeAll()
     }
 
+    /// Failures in a row that, with `outageSpan`, make an outage.
+    static let failuresForOutage = 3
+    /// Seconds of failures (or of no first reply) that make an outage.
+    static let outageSpan: Double = 1
+
+    /// When the outage in progress was declared (the clock's seconds), or `nil` while Redis
+    /// answers or has not failed long enough to be declared lost.
+    func outageStart() -> Double? {
+        declareOutageIfDue()
+        return state.withLock { $0.outageSince }
+    }
+
+    /// Declares the outage (and logs it once) if the failures so far make one.
+    private func declareOutageIfDue() {
+        let now = clock.now()
+        let declared = state.withLock { state -> Bool in
+            guard state.outageSince == nil else { return false }
+            let neverAnswered = !state.everAnswered && now - state.started >= Self.outageSpan
+            let failedLong =
+                state.failing.map { $0.count >= Self.failuresForOutage && now - $0.since >= Self.outageSpan } ?? false
+            guard neverAnswered || failedLong else { return false }
+            state.outageSince = now
+            return true
+        }
+        guard declared else { return }
+        // RedisError never carries the password; the endpoint's description redacts it.
+        logger.warning(
+            "redis unreachable: serving from memory, fetching within this replica's part of the budget",
+            [
+                "redis": "\(client.configuration.endpoint)", "problem": lastProblem.withLock { $0 },
+                "replicas": String(replicas),
+            ])
+    }
+
     /// Runs one Redis interaction; `nil` when Redis failed (counted, and an outage logged once).
     func call<Value>(_ body: (RedisClient) async throws -> Value) async -> Value? {
         let started = ContinuousClock.now
@@ -131,6 +181,17 @@ final class RedisLink: Sendable {
             let value = try await body(client)
             record(started)
             changeHealth(to: .up, because: nil)
+            let ended = state.withLock { state in
+                defer {
+                    state.everAnswered = true
+                    state.failing = nil
+                    state.outageSince = nil
+                }
+                return state.outageSince != nil
+            }
+            if ended {
+                logger.info("redis reachable again: sharing resumed", ["redis": "\(client.configuration.endpoint)"])
+            }
             return value
         } catch {
             record(started)
@@ -142,6 +203,12 @@ final class RedisLink: Sendable {
                 logger.error("redis refused a command", ["problem": redisError.description])
             } else {
                 changeHealth(to: .down, because: redisError)
+                let now = clock.now()
+                lastProblem.withLock { $0 = redisError.description }
+                state.withLock { state in
+                    state.failing = (state.failing?.since ?? now, (state.failing?.count ?? 0) + 1)
+                }
+                declareOutageIfDue()
             }
             return nil
         }
@@ -181,25 +248,7 @@ final class RedisLink: Sendable {
     }
 
     private func changeHealth(to health: Health, because error: RedisError?) {
-        let previous = state.withLock { state in
-            defer { state.health = health }
-            return state.health
-        }
-        guard previous != health else { return }
-        switch (previous, health) {
-        case (_, .down):
-            // RedisError never carries the password; the endpoint's description redacts it.
-            logger.warning(
-                "redis unreachable: serving from memory, fetching within this replica's share",
-                [
-                    "redis": "\(client.configuration.endpoint)", "problem": error?.description ?? "",
-                    "replicas": String(replicas),
-                ])
-        case (.down, .up):
-            logger.info("redis reachable again: sharing resumed", ["redis": "\(client.configuration.endpoint)"])
-        default:
-            break
-        }
+        state.withLock { $0.health = health }
     }
 
     /// Adds the Redis families to `/metrics`.

@@ -56,7 +56,7 @@ public final class ProxyServer: Sendable {
         let redis = configuration.redis.map {
             RedisLink(
                 configuration: $0, prefix: configuration.redisPrefix, logger: logger,
-                largestBody: configuration.maxUpstreamBytes)
+                largestBody: configuration.maxUpstreamBytes, clock: clock)
         }
         self.redis = redis
         let clientShare = ClientUpstreamShare.callsPerWindow(
@@ -65,10 +65,12 @@ public final class ProxyServer: Sendable {
             redis.map {
                 RedisCallBudget(
                     limit: configuration.rateLimit, clientShare: clientShare, link: $0, clock: clock,
-                    amodbKey: configuration.apiKey)
+                    amodbKey: configuration.apiKey, fleetSize: configuration.fleetSize,
+                    probeTimeout: configuration.upstreamTimeout + 2)
             }
             ?? UpstreamBudget(
-                limit: configuration.rateLimit, shares: clientShare.map { ClientUpstreamShare(callsPerWindow: $0) })
+                limit: configuration.rateLimit, shares: clientShare.map { ClientUpstreamShare(callsPerWindow: $0) },
+                probeTimeout: configuration.upstreamTimeout + 2)
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics

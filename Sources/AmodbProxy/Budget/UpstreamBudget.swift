@@ -21,6 +21,10 @@ public final class UpstreamBudget: CallBudget, Sendable {
         /// When each call in the window was granted, oldest first.
         var sent: [Double] = []
         var exhaustedUntil: Double = 0
+        /// Set by a 429 and cleared once a probe came back: while set, one call at a time.
+        var awaitingProbe = false
+        /// Until when the probe granted is outstanding (`nil`: none is).
+        var probeUntil: Double?
         /// From amodb's headers: its limit, what it said remained, and when that resets.
         var upstreamLimit: Int?
         var upstreamRemaining: Int?
@@ -33,16 +37,21 @@ public final class UpstreamBudget: CallBudget, Sendable {
     public static let window: Double = 60
     private let state = Mutex(State())
     private let shares: ClientUpstreamShare?
+    /// How long a probe may stay out before another call may try, in seconds: longer than
+    /// a call to amodb can take, so a probe whose answer was lost does not close the window for good.
+    let probeTimeout: Double
 
     /// A budget of `limit` calls per window, with no client's share.
     public convenience init(limit: Int) {
         self.init(limit: limit, shares: nil)
     }
 
-    /// A budget of `limit` calls per window whose misses also spend their client's `shares`.
-    init(limit: Int, shares: ClientUpstreamShare?) {
+    /// A budget of `limit` calls per window whose misses also spend their client's `shares`;
+    /// a probe after a 429 is out for `probeTimeout` seconds at most.
+    init(limit: Int, shares: ClientUpstreamShare?, probeTimeout: Double = 30) {
         self.limit = max(1, limit)
         self.shares = shares
+        self.probeTimeout = max(1, probeTimeout)
     }
 
     /// Takes one call from the window and, for a miss of a `client`, one of its share with
@@ -52,8 +61,8 @@ public final class UpstreamBudget: CallBudget, Sendable {
         return shares.take(client, now: now) { acquire(.miss, now: now) }
     }
 
-    func shareWait(for client: String, now: Double) -> Double? {
-        shares?.wait(for: client, now: now)
+    func shareStanding(for client: String, now: Double) -> ShareStanding? {
+        shares?.standing(of: client, now: now)
     }
 
     var trackedClients: Int { shares?.count ?? 0 }
@@ -75,6 +84,9 @@ public final class UpstreamBudget: CallBudget, Sendable {
         state.withLock { state in
             state.sent.removeAll { $0 <= now - Self.window }
             if now < state.exhaustedUntil { return .denied(retryAfter: state.exhaustedUntil - now) }
+            if state.awaitingProbe, let until = state.probeUntil, now < until {
+                return .denied(retryAfter: min(Self.probePoll, until - now))
+            }
             let effectiveLimit = min(limit, state.upstreamLimit ?? limit)
             let needed = priority == .refresh ? Self.slack(of: effectiveLimit) : 1
             var available = effectiveLimit - state.sent.count
@@ -86,7 +98,9 @@ public final class UpstreamBudget: CallBudget, Sendable {
             if available >= needed {
                 state.sent.append(now)
                 if let remaining = state.upstreamRemaining { state.upstreamRemaining = remaining - 1 }
-                return .granted
+                guard state.awaitingProbe else { return .granted }
+                state.probeUntil = now + probeTimeout
+                return .probe
             }
             if upstreamBound { return .denied(retryAfter: max(1, state.upstreamResetAt - now)) }
             // The call that frees enough room leaves the window first.
@@ -105,6 +119,9 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// The shortest wait a denial names, in seconds: the exact time a call frees (a miss
     /// waiting for one wakes then), never zero.
     static let shortestWait: Double = 0.001
+
+    /// How often a miss waiting on a probe's answer asks again, in seconds.
+    static let probePoll: Double = 0.1
 
     /// The limits amodb may state that are taken as given; anything outside is ignored.
     static let limitRange = 1...100_000
@@ -182,11 +199,29 @@ public final class UpstreamBudget: CallBudget, Sendable {
         return max(now, at)
     }
 
-    /// amodb said 429: no calls for `seconds` (its `Retry-After`).
+    /// amodb said 429: no calls for `seconds` (its `Retry-After`), then one probe before any other call.
     public func exhaust(for seconds: Double, now: Double) {
         // Finite and at most a day, whoever computed it.
         let wait = seconds.isFinite ? min(max(0, seconds), Self.longestReset) : Self.longestReset
-        state.withLock { $0.exhaustedUntil = max($0.exhaustedUntil, now + wait) }
+        state.withLock { state in
+            state.exhaustedUntil = max(state.exhaustedUntil, now + wait)
+            state.awaitingProbe = true
+            state.probeUntil = nil
+        }
+    }
+
+    /// The probe came back other than 429: calls are granted as before the pause.
+    func reopen(now: Double) {
+        state.withLock { state in
+            state.awaitingProbe = false
+            state.probeUntil = nil
+        }
+    }
+
+    /// Closes the window until `until` (a replica that lost the fleet's window, see
+    /// `RedisCallBudget`): no call, not even a probe, before then.
+    func close(until: Double) {
+        state.withLock { $0.exhaustedUntil = max($0.exhaustedUntil, until) }
     }
 
     /// Calls granted in the current window.

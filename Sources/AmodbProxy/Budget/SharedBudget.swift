@@ -41,6 +41,8 @@ struct SharedBudget: Sendable {
     enum Decision: Sendable, Equatable {
         /// One call taken from the window: call amodb.
         case granted
+        /// One call taken as the probe after a 429's pause: the others wait for its answer (`reopen`).
+        case probe
         /// No call now; one may be possible after this many milliseconds.
         case denied(retryAfterMilliseconds: Int64)
         /// The window is not the one the caller seeded (lost, or started again): `seed` it, then ask again.
@@ -82,6 +84,10 @@ struct SharedBudget: Sendable {
     let windowKey: String
     /// The set of replicas that have seeded the window since it was started.
     let seededKey: String
+    /// Set by amodb's 429 until a probe came back: while it is, one call at a time.
+    let pauseKey: String
+    /// The id of the probe out after a 429's pause, expiring with the probe's time.
+    let probeKey: String
     /// Calls per window at most (`AMODB_RATE_LIMIT`).
     let limit: Int
     /// The window, in milliseconds.
@@ -98,11 +104,13 @@ struct SharedBudget: Sendable {
         self.upstreamKey = prefix + "budget:upstream"
         self.windowKey = prefix + "budget:window"
         self.seededKey = prefix + "budget:seeded"
+        self.pauseKey = prefix + "budget:pause"
+        self.probeKey = prefix + "budget:probe"
         self.limit = max(1, limit)
         self.windowMilliseconds = windowMilliseconds
     }
 
-    private var keys: [String] { [callsKey, closedKey, upstreamKey, windowKey, seededKey] }
+    private var keys: [String] { [callsKey, closedKey, upstreamKey, windowKey, seededKey, pauseKey, probeKey] }
 
     /// The longest client name a share key takes.
     static let longestClientName = 64
@@ -124,15 +132,17 @@ struct SharedBudget: Sendable {
     /// `window`: the window the caller seeded (`seed`'s answer); another gets `.unseeded`.
     /// `share`: the client's share, taken in the same step: when it is spent, `.shareSpent`
     /// and no call is taken; when the window refuses, the share is not charged.
+    /// `probeMilliseconds`: how long a probe after a 429's pause may stay out before another may try.
     func acquire(
-        _ priority: Priority, now: Int64, callID: String, window: Int64, share: ClientShare? = nil
+        _ priority: Priority, now: Int64, callID: String, window: Int64, share: ClientShare? = nil,
+        probeMilliseconds: Int64 = 30_000
     ) async throws(RedisError) -> Decision {
         let reply = try await client.run(
             Self.script, keys: keys + (share.map { [$0.key] } ?? []),
             arguments: [
                 "acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
                 .bulk(priority.rawValue), .bulk(callID),
-                .integer(window), .integer(Int64(share?.calls ?? 0)),
+                .integer(window), .integer(Int64(share?.calls ?? 0)), .integer(max(1, probeMilliseconds)),
             ]
         )
         guard case .array(let fields) = reply, fields.count == 2, let granted = fields[0].integer,
@@ -144,14 +154,15 @@ struct SharedBudget: Sendable {
         case 1: return .granted
         case 2: return .unseeded
         case 3: return .shareSpent(retryAfterMilliseconds: wait)
+        case 4: return .probe
         default: return .denied(retryAfterMilliseconds: wait)
         }
     }
 
-    /// How long until `share` has a call again (ms), or `nil` when it has one now; takes
-    /// nothing. For a miss that would wait in line for the window: one whose client has
-    /// no call left is refused at once rather than holding a place.
-    func shareWait(_ share: ClientShare, now: Int64) async throws(RedisError) -> Int64? {
+    /// How many calls `share` has left now, and when it has none, how long until it has one
+    /// again (ms); takes nothing. For a miss that would wait in line for the window: one
+    /// whose client has no call left is refused at once, and one holds no more places than it has calls.
+    func standing(_ share: ClientShare, now: Int64) async throws(RedisError) -> (left: Int, wait: Int64?) {
         let reply = try await client.run(
             Self.script, keys: keys + [share.key],
             arguments: [
@@ -159,11 +170,11 @@ struct SharedBudget: Sendable {
                 .integer(Int64(share.calls)),
             ])
         guard case .array(let fields) = reply, fields.count == 2, let spent = fields[0].integer,
-            let wait = fields[1].integer
+            let value = fields[1].integer
         else {
             throw .unexpectedReply(reply.description)
         }
-        return spent == 3 ? wait : nil
+        return spent == 3 ? (0, value) : (Int(clamping: value), nil)
     }
 
     /// Puts `calls` (this replica's, of the last window) back into the window, starting it
@@ -190,18 +201,28 @@ struct SharedBudget: Sendable {
         return since
     }
 
-    /// When the window now in Redis was started (ms), or `nil` when there is none. Asked
-    /// by every replica once a heartbeat, which also keeps the window's name alive: it
-    /// expires only once no replica has asked for ten windows.
-    func windowStart() async throws(RedisError) -> Int64? {
+    /// When the window now in Redis was started (ms), or `nil` when there is none, and the
+    /// calls in it at `now` (every replica's, at most `limit`, newest last). Asked by every
+    /// replica once a heartbeat, which also keeps the window's name alive: it expires only
+    /// once no replica has asked for ten windows. The calls are what a replica puts back
+    /// with its own should Redis lose the window: so a replica killed since is still counted.
+    func windowState(now: Int64) async throws(RedisError) -> (since: Int64?, calls: [Call]) {
         let reply = try await client.run(
-            Self.script, keys: keys, arguments: ["window", 0, .integer(Int64(limit)), .integer(windowMilliseconds)])
-        guard case .array(let fields) = reply, fields.count == 2, let found = fields[0].integer,
-            let since = fields[1].integer
+            Self.script, keys: keys,
+            arguments: ["window", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds)])
+        guard case .array(let fields) = reply, fields.count >= 2, fields.count % 2 == 0,
+            let found = fields[0].integer, let since = fields[1].integer
         else {
             throw .unexpectedReply(reply.description)
         }
-        return found == 1 ? since : nil
+        var calls: [Call] = []
+        for index in stride(from: 2, to: fields.count, by: 2) {
+            guard let id = fields[index].string, let at = fields[index + 1].integer else {
+                throw .unexpectedReply("a call in the window")
+            }
+            calls.append(Call(id: id, at: at))
+        }
+        return (found == 1 ? since : nil, calls)
     }
 
     /// amodb said 429 with `Retry-After`: no replica calls for `milliseconds` from `now`
@@ -212,6 +233,15 @@ struct SharedBudget: Sendable {
             arguments: [
                 "close", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(milliseconds),
             ]
+        )
+    }
+
+    /// The probe `callID` came back other than 429: every replica may call again. A probe
+    /// that is not the one out (its time ran out and another took its turn) changes nothing.
+    func reopen(probe callID: String, now: Int64) async throws(RedisError) {
+        _ = try await client.run(
+            Self.script, keys: keys,
+            arguments: ["reopen", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(callID)]
         )
     }
 
@@ -241,23 +271,31 @@ struct SharedBudget: Sendable {
 
     /// The whole decision in one script, so no two replicas can both take the last call, nor
     /// a client's last call of its share.
-    /// KEYS: calls, closed-until, upstream hash, window hash, seeded set, and for `acquire`
-    /// with a share and `share` the client's share. ARGV: operation, now, limit, window, then
-    /// for `acquire` the priority, the call's id, the window seeded and the client's calls per
-    /// window (0: no share); for `share` the client's calls per window; for `seed` the
-    /// replica, the replicas expected, the settling time, a close kept (ms, 0: none), then
-    /// pairs of a call's time and id; for `close` the milliseconds to stay closed; for
-    /// `observe` amodb's limit, remaining and reset time ('' when absent).
-    /// Replies `{1, 0}` (granted), `{0, wait}`, `{2, 0}` (unseeded) or `{3, wait}` (share
-    /// spent) for `acquire`, `{1, 0}` or `{3, wait}` for `share`, `{1, since}` for `seed`,
-    /// `{1, since}` or `{0, 0}` for `window`, `{0, 0}` otherwise.
+    /// KEYS: calls, closed-until, upstream hash, window hash, seeded set, pause marker, probe,
+    /// and for `acquire` with a share and `share` the client's share. ARGV: operation, now,
+    /// limit, window, then for `acquire` the priority, the call's id, the window seeded, the
+    /// client's calls per window (0: no share) and how long a probe may be out (ms); for
+    /// `share` the client's calls per window; for `seed` the replica, the replicas expected,
+    /// the settling time, a close kept (ms, 0: none), then pairs of a call's time and id; for
+    /// `close` the milliseconds to stay closed; for `reopen` the probe's id; for `observe`
+    /// amodb's limit, remaining and reset time ('' when absent).
+    /// Replies `{1, 0}` (granted), `{4, 0}` (granted as the probe), `{0, wait}`, `{2, 0}`
+    /// (unseeded) or `{3, wait}` (share spent) for `acquire`, `{1, left}` or `{3, wait}` for
+    /// `share`, `{1, since}` for `seed`, `{1, since, id, at, …}` or `{0, 0}` for `window`,
+    /// `{0, 0}` otherwise.
     static let script = RedisScript(
         """
         local now = tonumber(ARGV[2])
         local limit = tonumber(ARGV[3])
         local window = tonumber(ARGV[4])
         local closed = tonumber(redis.call('GET', KEYS[2]) or '0')
+        -- A 429 closes the window until `reopen`, then asks for a probe (KEYS[6], kept ten
+        -- windows at most): the probe out (KEYS[7]) is dropped, a later one must go first.
         local function close(reopen)
+          if reopen > now then
+            redis.call('SET', KEYS[6], 1, 'PX', reopen - now + 10 * window)
+            redis.call('DEL', KEYS[7])
+          end
           if reopen > closed and reopen > now then
             redis.call('SET', KEYS[2], reopen, 'PX', reopen - now)
             closed = reopen
@@ -267,26 +305,39 @@ struct SharedBudget: Sendable {
           close(now + tonumber(ARGV[5]))
           return {0, 0}
         end
-        -- A client's share (KEYS[6]) of `calls` per window: 0 if it has a call now, else
-        -- how long until the call whose leaving frees one is out of the window. At most
-        -- `calls` members are ever kept, so this work is bounded.
+        if ARGV[1] == 'reopen' then
+          if redis.call('GET', KEYS[7]) == ARGV[5] then
+            redis.call('DEL', KEYS[6], KEYS[7])
+          end
+          return {0, 0}
+        end
+        -- A client's share (KEYS[8]) of `calls` per window: 0 and the calls left if it has
+        -- one now, else how long until the call whose leaving frees one is out of the
+        -- window. At most `calls` members are ever kept, so this work is bounded.
         local function shareWait(calls)
-          redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - window)
-          local taken = redis.call('ZCARD', KEYS[6])
-          if taken < calls then return 0 end
-          local entry = redis.call('ZRANGE', KEYS[6], taken - calls, taken - calls, 'WITHSCORES')
-          return math.max(1, tonumber(entry[2]) + window - now)
+          redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', now - window)
+          local taken = redis.call('ZCARD', KEYS[8])
+          if taken < calls then return 0, calls - taken end
+          local entry = redis.call('ZRANGE', KEYS[8], taken - calls, taken - calls, 'WITHSCORES')
+          return math.max(1, tonumber(entry[2]) + window - now), 0
         end
         if ARGV[1] == 'share' then
-          local wait = shareWait(math.max(1, tonumber(ARGV[5])))
+          local wait, left = shareWait(math.max(1, tonumber(ARGV[5])))
           if wait > 0 then return {3, wait} end
-          return {1, 0}
+          return {1, left}
         end
         if ARGV[1] == 'window' then
           local since = redis.call('HGET', KEYS[4], 'since')
           if not since then return {0, 0} end
           redis.call('PEXPIRE', KEYS[4], 10 * window)
-          return {1, tonumber(since)}
+          local reply = {1, tonumber(since)}
+          local calls = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf', 'WITHSCORES')
+          local first = math.max(1, #calls - 2 * limit + 1)
+          for i = first, #calls, 2 do
+            reply[#reply + 1] = calls[i]
+            reply[#reply + 1] = tonumber(calls[i + 1])
+          end
+          return reply
         end
         if ARGV[1] == 'seed' then
           local since = redis.call('HGET', KEYS[4], 'since')
@@ -344,6 +395,12 @@ struct SharedBudget: Sendable {
         if now < closed then
           return {0, closed - now}
         end
+        -- After a 429's pause, one call at a time until one comes back (`reopen`).
+        local probing = redis.call('EXISTS', KEYS[6]) == 1
+        if probing then
+          local out = redis.call('PTTL', KEYS[7])
+          if out > 0 then return {0, math.min(100, out)} end
+        end
         redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
         local used = redis.call('ZCARD', KEYS[1])
         local upstream = redis.call('HMGET', KEYS[3], 'limit', 'remaining', 'reset_at')
@@ -369,9 +426,13 @@ struct SharedBudget: Sendable {
           -- Charged to the client's share only now that the call is made; its key lives
           -- as long as the call counts.
           if share > 0 then
-            redis.call('ZADD', KEYS[6], now, ARGV[6])
-            redis.call('ZREMRANGEBYRANK', KEYS[6], 0, -share - 1)
-            redis.call('PEXPIRE', KEYS[6], window)
+            redis.call('ZADD', KEYS[8], now, ARGV[6])
+            redis.call('ZREMRANGEBYRANK', KEYS[8], 0, -share - 1)
+            redis.call('PEXPIRE', KEYS[8], window)
+          end
+          if probing then
+            redis.call('SET', KEYS[7], ARGV[6], 'PX', tonumber(ARGV[9]))
+            return {4, 0}
           end
           return {1, 0}
         end

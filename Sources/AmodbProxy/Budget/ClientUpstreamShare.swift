@@ -59,9 +59,13 @@ final class ClientUpstreamShare: Sendable {
         }
     }
 
-    /// Seconds until `client`'s share has a call again, or `nil` when it has one; takes nothing.
-    func wait(for client: String, now: Double) -> Double? {
-        state.withLock { state in wait(Self.current(state.calls[client] ?? [], now: now), now: now) }
+    /// Where `client`'s share stands: the calls it has left, and when it has none, the wait
+    /// until one of its calls leaves the window; takes nothing.
+    func standing(of client: String, now: Double) -> ShareStanding {
+        state.withLock { state in
+            let times = Self.current(state.calls[client] ?? [], now: now)
+            return ShareStanding(left: max(0, callsPerWindow - times.count), wait: wait(times, now: now))
+        }
     }
 
     /// Counts a call of `client`'s made with another's leave (the fleet's window), so that a

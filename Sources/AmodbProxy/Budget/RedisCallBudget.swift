@@ -3,27 +3,39 @@ import AmodbRedis
 import Synchronization
 
 /// amodb's budget spent by a fleet of replicas: `SharedBudget` in Redis (one sliding
-/// window, a refresh only from its slack, a 429 closing it for every replica, amodb's
-/// limit headers binding all) while Redis answers. While it does not, this replica spends
-/// from its fair share: `AMODB_RATE_LIMIT` divided by the replicas it last saw alive, so the
-/// fleet as a whole stays within the key's limit.
+/// window, a refresh only from its slack, a 429 closing it for every replica and one probe
+/// after it, amodb's limit headers binding all) while Redis answers.
 ///
-/// The share is an `UpstreamBudget` that also records the calls the fleet's budget granted
-/// to this replica, so an outage does not start it with a window it believes empty.
+/// While it does not, this replica must not spend what the fleet may already have spent.
+/// It cannot know what the others were granted since its last reply from Redis (a burst on
+/// another replica in the last moment before a stall could have spent the whole window), so
+/// it assumes the worst the window allows:
+/// - **One slow command is not an outage.** A call that fails while Redis is not yet
+///   declared lost grants nothing and asks again shortly (`RedisLink.outageStart`: an
+///   outage is several failures over a second, or no first reply within a second of start);
+///   a miss waits in line meanwhile, within `AMODB_MISS_WAIT`.
+/// - **An outage closes this replica's window for a full window.** Every call Redis could
+///   have granted to anyone was granted before the outage was declared, so none is left in
+///   the window 60 s later; until then this replica calls nothing (misses get `503` with a
+///   `Retry-After`, stored answers are served).
+/// - **Then a fair part of the limit each.** `AMODB_RATE_LIMIT` divided by the replicas it
+///   believes in: the most of `AMODB_FLEET_SIZE` and the replicas it saw alive lately, at
+///   most the limit itself (so each has a call). As long as the fleet runs no more replicas
+///   than that, the replicas' parts add up to at most the limit.
+///
+/// The replica remembers the calls it made in the last window, by the ids it gave them,
+/// the fleet's calls as it last read them (once a heartbeat), and the window it last
+/// seeded. When Redis lost the window (`FLUSHALL`, a restart without persistence) or holds
+/// one this replica has not seeded, or when this replica called amodb while Redis was
+/// unreachable, it puts all of those back (`SharedBudget.seed`, idempotent by id) before it
+/// takes another call: so the calls of a replica killed since are still counted.
 ///
 /// Each client's share of the calls for misses (`clientShare` a window) is the fleet's too:
 /// the script that takes a miss's call checks and charges the client's share in the same
 /// step, under a key named by a keyed hash of the client (`<prefix>share:<32 hex digits>`),
 /// never by what the client sent. While Redis is away, this replica keeps that part of the
-/// share that its part of the budget has: `clientShare` divided by the replicas it last saw
-/// alive, at least one call.
-///
-/// The replica also remembers the calls it made in the last window, by the ids it gave
-/// them, and the window it last seeded. When Redis lost the window (`FLUSHALL`, a restart
-/// without persistence) or holds one this replica has not seeded, or when this replica
-/// called amodb while Redis was unreachable, it puts those calls back (`SharedBudget.seed`)
-/// before it takes another; it also looks once a heartbeat, so every replica has seeded a
-/// new window within a beat and none spends what the others had spent.
+/// share that its part of the budget has: `clientShare` divided by the replicas it
+/// believes in, at least one call.
 final class RedisCallBudget: CallBudget {
     /// What this replica remembers of its own spending, for seeding the fleet's window.
     private struct Memory {
@@ -35,12 +47,21 @@ final class RedisCallBudget: CallBudget {
         var mustSeed = false
         /// Until when (ms) amodb's last 429 closed the window.
         var closedUntil: Int64 = 0
+        /// The fleet's calls in the window as this replica last read them (heartbeat).
+        var fleetCalls: [SharedBudget.Call] = []
+        /// The probe this replica has out after a 429's pause, if any.
+        var probe: String?
     }
 
     /// Calls per 60 s window for the whole fleet (`AMODB_RATE_LIMIT`).
     let limit: Int
     /// Calls each client may cause per window for misses, across the fleet; `nil`: no share limit.
     let clientShare: Int?
+    /// The most replicas the operator runs (`AMODB_FLEET_SIZE`): while Redis is away, this
+    /// replica's part of the limit is at most the limit divided by this.
+    let fleetSize: Int
+    /// How long a probe after a 429's pause may be out, in seconds.
+    let probeTimeout: Double
     /// Names a client's share key: the same name in every replica holding the amodb key.
     private let clientNames: HMACSHA256
     private let shared: SharedBudget
@@ -53,38 +74,68 @@ final class RedisCallBudget: CallBudget {
 
     /// A budget of `limit` calls a minute for every replica using `link`'s prefix, on `clock`,
     /// with `clientShare` of them a window for each client's misses (`nil`: no share limit);
-    /// the share keys are named under a key derived from `amodbKey`.
-    init(limit: Int, clientShare: Int?, link: RedisLink, clock: any ProxyClock, amodbKey: Secret) {
+    /// the share keys are named under a key derived from `amodbKey`. `fleetSize`: the most
+    /// replicas the operator runs; `probeTimeout`: how long a probe after a 429 may be out.
+    init(
+        limit: Int, clientShare: Int?, link: RedisLink, clock: any ProxyClock, amodbKey: Secret,
+        fleetSize: Int = RedisCallBudget.defaultFleetSize, probeTimeout: Double = 30
+    ) {
         self.limit = max(1, limit)
         self.clientShare = clientShare.map { max(1, $0) }
+        self.fleetSize = max(1, fleetSize)
+        self.probeTimeout = max(1, probeTimeout)
         self.link = link
         self.clock = clock
         clientNames = HMACSHA256(derivedFrom: Array(amodbKey.revealed.utf8), purpose: Self.clientNamePurpose)
         shared = SharedBudget(client: link.client, prefix: link.prefix, limit: limit)
-        share = Mutex((1, Self.fairShare(of: max(1, limit), clientShare: self.clientShare, replicas: 1)))
+        let believed = Self.believedReplicas(limit: self.limit, fleetSize: self.fleetSize, seen: 1)
+        share = Mutex(
+            (
+                believed,
+                Self.fairShare(
+                    of: self.limit, clientShare: self.clientShare, replicas: believed, probeTimeout: probeTimeout)
+            ))
         link.onEveryBeat { [weak self] in await self?.reconcile() }
+    }
+
+    /// `AMODB_FLEET_SIZE` when not set: more replicas than a small team runs, so that a
+    /// fleet that never set it stays within the limit while Redis is away.
+    static let defaultFleetSize = 8
+
+    /// The replicas a replica believes in while Redis is away: the most of the fleet's size
+    /// and those it saw alive, at most `limit` (so each has a call of its own).
+    static func believedReplicas(limit: Int, fleetSize: Int, seen: Int) -> Int {
+        min(max(1, limit), max(fleetSize, seen, 1))
     }
 
     /// What the amodb key is turned into the share keys' key with: a key derived for one purpose serves no other.
     private static let clientNamePurpose = "amodb-proxy client share key v1"
 
-    /// This replica's share now, resized when the replicas seen alive changed.
+    /// This replica's share now, resized when the replicas it believes in changed. A resize
+    /// loses only what the outage's closing covers (the calls Redis granted, the 429's pause
+    /// is kept in Redis and in `Memory`): it happens while Redis answers, never during an outage.
     private var fairShare: UpstreamBudget {
-        let replicas = link.replicas
+        let replicas = Self.believedReplicas(limit: limit, fleetSize: fleetSize, seen: link.replicasRecently)
         return share.withLock { share in
             if share.replicas != replicas {
-                share = (replicas, Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas))
+                share = (
+                    replicas,
+                    Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas, probeTimeout: probeTimeout)
+                )
             }
             return share.budget
         }
     }
 
     /// One replica's part of the budget, and of each client's share, among `replicas`: at least one call of each.
-    private static func fairShare(of limit: Int, clientShare: Int?, replicas: Int) -> UpstreamBudget {
+    private static func fairShare(of limit: Int, clientShare: Int?, replicas: Int, probeTimeout: Double)
+        -> UpstreamBudget
+    {
         let replicas = max(1, replicas)
         return UpstreamBudget(
             limit: max(1, limit / replicas),
-            shares: clientShare.map { ClientUpstreamShare(callsPerWindow: max(1, $0 / replicas)) })
+            shares: clientShare.map { ClientUpstreamShare(callsPerWindow: max(1, $0 / replicas)) },
+            probeTimeout: probeTimeout)
     }
 
     /// `client`'s share in Redis: its key is the first 16 bytes of a keyed hash of the client,
@@ -105,10 +156,12 @@ final class RedisCallBudget: CallBudget {
             try await acquireShared(sharedPriority, at: at, callID: id, share: clientShare)
         }) {
             switch decision {
-            case .granted:
+            case .granted, .probe:
                 remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: false)
                 local.record(client, now: now)  // should Redis go away within the window
-                return .granted
+                guard decision == .probe else { return .granted }
+                memory.withLock { $0.probe = id }
+                return .probe
             case .denied(let wait):
                 return .denied(retryAfter: max(UpstreamBudget.shortestWait, Double(wait) / 1000))
             case .shareSpent(let wait):
@@ -118,17 +171,24 @@ final class RedisCallBudget: CallBudget {
                 return .denied(retryAfter: Self.reseedPause)
             }
         }
+        // Redis did not answer. Until the outage is declared, nothing is granted: one slow
+        // command must not send this replica spending on its own.
+        guard let lost = link.outageStart() else { return .denied(retryAfter: Self.uncertainPause) }
+        // Whatever Redis granted anyone was granted before `lost`: none of it is left a window later.
+        local.close(until: lost + UpstreamBudget.window)
         let decision = local.acquire(priority, client: client, now: now)
-        if decision == .granted { remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: true) }
+        if decision.isGranted { remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: true) }
+        if decision == .probe { memory.withLock { $0.probe = nil } }
         return decision
     }
 
-    func shareWait(for client: String, now: Double) async -> Double? {
+    func shareStanding(for client: String, now: Double) async -> ShareStanding? {
         guard let clientShare = sharedShare(of: client) else { return nil }
-        if let wait = await link.call({ _ in try await shared.shareWait(clientShare, now: Self.milliseconds(now)) }) {
-            return wait.map { Double($0) / 1000 }
+        if let standing = await link.call({ _ in try await shared.standing(clientShare, now: Self.milliseconds(now)) })
+        {
+            return ShareStanding(left: standing.left, wait: standing.wait.map { Double($0) / 1000 })
         }
-        return fairShare.shareWait(for: client, now: now)
+        return fairShare.shareStanding(for: client, now: now)
     }
 
     var trackedClients: Int { fairShare.trackedClients }
@@ -150,10 +210,26 @@ final class RedisCallBudget: CallBudget {
         fairShare.exhaust(for: seconds, now: now)
         let wait = seconds.isFinite ? min(max(0, seconds), UpstreamBudget.longestReset) : UpstreamBudget.longestReset
         let until = Self.milliseconds(now) + Int64(wait * 1000)
-        memory.withLock { $0.closedUntil = max($0.closedUntil, until) }
+        memory.withLock { memory in
+            memory.closedUntil = max(memory.closedUntil, until)
+            memory.probe = nil
+        }
         _ = await link.call { _ in
             try await shared.close(forMilliseconds: Int64(wait * 1000), now: Self.milliseconds(now))
         }
+    }
+
+    func reopen(now: Double) async {
+        fairShare.reopen(now: now)
+        guard
+            let probe = memory.withLock({ memory in
+                defer { memory.probe = nil }
+                return memory.probe
+            })
+        else {
+            return
+        }
+        _ = await link.call { _ in try await shared.reopen(probe: probe, now: Self.milliseconds(now)) }
     }
 
     /// Calls this replica made in the window (the fleet's are in Redis).
@@ -168,19 +244,24 @@ final class RedisCallBudget: CallBudget {
     ) async throws(RedisError) -> SharedBudget.Decision {
         let known = memory.withLock { $0.mustSeed ? nil : $0.window }
         let window = if let known { known } else { try await seed(at: at) }
-        let decision = try await shared.acquire(priority, now: at, callID: callID, window: window, share: share)
+        let probe = Int64(probeTimeout * 1000)
+        let decision = try await shared.acquire(
+            priority, now: at, callID: callID, window: window, share: share, probeMilliseconds: probe)
         guard case .unseeded = decision else { return decision }
-        return try await shared.acquire(priority, now: at, callID: callID, window: try await seed(at: at), share: share)
+        return try await shared.acquire(
+            priority, now: at, callID: callID, window: try await seed(at: at), share: share, probeMilliseconds: probe)
     }
 
-    /// Once a heartbeat: seeds the window in Redis if it is not the one this replica seeded
-    /// (lost, started again) or this replica called amodb without it.
+    /// Once a heartbeat: reads the fleet's calls in the window, and seeds the window in
+    /// Redis if it is not the one this replica seeded (lost, started again) or this replica
+    /// called amodb without it.
     private func reconcile() async {
         let at = Self.milliseconds(clock.now())
         let (known, mustSeed) = memory.withLock { ($0.window, $0.mustSeed) }
         _ = await link.call { _ in
-            let current = try await shared.windowStart()
-            if mustSeed || current == nil || current != known { _ = try await seed(at: at) }
+            let current = try await shared.windowState(now: at)
+            if !current.calls.isEmpty { memory.withLock { $0.fleetCalls = current.calls } }
+            if mustSeed || current.since == nil || current.since != known { _ = try await seed(at: at) }
         }
     }
 
@@ -190,7 +271,11 @@ final class RedisCallBudget: CallBudget {
         let (calls, closedUntil, hadWindow) = memory.withLock { memory in
             memory.mustSeed = false
             memory.calls.removeAll { $0.at <= at - shared.windowMilliseconds }
-            return (memory.calls, memory.closedUntil, memory.window != nil)
+            memory.fleetCalls.removeAll { $0.at <= at - shared.windowMilliseconds }
+            // Its own calls and the fleet's as last read, each once, the newest `limit`.
+            var seen = Set(memory.calls.map(\.id))
+            let all = (memory.calls + memory.fleetCalls.filter { seen.insert($0.id).inserted }).sorted { $0.at < $1.at }
+            return (Array(all.suffix(limit)), memory.closedUntil, memory.window != nil)
         }
         // Only a replica that had seeded a window knows one was lost: a window it starts waits
         // for the others' calls. A replica that never had one (a fleet starting) waits for none.
@@ -219,6 +304,9 @@ final class RedisCallBudget: CallBudget {
 
     /// How long a replica waits before asking again when the window was started again under it, in seconds.
     private static let reseedPause = 0.05
+
+    /// How long a miss waits before asking again when Redis failed but is not yet declared lost, in seconds.
+    static let uncertainPause = 0.1
 
     private static func milliseconds(_ seconds: Double) -> Int64 {
         Int64((seconds * 1000).rounded())

@@ -15,15 +15,30 @@ public enum CallPriority: Sendable {
 /// The budget's answer to a request for one call.
 public enum CallDecision: Sendable, Equatable {
     case granted
+    /// Granted as the one call that tries amodb when a 429's pause ends: no other call is
+    /// granted until it comes back (`CallBudget.reopen`) or its time runs out.
+    case probe
     /// No call now; one may be possible after this many seconds.
     case denied(retryAfter: Double)
     /// The client's share of the window's calls for misses is spent: no call taken from the
     /// window; one of the client's calls leaves it after this many seconds.
     case shareSpent(retryAfter: Double)
+
+    /// Whether a call may be made.
+    var isGranted: Bool { self == .granted || self == .probe }
 }
 
-/// amodb's per-key budget of calls. Behind a protocol so a shared implementation (Redis,
-/// for several replicas spending one key) can take the in-memory `UpstreamBudget`'s place.
+/// Where a client's share of the calls for misses stands.
+struct ShareStanding: Sendable, Equatable {
+    /// Calls the client may still cause in the window now.
+    var left: Int
+    /// Seconds until one of its calls leaves the window, when it has none left.
+    var wait: Double?
+}
+
+/// The window of amodb's per-key calls that `KeyBudget` spends from. Behind a protocol so a
+/// shared implementation (Redis, for several replicas spending one key) can take the
+/// in-memory `UpstreamBudget`'s place; nothing but `KeyBudget` asks it for a call.
 /// Asked only on misses and refreshes, never on a cache hit.
 ///
 /// A budget also keeps each client's share of the window's calls for misses
@@ -42,14 +57,15 @@ protocol CallBudget: Sendable {
     /// of a `client`, one call of its share with it, in the same step (`.shareSpent` when
     /// the share has none). `client` is `nil` for those no share limits.
     func acquire(_ priority: CallPriority, client: String?, now: Double) async -> CallDecision
-    /// Seconds until `client`'s share has a call again, or `nil` when it has one (or no share
-    /// applies); takes nothing.
-    func shareWait(for client: String, now: Double) async -> Double?
+    /// Where `client`'s share stands, or `nil` when no share applies; takes nothing.
+    func shareStanding(for client: String, now: Double) async -> ShareStanding?
     /// Adopts amodb's rate-limit headers (lower-cased names); returns the names of those
     /// it ignored as unreadable or out of range.
     func observe(headers: [String: String], now: Double) async -> [String]
-    /// amodb said 429: no calls for `seconds`.
+    /// amodb said 429: no calls for `seconds`, then one probe (`CallDecision.probe`) before any other.
     func exhaust(for seconds: Double, now: Double) async
+    /// The probe came back other than 429 (or not at all): calls are granted as before the pause.
+    func reopen(now: Double) async
     /// Calls granted in the current window (by this replica, for a shared budget).
     func used(now: Double) -> Int
     /// Clients whose share this replica holds in memory.

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// The one owner of amodb's per-key budget: every call the proxy makes to amodb (a miss, a
+/// refresh, a retry after a 429, the probe of a refused key) is granted here, and every
+/// answer that bears on the budget (amodb's limit headers, a 429) comes back here.
+///
+/// **Invariant.** In any 60 s window, the calls all replicas send to amodb are at most
+/// `AMODB_RATE_LIMIT` — whatever Redis does (slow, stalled, flushed, restarted,
+/// unreachable at start) and whatever amodb and clients do. The parts that keep it:
+///
+/// - the window (`CallBudget`): one replica's sliding window in memory (`UpstreamBudget`),
+///   or the fleet's in Redis (`RedisCallBudget` over `SharedBudget`), which while Redis is
+///   away grants nothing that the fleet could already have spent (see `RedisCallBudget`);
+/// - the misses-first rule: a refresh takes a call only while the window is at most half
+///   spent, a miss may take every call;
+/// - each client's share of the calls for misses (`ClientUpstreamShare`), taken in the same
+///   step as the window's call;
+/// - the miss queue (`MissQueue`): misses wait their turn for a call when the window is
+///   spent, each client holding no more places than it has calls left;
+/// - the 429 pause: when amodb says 429 the window is closed for its `Retry-After` (doubling,
+///   bounded, while amodb sends none); when the pause ends, one call goes first (the probe),
+///   and the others follow only once it came back other than 429.
+final class KeyBudget: Sendable {
+    /// The window and the client shares, in memory or in Redis.
+    let window: any CallBudget
+    private let queue: MissQueue
+    private let clock: any ProxyClock
+    private let tasks: BackgroundTasks
+    /// 429s in a row without a `Retry-After`: each doubles the pause, up to `longestGuessedPause`.
+    private let unexplainedPauses = Mutex(0)
+
+    /// A pause amodb's 429 did not name starts at this many seconds and doubles.
+    static let firstGuessedPause: Double = 1
+    /// …up to this many.
+    static let longestGuessedPause: Double = 60
+
+    /// The budget of `window`, whose misses wait up to `missWait` seconds for a call, at
+    /// most `queueCapacity` at once; waits run on `tasks` (woken by shutdown).
+    init(window: any CallBudget, missWait: Double, queueCapacity: Int, clock: any ProxyClock, tasks: BackgroundTasks) {
+        self.window = window
+        self.clock = clock
+        self.tasks = tasks
+        queue = MissQueue(wait: missWait, capacity: queueCapacity)
+    }
+
+    /// Calls per 60 s window at most.
+    var limit: Int { window.limit }
+
+    /// Misses waiting for a call now.
+    var waitingMisses: Int { queue.count }
+
+    /// A call for a miss of `client` (`nil`: no share applies), with one of its share: at once
+    /// if the window has one and nobody waits, else after waiting its turn.
+    func callForMiss(client: String?) async -> CallDecision {
+        await queue.acquire(from: window, client: client, clock: clock, tasks: tasks)
+    }
+
+    /// A call for a refresh of an entry past twice its lifetime: ahead of the misses waiting.
+    func callForOverdueRefresh() async -> CallDecision {
+        await queue.acquire(from: window, clock: clock, tasks: tasks, first: true)
+    }
+
+    /// A call for a refresh nobody waits on (or the probe of a refused key): only from the
+    /// window's slack, never waiting.
+    func callForRefresh() async -> CallDecision {
+        await window.acquire(.refresh, now: clock.now())
+    }
+
+    /// What amodb answered to a call this budget granted as `grant`: its limit headers are
+    /// adopted (returns the names of those ignored), a 429 closes the window for
+    /// `retryAfter` (amodb's, or a pause that doubles while it names none) and asks for a
+    /// probe when it ends; any other answer to the probe opens the window again.
+    /// `pause`: the pause the 429 started, in seconds (`nil` for any other answer).
+    func answered(
+        status: Int, headers: [String: String], retryAfter: Double?, grant: CallDecision
+    ) async -> (ignored: [String], pause: Double?) {
+        let now = clock.now()
+        let ignored = await window.observe(headers: headers, now: now)
+        guard status == 429 else {
+            unexplainedPauses.withLock { $0 = 0 }
+            if grant == .probe { await window.reopen(now: now) }
+            return (ignored, nil)
+        }
+        let pause =
+            retryAfter
+            ?? unexplainedPauses.withLock { count in
+                defer { count += 1 }
+                return min(Self.firstGuessedPause * Double(1 << min(count, 16)), Self.longestGuessedPause)
+            }
+        await window.exhaust(for: pause, now: now)
+        return (ignored, pause)
+    }
+
+    /// A call granted as `grant` got no answer from amodb (a timeout, a refused connection):
+    /// the probe's turn passes, so that the next call may try.
+    func unanswered(grant: CallDecision) async {
+        if grant == .probe { await window.reopen(now: clock.now()) }
+    }
+
+    /// Calls granted in the current window (by this replica, for a fleet's).
+    func used(now: Double) -> Int { window.used(now: now) }
+
+    /// Clients whose share this replica holds in memory.
+    var trackedClients: Int { window.trackedClients }
+}
