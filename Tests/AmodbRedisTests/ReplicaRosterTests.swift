@@ -2,7 +2,8 @@ import AmodbRedis
 import AmodbRedisTestSupport
 import Testing
 
-/// The roster's script against a real redis-server: bounded work per beat, live replicas counted.
+/// The roster's script against a real redis-server: bounded work per beat, live replicas
+/// counted, and members no beat could have written neither counted nor kept.
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct ReplicaRosterTests {
@@ -38,6 +39,105 @@ struct ReplicaRosterTests {
                 #expect(kept.contains("r19"))
                 #expect(!kept.contains("r0"))
                 #expect(try await redis.send(["PTTL", "p:replicas"]).integer.map { $0 > 0 && $0 <= 60_000 } == true)
+            }
+        }
+    }
+
+    /// Redis's own clock, in milliseconds: the clock the roster's scores are on.
+    private static func redisNow(_ redis: RedisClient) async throws -> Int64 {
+        let time = try #require(try await redis.send(["TIME"]).array)
+        let seconds = try #require(time[0].string.flatMap(Int64.init))
+        let micros = try #require(time[1].string.flatMap(Int64.init))
+        return seconds * 1000 + micros / 1000
+    }
+
+    /// Adds `count` members named `name-<n>`, each scored `score`.
+    private static func forge(_ redis: RedisClient, _ count: Int, named name: String, score: Int64) async throws {
+        var command: [RedisValue] = ["ZADD", "amodb-proxy:replicas"]
+        for index in 0..<count { command += [.integer(score), .bulk("\(name)-\(index)")] }
+        _ = try await redis.send(command)
+    }
+
+    /// Whether `member` is in the set.
+    private static func holds(_ redis: RedisClient, _ member: String) async throws -> Bool {
+        !(try await redis.send(["ZSCORE", "amodb-proxy:replicas", .bulk(member)]).isNull)
+    }
+
+    /// How many members the set holds.
+    private static func size(_ redis: RedisClient) async throws -> Int64? {
+        try await redis.send(["ZCARD", "amodb-proxy:replicas"]).integer
+    }
+
+    /// Members scored far in the future never expire and outrank every live one: they must
+    /// neither be counted nor push this replica's own member out of the set.
+    @Test func fiveThousandMembersScoredFarInTheFutureNeitherBendTheCountNorTrimThisReplica() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { redis in
+                let roster = ReplicaRoster(client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 3_000)
+                try await Self.forge(redis, 5_000, named: "forged", score: 9_000_000_000_000_000)
+                for _ in 0..<3 {
+                    let counted = try await roster.beat("own")
+                    #expect(counted == 1)
+                    #expect(try await Self.holds(redis, "own"))
+                }
+                // Removed a share per beat, not all at once: the work of one beat stays bounded.
+                #expect(try await Self.size(redis) == 5_001 - 3 * 64)
+            }
+        }
+    }
+
+    /// A score no beat could have written, a few seconds ahead: not counted, and removed.
+    /// One within the allowance (Redis's clock stepped back a little) still counts.
+    @Test func membersScoredBeyondALifetimeAndTheSkewAllowanceAheadAreNotCountedAndAreRemoved() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { redis in
+                let roster = ReplicaRoster(
+                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 3_000, clockSkewMilliseconds: 1_000)
+                let now = try await Self.redisNow(redis)
+                try await Self.forge(redis, 40, named: "ahead", score: now + 3_000 + 1_000 + 2_000)
+                try await Self.forge(redis, 1, named: "stepped-back", score: now + 500)
+                let counted = try await roster.beat("own")
+                #expect(counted == 2)
+                #expect(try await Self.size(redis) == 2)
+                #expect(try await Self.holds(redis, "own"))
+                #expect(try await Self.holds(redis, "stepped-back-0"))
+            }
+        }
+    }
+
+    /// Beyond capacity the set loses its oldest members, never one scored now or later:
+    /// this replica's own member stays whatever scores the others carry.
+    @Test func aFullRosterOfPlausibleFutureScoresNeverTrimsThisReplicasOwnMember() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { redis in
+                let roster = ReplicaRoster(
+                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 3_000, capacity: 10)
+                let now = try await Self.redisNow(redis)
+                try await Self.forge(redis, 20, named: "ahead", score: now + 1_000)
+                let counted = try await roster.beat("own")
+                #expect(counted == 21)
+                #expect(try await Self.holds(redis, "own"))
+            }
+        }
+    }
+
+    /// However many live members the set holds, a beat reports no more than the caller's
+    /// bound, and no more than 1,024 when the caller gives none.
+    @Test func theCountIsCappedAtTheCallersBound() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { redis in
+                let now = try await Self.redisNow(redis)
+                try await Self.forge(redis, 2_000, named: "live", score: now)
+                let byDefault = ReplicaRoster(
+                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 60_000, capacity: 4_096)
+                let counted = try await byDefault.beat("own")
+                #expect(counted == 1_024)
+                let capped = ReplicaRoster(
+                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 60_000, capacity: 4_096,
+                    maximumCount: 16)
+                let countedCapped = try await capped.beat("own")
+                #expect(countedCapped == 16)
+                #expect(try await Self.size(redis) == 2_001)
             }
         }
     }
