@@ -6,6 +6,7 @@ public struct CompressionError: Error, Sendable, Hashable, CustomStringConvertib
         case malformed
         case outputTooLarge(limit: Int)
         case libraryFailure(code: Int32)
+        case notPlainSingleMember
     }
 
     private let kind: Kind
@@ -40,6 +41,13 @@ public struct CompressionError: Error, Sendable, Hashable, CustomStringConvertib
         CompressionError(.libraryFailure(code: code), coding)
     }
 
+    /// A gzip body read strictly (`ContentDecoder.GzipFraming.plainSingleMember`) has an
+    /// optional header field or a reserved flag, or bytes after its first member's trailer:
+    /// valid or not, a client that reads one member might read it otherwise than gzip(1).
+    public static func notPlainSingleMember(_ coding: ContentCoding) -> CompressionError {
+        CompressionError(.notPlainSingleMember, coding)
+    }
+
     /// What happened, for logs and error messages.
     public var description: String {
         switch kind {
@@ -47,6 +55,7 @@ public struct CompressionError: Error, Sendable, Hashable, CustomStringConvertib
         case .malformed: "\(coding) body is not a valid \(coding) stream"
         case .outputTooLarge(let limit): "\(coding) body decodes to more than \(limit) bytes"
         case .libraryFailure(let code): "\(coding) library failed (code \(code))"
+        case .notPlainSingleMember: "\(coding) body is not one member without optional header fields"
         }
     }
 }

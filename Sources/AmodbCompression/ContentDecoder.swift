@@ -1,17 +1,36 @@
 /// Decodes a body sent with a content coding, never producing more than a cap: a
 /// compressed body is untrusted input (a few KB of gzip can inflate to gigabytes).
 public struct ContentDecoder: Sendable {
+    /// Which framings of a gzip body are read (RFC 1952 §2.2, §2.3).
+    public enum GzipFraming: Sendable, Hashable {
+        /// Any number of members, their headers with any optional field, read as one body,
+        /// as gzip(1) reads them.
+        case anyMembers
+        /// Exactly one member whose header carries no optional field (FLG has no bit set but
+        /// FTEXT: no FEXTRA, FNAME, FCOMMENT or FHCRC, no reserved bit), and nothing after its
+        /// trailer; anything else throws `CompressionError.notPlainSingleMember`. It is what
+        /// `ContentEncoder` writes, and what every client reads whole: libcurl and zlib loops
+        /// that stop at the end of the first member read anything else short (two members,
+        /// the first empty, are the body to gzip(1) and nothing to them).
+        case plainSingleMember
+    }
+
     /// The most bytes a decoded body may have; decoding stops and fails beyond it.
     public let maximumOutputSize: Int
+    /// Which framings of a gzip body are read; br has one framing only.
+    public let gzipFraming: GzipFraming
 
-    /// A decoder that refuses bodies decoding to more than `maximumOutputSize` bytes.
-    public init(maximumOutputSize: Int) {
+    /// A decoder that refuses bodies decoding to more than `maximumOutputSize` bytes, and
+    /// gzip bodies framed otherwise than `gzipFraming` allows (any members unless told).
+    public init(maximumOutputSize: Int, gzipFraming: GzipFraming = .anyMembers) {
         precondition(maximumOutputSize >= 0, "maximumOutputSize must not be negative")
         self.maximumOutputSize = maximumOutputSize
+        self.gzipFraming = gzipFraming
     }
 
     /// The identity bytes of `bytes`, sent in `coding`. Throws when they are cut off,
-    /// corrupt, followed by extra bytes, or longer than `maximumOutputSize`.
+    /// corrupt, followed by extra bytes, longer than `maximumOutputSize`, or gzip framed
+    /// otherwise than `gzipFraming` allows.
     public func decode(_ bytes: [UInt8], from coding: ContentCoding) throws(CompressionError) -> [UInt8] {
         switch coding {
         case .identity:
@@ -20,7 +39,7 @@ public struct ContentDecoder: Sendable {
             }
             return bytes
         case .gzip:
-            return try Gzip.decode(bytes, limit: maximumOutputSize)
+            return try Gzip.decode(bytes, limit: maximumOutputSize, framing: gzipFraming)
         case .br:
             return try Brotli.decode(bytes, limit: maximumOutputSize)
         }

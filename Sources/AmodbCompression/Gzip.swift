@@ -31,9 +31,25 @@ enum Gzip {
         return output
     }
 
+    /// FLG's bits but FTEXT (RFC 1952 §2.3.1): FHCRC, FEXTRA, FNAME, FCOMMENT and the three
+    /// reserved. FTEXT is a hint about the content; each of the others changes how the
+    /// header is read.
+    static let fieldFlags: UInt8 = 0xFE
+
+    /// Whether `input` starts as a gzip member (ID1, ID2, CM 8) whose FLG announces an
+    /// optional field or sets a reserved bit. Any other start is left to inflate to judge.
+    static func announcesHeaderFields(_ input: [UInt8]) -> Bool {
+        input.count >= 4 && input[0] == 0x1F && input[1] == 0x8B && input[2] == 8 && input[3] & fieldFlags != 0
+    }
+
     /// inflate(3) chunk by chunk, refusing as soon as the output passes `limit`.
-    /// Concatenated members decode as one body, as gzip(1) reads them (RFC 1952 §2.2).
-    static func decode(_ input: [UInt8], limit: Int) throws(CompressionError) -> [UInt8] {
+    /// With `.anyMembers`, concatenated members decode as one body, as gzip(1) reads them
+    /// (RFC 1952 §2.2); with `.plainSingleMember`, header fields or bytes after the first
+    /// member are `notPlainSingleMember`. zlib checks each member's CRC32 and ISIZE.
+    static func decode(
+        _ input: [UInt8], limit: Int, framing: ContentDecoder.GzipFraming
+    ) throws(CompressionError) -> [UInt8] {
+        if framing == .plainSingleMember && announcesHeaderFields(input) { throw .notPlainSingleMember(.gzip) }
         var stream = z_stream()
         let start = amodb_inflate_init_gzip(&stream)
         guard start == Z_OK else { throw .libraryFailure(.gzip, code: start) }
@@ -57,6 +73,9 @@ enum Gzip {
                     continue
                 case Z_STREAM_END where stream.avail_in == 0:
                     return .success(())
+                case Z_STREAM_END where framing == .plainSingleMember:
+                    // More bytes after the member: a client that reads one member stops here.
+                    return .failure(.notPlainSingleMember(.gzip))
                 case Z_STREAM_END:
                     // More bytes after a member: another member, or garbage inflate refuses.
                     inflateReset(&stream)
