@@ -2,6 +2,7 @@ import AmodbCompression
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
+import CZlib
 import Testing
 
 @testable import AmodbProxy
@@ -149,6 +150,55 @@ struct FleetVariantsTests {
                 #expect(!answer.text.contains(ProxyHarness.key))
                 #expect(fleet.logs[0].all.contains { $0.contains("entry in redis refused") }, "\(label)")
             }
+        }
+    }
+
+    /// What a client that reads one gzip member gets of `gzip` (libcurl, and zlib loops that
+    /// stop at the first `Z_STREAM_END`): the first member's bytes, up to `limit`.
+    static func firstMember(_ gzip: [UInt8], limit: Int) -> [UInt8]? {
+        var stream = z_stream()
+        guard amodb_inflate_init_gzip(&stream) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var input = gzip
+        var output = [UInt8](repeating: 0, count: limit)
+        let code = input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                return inflate(&stream, Z_FINISH)
+            }
+        }
+        guard code == Z_STREAM_END else { return nil }
+        return Array(output[..<(limit - Int(stream.avail_out))])
+    }
+
+    /// A gzip variant of two members, an empty one and then the body, is the body to gzip(1)
+    /// and nothing to a client that reads one member: the replica leaves it out, serves the
+    /// rest of the entry, and a gzip client gets what it reads whole.
+    @Test func aGzipVariantOfTwoMembersInRedisIsNotServed() async throws {
+        let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body)))
+        try await withFleet(1, upstream: upstream) { (fleet: Fleet, server: RedisServer) async throws in
+            let encoder = ContentEncoder()
+            let forged = try encoder.encode([], as: .gzip) + encoder.encode(body, as: .gzip)
+            let entry = CachedResponse(body: body, storedAt: SystemClock().now(), lifetime: 1800)
+            let envelope = CacheEnvelope.encode(
+                entry.with(ContentVariants(identity: body, gzip: forged, br: nil)), key: Self.key)
+            try await withRedisClient(server.configuration()) { redis in
+                _ = try await redis.set("amodb-proxy:cache:" + Self.key, envelope)
+            }
+            let answer = try await fleet[0].get(Self.path, headers: ["Accept-Encoding": "gzip"])
+            #expect(answer.status == 200)
+            let coding = answer.header("Content-Encoding")
+            let read = coding == "gzip" ? Self.firstMember(answer.body, limit: body.count + 1) : answer.body
+            // Compared as one Bool: a failure does not print two bodies byte by byte.
+            let readWhole = read == body
+            #expect(
+                readWhole, "Content-Encoding: \(coding ?? "none"), \(read?.count ?? -1) bytes read of \(body.count)")
+            #expect(upstream.calls.isEmpty, "the entry's body was good: served from Redis, not fetched")
+            #expect(fleet.logs[0].all.contains { $0.contains("variant in redis refused") })
         }
     }
 

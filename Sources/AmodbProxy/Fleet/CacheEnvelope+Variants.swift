@@ -10,6 +10,14 @@ import AmodbCompression
 /// a poisoned one (bytes sent to a client asking for br would otherwise be bytes that no
 /// check has read). Decoding costs a small fraction of what compressing did.
 ///
+/// gzip is read as the strictest client reads it, not as gzip(1) does: one member, a header
+/// with no optional field, nothing after its trailer (`GzipFraming.plainSingleMember`),
+/// which is what `ContentEncoder` writes. Two members, the first empty, are the body to
+/// gzip(1) and nothing to libcurl; an optional field (a long comment, say) is read by some
+/// decoders and not others. A variant framed otherwise is left out alone, and reported: the
+/// body it was checked against is good, so the entry is served from it and its other
+/// variants, and a client asking for gzip gets one of those.
+///
 /// An entry read from an envelope has its variants complete, none pending: a replica never
 /// compresses what it read.
 extension CacheEnvelope {
@@ -48,20 +56,30 @@ extension CacheEnvelope {
         return .success(VariantSections(body: bodyStart..<gzipStart, gzip: gzipStart..<brStart, br: brStart..<trailer))
     }
 
-    /// `entry` with the variants in `sections` of `bytes`, complete, if each decodes to its body.
-    static func withVariants(_ entry: CachedResponse, from bytes: [UInt8], _ sections: VariantSections) -> Result<
-        CachedResponse, EnvelopeError
-    > {
+    /// `entry` with the variants in `sections` of `bytes`, complete, if each decodes to its
+    /// body; a gzip variant that is not one plain member is left out, and `onRefusedVariant`
+    /// hears why.
+    static func withVariants(
+        _ entry: CachedResponse, from bytes: [UInt8], _ sections: VariantSections,
+        onRefusedVariant: (ContentCoding, CompressionError) -> Void
+    ) -> Result<CachedResponse, EnvelopeError> {
         let body = entry.body
         // The cap is the body's length: a variant cannot make the decoder produce more.
-        let decoder = ContentDecoder(maximumOutputSize: body.count)
+        let decoder = ContentDecoder(maximumOutputSize: body.count, gzipFraming: .plainSingleMember)
         var found: [ContentCoding: [UInt8]] = [:]
         for (coding, range) in [(ContentCoding.gzip, sections.gzip), (.br, sections.br)] where !range.isEmpty {
             let variant = Array(bytes[range])
-            guard variant.count < body.count, (try? decoder.decode(variant, from: coding)) == body else {
-                return .failure(.init(reason: "its \(coding) variant does not decode to its body"))
+            let poisoned = EnvelopeError(reason: "its \(coding) variant does not decode to its body")
+            do throws(CompressionError) {
+                guard variant.count < body.count, try decoder.decode(variant, from: coding) == body else {
+                    return .failure(poisoned)
+                }
+                found[coding] = variant
+            } catch let error where error == .notPlainSingleMember(coding) {
+                onRefusedVariant(coding, error)
+            } catch {
+                return .failure(poisoned)
             }
-            found[coding] = variant
         }
         return .success(entry.with(ContentVariants(identity: body, gzip: found[.gzip], br: found[.br])))
     }

@@ -1,3 +1,4 @@
+import AmodbCompression
 import AmodbModels
 
 /// A cache entry as stored in Redis for the other replicas: one compact binary value,
@@ -10,7 +11,8 @@ import AmodbModels
 /// Reading trusts nothing: a value of another version, cut short, stored for another key
 /// than the one asked for (a trending page copied under another page or list, whose body
 /// no check could tell apart), whose ETag does not match its body, or whose variants do not
-/// decode to it is refused; the entry then passes the snapshot's checks
+/// decode to it is refused (a gzip variant framed as no replica writes it is left out
+/// alone); the entry then passes the snapshot's checks
 /// (`CacheSnapshot.problem`). The earlier format (version 1) named no key, so it cannot
 /// prove which path it answers: it is refused too, and the path fetched once.
 enum CacheEnvelope {
@@ -44,7 +46,10 @@ enum CacheEnvelope {
     }
 
     /// The entry in `bytes` if it was stored for the cache key `key`, or why it cannot be read.
-    static func decode(_ bytes: [UInt8], key: String) -> Result<CachedResponse, EnvelopeError> {
+    /// A variant left out of a readable entry is told to `onRefusedVariant` (`withVariants`).
+    static func decode(
+        _ bytes: [UInt8], key: String, onRefusedVariant: (ContentCoding, CompressionError) -> Void = { _, _ in }
+    ) -> Result<CachedResponse, EnvelopeError> {
         guard bytes.first == version else { return .failure(.init(reason: "not an envelope of version \(version)")) }
         var offset = 1
         func read(_ width: Int) -> UInt64? {
@@ -73,7 +78,7 @@ enum CacheEnvelope {
             status: Int(status), body: Array(bytes[sections.body]),
             storedAt: Double(Int64(bitPattern: storedAt)) / 1000, lifetime: Double(Int64(bitPattern: lifetime)) / 1000)
         guard entry.etag == etag else { return .failure(.init(reason: "its ETag does not match its body")) }
-        return withVariants(entry, from: bytes, sections)
+        return withVariants(entry, from: bytes, sections, onRefusedVariant: onRefusedVariant)
     }
 
     /// Why a value could not be read.

@@ -206,7 +206,14 @@ final class RedisFetchLeases: FetchLeases {
     private func usable(_ value: [UInt8], key: String) -> CachedResponse? {
         let now = clock.now()
         let problem: String
-        switch CacheEnvelope.decode(value, key: key) {
+        let decoded = CacheEnvelope.decode(value, key: key) { coding, error in
+            // The rest of the entry may still answer; the variant never does. Logged as an
+            // envelope refused whole is: someone wrote bytes no replica writes.
+            logger.warning(
+                "variant in redis refused",
+                ["key": String(key.prefix(256)), "coding": "\(coding)", "problem": error.description])
+        }
+        switch decoded {
         case .failure(let error):
             problem = error.reason
         case .success(let entry):
