@@ -84,4 +84,46 @@ struct FleetBudgetTests {
             #expect(upstream.calls == ["/movie/1"])
         }
     }
+
+    /// Two replicas with a limit of ten on the production timeouts (50 ms a command), and
+    /// 60 cold paths in three bursts while Redis stalls: past the command timeout (a
+    /// `BGSAVE` fork), then past a second (an outage). The first burst goes to one replica,
+    /// which spends most of the window through Redis; a replica that then fell back to a
+    /// share of its own would spend it again. amodb sees ten calls at most.
+    @Test func aStallingRedisDoesNotSendTheFleetPastItsLimit() async throws {
+        try await withRedisServer { server in
+            let upstream = ScriptedUpstream(
+                fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+            let fleet = try Fleet(2, redis: RedisConfiguration(endpoint: server.endpoint), upstream: upstream) {
+                $0.rateLimit = 10
+                $0.fleetSize = 2
+            }
+            try await withServer(fleet) { (fleet: Fleet) async throws in
+                #expect(await eventually { await fleet.allSeeEachOther() })
+                let burst: @Sendable (ClosedRange<Int>, Int?) async throws -> [Int] = { ids, only in
+                    try await withThrowingTaskGroup(of: Int.self) { group in
+                        for id in ids {
+                            group.addTask { try await fleet[only ?? id % 2].get("/3/movie/\(id)").status }
+                        }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                }
+                var statuses = try await burst(1...8, 1)
+                server.pause()
+                let first = Task { try await burst(9...24, 0) }
+                try await Task.sleep(for: .milliseconds(300))
+                server.resume()
+                statuses += try await first.value
+                server.pause()
+                let second = Task { try await burst(25...44, nil) }
+                try await Task.sleep(for: .milliseconds(2_500))
+                server.resume()
+                statuses += try await second.value
+                statuses += try await burst(45...60, nil)
+                #expect(upstream.calls.count <= 10, "amodb saw \(upstream.calls.count) calls in one window")
+                #expect(upstream.calls.count >= 8)
+                #expect(statuses.count == 60 && statuses.allSatisfy { $0 == 200 || $0 == 503 })
+            }
+        }
+    }
 }

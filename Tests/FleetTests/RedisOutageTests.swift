@@ -50,6 +50,7 @@ struct RedisOutageTests {
             #expect(try await fleet[0].get("/readyz").status == 200)
             let samples = try await fleet[0].metrics()
             #expect(try samples.value("amodb_proxy_redis_up") == 0)
+            #expect(try samples.value("amodb_proxy_redis_outage") == 1)
             #expect(try samples.value("amodb_proxy_redis_errors_total") >= 1)
             #expect(try samples.value("amodb_proxy_redis_call_duration_seconds_count") >= 1)
             #expect(fleet.logs[0].all.filter { $0.contains("redis unreachable") }.count == 1)
@@ -67,6 +68,7 @@ struct RedisOutageTests {
             #expect(try await fleet[1].get("/3/movie/77").status == 200)
             #expect(fleet.upstream.calls == ["/movie/77"])
             #expect(fleet.logs[1].all.filter { $0.contains("redis reachable again") }.count == 1)
+            #expect(try await fleet[1].metrics().value("amodb_proxy_redis_outage") == 0)
         }
     }
 

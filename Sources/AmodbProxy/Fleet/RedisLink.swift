@@ -256,6 +256,10 @@ final class RedisLink: Sendable {
         out.gauge(
             "amodb_proxy_redis_up", "1 when the Redis replicas share answered the last call, else 0.",
             [([], isUp ? 1 : 0)])
+        out.gauge(
+            "amodb_proxy_redis_outage",
+            "1 while Redis is declared lost (failures spanning a second): the replica spends only its part of the limit.",
+            [([], outageStart() == nil ? 0 : 1)])
         out.counter(
             "amodb_proxy_redis_errors_total", "Redis calls that failed (timeout, connection, error reply).",
             [([], Double(errors.load(ordering: .relaxed)))])
