@@ -21,6 +21,7 @@ public final class ScriptedUpstream: UpstreamFetcher {
         var fallback: Answer
         var delayNanoseconds: UInt64 = 0
         var calls: [String] = []
+        var callInstants: [ContinuousClock.Instant] = []
         /// While set, calls wait here until `release()` (or a later `open()`).
         var holding = false
         var held: [CheckedContinuation<Void, Never>] = []
@@ -53,6 +54,9 @@ public final class ScriptedUpstream: UpstreamFetcher {
     /// Paths and queries asked for, in order.
     public var calls: [String] { state.withLock { $0.calls } }
 
+    /// When each call came, in the order of `calls`.
+    public var callInstants: [ContinuousClock.Instant] { state.withLock { $0.callInstants } }
+
     /// Calls that arrive from now on wait until the test releases them: a test can then
     /// act while a fetch is known to be in flight, without guessing with sleeps.
     public func hold() {
@@ -76,6 +80,7 @@ public final class ScriptedUpstream: UpstreamFetcher {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state -> Bool in
                 state.calls.append(request.pathAndQuery)
+                state.callInstants.append(.now)
                 guard state.holding else { return true }
                 state.held.append(continuation)
                 return false

@@ -1,0 +1,39 @@
+import AmodbProxy
+import AmodbTestSupport
+import Testing
+
+/// When amodb says 429 to everything, the pause it asks for ends with one call, not with
+/// every miss that waited: 20 clients asking for 5 paths cost at most 3 calls in the 4 s
+/// after the first 429.
+@Suite(.timeLimit(.minutes(1)))
+struct RateLimitProbeTests {
+    static let rateLimited = ScriptedUpstream.Answer.response(
+        UpstreamResponse(
+            status: 429, headers: ["retry-after": "2"],
+            body: Array(#"{"success":false,"status_code":25,"status_message":"slow down"}"#.utf8)))
+
+    @Test func aPauseEndsWithOneProbeNotAStampede() async throws {
+        let fetcher = ScriptedUpstream(fallback: Self.rateLimited)
+        try await withServer(try ProxyHarness(fetcher: fetcher)) { harness in
+            let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for client in 0..<20 {
+                    group.addTask {
+                        let answer = try await harness.get("/3/movie/\(550 + client % 5)")
+                        return (answer.status, answer.header("Retry-After"))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            // Long enough for the waits to run out and any stampede to have happened.
+            try await Task.sleep(for: .seconds(5))
+            let instants = fetcher.callInstants
+            let first = try #require(instants.first)
+            // The calls made before the first 429 came back went out together, at once.
+            let after = instants.filter { $0 > first + .milliseconds(100) && $0 <= first + .seconds(4) }
+            #expect(after.count <= 3, "\(after.count) calls in the 4 s after the first 429")
+            #expect(after.count >= 1, "one probe when the pause ends")
+            #expect(statuses.count == 20)
+            #expect(statuses.allSatisfy { ($0.0 == 503 || $0.0 == 429) && $0.1 != nil }, "\(statuses)")
+        }
+    }
+}
