@@ -109,6 +109,12 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         state.withLock { $0.received }
     }
 
+    /// Every movie id the catalogue answers `/3/movie/{id}` for, ascending: a test that needs
+    /// many distinct paths amodb answers with 200 takes them from here.
+    public var movieIDs: [Int] {
+        bodies.catalog.movies.keys.sorted()
+    }
+
     /// Forgets request counts and recorded requests; scripts and rate windows stay.
     public func resetCounters() {
         state.withLock { $0.resetCounters() }
@@ -192,7 +198,7 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
     }
 
     private func decide(_ request: HTTPRequest, at now: ContinuousClock.Instant, state: inout SandboxState) -> Plan {
-        state.record(request, limit: configuration.recordLimit)
+        state.record(request, at: now, limit: configuration.recordLimit)
         let latency = configuration.latency
         guard request.method == "GET" || request.method == "HEAD" else {
             return Plan(outcome: .refused(.methodNotAllowed, retryAfter: nil), delay: latency)
@@ -206,6 +212,7 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         let limit = configuration.requestsPerMinute
         switch state.admit(key: key, limit: limit, at: now) {
         case .refused(let count, let retryAfter):
+            state.markLastOverLimit()
             return Plan(
                 outcome: .refused(.overLimit(count: count, limit: limit), retryAfter: retryAfter),
                 limits: RateLimitHeaders(limit: limit, remaining: 0, reset: retryAfter), delay: latency)

@@ -13,9 +13,16 @@ public struct ReceivedRequest: Sendable {
     public var query: [(name: String, value: String)]
     /// Every header field, in order, duplicates kept.
     public var headers: HTTPHeaders
+    /// When the sandbox received it, on the clock its rate limit reads: what a test needs
+    /// to count the calls of any 60-second window as amodb counts them.
+    public var receivedAt: ContinuousClock.Instant
+    /// Whether it was refused with 429 for being over the key's limit: the calls a proxy
+    /// must never make.
+    public var overLimit = false
 
-    /// Copies what the sandbox keeps of a request.
-    public init(_ request: HTTPRequest) {
+    /// Copies what the sandbox keeps of a request received at `receivedAt`.
+    public init(_ request: HTTPRequest, receivedAt: ContinuousClock.Instant = .now) {
+        self.receivedAt = receivedAt
         method = request.method
         target = request.target
         path = request.path

@@ -18,13 +18,20 @@ struct SandboxState: Sendable {
     /// Answers decided but not yet sent, each a closure that sends it.
     var held: [@Sendable () -> Void] = []
 
-    /// Counts a request and keeps a copy (at most `limit` copies, the latest).
-    mutating func record(_ request: HTTPRequest, limit: Int) {
+    /// Counts a request received at `now` and keeps a copy (at most `limit` copies, the latest).
+    mutating func record(_ request: HTTPRequest, at now: ContinuousClock.Instant, limit: Int) {
         requestCounts[request.path, default: 0] += 1
         totalRequests += 1
         guard limit > 0 else { return }
         if received.count >= limit { received.removeFirst(received.count - limit + 1) }
-        received.append(ReceivedRequest(request))
+        received.append(ReceivedRequest(request, receivedAt: now))
+    }
+
+    /// Marks the request recorded last (the one being decided, under the same lock) as
+    /// refused for being over the key's limit.
+    mutating func markLastOverLimit() {
+        guard !received.isEmpty else { return }
+        received[received.count - 1].overLimit = true
     }
 
     /// Counts a call against a key's window.
