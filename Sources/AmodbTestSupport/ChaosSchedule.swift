@@ -1,0 +1,138 @@
+/// The faults of a chaos run, drawn from a seed: the same seed, length and fleet give the
+/// same faults in the same order at the same offsets, so a failing run can be replayed.
+///
+/// Faults are on two tracks played side by side. The infrastructure track (Redis and the
+/// replicas) plays one fault at a time, so each one's start and end are exact in the
+/// timeline; amodb's refusals have a track of their own and overlap them freely. Each kind
+/// a fleet can suffer comes once in a shuffled first round, so even a short run has them
+/// all; later faults are drawn by weight.
+public struct ChaosSchedule: Sendable {
+    /// One fault, with how long it lasts.
+    public enum Fault: Sendable, Equatable, CustomStringConvertible {
+        /// Redis frozen (SIGSTOP) for this long: connections are accepted, nothing answers.
+        case redisPause(Duration)
+        /// Redis loses every key (`FLUSHALL`).
+        case redisFlush
+        /// Redis killed and started again on its port, empty.
+        case redisRestart
+        /// A replica killed (SIGKILL: all it held in memory is lost), started again after `downtime`.
+        case replicaKill(replica: Int, downtime: Duration)
+        /// A replica killed, Redis frozen, and the replica started again while Redis stays
+        /// frozen for `pause`: it starts without seeing the fleet.
+        case replicaStartDuringRedisPause(replica: Int, pause: Duration)
+        /// amodb answers every call with 429 and `Retry-After: retryAfter` for this long.
+        case amodbRefusal(Duration, retryAfter: Int)
+
+        /// Whether it plays on amodb's track rather than the infrastructure's.
+        public var isAmodbs: Bool {
+            if case .amodbRefusal = self { true } else { false }
+        }
+
+        public var description: String {
+            switch self {
+            case .redisPause(let length): "redis paused for \(ChaosTimeline.shown(length))"
+            case .redisFlush: "redis FLUSHALL"
+            case .redisRestart: "redis restarted, empty"
+            case .replicaKill(let replica, let downtime):
+                "replica \(replica) killed, started again after \(ChaosTimeline.shown(downtime))"
+            case .replicaStartDuringRedisPause(let replica, let pause):
+                "replica \(replica) killed and started again while redis is paused for \(ChaosTimeline.shown(pause))"
+            case .amodbRefusal(let length, let retryAfter):
+                "amodb answers 429 (Retry-After: \(retryAfter)) for \(ChaosTimeline.shown(length))"
+            }
+        }
+    }
+
+    /// A fault and when it starts, from the start of the run.
+    public struct Entry: Sendable, Equatable {
+        public var offset: Duration
+        public var fault: Fault
+    }
+
+    /// Every fault, earliest first.
+    public let entries: [Entry]
+
+    /// The faults for a run of `length` over `replicas` replicas: Redis and replica faults
+    /// when `redis` is set (a fleet), amodb's refusals always. No fault starts in the first
+    /// 3 s (the clients' first requests find a healthy fleet) or lasts into the last 8 s.
+    public init(seed: UInt64, length: Duration, replicas: Int, redis: Bool) {
+        var generator = SplitMix64(seed: seed)
+        let end = length - .seconds(8)
+        var entries: [Entry] = []
+        if redis {
+            var firstRound = Self.infrastructureKinds
+            generator.shuffle(&firstRound)
+            var offset = Self.uniform(3.0...5.0, &generator)
+            while true {
+                let kind = firstRound.isEmpty ? Self.weightedKind(&generator) : firstRound.removeFirst()
+                let fault = Self.fault(kind, replicas: replicas, &generator)
+                let lasts = Self.nominalLength(of: fault)
+                guard offset + lasts <= end else { break }
+                entries.append(Entry(offset: offset, fault: fault))
+                offset += lasts + Self.uniform(2.0...7.0, &generator)
+            }
+        }
+        var offset = Self.uniform(5.0...15.0, &generator)
+        while true {
+            let fault = Fault.amodbRefusal(Self.uniform(2.0...8.0, &generator), retryAfter: 2)
+            guard offset + Self.nominalLength(of: fault) <= end else { break }
+            entries.append(Entry(offset: offset, fault: fault))
+            offset += Self.nominalLength(of: fault) + Self.uniform(8.0...25.0, &generator)
+        }
+        self.entries = entries.sorted { $0.offset < $1.offset }
+    }
+
+    /// The kinds on the infrastructure track.
+    private enum Kind: CaseIterable {
+        case pause, flush, restart, kill, startDuringPause
+    }
+
+    private static let infrastructureKinds = Kind.allCases
+
+    /// Short pauses are the common case (a slow fork, a busy host); kills and restarts rarer.
+    private static func weightedKind(_ generator: inout SplitMix64) -> Kind {
+        let weights: [(Kind, Double)] = [
+            (.pause, 5), (.flush, 1.5), (.restart, 1.5), (.kill, 2), (.startDuringPause, 1.5),
+        ]
+        var pick = generator.unit() * weights.reduce(0) { $0 + $1.1 }
+        for (kind, weight) in weights {
+            if pick < weight { return kind }
+            pick -= weight
+        }
+        return .pause
+    }
+
+    private static func fault(_ kind: Kind, replicas: Int, _ generator: inout SplitMix64) -> Fault {
+        switch kind {
+        case .pause: .redisPause(pause(&generator))
+        case .flush: .redisFlush
+        case .restart: .redisRestart
+        case .kill:
+            .replicaKill(replica: generator.below(replicas), downtime: uniform(0.5...4.0, &generator))
+        case .startDuringPause:
+            .replicaStartDuringRedisPause(replica: generator.below(replicas), pause: pause(&generator))
+        }
+    }
+
+    /// 50 ms to 3 s, most of them short: the square of a uniform number leans towards 0.
+    private static func pause(_ generator: inout SplitMix64) -> Duration {
+        let unit = generator.unit()
+        return .milliseconds(50 + Int(unit * unit * 2950))
+    }
+
+    /// How long a fault lasts as scheduled (a replica's start or Redis's may take longer).
+    private static func nominalLength(of fault: Fault) -> Duration {
+        switch fault {
+        case .redisPause(let length), .replicaKill(_, let length), .replicaStartDuringRedisPause(_, let length),
+            .amodbRefusal(let length, _):
+            length
+        case .redisFlush, .redisRestart: .zero
+        }
+    }
+
+    /// A duration uniform in `seconds`, to the millisecond.
+    private static func uniform(_ seconds: ClosedRange<Double>, _ generator: inout SplitMix64) -> Duration {
+        let value = seconds.lowerBound + generator.unit() * (seconds.upperBound - seconds.lowerBound)
+        return .milliseconds(Int(value * 1000))
+    }
+}
