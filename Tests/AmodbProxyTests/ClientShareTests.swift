@@ -168,6 +168,7 @@ struct ClientShareTests {
         }
         func exhaust(for seconds: Double, now: Double) async { inner.exhaust(for: seconds, now: now) }
         func reopen(now: Double) async { inner.reopen(now: now) }
+        func completed(grantedAt: Double, now: Double) async { inner.completed(grantedAt: grantedAt, now: now) }
         func used(now: Double) -> Int { inner.used(now: now) }
         var trackedClients: Int { inner.trackedClients }
     }

@@ -130,4 +130,12 @@ struct KeyBudgetTests {
         #expect(budget.acquire(.miss, now: 8) == .granted)
         #expect(budget.acquire(.miss, now: 8) == .granted)
     }
+
+    @Test func aCallCountsFromWhenItCameBackForAmodbMayHaveReceivedItThen() {
+        let budget = UpstreamBudget(limit: 1)
+        #expect(budget.acquire(.miss, now: 0) == .granted)
+        budget.completed(grantedAt: 0, now: 5)  // a slow call: amodb may have counted it at 4.9
+        #expect(budget.acquire(.miss, now: 61) == .denied(retryAfter: 4))
+        #expect(budget.acquire(.miss, now: 65.5) == .granted)
+    }
 }

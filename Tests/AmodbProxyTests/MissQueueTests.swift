@@ -218,6 +218,7 @@ struct FairMissQueueTests {
                 for _ in 0..<120 {
                     group.addTask {
                         let decision = await queue.acquire(from: budget, client: client, clock: clock, tasks: tasks)
+                            .decision
                         if clock.now() == 1000 {
                             #expect(decision == .denied(retryAfter: 2), "told to retry once those ahead are answered")
                             refusedAtOnce.add(client)
@@ -231,7 +232,7 @@ struct FairMissQueueTests {
             }
             #expect(queue.count == 3 * queue.placesPerClient)
             group.addTask {
-                let decision = await queue.acquire(from: budget, client: "d", clock: clock, tasks: tasks)
+                let decision = await queue.acquire(from: budget, client: "d", clock: clock, tasks: tasks).decision
                 #expect(clock.now() > 1000, "the fourth client waited in line")
                 #expect(decision.isGranted || decision == .denied(retryAfter: 60))
             }
@@ -249,9 +250,9 @@ struct FairMissQueueTests {
         #expect(budget.acquire(.miss, client: "a", now: 941) == .granted)  // a has one call left
         #expect(budget.acquire(.miss, client: "b", now: 941) == .granted)  // the window is spent until 1001
         await withTaskGroup(of: CallDecision.self) { group in
-            group.addTask { await queue.acquire(from: budget, client: "a", clock: clock, tasks: tasks) }
+            group.addTask { await queue.acquire(from: budget, client: "a", clock: clock, tasks: tasks).decision }
             while queue.count < 1 { await Task.yield() }
-            let second = await queue.acquire(from: budget, client: "a", clock: clock, tasks: tasks)
+            let second = await queue.acquire(from: budget, client: "a", clock: clock, tasks: tasks).decision
             #expect(second == .denied(retryAfter: 2), "its one call left holds one place")
             await clock.advance(to: 1002) { await tasks.settled() }
             #expect(await group.next() == .granted)

@@ -152,7 +152,7 @@ struct FleetClientShareTests {
                         return fleet.logs[replica].all.contains { $0.contains("redis unreachable") }
                     })
             }
-            clock.advance(by: 61)
+            clock.advance(by: 73)
             var made: [Int] = []
             for replica in 0..<3 {
                 let before = upstream.calls.count

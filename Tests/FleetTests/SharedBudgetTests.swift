@@ -78,6 +78,22 @@ struct SharedBudgetTests {
     }
 
     @Test
+    func aCallCountsFromWhenItCameBackAndASeedKeepsTheLaterTime() async throws {
+        try await withBudget(limit: 1) { budget in
+            let window = try await budget.started()
+            #expect(try await budget.acquire(.miss, now: 1_000, callID: "slow", window: window) == .granted)
+            try await budget.complete("slow", at: 4_000)
+            #expect(try await budget.acquire(.miss, now: 61_000, callID: "n1", window: window) != .granted)
+            _ = try await budget.seed(
+                [.init(id: "slow", at: 1_000)], replica: "r", replicas: 1, settleMilliseconds: 0, now: 61_500)
+            #expect(
+                try await budget.acquire(.miss, now: 63_000, callID: "n2", window: window)
+                    == .denied(retryAfterMilliseconds: 1_000), "the seed's earlier time did not move it back")
+            #expect(try await budget.acquire(.miss, now: 64_001, callID: "n3", window: window) == .granted)
+        }
+    }
+
+    @Test
     func amodbsOwnHeadersSeenByOneReplicaBindTheOthers() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { first in

@@ -66,6 +66,10 @@ protocol CallBudget: Sendable {
     func exhaust(for seconds: Double, now: Double) async
     /// The probe came back other than 429 (or not at all): calls are granted as before the pause.
     func reopen(now: Double) async
+    /// The call granted at `grantedAt` came back (or gave up) at `now`: amodb may have
+    /// received it any time in between, so from now on it counts as made at `now`. So the
+    /// window never lets a call go whose 60 s at amodb could still hold the limit's calls.
+    func completed(grantedAt: Double, now: Double) async
     /// Calls granted in the current window (by this replica, for a shared budget).
     func used(now: Double) -> Int
     /// Clients whose share this replica holds in memory.

@@ -8,6 +8,8 @@ import Synchronization
 /// `AMODB_RATE_LIMIT` — whatever Redis does (slow, stalled, flushed, restarted,
 /// unreachable at start) and whatever amodb and clients do. The parts that keep it:
 ///
+/// - a call counts from when it is granted until a window after it came back: amodb may
+///   have received it any time in between (`CallBudget.completed`);
 /// - the window (`CallBudget`): one replica's sliding window in memory (`UpstreamBudget`),
 ///   or the fleet's in Redis (`RedisCallBudget` over `SharedBudget`), which while Redis is
 ///   away grants nothing that the fleet could already have spent (see `RedisCallBudget`);
@@ -21,6 +23,17 @@ import Synchronization
 ///   bounded, while amodb sends none); when the pause ends, one call goes first (the probe),
 ///   and the others follow only once it came back other than 429.
 final class KeyBudget: Sendable {
+    /// The budget's answer to a request for a call, and when the window counted it.
+    struct Grant: Sendable, Equatable {
+        /// Granted (as a call or the probe), or why not.
+        var decision: CallDecision
+        /// The time the window was asked at: a granted call counts from then until it comes back.
+        var at: Double
+
+        /// Whether a call may be made.
+        var isGranted: Bool { decision.isGranted }
+    }
+
     /// The window and the client shares, in memory or in Redis.
     let window: any CallBudget
     private let queue: MissQueue
@@ -51,34 +64,39 @@ final class KeyBudget: Sendable {
 
     /// A call for a miss of `client` (`nil`: no share applies), with one of its share: at once
     /// if the window has one and nobody waits, else after waiting its turn.
-    func callForMiss(client: String?) async -> CallDecision {
-        await queue.acquire(from: window, client: client, clock: clock, tasks: tasks)
+    func callForMiss(client: String?) async -> Grant {
+        let (decision, at) = await queue.acquire(from: window, client: client, clock: clock, tasks: tasks)
+        return Grant(decision: decision, at: at)
     }
 
     /// A call for a refresh of an entry past twice its lifetime: ahead of the misses waiting.
-    func callForOverdueRefresh() async -> CallDecision {
-        await queue.acquire(from: window, clock: clock, tasks: tasks, first: true)
+    func callForOverdueRefresh() async -> Grant {
+        let (decision, at) = await queue.acquire(from: window, clock: clock, tasks: tasks, first: true)
+        return Grant(decision: decision, at: at)
     }
 
     /// A call for a refresh nobody waits on (or the probe of a refused key): only from the
     /// window's slack, never waiting.
-    func callForRefresh() async -> CallDecision {
-        await window.acquire(.refresh, now: clock.now())
+    func callForRefresh() async -> Grant {
+        let now = clock.now()
+        return Grant(decision: await window.acquire(.refresh, now: now), at: now)
     }
 
-    /// What amodb answered to a call this budget granted as `grant`: its limit headers are
+    /// What amodb answered to a call this budget granted as `grant`: the call counts from
+    /// now (amodb may have received it any time since it was granted), its limit headers are
     /// adopted (returns the names of those ignored), a 429 closes the window for
     /// `retryAfter` (amodb's, or a pause that doubles while it names none) and asks for a
     /// probe when it ends; any other answer to the probe opens the window again.
     /// `pause`: the pause the 429 started, in seconds (`nil` for any other answer).
     func answered(
-        status: Int, headers: [String: String], retryAfter: Double?, grant: CallDecision
+        status: Int, headers: [String: String], retryAfter: Double?, grant: Grant
     ) async -> (ignored: [String], pause: Double?) {
         let now = clock.now()
+        await window.completed(grantedAt: grant.at, now: now)
         let ignored = await window.observe(headers: headers, now: now)
         guard status == 429 else {
             unexplainedPauses.withLock { $0 = 0 }
-            if grant == .probe { await window.reopen(now: now) }
+            if grant.decision == .probe { await window.reopen(now: now) }
             return (ignored, nil)
         }
         let pause =
@@ -92,9 +110,11 @@ final class KeyBudget: Sendable {
     }
 
     /// A call granted as `grant` got no answer from amodb (a timeout, a refused connection):
-    /// the probe's turn passes, so that the next call may try.
-    func unanswered(grant: CallDecision) async {
-        if grant == .probe { await window.reopen(now: clock.now()) }
+    /// it counts from now all the same, and the probe's turn passes, so that the next call may try.
+    func unanswered(grant: Grant) async {
+        let now = clock.now()
+        await window.completed(grantedAt: grant.at, now: now)
+        if grant.decision == .probe { await window.reopen(now: now) }
     }
 
     /// Calls granted in the current window (by this replica, for a fleet's).

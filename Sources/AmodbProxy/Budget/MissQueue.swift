@@ -48,11 +48,11 @@ final class MissQueue: Sendable {
     /// A call for a miss from `budget`, with one of `client`'s share: at once if the window
     /// has one and nobody waits, else after waiting in turn for one, within `wait` seconds of
     /// `clock`'s time. `first`: ahead of those waiting (a refresh of an entry drifting past
-    /// twice its lifetime).
+    /// twice its lifetime). `at`: the time the window was asked at, which a granted call counts from.
     func acquire(
         from budget: any CallBudget, client: String? = nil, clock: any ProxyClock, tasks: BackgroundTasks,
         first: Bool = false
-    ) async -> CallDecision {
+    ) async -> (decision: CallDecision, at: Double) {
         let start = clock.now()
         let deadline = start + wait
         // Refused for want of a place: the misses ahead will have had their answers by then.
@@ -65,10 +65,10 @@ final class MissQueue: Sendable {
             decision = await budget.acquire(.miss, client: client, now: start)
             // No wait, or the call frees after the wait would be over: refused now.
             guard case .denied(let retryAfter) = decision, wait > 0, start + retryAfter <= deadline else {
-                return decision
+                return (decision, start)
             }
         } else if let client, let standing = await budget.shareStanding(for: client, now: start) {
-            if let spent = standing.wait { return .shareSpent(retryAfter: spent) }
+            if let spent = standing.wait { return (.shareSpent(retryAfter: spent), start) }
             allowed = min(allowed, standing.left)
         }
         let id = tasks.makeSleeperID()
@@ -82,7 +82,7 @@ final class MissQueue: Sendable {
             if first { state.waiting.insert(id, at: 0) } else { state.waiting.append(id) }
             return true
         }
-        guard joined else { return decision }
+        guard joined else { return (decision, start) }
         defer { leave(id, client: client, tasks: tasks) }
         // The head asks when the call it was told of frees; one that joined without asking, at once.
         var nextTry = start
@@ -93,17 +93,18 @@ final class MissQueue: Sendable {
         while true {
             let now = max(clock.now(), start + slept)
             if isHead(id), now >= nextTry {
-                decision = await budget.acquire(.miss, client: client, now: clock.now())
-                guard case .denied(let retryAfter) = decision else { return decision }
+                let asking = clock.now()
+                decision = await budget.acquire(.miss, client: client, now: asking)
+                guard case .denied(let retryAfter) = decision else { return (decision, asking) }
                 nextTry = now + retryAfter
-                if nextTry > deadline { return decision }
+                if nextTry > deadline { return (decision, asking) }
             }
-            if now >= deadline { return decision }
+            if now >= deadline { return (decision, now) }
             let nap = (isHead(id) ? min(nextTry, deadline) : deadline) - now
             switch await tasks.sleep(nap, as: id) {
             case .timer: slept = now - start + nap
             case .early: continue
-            case .stopping: return decision
+            case .stopping: return (decision, now)
             }
         }
     }

@@ -14,10 +14,11 @@ import Synchronization
 ///   declared lost grants nothing and asks again shortly (`RedisLink.outageStart`: an
 ///   outage is several failures over a second, or no first reply within a second of start);
 ///   a miss waits in line meanwhile, within `AMODB_MISS_WAIT`.
-/// - **An outage closes this replica's window for a full window.** Every call Redis could
-///   have granted to anyone was granted before the outage was declared, so none is left in
-///   the window 60 s later; until then this replica calls nothing (misses get `503` with a
-///   `Retry-After`, stored answers are served).
+/// - **An outage closes this replica's window for a full window and a call's time.** Every
+///   call Redis could have granted to anyone was granted before the outage was declared,
+///   and reached amodb within `callTimeout` of that, so none is left in amodb's window
+///   `callTimeout` + 60 s later; until then this replica calls nothing (misses get `503`
+///   with a `Retry-After`, stored answers are served).
 /// - **Then a fair part of the limit each.** `AMODB_RATE_LIMIT` divided by the replicas it
 ///   believes in: the most of `AMODB_FLEET_SIZE` and the replicas it saw alive lately, at
 ///   most the limit itself (so each has a call). As long as the fleet runs no more replicas
@@ -60,8 +61,9 @@ final class RedisCallBudget: CallBudget {
     /// The most replicas the operator runs (`AMODB_FLEET_SIZE`): while Redis is away, this
     /// replica's part of the limit is at most the limit divided by this.
     let fleetSize: Int
-    /// How long a probe after a 429's pause may be out, in seconds.
-    let probeTimeout: Double
+    /// The longest a call to amodb can take, in seconds: a call granted before an outage may
+    /// reach amodb that much later, and a probe after a 429's pause is out that long at most.
+    let callTimeout: Double
     /// Names a client's share key: the same name in every replica holding the amodb key.
     private let clientNames: HMACSHA256
     private let shared: SharedBudget
@@ -75,15 +77,15 @@ final class RedisCallBudget: CallBudget {
     /// A budget of `limit` calls a minute for every replica using `link`'s prefix, on `clock`,
     /// with `clientShare` of them a window for each client's misses (`nil`: no share limit);
     /// the share keys are named under a key derived from `amodbKey`. `fleetSize`: the most
-    /// replicas the operator runs; `probeTimeout`: how long a probe after a 429 may be out.
+    /// replicas the operator runs; `callTimeout`: the longest a call to amodb can take (a probe after a 429 is out that long at most).
     init(
         limit: Int, clientShare: Int?, link: RedisLink, clock: any ProxyClock, amodbKey: Secret,
-        fleetSize: Int = RedisCallBudget.defaultFleetSize, probeTimeout: Double = 30
+        fleetSize: Int = RedisCallBudget.defaultFleetSize, callTimeout: Double = 30
     ) {
         self.limit = max(1, limit)
         self.clientShare = clientShare.map { max(1, $0) }
         self.fleetSize = max(1, fleetSize)
-        self.probeTimeout = max(1, probeTimeout)
+        self.callTimeout = max(1, callTimeout)
         self.link = link
         self.clock = clock
         clientNames = HMACSHA256(derivedFrom: Array(amodbKey.revealed.utf8), purpose: Self.clientNamePurpose)
@@ -93,7 +95,7 @@ final class RedisCallBudget: CallBudget {
             (
                 believed,
                 Self.fairShare(
-                    of: self.limit, clientShare: self.clientShare, replicas: believed, probeTimeout: probeTimeout)
+                    of: self.limit, clientShare: self.clientShare, replicas: believed, callTimeout: callTimeout)
             ))
         link.onEveryBeat { [weak self] in await self?.reconcile() }
     }
@@ -120,7 +122,7 @@ final class RedisCallBudget: CallBudget {
             if share.replicas != replicas {
                 share = (
                     replicas,
-                    Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas, probeTimeout: probeTimeout)
+                    Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas, callTimeout: callTimeout)
                 )
             }
             return share.budget
@@ -128,14 +130,14 @@ final class RedisCallBudget: CallBudget {
     }
 
     /// One replica's part of the budget, and of each client's share, among `replicas`: at least one call of each.
-    private static func fairShare(of limit: Int, clientShare: Int?, replicas: Int, probeTimeout: Double)
+    private static func fairShare(of limit: Int, clientShare: Int?, replicas: Int, callTimeout: Double)
         -> UpstreamBudget
     {
         let replicas = max(1, replicas)
         return UpstreamBudget(
             limit: max(1, limit / replicas),
             shares: clientShare.map { ClientUpstreamShare(callsPerWindow: max(1, $0 / replicas)) },
-            probeTimeout: probeTimeout)
+            probeTimeout: callTimeout)
     }
 
     /// `client`'s share in Redis: its key is the first 16 bytes of a keyed hash of the client,
@@ -174,8 +176,9 @@ final class RedisCallBudget: CallBudget {
         // Redis did not answer. Until the outage is declared, nothing is granted: one slow
         // command must not send this replica spending on its own.
         guard let lost = link.outageStart() else { return .denied(retryAfter: Self.uncertainPause) }
-        // Whatever Redis granted anyone was granted before `lost`: none of it is left a window later.
-        local.close(until: lost + UpstreamBudget.window)
+        // Whatever Redis granted anyone was granted before `lost`, and reached amodb within a
+        // call's time of that: none of it is left in amodb's window a window later.
+        local.close(until: lost + callTimeout + UpstreamBudget.window)
         let decision = local.acquire(priority, client: client, now: now)
         if decision.isGranted { remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: true) }
         if decision == .probe { memory.withLock { $0.probe = nil } }
@@ -219,6 +222,22 @@ final class RedisCallBudget: CallBudget {
         }
     }
 
+    func completed(grantedAt: Double, now: Double) async {
+        fairShare.completed(grantedAt: grantedAt, now: now)
+        let granted = Self.milliseconds(grantedAt)
+        let at = max(granted, Self.milliseconds(now))
+        let id = memory.withLock { memory -> String? in
+            guard let index = memory.calls.lastIndex(where: { $0.at == granted }) else { return nil }
+            memory.calls[index].at = at
+            return memory.calls[index].id
+        }
+        guard let id else { return }
+        // Should Redis not hear of it, the next seed puts the call back at its later time.
+        if await link.call({ _ in try await shared.complete(id, at: at) }) == nil {
+            memory.withLock { $0.mustSeed = true }
+        }
+    }
+
     func reopen(now: Double) async {
         fairShare.reopen(now: now)
         guard
@@ -244,7 +263,7 @@ final class RedisCallBudget: CallBudget {
     ) async throws(RedisError) -> SharedBudget.Decision {
         let known = memory.withLock { $0.mustSeed ? nil : $0.window }
         let window = if let known { known } else { try await seed(at: at) }
-        let probe = Int64(probeTimeout * 1000)
+        let probe = Int64(callTimeout * 1000)
         let decision = try await shared.acquire(
             priority, now: at, callID: callID, window: window, share: share, probeMilliseconds: probe)
         guard case .unseeded = decision else { return decision }

@@ -236,6 +236,15 @@ struct SharedBudget: Sendable {
         )
     }
 
+    /// The call `callID` came back (or gave up) at `at` (ms): it counts from then, as amodb
+    /// may have received it any time before (a call already gone from the window is not put back).
+    func complete(_ callID: String, at: Int64) async throws(RedisError) {
+        _ = try await client.run(
+            Self.script, keys: keys,
+            arguments: ["complete", .integer(at), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(callID)]
+        )
+    }
+
     /// The probe `callID` came back other than 429: every replica may call again. A probe
     /// that is not the one out (its time ran out and another took its turn) changes nothing.
     func reopen(probe callID: String, now: Int64) async throws(RedisError) {
@@ -277,7 +286,8 @@ struct SharedBudget: Sendable {
     /// client's calls per window (0: no share) and how long a probe may be out (ms); for
     /// `share` the client's calls per window; for `seed` the replica, the replicas expected,
     /// the settling time, a close kept (ms, 0: none), then pairs of a call's time and id; for
-    /// `close` the milliseconds to stay closed; for `reopen` the probe's id; for `observe`
+    /// `close` the milliseconds to stay closed; for `complete` the call's id (now: when it came
+    /// back); for `reopen` the probe's id; for `observe`
     /// amodb's limit, remaining and reset time ('' when absent).
     /// Replies `{1, 0}` (granted), `{4, 0}` (granted as the probe), `{0, wait}`, `{2, 0}`
     /// (unseeded) or `{3, wait}` (share spent) for `acquire`, `{1, left}` or `{3, wait}` for
@@ -303,6 +313,11 @@ struct SharedBudget: Sendable {
         end
         if ARGV[1] == 'close' then
           close(now + tonumber(ARGV[5]))
+          return {0, 0}
+        end
+        if ARGV[1] == 'complete' then
+          redis.call('ZADD', KEYS[1], 'XX', 'GT', now, ARGV[5])
+          redis.call('PEXPIRE', KEYS[1], window)
           return {0, 0}
         end
         if ARGV[1] == 'reopen' then
@@ -354,7 +369,7 @@ struct SharedBudget: Sendable {
           for i = 9, last, 2 do
             local at = tonumber(ARGV[i])
             if at and at > now - window and at <= now then
-              redis.call('ZADD', KEYS[1], 'NX', at, ARGV[i + 1])
+              redis.call('ZADD', KEYS[1], 'GT', at, ARGV[i + 1])
             end
           end
           -- The oldest beyond the limit change no decision: a window spent stays spent

@@ -218,6 +218,17 @@ public final class UpstreamBudget: CallBudget, Sendable {
         }
     }
 
+    /// The call granted at `grantedAt` counts as made at `now` (`CallBudget.completed`); one
+    /// no longer in the window (it left it already) is counted afresh.
+    func completed(grantedAt: Double, now: Double) {
+        state.withLock { state in
+            if let index = state.sent.lastIndex(of: grantedAt) { state.sent.remove(at: index) }
+            let at = max(now, grantedAt)
+            let index = state.sent.lastIndex { $0 <= at }.map { $0 + 1 } ?? 0
+            state.sent.insert(at, at: index)
+        }
+    }
+
     /// Closes the window until `until` (a replica that lost the fleet's window, see
     /// `RedisCallBudget`): no call, not even a probe, before then.
     func close(until: Double) {

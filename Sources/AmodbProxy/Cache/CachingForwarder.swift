@@ -256,14 +256,14 @@ final class CachingForwarder: Sendable {
         // popular pages do not drift; its client is answered at once meanwhile.
         let overdue = now - entry.storedAt > 2 * entry.lifetime
         let started = tasks.run(.background) {
-            let decision: CallDecision
+            let grant: KeyBudget.Grant
             if overdue {
                 deliver(revalidating)
-                decision = await self.budget.callForOverdueRefresh()
+                grant = await self.budget.callForOverdueRefresh()
             } else {
-                decision = await self.budget.callForRefresh()
+                grant = await self.budget.callForRefresh()
             }
-            if !decision.isGranted {
+            if !grant.isGranted {
                 self.coalescer.finish(key) { .answer(entry, stored: false) }
                 self.statistics.count(.budgetDenial)
                 self.statistics.count(.staleForBudget)
@@ -282,7 +282,7 @@ final class CachingForwarder: Sendable {
                 await self.coalescer.share(key, nil)
                 return
             }
-            let fetched = await self.fill(request, priority: overdue ? .miss : .refresh, grant: decision)
+            let fetched = await self.fill(request, priority: overdue ? .miss : .refresh, grant: grant)
             let result = self.finish(key, with: fetched, refreshing: true)
             await self.share(key, result)
         }
@@ -387,20 +387,18 @@ final class CachingForwarder: Sendable {
     /// the same miss, within the budget only. `grant`: the first call's, when it was
     /// granted already (a refresh).
     private func fill(
-        _ request: AmodbRequest, priority: CallPriority, client: String? = nil, grant: CallDecision? = nil
-    )
-        async -> FetchResult
-    {
+        _ request: AmodbRequest, priority: CallPriority, client: String? = nil, grant: KeyBudget.Grant? = nil
+    ) async -> FetchResult {
         var retries = 0
         var granted = grant
         var client = client
         while true {
-            let decision: CallDecision
+            let decision: KeyBudget.Grant
             if let given = granted {
                 decision = given
             } else {
                 decision = await acquire(priority, client: client)
-                switch decision {
+                switch decision.decision {
                 case .granted, .probe:
                     break
                 case .denied(let retryAfter):
@@ -437,7 +435,7 @@ final class CachingForwarder: Sendable {
 
     /// A call from the budget: a miss waits its turn for one, with one of its `client`'s
     /// share; a refresh takes one only from slack, and never waits.
-    private func acquire(_ priority: CallPriority, client: String?) async -> CallDecision {
+    private func acquire(_ priority: CallPriority, client: String?) async -> KeyBudget.Grant {
         switch priority {
         case .miss: await budget.callForMiss(client: client)
         case .refresh: await budget.callForRefresh()
@@ -446,7 +444,7 @@ final class CachingForwarder: Sendable {
 
     /// One call to amodb, granted as `grant`: counted, its answer told to the budget, its
     /// status to the key probe. `pause`: when amodb said 429, how long the budget now waits.
-    private func call(_ request: AmodbRequest, grant: CallDecision) async -> (
+    private func call(_ request: AmodbRequest, grant: KeyBudget.Grant) async -> (
         outcome: Result<UpstreamResponse, UpstreamError>, pause: Double?
     ) {
         statistics.count(.upstreamCall)
@@ -462,7 +460,7 @@ final class CachingForwarder: Sendable {
 
     /// Gives amodb's answer to the budget (its rate-limit fields, a 429); the fields it
     /// ignores are logged by name. Returns the pause a 429 started.
-    private func tellBudget(_ upstream: UpstreamResponse, grant: CallDecision) async -> Double? {
+    private func tellBudget(_ upstream: UpstreamResponse, grant: KeyBudget.Grant) async -> Double? {
         let retryAfter = upstream.status == 429 ? readRetryAfter(upstream) : nil
         let told = await budget.answered(
             status: upstream.status, headers: upstream.headers, retryAfter: retryAfter, grant: grant)

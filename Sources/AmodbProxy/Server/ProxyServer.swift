@@ -66,7 +66,7 @@ public final class ProxyServer: Sendable {
                 RedisCallBudget(
                     limit: configuration.rateLimit, clientShare: clientShare, link: $0, clock: clock,
                     amodbKey: configuration.apiKey, fleetSize: configuration.fleetSize,
-                    probeTimeout: configuration.upstreamTimeout + 2)
+                    callTimeout: configuration.upstreamTimeout + 2)
             }
             ?? UpstreamBudget(
                 limit: configuration.rateLimit, shares: clientShare.map { ClientUpstreamShare(callsPerWindow: $0) },
