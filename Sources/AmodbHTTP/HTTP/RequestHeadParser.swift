@@ -352,7 +352,7 @@ private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 /// byte of every method and field name passes here, and a chain of range tests cost
 /// several times as much.
 @inline(__always)
-func isTokenByte(_ byte: UInt8) -> Bool {
+package func isTokenByte(_ byte: UInt8) -> Bool {
     byte < 64 ? (tokenMaskLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenMaskHigh >> UInt64(byte - 64)) & 1 == 1
 }
 

@@ -1,14 +1,32 @@
 import AmodbHTTP
 
 /// Cross-origin access for web apps (the Fetch standard's CORS protocol): which
-/// origins may call, the preflight answer, and the headers on actual answers.
+/// origins may call, the preflight answer, and the fields on every other answer.
 /// The proxy never sends `Access-Control-Allow-Credentials`: apps authenticate with a
 /// bearer token in `Authorization`, which needs no credentials mode, so `*` is safe.
 struct CORSPolicy: Sendable {
     /// Exact origins (`https://app.example.com`), or `*` for any.
     let origins: Set<String>
+    /// Whether `origins` holds `*`: read once here, as every answer asks.
+    let allowsAnyOrigin: Bool
 
-    var allowsAnyOrigin: Bool { origins.contains("*") }
+    init(origins: Set<String>) {
+        self.origins = origins
+        allowsAnyOrigin = origins.contains("*")
+    }
+
+    /// Most field names a preflight may ask for: browsers list only those the page set
+    /// itself (a TMDB library sets two or three), so a longer list is no page's.
+    static let maxRequestedHeaders = 32
+    /// Most bytes of `Access-Control-Request-Headers` read, for the same reason.
+    static let maxRequestedHeaderBytes = 1024
+    /// Seconds a browser may reuse a preflight's answer: Chromium's cap (Firefox allows a day).
+    /// Preflights are kept per URL, so a short age would cost a movie page one every few
+    /// minutes; a long one grants nothing, as the answer itself carries the origin again.
+    static let maxAge = "7200"
+    /// The fields a page may read besides the CORS-safelisted ones: how fresh and how
+    /// served an answer is, its validator, and how long to wait after a 429 or 503.
+    static let exposedHeaders: StaticString = "Access-Control-Expose-Headers: Age, Cache-Status, ETag, Retry-After\r\n"
 
     /// The `Access-Control-Allow-Origin` value for a request's `Origin`, or `nil` if not allowed.
     func allowedOrigin(_ origin: String?) -> String? {
@@ -17,36 +35,81 @@ struct CORSPolicy: Sendable {
         return origins.contains(origin) ? origin : nil
     }
 
-    /// Adds the headers an actual (non-preflight) answer carries.
-    /// A preflight answer passes through here too (it is an answer on an API route): it
-    /// already varies on `Origin`, and a second `Vary` would be noise to every cache.
+    /// Adds the fields every answer but a preflight carries: `Vary: Origin` when the answer
+    /// depends on it (a list of origins, RFC 9110 §12.5.5), and for an allowed origin the
+    /// origin and the fields it may read, so that a page can read errors too (a 404, a 429's
+    /// `Retry-After`), not only a 200. Rendered as lines into the room a cached answer keeps
+    /// for them: no allocation on a hit, with or without `Origin`.
     func decorate(_ response: inout HTTPResponse, origin: String?) {
-        varyOnOrigin(&response.headers)
-        guard let allowed = allowedOrigin(origin) else { return }
-        response.headers.set("Access-Control-Allow-Origin", allowed)
-        response.headers.set("Access-Control-Expose-Headers", "Age, Cache-Status, ETag, Retry-After")
+        let allowed = allowedOrigin(origin)
+        guard allowed != nil || !allowsAnyOrigin else { return }
+        let varies = !allowsAnyOrigin
+        response.renderedFields.append { lines in
+            if varies { lines.write("Vary: Origin\r\n") }
+            if let allowed {
+                lines.line("Access-Control-Allow-Origin", allowed)
+                lines.write(Self.exposedHeaders)
+            }
+        }
     }
 
-    /// The answer to a preflight `OPTIONS` (RFC 9110 §9.3.7, Fetch §3.2.2).
-    func preflight(origin: String?) -> HTTPResponse {
+    /// Adds what the server's own refusals (a head it could not read, the connection cap)
+    /// can carry: with `*`, the origin, which takes no `Origin` to say; with a list, nothing,
+    /// as the server answers those before any field is read.
+    func decorateRefusal(_ response: inout HTTPResponse) {
+        guard allowsAnyOrigin else { return }
+        decorate(&response, origin: "*")
+    }
+
+    /// The answer to a preflight `OPTIONS` (RFC 9110 §9.3.7, Fetch §3.2.2), given the
+    /// request's `Origin` and `Access-Control-Request-Headers` (its values joined, if sent
+    /// more than once). An allowed origin may send any well-formed field names it asks for:
+    /// the proxy reads only the few it knows and forwards none, so echoing them is safe, and
+    /// libraries send `Content-Type`, `Cache-Control` or an App Check token on a GET.
+    func preflight(origin: String?, requestedHeaders: String?) -> HTTPResponse {
         guard let allowed = allowedOrigin(origin) else {
             var refused = HTTPResponse.error(403, "This origin may not call the proxy.")
-            varyOnOrigin(&refused.headers)
+            if !allowsAnyOrigin { refused.headers.add("Vary", "Origin") }
             return refused
+        }
+        // Its answer depends on these request fields (Fetch §3.2.3: a cache keyed on the URL
+        // alone would hand one page's allowed headers to another's preflight).
+        let vary =
+            allowsAnyOrigin
+            ? "Access-Control-Request-Method, Access-Control-Request-Headers"
+            : "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
+        guard let names = Self.fieldNames(requestedHeaders ?? "") else {
+            var headers = HTTPHeaders()
+            headers.add("Access-Control-Allow-Origin", allowed)
+            headers.add("Vary", vary)
+            return .error(
+                400,
+                "Access-Control-Request-Headers must list at most \(Self.maxRequestedHeaders) field names "
+                    + "(RFC 9110 tokens), in at most \(Self.maxRequestedHeaderBytes) bytes.",
+                headers: headers)
         }
         var headers = HTTPHeaders()
         headers.add("Access-Control-Allow-Origin", allowed)
         headers.add("Access-Control-Allow-Methods", "GET, HEAD")
-        headers.add("Access-Control-Allow-Headers", "Authorization, If-None-Match")
-        headers.add("Access-Control-Max-Age", "600")
-        varyOnOrigin(&headers)
+        if !names.isEmpty { headers.add("Access-Control-Allow-Headers", names) }
+        headers.add("Access-Control-Max-Age", Self.maxAge)
+        headers.add("Vary", vary)
         headers.add("Cache-Control", "no-store")
         return HTTPResponse(status: 204, headers: headers)
     }
 
-    /// With a list of origins the answer depends on `Origin` (RFC 9110 §12.5.5); said once.
-    private func varyOnOrigin(_ headers: inout HTTPHeaders) {
-        guard !allowsAnyOrigin, !headers.containsToken("Origin", in: "Vary") else { return }
-        headers.add("Vary", "Origin")
+    /// The field names a comma-separated list holds (RFC 9110 §5.6.1: spaces around each,
+    /// empty elements ignored), joined by `, ` as `Access-Control-Allow-Headers` says them;
+    /// empty for none; `nil` when a name is no token (§5.6.2) or the list is over its bounds.
+    static func fieldNames(_ list: String) -> String? {
+        guard list.utf8.count <= maxRequestedHeaderBytes else { return nil }
+        var names: [Substring] = []
+        for element in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = element.trimmingSpaces()
+            if name.isEmpty { continue }
+            guard name.utf8.allSatisfy(isTokenByte), names.count < maxRequestedHeaders else { return nil }
+            names.append(name)
+        }
+        return names.joined(separator: ", ")
     }
 }

@@ -22,7 +22,10 @@ struct HeadFacts: Sendable {
     let key: String?
     let accept: AcceptEncoding
     let ifNoneMatch: String?
-    /// `Origin`, read only when CORS applies to the route.
+    /// Whether CORS applies: with origins set, to every answer but `/metrics`' (for the
+    /// operator's scraper, not for pages), so that a page can read each error it gets.
+    let corsApplies: Bool
+    /// `Origin`, read only when CORS applies.
     let origin: String?
 
     init(_ request: borrowing HTTPRequest, access: ProxyResponder.Access, languages: [String]) {
@@ -49,6 +52,7 @@ struct HeadFacts: Sendable {
         key = try? amodbRequest?.get().pathAndQuery
         accept = AcceptEncoding(fields: request.headers.fields)
         ifNoneMatch = request.headers["If-None-Match"]
-        origin = access.cors != nil && route.isForwarded ? request.headers["Origin"] : nil
+        corsApplies = access.cors != nil && route != .metrics
+        origin = corsApplies ? request.headers["Origin"] : nil
     }
 }

@@ -100,7 +100,10 @@ final class ProxyResponder: HTTPResponder {
         /// The cache key, logged for a valid forwarded request.
         let key: String?
         let client: String
-        /// The request's `Origin`, read only when CORS applies to the route.
+        /// Whether the answer gets its CORS fields: CORS applies, and it is no preflight
+        /// (whose answer has its own).
+        let decorates: Bool
+        /// The request's `Origin`, read only when CORS applies.
         let origin: String?
         /// The verified user calling, if any (the access log's `user`).
         let user: UserIdentity?
@@ -116,6 +119,7 @@ final class ProxyResponder: HTTPResponder {
             loggedPath = head.route == .unmatched ? LoggedPath.of(target: request.target) : nil
             key = head.key
             client = head.client
+            decorates = head.corsApplies && request.method != "OPTIONS"
             origin = head.origin
             self.started = started
             self.loop = loop
@@ -123,14 +127,14 @@ final class ProxyResponder: HTTPResponder {
     }
 
     /// The last step of every answer, immediate or delivered later: the typed outcome becomes
-    /// `Cache-Status` text here, once (RFC 9211), API answers get their CORS fields, and the
-    /// answer is counted and logged.
+    /// `Cache-Status` text here, once (RFC 9211), answers get their CORS fields (errors too:
+    /// a page reads a 404 or a 429 only with them), and the answer is counted and logged.
     private func complete(_ answer: consuming ProxyAnswer, _ completion: Completion) -> HTTPResponse {
         let outcome = answer.cacheOutcome
         // Taken out of the answer, not copied: a copy would retain each of its buffers.
         var response = (consume answer).response
         if let outcome { outcome.appendCacheStatus(to: &response.renderedFields) }
-        if completion.route.isForwarded, let cors = access.cors {
+        if completion.decorates, let cors = access.cors {
             cors.decorate(&response, origin: completion.origin)
         }
         let nanoseconds = Clocks.uptimeNanoseconds() - completion.started
@@ -158,12 +162,16 @@ final class ProxyResponder: HTTPResponder {
         _ request: borrowing HTTPRequest, head: HeadFacts, caller: Callers.Verdict, loop: Int?,
         later: () -> AnswerDelivery
     ) -> ProxyAnswer? {
-        if request.method == "OPTIONS", let cors = access.cors, head.underAPI {
-            return ProxyAnswer(cors.preflight(origin: request.headers["Origin"]))
+        if request.method == "OPTIONS", head.corsApplies, let cors = access.cors {
+            let requested = request.headers.values("Access-Control-Request-Headers")
+            return ProxyAnswer(
+                cors.preflight(
+                    origin: head.origin,
+                    requestedHeaders: requested.count > 1 ? requested.joined(separator: ",") : requested.first))
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             var headers = HTTPHeaders()
-            headers.set("Allow", access.cors == nil ? "GET, HEAD" : "GET, HEAD, OPTIONS")
+            headers.set("Allow", head.corsApplies ? "GET, HEAD, OPTIONS" : "GET, HEAD")
             return ProxyAnswer(.error(405, "Method \(request.method) is not allowed; use GET.", headers: headers))
         }
         switch head.route {

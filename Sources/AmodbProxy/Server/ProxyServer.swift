@@ -115,6 +115,7 @@ public final class ProxyServer: Sendable {
                     leeway: configuration.jwtLeeway),
                 identifier: TokenIdentifier(amodbKey: configuration.apiKey))
             : nil
+        let cors = configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins))
         let access = ProxyResponder.Access(
             callers: Callers(tokens: tokens, users: users, keySet: keySet, metrics: metrics),
             rateLimiter: configuration.clientRateLimit > 0
@@ -123,7 +124,7 @@ public final class ProxyServer: Sendable {
                 networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
             rateLimitExempt: AddressSet(
                 networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
-            cors: configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins)))
+            cors: cors)
         let accessLog =
             configuration.accessLog
             ? AccessLog(format: configuration.logFormat, sink: accessLogSink, logger: logger)
@@ -135,7 +136,11 @@ public final class ProxyServer: Sendable {
             configuration: .init(
                 host: configuration.host, port: configuration.port, limits: configuration.limits,
                 timeouts: configuration.timeouts,
-                errorResponse: { HTTPResponse.error($0, $1) }, queueLabel: "amodb-proxy"),
+                errorResponse: { status, message in
+                    var response = HTTPResponse.error(status, message)
+                    cors?.decorateRefusal(&response)
+                    return response
+                }, queueLabel: "amodb-proxy"),
             responder: responder)
         let server = server
         metrics.connect(
