@@ -12,6 +12,9 @@ struct HeadFacts: Sendable {
     let underAPI: Bool
     /// The metrics label of the path.
     let route: ProxyMetrics.RouteLabel
+    /// The path as the access log and the unserved path's 404 name it (`LoggedPath`): only
+    /// for a path no route names.
+    let loggedPath: String?
     /// Whether the client's address is limited (not in the exempt set).
     let limitedByAddress: Bool
     /// The amodb request the path and query name, or why they name none that is valid;
@@ -38,6 +41,7 @@ struct HeadFacts: Sendable {
         let (underAPI, amodbRoute) = ProxyResponder.route(for: request.path)
         self.underAPI = underAPI
         route = ProxyResponder.routeLabel(for: request.path, route: amodbRoute)
+        loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
         limitedByAddress = !access.rateLimitExempt.contains(client)
         let query = request.query
         // amodb answers an untranslated language (or none) in English: one entry for all of

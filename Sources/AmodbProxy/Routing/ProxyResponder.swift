@@ -116,7 +116,7 @@ final class ProxyResponder: HTTPResponder {
             isHead = request.method == "HEAD"
             self.user = user
             route = head.route
-            loggedPath = head.route == .unmatched ? LoggedPath.of(target: request.target) : nil
+            loggedPath = head.loggedPath
             key = head.key
             client = head.client
             decorates = head.corsApplies && request.method != "OPTIONS"
@@ -198,7 +198,7 @@ final class ProxyResponder: HTTPResponder {
             break
         }
         guard head.underAPI else {
-            return ProxyAnswer(.error(404, "The resource you requested could not be found."))
+            return ProxyAnswer(.unserved(head.loggedPath ?? LoggedPath.of(target: request.target)))
         }
         // Who is calling (`Callers`: an app token or a user's verified ID token, when
         // required), then within their rate. Who a limit counts: the user, not the app every
@@ -224,7 +224,9 @@ final class ProxyResponder: HTTPResponder {
         }
         switch head.amodbRequest {
         case nil:
-            return ProxyAnswer(.error(404, "The resource you requested could not be found."))
+            // A path under `/3` that names no forwarded route: within the caller's rate, like
+            // any other, so that a flood of made-up paths is limited too.
+            return ProxyAnswer(.unserved(head.loggedPath ?? LoggedPath.of(target: request.target)))
         case .failure(let error):
             return ProxyAnswer(.error(400, error.description))
         case .success(let amodbRequest):
