@@ -97,6 +97,17 @@ public struct CachedResponse: Sendable, Equatable {
 
     private let parts: Parts
 
+    /// The strong tag of the variant in `coding`, if that variant was made and the entry is
+    /// a 200 (a negative entry has none). Unlike `withForm`, no fallback to identity: a
+    /// coding not made has no tag a client could hold.
+    func tag(of coding: ContentCoding) -> String? {
+        switch coding {
+        case .identity: parts.identity.tag
+        case .gzip: parts.gzip?.tag
+        case .br: parts.br?.tag
+        }
+    }
+
     /// 200, or 404 for a negative entry (a movie amodb does not have).
     public var status: Int { parts.status }
     /// The JSON body.
