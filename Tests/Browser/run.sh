@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Calls the proxy from a web page in a real browser (headless Chromium), as a web app
+# using a TMDB client library does, and checks what the page could read:
+#   - `amodb-proxy --sandbox` runs with an app token and
+#     AMODB_CORS_ORIGINS=http://127.0.0.1:<page port>;
+#   - Tests/Browser/page.html is served by `python3 -m http.server` from another origin
+#     (another port) and fetch()es the proxy with the request shapes of tmdb-ts and its kin
+#     (`Content-Type: application/json` on a GET), `Cache-Control: no-cache` and
+#     `X-Firebase-AppCheck`, each of which makes the browser send a preflight; an unserved
+#     path and a missing movie, whose 404 JSON the page must be able to read; a call
+#     without the token (401); and a revalidation from the browser's own cache after the
+#     br variant was made, which must be a 304 (the page keeps the tag it had);
+#   - the same page from http://localhost:<page port>, an origin not in the list: every
+#     fetch must fail as a browser fails it ("Failed to fetch"), preflighted or not;
+#   - Chromium runs with --headless=new --dump-dom: the page writes what it saw into the
+#     DOM as JSON, and the checks read it there.
+#
+# Usage: bash Tests/Browser/run.sh
+# Needs swift, python3 and Chromium (`apt-get install chromium`; CHROMIUM=path to use
+# another Chromium or Chrome). Builds the debug amodb-proxy if it is not up to date. Every
+# server listens on loopback on a port the OS picks, and is stopped on exit. Prints
+# `ok - …` / `not ok - …`, then `N passed, N failed`; exits 1 if a check failed, 2 if the
+# setup failed.
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$script_dir/../.." && pwd)
+cd "$repo"
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
+# setup_failed MESSAGE: the checks cannot run at all.
+setup_failed() {
+  echo "not ok - $*"
+  echo "$passed passed, $((failed + 1)) failed"
+  exit 2
+}
+# indented FILE [LINES]: the last lines of a log, as comments.
+indented() { tail -n "${2:-15}" "$1" | sed 's/^/#   /'; }
+
+proxy_pid=""
+page_pid=""
+stop() {
+  local pid=$1
+  [[ -n $pid ]] || return 0
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local status=$?
+  stop "$proxy_pid"
+  stop "$page_pid"
+  rm -rf "${work:-}"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+work=$(mktemp -d)
+started=$(date +%s)
+
+chromium=${CHROMIUM:-}
+if [[ -z $chromium ]]; then
+  for candidate in chromium chromium-browser google-chrome; do
+    if command -v "$candidate" >/dev/null; then chromium=$(command -v "$candidate"); break; fi
+  done
+fi
+[[ -n $chromium ]] || setup_failed "Chromium is installed (apt-get install chromium)"
+command -v python3 >/dev/null || setup_failed "python3 is installed"
+
+# --- the page, on an origin of its own -----------------------------------------------------
+mkdir "$work/site"
+cp "$script_dir/page.html" "$work/site/index.html"
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$work/site" >"$work/page.out" 2>"$work/page.err" &
+page_pid=$!
+page_port=""
+for _ in $(seq 1 100); do
+  page_port=$(grep -o 'port [0-9]*' "$work/page.out" | grep -o '[0-9]*$' || true)
+  [[ -n $page_port ]] && break
+  kill -0 "$page_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[[ -n $page_port ]] || { indented "$work/page.err"; setup_failed "python3 -m http.server serves the page"; }
+page_origin="http://127.0.0.1:$page_port"
+echo "# the page on $page_origin"
+
+# --- the proxy: sandbox mode, an app token, CORS for the page's origin only ---------------
+echo "# swift build --product amodb-proxy"
+swift build --product amodb-proxy >"$work/build.log" 2>&1 || { indented "$work/build.log" 30; setup_failed "swift build --product amodb-proxy"; }
+binary="$(swift build --show-bin-path)/amodb-proxy"
+token="browser-$RANDOM$RANDOM$RANDOM"
+# From the temporary directory, so no config/amodb-proxy.conf is read.
+(cd "$work" && exec env HOST=127.0.0.1 PORT=0 AMODB_PROXY_TOKENS="$token" AMODB_CORS_ORIGINS="$page_origin" \
+  AMODB_LOG_FORMAT=json "$binary" --sandbox >"$work/proxy.out" 2>"$work/proxy.err") &
+proxy_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(grep '"amodb-proxy listening"' "$work/proxy.err" | grep -o '"address":"http://127\.0\.0\.1:[0-9]*' | grep -o '[0-9]*$' || true)
+  [[ -n $port ]] && break
+  kill -0 "$proxy_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[[ -n $port ]] || { indented "$work/proxy.err"; setup_failed "amodb-proxy --sandbox starts and logs its port"; }
+proxy="http://127.0.0.1:$port"
+echo "# amodb-proxy --sandbox on $proxy, AMODB_CORS_ORIGINS=$page_origin"
+
+# visit NAME PAGE_URL: what the page saw, as JSON in $work/NAME.json ("" if it never finished).
+visit() {
+  local name=$1 url=$2
+  # A profile of its own per visit: nothing cached from the one before, nothing shared
+  # with anyone else's Chromium. The virtual time budget runs only while no fetch is in
+  # flight, so it bounds the page's own timers; `timeout` bounds the whole run.
+  timeout 90 "$chromium" --headless=new --disable-gpu --no-sandbox --no-first-run --no-default-browser-check \
+    --disable-extensions --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile-$name" --virtual-time-budget=60000 --dump-dom "$url" \
+    >"$work/$name.html" 2>"$work/$name.err" || true
+  python3 - "$work/$name.html" >"$work/$name.json" <<'PY'
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+found = re.search(r'<pre id="results">(.*?)</pre>', dom, re.S)
+print(html.unescape(found.group(1)) if found and "<title>done</title>" in dom else "")
+PY
+}
+
+echo "# headless Chromium: $("$chromium" --version 2>/dev/null | head -1)"
+visit allowed "$page_origin/index.html?mode=allowed&proxy=$proxy&token=$token"
+visit refused "http://localhost:$page_port/index.html?mode=refused&proxy=$proxy&token=$token"
+
+# Stopped before its access log is read: the log's writer flushes on shutdown.
+stop "$proxy_pid"
+proxy_pid=""
+
+# --- what the pages saw ----------------------------------------------------------------------
+checks=$(python3 - "$work/allowed.json" "$work/refused.json" "$work/proxy.out" <<'PY'
+import json, sys
+
+def load(path):
+    text = open(path, encoding="utf-8").read().strip()
+    return json.loads(text) if text else None
+
+allowed, refused = load(sys.argv[1]), load(sys.argv[2])
+log = []
+for line in open(sys.argv[3], encoding="utf-8", errors="replace"):
+    try:
+        log.append(json.loads(line))
+    except ValueError:
+        pass
+
+def check(name, condition, detail):
+    print(("ok - " if condition else "not ok - ") + name + ("" if condition else "\n#   saw: " + json.dumps(detail)))
+
+if allowed is None or "pageError" in allowed:
+    check("the page from the allowed origin ran to its end", False, allowed)
+else:
+    for key, what, path in [
+        ("contentType", "Content-Type: application/json (tmdb-ts, tmdb-wrapper, @lorenzopant/tmdb)", "/3/movie/550"),
+        ("noCache", "Cache-Control: no-cache", "/3/trending/movie/week"),
+        ("appCheck", "X-Firebase-AppCheck", "/3/configuration"),
+    ]:
+        seen = allowed[key]
+        good = seen.get("status") == 200 and bool(seen.get("etag")) and bool(seen.get("cacheStatus"))
+        if key == "contentType":
+            good = good and seen.get("title") == "Fight Club"
+        elif key == "noCache":
+            good = good and (seen.get("resultCount") or 0) > 0
+        else:
+            good = good and seen.get("hasImages")
+        check(f"a GET with {what} passes its preflight: {path} is read, with ETag and Cache-Status", good, seen)
+    seen = allowed["unserved"]
+    check(
+        "the page reads the 404 of an unserved path and its message (/3/search/movie)",
+        seen.get("status") == 404 and "does not serve /3/search/movie" in (seen.get("message") or ""), seen)
+    seen = allowed["missing"]
+    check(
+        "the page reads the 404 of a movie amodb does not have, amodb's own message (/3/movie/1)",
+        seen.get("status") == 404 and seen.get("message") == "The resource you requested could not be found.", seen)
+    seen = allowed["noToken"]
+    check("the page reads the 401 of a call without the app token", seen.get("status") == 401 and bool(seen.get("message")), seen)
+    seen = allowed["revalidation"]
+    check(
+        "after br is made, the browser's revalidation of its gzip copy keeps its tag (a 304)",
+        (seen.get("first") or "").endswith('-gzip"') and (seen.get("later") or "").endswith('-br"')
+        and seen.get("again") == seen.get("first") and seen.get("status") == 200, seen)
+    revalidated = [e for e in log if e.get("key") == "/trending/tv/day" and e.get("status") == 304]
+    check(
+        "the proxy's access log has that 304, for the gzip variant",
+        len(revalidated) == 1 and revalidated[0].get("encoding") == "gzip",
+        [(e.get("status"), e.get("encoding")) for e in log if e.get("key") == "/trending/tv/day" and e.get("method") == "GET"])
+
+if refused is None or "pageError" in refused:
+    check("the page from an origin not in the list ran to its end", False, refused)
+else:
+    for key, what in [
+        ("preflighted", "a preflighted GET"), ("simple", "a GET with no preflight"),
+        ("unserved", "the unserved path's 404"),
+    ]:
+        seen = refused[key]
+        check(f"an origin not in the list cannot read {what} (fetch fails)", "Failed to fetch" in (seen.get("error") or ""), seen)
+PY
+) || setup_failed "the checks ran (python3)"
+while IFS= read -r line; do
+  case $line in
+    "ok - "*) ok "${line#ok - }" ;;
+    "not ok - "*) not_ok "${line#not ok - }" ;;
+    *) echo "$line" ;;
+  esac
+done <<<"$checks"
+if (( failed > 0 )); then
+  for name in allowed refused; do
+    echo "# Chromium's output ($name), without its D-Bus complaints:"
+    grep -v 'dbus/' "$work/$name.err" | tail -n 10 | sed 's/^/#   /' || true
+  done
+fi
+
+echo "# $(( $(date +%s) - started )) s"
+echo "$passed passed, $failed failed"
+(( failed == 0 )) || exit 1
