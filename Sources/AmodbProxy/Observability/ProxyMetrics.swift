@@ -12,7 +12,7 @@ public final class ProxyMetrics: Sendable {
     enum RouteLabel: Int, CaseIterable {
         case trending, movie, configuration, healthz, readyz, metrics, unmatched, invalid
 
-        /// The forwarded amodb routes (under `/3`), which CORS and the schema check apply to.
+        /// The forwarded amodb routes (under `/3`), which the schema check counts.
         static let forwarded: [RouteLabel] = [.trending, .movie, .configuration]
 
         /// Whether this is a forwarded amodb route (exhaustive, so a new label must say).
