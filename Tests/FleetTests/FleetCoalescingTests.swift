@@ -103,4 +103,21 @@ struct FleetCoalescingTests {
             #expect(fleet.upstream.calls == ["/movie/550"])
         }
     }
+
+    @Test func aClientWaitingOnALeaseThatOutlivesItsTimeIsToldToComeBackNotA504() async throws {
+        try await withFleet(1, adjust: { $0.upstreamTimeout = 0.5 }) {
+            (fleet: Fleet, server: RedisServer) async throws in
+            // A lease that outlives the waiter's patience (the upstream timeout and 2 s), with
+            // nothing ever announced: its holder was killed.
+            try await withRedisClient(server.configuration()) { redis in
+                _ = try await redis.set(
+                    "amodb-proxy:lease:/movie/550", Array("gone".utf8), condition: .ifNotExists,
+                    expiry: .seconds(10))
+            }
+            let answer = try await fleet[0].get("/3/movie/550")
+            #expect(answer.status == 503)
+            #expect(answer.header("Retry-After") == "1")
+            #expect(fleet.upstream.calls.isEmpty)
+        }
+    }
 }

@@ -142,15 +142,22 @@ final class RedisFetchLeases: FetchLeases {
             }
             let left = deadline - ContinuousClock.now
             // The holder's fetch outlived the upstream timeout and its margin: it is stuck
-            // or gone without a word. A second call would keep these clients past the
-            // timeout too; they are told now.
-            guard left > .zero else { return .failed(UpstreamAnswerTable.timedOut) }
+            // or gone without a word (killed). A second call would keep these clients past the
+            // timeout too; they are told now to come back, by when the lease is free again.
+            guard left > .zero else { return .failed(Self.holderSilent) }
             await link.waitForFill(of: key, upTo: min(pause, left))
             pause = min(pause * 2, .milliseconds(250))
             passOverEntry = false
         }
-        return .failed(UpstreamAnswerTable.timedOut)
+        return .failed(Self.holderSilent)
     }
+
+    /// What clients are told when the replica holding a path's lease never said how its
+    /// fetch went: no answer came from amodb through it, so this is no 504 but a `503` with
+    /// a `Retry-After`, by when the lease has lapsed and one replica fetches again.
+    static let holderSilent = ClientFailure(
+        status: 503, message: "Another replica's fetch of this path did not finish; try again in 1 s.",
+        fwdStatus: nil, retryAfter: 1)
 
     /// The most looks one leader takes at the fleet's state (each a Redis call).
     private static let mostLooks = 512
