@@ -91,11 +91,13 @@ struct ReplicaRosterTests {
     @Test func membersScoredBeyondALifetimeAndTheSkewAllowanceAheadAreNotCountedAndAreRemoved() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { redis in
+                // A long lifetime, so a loaded machine's delay between reading the time here and the
+                // beat cannot move either member across a bound.
                 let roster = ReplicaRoster(
-                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 3_000, clockSkewMilliseconds: 1_000)
+                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 30_000, clockSkewMilliseconds: 1_000)
                 let now = try await Self.redisNow(redis)
-                try await Self.forge(redis, 40, named: "ahead", score: now + 3_000 + 1_000 + 2_000)
-                try await Self.forge(redis, 1, named: "stepped-back", score: now + 500)
+                try await Self.forge(redis, 40, named: "ahead", score: now + 30_000 + 1_000 + 60_000)
+                try await Self.forge(redis, 1, named: "stepped-back", score: now + 30_500)
                 let counted = try await roster.beat("own")
                 #expect(counted == 2)
                 #expect(try await Self.size(redis) == 2)
@@ -110,10 +112,11 @@ struct ReplicaRosterTests {
     @Test func aFullRosterOfPlausibleFutureScoresNeverTrimsThisReplicasOwnMember() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { redis in
+                // A long lifetime, so that the members stay ahead of the beat's now on a loaded machine.
                 let roster = ReplicaRoster(
-                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 3_000, capacity: 10)
+                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 30_000, capacity: 10)
                 let now = try await Self.redisNow(redis)
-                try await Self.forge(redis, 20, named: "ahead", score: now + 1_000)
+                try await Self.forge(redis, 20, named: "ahead", score: now + 20_000)
                 let counted = try await roster.beat("own")
                 #expect(counted == 21)
                 #expect(try await Self.holds(redis, "own"))
