@@ -37,10 +37,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system's brotli: libbrotlienc, and libbrotlidec for decoding (Debian libbrotli-dev).
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
-        // HMAC-SHA256 and constant-time comparison over the system's libcrypto, behind a safe interface.
-        .target(name: "AmodbCrypto", dependencies: ["CCrypto"]),
-        // The system's OpenSSL 3 libcrypto (Debian libssl-dev).
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // HMAC-SHA256, constant-time comparison and signatures over the system's OpenSSL 3
+        // libcrypto (Debian libssl3), loaded at run time, behind a safe interface.
+        .target(name: "AmodbCrypto", dependencies: ["AmodbDynamicLibrary"]),
+        // dlopen and dlsym for the libraries loaded at run time rather than linked, so that
+        // building needs none of their headers (no libssl-dev).
+        .target(name: "AmodbDynamicLibrary"),
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
         .target(name: "AmodbSandbox", dependencies: ["AmodbHTTP", "AmodbModels"]),
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
@@ -52,7 +54,9 @@ let package = Package(
         // The release binary's compiler and linker flags (cross-module optimization; lld with
         // packed relative relocations) are passed by scripts/build-release.sh, not set here:
         // SwiftPM refuses `unsafeFlags` in a versioned dependency, and apps depend on this package.
-        .executableTarget(name: "amodb-proxy", dependencies: ["AmodbProxy", "AmodbSandbox", "CSystemShims"]),
+        .executableTarget(
+            name: "amodb-proxy",
+            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbCrypto", "CSystemShims"]),
         // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
         .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),
@@ -67,7 +71,7 @@ let package = Package(
             name: "AmodbCompressionTests",
             dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox", "AmodbHTTPTestSupport"]
         ),
-        .testTarget(name: "AmodbCryptoTests", dependencies: ["AmodbCrypto"]),
+        .testTarget(name: "AmodbCryptoTests", dependencies: ["AmodbCrypto", "AmodbDynamicLibrary"]),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbHTTP", "AmodbSandbox", "AmodbTestSupport"]),

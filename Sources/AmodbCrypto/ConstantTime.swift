@@ -1,5 +1,3 @@
-import CCrypto
-
 /// Comparing secrets with libcrypto's `CRYPTO_memcmp`, whose time depends only on the
 /// number of bytes compared, never on where two byte strings first differ (the compiler
 /// may turn a plain loop that stops at the first difference back into one).
@@ -22,6 +20,6 @@ public enum ConstantTime {
         guard let expectedBase = expected.baseAddress, !expected.isEmpty else { return presented.isEmpty }
         let sameLength = presented.count == expected.count
         let compared = sameLength ? presented.baseAddress ?? expectedBase : expectedBase
-        return CRYPTO_memcmp(compared, expectedBase, expected.count) == 0 && sameLength
+        return libcrypto.CRYPTO_memcmp(compared, expectedBase, expected.count) == 0 && sameLength
     }
 }

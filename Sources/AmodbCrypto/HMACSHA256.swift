@@ -1,5 +1,3 @@
-import CCrypto
-
 /// HMAC with SHA-256 (RFC 2104, FIPS 180-4), computed by the system's libcrypto. It holds
 /// its key, so its description, debug description and mirror are redacted, as a secret's are.
 public struct HMACSHA256: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -22,7 +20,9 @@ public struct HMACSHA256: Sendable, CustomStringConvertible, CustomDebugStringCo
         let made = Self.withAddress(of: key) { key, keyCount in
             Self.withAddress(of: message) { message, messageCount in
                 code.withUnsafeMutableBufferPointer { code in
-                    HMAC(EVP_sha256(), key, Int32(keyCount), message, messageCount, code.baseAddress, &written) != nil
+                    libcrypto.HMAC(
+                        libcrypto.EVP_sha256(), key, Int32(keyCount), message, messageCount, code.baseAddress, &written)
+                        != nil
                 }
             }
         }

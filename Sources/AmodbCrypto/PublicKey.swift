@@ -1,5 +1,3 @@
-import CCrypto
-
 /// A public key that verifies signatures of one algorithm (`SignatureAlgorithm`), built
 /// from a JSON Web Key's parameters (RFC 7518 §6) with OpenSSL 3's parameter API and held
 /// as libcrypto's `EVP_PKEY`, freed when the last copy goes.
@@ -47,7 +45,7 @@ public struct PublicKey: Sendable {
         }
         // EVP_PKEY_fromdata does not check that the point is on the curve; this does.
         guard Self.checksPublicKey(pkey) else {
-            EVP_PKEY_free(pkey)
+            libcrypto.EVP_PKEY_free(pkey)
             throw CryptoError("the P-256 point (x, y) is not on the curve")
         }
         algorithm = .es256
@@ -69,34 +67,37 @@ public struct PublicKey: Sendable {
             guard let der = ECDSASignature.der(fromRaw: signature) else { return false }
             encoded = der
         }
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pkey) == 1 else { return false }
+        guard let context = libcrypto.EVP_MD_CTX_new() else { return false }
+        defer { libcrypto.EVP_MD_CTX_free(context) }
+        guard libcrypto.EVP_DigestVerifyInit(context, nil, libcrypto.EVP_sha256(), nil, key.pkey) == 1 else {
+            return false
+        }
         return encoded.withUnsafeBufferPointer { signature in
             message.withUnsafeBufferPointer { message in
-                EVP_DigestVerify(context, signature.baseAddress, signature.count, message.baseAddress, message.count)
+                libcrypto.EVP_DigestVerify(
+                    context, signature.baseAddress, signature.count, message.baseAddress, message.count)
                     == 1
             }
         }
     }
 
     /// A public key of `type` (`RSA`, `EC`) from built parameters, which it frees.
-    private static func publicKey(type: String, parameters: UnsafeMutablePointer<OSSL_PARAM>) -> OpaquePointer? {
-        defer { OSSL_PARAM_free(parameters) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { return nil }
-        defer { EVP_PKEY_CTX_free(context) }
+    private static func publicKey(type: String, parameters: OpaquePointer) -> OpaquePointer? {
+        defer { libcrypto.OSSL_PARAM_free(parameters) }
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_name(nil, type, nil) else { return nil }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(context) == 1,
-            EVP_PKEY_fromdata(context, &pkey, amodb_evp_pkey_public_key_selection(), parameters) == 1
+        guard libcrypto.EVP_PKEY_fromdata_init(context) == 1,
+            libcrypto.EVP_PKEY_fromdata(context, &pkey, LibCrypto.publicKeySelection, parameters) == 1
         else { return nil }
         return pkey
     }
 
     /// Whether libcrypto finds the public key valid (for EC: the point is on the curve).
     private static func checksPublicKey(_ pkey: OpaquePointer) -> Bool {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        return EVP_PKEY_public_check(context) == 1
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return false }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        return libcrypto.EVP_PKEY_public_check(context) == 1
     }
 }
 
@@ -110,7 +111,7 @@ final class KeyBox: @unchecked Sendable {
     }
 
     deinit {
-        EVP_PKEY_free(pkey)
+        libcrypto.EVP_PKEY_free(pkey)
     }
 }
 
@@ -125,16 +126,16 @@ struct ParameterBuilder {
     private var buffers: [UnsafeMutableRawBufferPointer] = []
 
     /// The parameters `push` adds, built; `nil` when a push or the build failed.
-    static func build(_ push: (inout ParameterBuilder) -> Bool) -> UnsafeMutablePointer<OSSL_PARAM>? {
-        guard let raw = OSSL_PARAM_BLD_new() else { return nil }
+    static func build(_ push: (inout ParameterBuilder) -> Bool) -> OpaquePointer? {
+        guard let raw = libcrypto.OSSL_PARAM_BLD_new() else { return nil }
         var builder = ParameterBuilder(builder: raw)
         defer {
-            builder.numbers.forEach { BN_free($0) }
+            builder.numbers.forEach { libcrypto.BN_free($0) }
             builder.buffers.forEach { $0.deallocate() }
-            OSSL_PARAM_BLD_free(raw)
+            libcrypto.OSSL_PARAM_BLD_free(raw)
         }
         guard push(&builder) else { return nil }
-        return OSSL_PARAM_BLD_to_param(raw)
+        return libcrypto.OSSL_PARAM_BLD_to_param(raw)
     }
 
     private init(builder: OpaquePointer) {
@@ -143,16 +144,17 @@ struct ParameterBuilder {
 
     /// Pushes an unsigned big-endian number.
     mutating func push(number bytes: [UInt8], named name: StaticString) -> Bool {
-        guard let number = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else {
+        guard let number = bytes.withUnsafeBufferPointer({ libcrypto.BN_bin2bn($0.baseAddress, Int32($0.count), nil) })
+        else {
             return false
         }
         numbers.append(number)
-        return OSSL_PARAM_BLD_push_BN(builder, Self.cString(name), number) == 1
+        return libcrypto.OSSL_PARAM_BLD_push_BN(builder, Self.cString(name), number) == 1
     }
 
     /// Pushes a UTF-8 string.
     func push(text: StaticString, named name: StaticString) -> Bool {
-        OSSL_PARAM_BLD_push_utf8_string(builder, Self.cString(name), Self.cString(text), 0) == 1
+        libcrypto.OSSL_PARAM_BLD_push_utf8_string(builder, Self.cString(name), Self.cString(text), 0) == 1
     }
 
     /// Pushes an octet string.
@@ -160,7 +162,8 @@ struct ParameterBuilder {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, octets.count), alignment: 1)
         buffers.append(copy)
         copy.copyBytes(from: octets)
-        return OSSL_PARAM_BLD_push_octet_string(builder, Self.cString(name), copy.baseAddress, octets.count) == 1
+        return libcrypto.OSSL_PARAM_BLD_push_octet_string(builder, Self.cString(name), copy.baseAddress, octets.count)
+            == 1
     }
 
     /// A static string's bytes as a C string: static strings written as literals end in NUL.

@@ -1,5 +1,3 @@
-import CCrypto
-
 /// A private key made by libcrypto that signs as a JSON Web Signature's issuer would
 /// (RS256, ES256), and hands out its public half as JSON Web Key parameters. The proxy
 /// only verifies; tests make their keys and tokens with this.
@@ -10,24 +8,25 @@ public struct SigningKey: Sendable {
 
     /// A fresh RSA key of `bits` (RS256).
     public static func rsa(bits: Int = 2048) throws(CryptoError) -> SigningKey {
-        try generate(.rs256) { context in EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 }
+        try generate(.rs256) { context in libcrypto.EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 }
     }
 
     /// A fresh P-256 key (ES256).
     public static func p256() throws(CryptoError) -> SigningKey {
-        try generate(.es256) { context in EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 }
+        try generate(.es256) { context in libcrypto.EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 }
     }
 
     private static func generate(_ algorithm: SignatureAlgorithm, _ configure: (OpaquePointer) -> Bool)
         throws(CryptoError) -> SigningKey
     {
         let type = algorithm == .rs256 ? "RSA" : "EC"
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
             throw CryptoError("libcrypto has no \(type) keys")
         }
-        defer { EVP_PKEY_CTX_free(context) }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, configure(context), EVP_PKEY_generate(context, &pkey) == 1, let pkey
+        guard libcrypto.EVP_PKEY_keygen_init(context) == 1, configure(context),
+            libcrypto.EVP_PKEY_generate(context, &pkey) == 1, let pkey
         else {
             throw CryptoError("libcrypto could not generate an \(type) key")
         }
@@ -62,30 +61,37 @@ public struct SigningKey: Sendable {
     /// A key parameter as unsigned big-endian bytes, left-padded to `padded` bytes if given.
     private func number(_ name: String, padded: Int?) -> [UInt8] {
         var number: OpaquePointer?
-        guard EVP_PKEY_get_bn_param(key.pkey, name, &number) == 1, let number else { return [] }
-        defer { BN_free(number) }
-        let count = padded ?? Int((BN_num_bits(number) + 7) / 8)
+        guard libcrypto.EVP_PKEY_get_bn_param(key.pkey, name, &number) == 1, let number else { return [] }
+        defer { libcrypto.BN_free(number) }
+        let count = padded ?? Int((libcrypto.BN_num_bits(number) + 7) / 8)
         var bytes = [UInt8](repeating: 0, count: count)
-        let written = bytes.withUnsafeMutableBufferPointer { BN_bn2binpad(number, $0.baseAddress, Int32(count)) }
+        let written = bytes.withUnsafeMutableBufferPointer {
+            libcrypto.BN_bn2binpad(number, $0.baseAddress, Int32(count))
+        }
         return written == count ? bytes : []
     }
 
     /// The signature of `message`: PKCS #1 v1.5 for RS256, `r‖s` for ES256.
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { throw CryptoError("libcrypto could not make a digest context") }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pkey) == 1 else {
+        guard let context = libcrypto.EVP_MD_CTX_new() else {
+            throw CryptoError("libcrypto could not make a digest context")
+        }
+        defer { libcrypto.EVP_MD_CTX_free(context) }
+        guard libcrypto.EVP_DigestSignInit(context, nil, libcrypto.EVP_sha256(), nil, key.pkey) == 1 else {
             throw CryptoError("libcrypto could not start signing")
         }
         var length = 0
-        guard message.withUnsafeBufferPointer({ EVP_DigestSign(context, nil, &length, $0.baseAddress, $0.count) }) == 1
+        guard
+            message.withUnsafeBufferPointer({
+                libcrypto.EVP_DigestSign(context, nil, &length, $0.baseAddress, $0.count)
+            }) == 1
         else {
             throw CryptoError("libcrypto could not size a signature")
         }
         var signature = [UInt8](repeating: 0, count: length)
         let signed = signature.withUnsafeMutableBufferPointer { out in
             message.withUnsafeBufferPointer {
-                EVP_DigestSign(context, out.baseAddress, &length, $0.baseAddress, $0.count)
+                libcrypto.EVP_DigestSign(context, out.baseAddress, &length, $0.baseAddress, $0.count)
             }
         }
         guard signed == 1 else { throw CryptoError("libcrypto could not sign") }

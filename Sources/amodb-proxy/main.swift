@@ -1,3 +1,4 @@
+import AmodbCrypto
 import AmodbProxy
 import AmodbSandbox
 import CSystemShims
@@ -96,6 +97,14 @@ case .plan(let options):
     }
 case .serve(let loaded):
     configuration = loaded
+}
+
+// libcrypto is loaded at run time, not linked (so building needs no libssl-dev): a machine
+// without it is told now which package to install, not at the first token it checks.
+do throws(CryptoError) {
+    try CryptoLibrary.load()
+} catch {
+    fail(error.description)
 }
 
 // The client tokens join the secrets scrubbed once they are read (`ClientTokens`), from
