@@ -31,17 +31,17 @@ let package = Package(
         .target(name: "CSystemShims"),
         // The libc socket calls, shared by the HTTP server and the Redis client.
         .target(name: "AmodbSockets", dependencies: ["CSystemShims"]),
-        // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders.
-        .target(name: "AmodbCompression", dependencies: ["CZlib", "CBrotli"]),
+        // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders. br
+        // uses the system's libbrotlienc and libbrotlidec (Debian libbrotli1), loaded at run
+        // time, and is not offered where they are missing.
+        .target(name: "AmodbCompression", dependencies: ["CZlib", "AmodbDynamicLibrary"]),
         // The system's zlib (Debian zlib1g-dev; the toolchain already depends on it).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // The system's brotli: libbrotlienc, and libbrotlidec for decoding (Debian libbrotli-dev).
-        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         // HMAC-SHA256, constant-time comparison and signatures over the system's OpenSSL 3
         // libcrypto (Debian libssl3), loaded at run time, behind a safe interface.
         .target(name: "AmodbCrypto", dependencies: ["AmodbDynamicLibrary"]),
         // dlopen and dlsym for the libraries loaded at run time rather than linked, so that
-        // building needs none of their headers (no libssl-dev).
+        // building needs none of their headers (no libssl-dev, no libbrotli-dev).
         .target(name: "AmodbDynamicLibrary"),
         // A local stand-in for amodb (statuses, headers, rate limit, delays).
         .target(name: "AmodbSandbox", dependencies: ["AmodbHTTP", "AmodbModels"]),
@@ -56,7 +56,7 @@ let package = Package(
         // SwiftPM refuses `unsafeFlags` in a versioned dependency, and apps depend on this package.
         .executableTarget(
             name: "amodb-proxy",
-            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbCrypto", "CSystemShims"]),
+            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbCrypto", "AmodbCompression", "CSystemShims"]),
         // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
         .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),

@@ -7,6 +7,7 @@ public struct CompressionError: Error, Sendable, Hashable, CustomStringConvertib
         case outputTooLarge(limit: Int)
         case libraryFailure(code: Int32)
         case notPlainSingleMember
+        case unavailable
     }
 
     private let kind: Kind
@@ -48,6 +49,12 @@ public struct CompressionError: Error, Sendable, Hashable, CustomStringConvertib
         CompressionError(.notPlainSingleMember, coding)
     }
 
+    /// The coding's library is not installed here (br without libbrotli1): the body was
+    /// neither made nor read, whatever it holds.
+    public static func unavailable(_ coding: ContentCoding) -> CompressionError {
+        CompressionError(.unavailable, coding)
+    }
+
     /// What happened, for logs and error messages.
     public var description: String {
         switch kind {
@@ -56,6 +63,7 @@ public struct CompressionError: Error, Sendable, Hashable, CustomStringConvertib
         case .outputTooLarge(let limit): "\(coding) body decodes to more than \(limit) bytes"
         case .libraryFailure(let code): "\(coding) library failed (code \(code))"
         case .notPlainSingleMember: "\(coding) body is not one member without optional header fields"
+        case .unavailable: "\(coding) library is not installed here"
         }
     }
 }

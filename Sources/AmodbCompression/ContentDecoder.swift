@@ -19,18 +19,27 @@ public struct ContentDecoder: Sendable {
     public let maximumOutputSize: Int
     /// Which framings of a gzip body are read; br has one framing only.
     public let gzipFraming: GzipFraming
+    /// Brotli, or `nil` where it is not installed: br bodies are then not read.
+    let brotli: Brotli?
 
     /// A decoder that refuses bodies decoding to more than `maximumOutputSize` bytes, and
     /// gzip bodies framed otherwise than `gzipFraming` allows (any members unless told).
     public init(maximumOutputSize: Int, gzipFraming: GzipFraming = .anyMembers) {
+        self.init(maximumOutputSize: maximumOutputSize, gzipFraming: gzipFraming, brotli: Brotli.system)
+    }
+
+    /// A decoder as above using `brotli` (none: one that reads no br, as where libbrotli1 is missing).
+    init(maximumOutputSize: Int, gzipFraming: GzipFraming = .anyMembers, brotli: Brotli?) {
         precondition(maximumOutputSize >= 0, "maximumOutputSize must not be negative")
         self.maximumOutputSize = maximumOutputSize
         self.gzipFraming = gzipFraming
+        self.brotli = brotli
     }
 
     /// The identity bytes of `bytes`, sent in `coding`. Throws when they are cut off,
     /// corrupt, followed by extra bytes, longer than `maximumOutputSize`, or gzip framed
-    /// otherwise than `gzipFraming` allows.
+    /// otherwise than `gzipFraming` allows; br throws `CompressionError.unavailable(.br)`
+    /// where brotli is not installed.
     public func decode(_ bytes: [UInt8], from coding: ContentCoding) throws(CompressionError) -> [UInt8] {
         switch coding {
         case .identity:
@@ -41,7 +50,8 @@ public struct ContentDecoder: Sendable {
         case .gzip:
             return try Gzip.decode(bytes, limit: maximumOutputSize, framing: gzipFraming)
         case .br:
-            return try Brotli.decode(bytes, limit: maximumOutputSize)
+            guard let brotli else { throw .unavailable(.br) }
+            return try brotli.decode(bytes, limit: maximumOutputSize)
         }
     }
 }

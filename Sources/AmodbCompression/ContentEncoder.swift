@@ -1,10 +1,11 @@
-import CBrotli
-
 /// Compresses an answer once, for every client that accepts the coding: the work is paid
 /// per stored answer, not per request, so it may be slow, but not without bound. The
 /// best settings (gzip 9, brotli 11) are used up to a size each; a larger body gets a
 /// cheaper setting, so that no single answer costs more than tens of milliseconds of a
 /// core (docs/caching.md, "Levels by size", has the measurements behind the sizes).
+///
+/// br is made only where the system's brotli (Debian libbrotli1) could be loaded; without
+/// it `codings` leaves br out, no variant is made in it, and so no client is sent it.
 public struct ContentEncoder: Sendable {
     /// zlib's compression level for gzip up to `bestGzipLimit`: 9, the smallest output.
     public static let gzipLevel: Int32 = 9
@@ -22,22 +23,43 @@ public struct ContentEncoder: Sendable {
     /// needs; large windows (RFC 7932 allows up to 24 bits, the extension 30) stay off.
     public static let brotliWindowBits: Int32 = 22
 
-    /// An encoder with the settings above.
-    public init() {}
+    /// Brotli, or `nil` where it is not installed.
+    let brotli: Brotli?
+
+    /// An encoder with the settings above, using the process's brotli if it has one.
+    public init() {
+        self.init(brotli: Brotli.system)
+    }
+
+    /// An encoder using `brotli` (none: one that makes no br, as where libbrotli1 is missing).
+    init(brotli: Brotli?) {
+        self.brotli = brotli
+    }
+
+    /// The codings this encoder makes: identity and gzip always, br where brotli is installed.
+    public var codings: ContentCodingSet {
+        brotli == nil ? [.identity, .gzip] : .all
+    }
+
+    /// Why this process makes no br (the package to install, and what loading it said), or
+    /// `nil` when it makes br: for a line in the log when a program starts.
+    public static var brotliUnavailability: String? { Brotli.unavailability }
 
     /// `bytes` in `coding`: identity returns them as they are; gzip is one complete
     /// gzip member; br is brotli in text mode, tuned for UTF-8 such as JSON. The level
     /// or quality is the one for `bytes.count` (`gzipLevel(forSize:)`, `brotliQuality(forSize:)`).
+    /// br throws `CompressionError.unavailable(.br)` when `codings` has no br.
     public func encode(_ bytes: [UInt8], as coding: ContentCoding) throws(CompressionError) -> [UInt8] {
         switch coding {
         case .identity:
-            bytes
+            return bytes
         case .gzip:
-            try Gzip.encode(bytes, level: Self.gzipLevel(forSize: bytes.count))
+            return try Gzip.encode(bytes, level: Self.gzipLevel(forSize: bytes.count))
         case .br:
-            try Brotli.encode(
+            guard let brotli else { throw .unavailable(.br) }
+            return try brotli.encode(
                 bytes, quality: Self.brotliQuality(forSize: bytes.count), windowBits: Self.brotliWindowBits,
-                mode: BROTLI_MODE_TEXT)
+                mode: LibBrotli.modeText)
         }
     }
 

@@ -24,7 +24,8 @@ public struct ContentVariants: Sendable, Equatable {
     /// the event loops, once per stored answer; the other codings stay `pending`. Nothing
     /// is made below `minimumSize` bytes (and nothing is left pending), and a variant not
     /// smaller than the identity bytes is dropped (a client that accepts it gets identity,
-    /// just as small).
+    /// just as small). A coding `encoder` does not make (br without brotli) is neither made
+    /// nor pending, so it is never offered.
     public init(
         compressing identity: [UInt8], codings: ContentCodingSet = .all, minimumSize: Int = defaultMinimumSize,
         encoder: ContentEncoder = ContentEncoder()
@@ -33,7 +34,9 @@ public struct ContentVariants: Sendable, Equatable {
             self.init(identity: identity, gzip: nil, br: nil)
             return
         }
-        self = try ContentVariants(identity: identity, gzip: nil, br: nil, pending: [.gzip, .br])
+        // Only what the encoder makes is pending: without brotli, br is never to come.
+        let pending = encoder.codings.subtracting(.identity)
+        self = try ContentVariants(identity: identity, gzip: nil, br: nil, pending: pending)
             .completed(codings, encoder: encoder)
     }
 
@@ -73,10 +76,11 @@ public struct ContentVariants: Sendable, Equatable {
         return ContentVariants(identity: identity, gzip: gzip, br: br, pending: pending.subtracting(making))
     }
 
-    /// `identity` in `coding`, if that is smaller.
+    /// `identity` in `coding`, if that is smaller and `encoder` makes that coding.
     private static func smaller(
         _ identity: [UInt8], as coding: ContentCoding, encoder: ContentEncoder
     ) throws(CompressionError) -> [UInt8]? {
+        guard encoder.codings.contains(coding) else { return nil }
         let bytes = try encoder.encode(identity, as: coding)
         return bytes.count < identity.count ? bytes : nil
     }

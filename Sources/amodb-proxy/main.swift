@@ -1,3 +1,4 @@
+import AmodbCompression
 import AmodbCrypto
 import AmodbProxy
 import AmodbSandbox
@@ -127,6 +128,10 @@ if configuration.sandbox {
     logger.info("sandbox mode: amodb is the built-in stand-in", ["upstream": standIn.baseURL])
 }
 
+// brotli, too, is loaded at run time; without it answers go out in gzip or identity.
+if let problem = ContentEncoder.brotliUnavailability {
+    logger.warning("br answers are off: brotli is not installed; gzip and identity are sent", ["problem": problem])
+}
 let proxy = ProxyServer(configuration: configuration, logger: logger)
 let port: Int
 do {

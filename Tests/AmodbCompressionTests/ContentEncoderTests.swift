@@ -1,4 +1,3 @@
-import CBrotli
 import Testing
 
 @testable import AmodbCompression
@@ -98,15 +97,16 @@ struct ContentEncoderTests {
     func compressesBrotliAtQualityElevenUpToItsLimitAndFiveAbove(size: Int, quality: Int32) throws {
         let body = Self.jsonBody(size)
         let encoded = try ContentEncoder().encode(body, as: .br)
+        let brotli = try #require(Brotli.system)
         #expect(
             encoded
-                == (try Brotli.encode(
-                    body, quality: quality, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
+                == (try brotli.encode(
+                    body, quality: quality, windowBits: ContentEncoder.brotliWindowBits, mode: LibBrotli.modeText)))
         let other: Int32 = quality == 11 ? 5 : 11
         #expect(
             encoded
-                != (try Brotli.encode(
-                    body, quality: other, windowBits: ContentEncoder.brotliWindowBits, mode: BROTLI_MODE_TEXT)))
+                != (try brotli.encode(
+                    body, quality: other, windowBits: ContentEncoder.brotliWindowBits, mode: LibBrotli.modeText)))
         #expect(try decoder.decode(encoded, from: .br) == body)
     }
 }

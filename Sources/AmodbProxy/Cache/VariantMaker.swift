@@ -108,10 +108,12 @@ final class VariantMaker: Sendable {
         entry.byteCount + pending(entry).count * (entry.body.count / smallestShare)
     }
 
-    /// The codings still to make for `entry`: both for one never compressed that is long enough.
+    /// The codings still to make for `entry`: every one the encoder makes (gzip, and br where
+    /// brotli is installed) for one never compressed that is long enough.
     private static func pending(_ entry: CachedResponse) -> [ContentCoding] {
         guard let variants = entry.variants else {
-            return entry.body.count >= ContentVariants.defaultMinimumSize ? [.gzip, .br] : []
+            guard entry.body.count >= ContentVariants.defaultMinimumSize else { return [] }
+            return [ContentCoding.gzip, .br].filter(ContentEncoder().codings.contains)
         }
         return [ContentCoding.gzip, .br].filter { variants.pending.contains($0) }
     }

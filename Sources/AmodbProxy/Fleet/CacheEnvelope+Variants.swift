@@ -18,6 +18,9 @@ import AmodbCompression
 /// body it was checked against is good, so the entry is served from it and its other
 /// variants, and a client asking for gzip gets one of those.
 ///
+/// A replica without brotli (libbrotli1 not installed) leaves a br variant out unread: it
+/// cannot check it, and it offers no br of its own either.
+///
 /// An entry read from an envelope has its variants complete, none pending: a replica never
 /// compresses what it read.
 extension CacheEnvelope {
@@ -77,6 +80,10 @@ extension CacheEnvelope {
                 found[coding] = variant
             } catch let error where error == .notPlainSingleMember(coding) {
                 onRefusedVariant(coding, error)
+            } catch let error where error == .unavailable(coding) {
+                // br from a replica that has brotli, read by one that has not: this one cannot
+                // check it, so it does not serve it, and serves the body and gzip as usual.
+                continue
             } catch {
                 return .failure(poisoned)
             }
