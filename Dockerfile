@@ -50,15 +50,9 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${BUILDER_IMAGE} AS build
 WORKDIR /build
 
-# Compressed answers (AmodbCompression) link the system's zlib and brotli through
-# the system-library targets CZlib and CBrotli, and AmodbCrypto links OpenSSL 3's
-# libcrypto through CCrypto. The swift images already carry zlib1g-dev;
-# libbrotli-dev (libbrotlienc, libbrotlidec) and libssl-dev are installed when missing.
-RUN dpkg -s libbrotli-dev libssl-dev >/dev/null 2>&1 \
- || { export DEBIAN_FRONTEND=noninteractive \
-      && apt-get -q update \
-      && apt-get -q install -y --no-install-recommends libbrotli-dev libssl-dev \
-      && rm -rf /var/lib/apt/lists/*; }
+# Nothing to install: gzip links the system's zlib (CZlib; the swift images carry
+# zlib1g-dev, as the toolchain needs it), and libcrypto and brotli are loaded at run
+# time (dlopen), so building needs neither libssl-dev nor libbrotli-dev.
 
 # Manifest first: resolving dependencies stays cached while only sources change.
 # .build is a cache mount (kept by the build host between builds; needs BuildKit
@@ -77,8 +71,9 @@ COPY ./scripts ./scripts
 COPY ./Tests ./Tests
 
 # --static (--static-swift-stdlib): the Swift runtime and Foundation are linked in,
-# so the binary needs only libc, libstdc++, libgcc_s and libcurl (FoundationNetworking;
-# it brings libz and libbrotli along) from the runtime image. The binary is copied
+# so the binary links only libc, libstdc++, libgcc_s, libz and libcurl
+# (FoundationNetworking) from the runtime image, and loads libcrypto and libbrotli
+# with glibc's dlopen when it starts. The binary is copied
 # out of the cache mount, and out of the toolchain (swift-backtrace-static),
 # inside the RUN: neither exists for a later COPY --from. (The script's standard
 # output is the binary's path alone, and its failure fails the RUN.)
@@ -94,13 +89,15 @@ FROM ${RUNTIME_IMAGE}
 
 # What the binary still loads: libcurl4 (FoundationNetworking, the upstream
 # client and --healthcheck), ca-certificates (TLS to amodb), tzdata. The public
-# debian:bookworm-slim has none of them. zlib1g and libbrotli1 (libz,
-# libbrotlienc, libbrotlidec, for gzip and br answers) and libssl3 (libcrypto, for
-# HMAC-SHA256 and the RS256/ES256 signatures of users' ID tokens) need no line of their own: libcurl4 depends on all three
-# (`apt-cache depends libcurl4`).
+# debian:bookworm-slim has none of them. libssl3 (libcrypto.so.3: HMAC-SHA256 and
+# the RS256/ES256 signatures of users' ID tokens; the proxy does not start without
+# it) and libbrotli1 (libbrotlienc.so.1, libbrotlidec.so.1: br answers, left out
+# without it) are opened with dlopen, which no package dependency records, so they
+# are named here even though libcurl4 depends on both today. zlib1g (libz, gzip)
+# comes with every Debian image.
 RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
  && apt-get -q update \
- && apt-get -q install -y --no-install-recommends ca-certificates libcurl4 tzdata \
+ && apt-get -q install -y --no-install-recommends ca-certificates libcurl4 libssl3 libbrotli1 tzdata \
  && rm -rf /var/lib/apt/lists/*
 
 # Fixed uid/gid so mounted secrets and volumes can be granted to it. No login

@@ -7,9 +7,10 @@
 #   bin=$(scripts/build-release.sh --static | tail -1)   # runtime and Foundation linked in,
 #                                                        # as the container ships it
 #
-# `--static` is `--static-swift-stdlib`: the binary then needs only libc, libstdc++, libgcc_s
-# and libcurl (FoundationNetworking) at run time; on the host it needs libcurl4-openssl-dev
-# to link (the static FoundationNetworking links -lcurl).
+# `--static` is `--static-swift-stdlib`: the binary then links only libc, libstdc++, libgcc_s,
+# libz and libcurl (FoundationNetworking) at run time, and opens libcrypto (libssl3) and
+# brotli (libbrotli1) with glibc's dlopen as any build does; on the host it needs
+# libcurl4-openssl-dev to link (the static FoundationNetworking links -lcurl).
 #
 # The release-only flags live here, not in Package.swift: SwiftPM refuses a versioned
 # dependency whose targets carry `unsafeFlags`, and apps take AmodbClient and AmodbModels
