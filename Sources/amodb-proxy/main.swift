@@ -57,7 +57,12 @@ case .version:
     exit(0)
 case .checkConfig(let checked):
     print(ConfigurationLoader.describe(checked), terminator: "")
-    exit(0)
+    // A name that is no setting is most likely one misspelled: the check fails on it.
+    let unknown = ConfigurationLoader.unknownSettings(in: ProcessInfo.processInfo.environment)
+    for (name, closest) in unknown {
+        FileHandle.standardError.write(Data("amodb-proxy: \(name) is no setting; did you mean \(closest)?\n".utf8))
+    }
+    exit(unknown.isEmpty ? 0 : 2)
 case .healthcheck(let checked):
     let done = DispatchSemaphore(value: 0)
     let healthy = Mutex(false)
@@ -113,6 +118,10 @@ do throws(CryptoError) {
 let logger = ProxyLogger(
     minimumLevel: configuration.logLevel, format: configuration.logFormat,
     secrets: [configuration.apiKey] + [configuration.jwtSecret].compactMap { $0 })
+for (name, closest) in ConfigurationLoader.unknownSettings(in: ProcessInfo.processInfo.environment) {
+    logger.warning(
+        "\(name) is no setting and is ignored; did you mean \(closest)?", ["variable": name, "closest": closest])
+}
 var sandbox: AmodbSandbox?
 if configuration.sandbox {
     // The built-in stand-in for amodb, on a loopback port of its own, with its own key.
@@ -152,7 +161,8 @@ logger.info(
         "configuration_ttl": logged(configuration.configurationTTL),
     ])
 if configuration.sandbox {
-    LineWriter.standardOutput.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
+    // For the person at the terminal, not for the access log on standard output.
+    LineWriter.standardError.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
 }
 
 // Signals are handled on a queue of their own, so the main thread goes straight back to waiting.

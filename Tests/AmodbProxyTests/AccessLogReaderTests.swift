@@ -122,6 +122,10 @@ struct AccessLogReaderTests {
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/popular","status":200,"cache":"hit"}"#,
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"\/movie\/550","status":200,"cache":"hit"}"#,
         #"2026-11-29T20:39:05.123Z method=GET route=/3/movie/{movie_id} key="/movie/550 status=200 cache=hit"#,
+        // Durations no request took, or no number at all: the time they would move is no time.
+        #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550","status":200,"cache":"hit","duration_ms":1234567890123456789012345}"#,
+        #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550","status":200,"cache":"hit","duration_ms":86400001}"#,
+        #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550","status":200,"cache":"hit","duration_ms":"soon"}"#,
     ])
     func aLineThatIsNoAccessLogLineIsCountedAsUnreadable(line: String) {
         let good = AccessLogLine.forwarded(Self.requests[1], at: Self.base)

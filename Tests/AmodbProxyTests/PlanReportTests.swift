@@ -37,6 +37,24 @@ struct PlanReportTests {
         #expect(PlanReport.grouped(value) == text)
     }
 
+    @Test func aLogShorterThanTheTTLsItComparesIsSaidToBe() throws {
+        var options = PlanOptions(accessLog: "x")
+        options.movieTTLs = [1800, 21_600, 86_400]
+        let request = try AmodbRequest(route: .movie(id: 550))
+        let contents = AccessLogReader.Contents(
+            requests: [
+                ReplayRequest(time: 1_795_984_745, request: request),
+                ReplayRequest(time: 1_795_984_745 + 7_200, request: request),
+            ],
+            linesBeforeKeys: 0, linesNotForwarded: 0, linesUnreadable: 0, linesOutOfOrder: 0)
+        let text = PlanReport.render(contents, rows: [], options: options)
+        #expect(text.contains("The log covers less than the movie TTLs 6 h, 24 h"), "\(text)")
+        #expect(text.contains("Replay at least 24 h of log"))
+        for line in text.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
+        options.movieTTLs = [1800]
+        #expect(!PlanReport.render(contents, rows: [], options: options).contains("The log covers less"))
+    }
+
     @Test func theReportHasARowPerPlanAndTTLWithinEightyColumnsAndSaysWhatWasSkipped() throws {
         var options = PlanOptions(accessLog: "x")
         options.plans = [20, 120, 100_000]

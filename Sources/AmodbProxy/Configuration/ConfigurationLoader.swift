@@ -1,5 +1,6 @@
 import AmodbModels
 import AmodbRedis
+import AmodbSockets
 import Foundation
 
 /// What the command line asks for.
@@ -81,7 +82,13 @@ public enum ConfigurationLoader {
             config.upstreamURL = value.hasSuffix("/") ? String(value.dropLast()) : value
         },
         Setting(variable: "HOST", flag: "--host", help: "address to listen on", show: { config in config.host }) {
-            config, value in
+            config, value throws(ConfigurationError) in
+            // What the listener binds: an address, not a name (nothing is resolved at start).
+            guard SocketAddress(host: value, port: 0) != nil else {
+                throw ConfigurationError(
+                    "HOST must be an IP address to listen on, such as 0.0.0.0, 127.0.0.1 or :: (names such as localhost are not resolved), not \(shown(value))"
+                )
+            }
             config.host = value
         },
         Setting(variable: "PORT", flag: "--port", help: "port to listen on", show: { config in String(config.port) }) {
@@ -470,6 +477,43 @@ public enum ConfigurationLoader {
             let logger = ProxyLogger(secrets: secrets.filter { $0.revealed.count >= 6 }, sink: { _ in })
             throw ConfigurationError(logger.scrubbed(error.description), setting: error.setting)
         }
+    }
+
+    /// Environment variables named like settings (`AMODB_…`) that are none, each with the
+    /// setting it most likely meant, in name order: a misspelled name (`AMODB_RATELIMIT`,
+    /// `AMODB_TOKENS`) would otherwise leave a default, or an open proxy, without a word.
+    /// Only names: a value may be a secret.
+    public static func unknownSettings(in environment: [String: String]) -> [(name: String, closest: String)] {
+        let known = Set(settings.map(\.variable) + ["AMODB_CONFIG", "AMODB_SANDBOX"])
+        return environment.keys.filter { $0.hasPrefix("AMODB_") && !known.contains($0) }.sorted().map { name in
+            (name, closestSetting(to: name, among: known.sorted()))
+        }
+    }
+
+    /// The name in `names` nearest to `name`: one that holds it, or that it holds, whole
+    /// (`AMODB_TOKENS` in `AMODB_PROXY_TOKENS`), else the fewest edits; the shorter on a tie.
+    static func closestSetting(to name: String, among names: [String]) -> String {
+        let word = Array(name.dropFirst("AMODB_".count).uppercased().utf8)
+        func distance(_ other: String) -> Int {
+            let candidate = Array(other.dropFirst(other.hasPrefix("AMODB_") ? "AMODB_".count : 0).utf8)
+            if !word.isEmpty, candidate.count != word.count,
+                String(decoding: candidate, as: UTF8.self).contains(String(decoding: word, as: UTF8.self))
+                    || String(decoding: word, as: UTF8.self).contains(String(decoding: candidate, as: UTF8.self))
+            {
+                return 1
+            }
+            // Levenshtein, one row at a time.
+            var previous = Array(0...candidate.count)
+            for (i, a) in word.enumerated() {
+                var current = [i + 1] + Array(repeating: 0, count: candidate.count)
+                for (j, b) in candidate.enumerated() {
+                    current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a == b ? 0 : 1))
+                }
+                previous = current
+            }
+            return previous[candidate.count]
+        }
+        return names.min { (distance($0), $0.count, $0) < (distance($1), $1.count, $1) } ?? "AMODB_KEY"
     }
 
     /// What the command line asks for besides settings.

@@ -215,8 +215,15 @@ public struct AccessLogReader: Sendable {
             linesUnreadable += 1
             return
         }
-        // A line is written when its answer is: the request came `duration_ms` before.
-        if let duration = fields.duration, let milliseconds = Self.decimal(duration) { time -= milliseconds / 1000 }
+        // A line is written when its answer is: the request came `duration_ms` before. A
+        // duration that is no number, or no request's, makes the line unreadable.
+        if let duration = fields.duration {
+            guard let milliseconds = Self.decimal(duration) else {
+                linesUnreadable += 1
+                return
+            }
+            time -= milliseconds / 1000
+        }
         if time < lastTime { linesOutOfOrder += 1 } else { lastTime = time }
         arrivals.append(Arrival(time: time, line: Int32(truncatingIfNeeded: arrivals.count), key: index))
     }
@@ -406,8 +413,11 @@ public struct AccessLogReader: Sendable {
         return digit <= 9 ? Int(digit) : nil
     }
 
-    /// `0.084`, `41`, `2000`: what `duration_ms` holds; `nil` for anything else.
+    /// `0.084`, `41`, `2000`: what `duration_ms` holds; `nil` for anything else, and for a
+    /// duration longer than a day, which no request the proxy answered took (its deadlines
+    /// are seconds): such a number would move the line's time anywhere.
     private static func decimal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard text.count <= 24 else { return nil }
         var value = 0.0
         var scale = 0.0
         for byte in text {
@@ -424,8 +434,11 @@ public struct AccessLogReader: Sendable {
                 return nil
             }
         }
-        return text.isEmpty ? nil : value
+        return text.isEmpty || value > Self.longestDurationMilliseconds ? nil : value
     }
+
+    /// The longest `duration_ms` taken as written: a day.
+    static let longestDurationMilliseconds = 86_400_000.0
 
     /// A line without the white space (and a CR) around it.
     private static func trimmed(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {

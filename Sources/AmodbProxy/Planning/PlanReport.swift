@@ -65,6 +65,17 @@ public enum PlanReport {
         text +=
             "Trending lists are fresh for \(duration(options.trendingTTL)); "
             + "a miss waits up to \(duration(options.missWait)) for a call.\n"
+        // A TTL longer than the log never expires in the replay: its rows show no refresh.
+        let longer = options.movieTTLs.filter { $0 > last - first }
+        if !longer.isEmpty {
+            let ttls = longer.map(duration).joined(separator: ", ")
+            let many = longer.count > 1
+            text += wrapped(
+                "The log covers less than the movie TTL\(many ? "s" : "") \(ttls): no entry expires within "
+                    + "\(many ? "them" : "it") in the replay, so \(many ? "their rows" : "its row") read\(many ? "" : "s") "
+                    + "alike. Replay at least \(duration(longer.max() ?? 0)) of log to compare \(many ? "them" : "it")."
+            )
+        }
         if contents.linesBeforeKeys > 0 {
             text +=
                 "\(lines(contents.linesBeforeKeys)) written before keys were logged \(were(contents.linesBeforeKeys)) skipped.\n"
@@ -110,6 +121,21 @@ public enum PlanReport {
         }
         for index in order.prefix(1000 - tenths.reduce(0, +)) { tenths[index] += 1 }
         return tenths
+    }
+
+    /// `text` in lines of at most 80 columns, broken between words, each ending in a newline.
+    static func wrapped(_ text: String) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > 80 {
+                lines.append(line)
+                line = ""
+            }
+            line += line.isEmpty ? String(word) : " " + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.map { $0 + "\n" }.joined()
     }
 
     /// `1 line`, `1,000 lines`.
