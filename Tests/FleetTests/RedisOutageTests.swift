@@ -1,8 +1,9 @@
-import AmodbProxy
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
 import Testing
+
+@testable import AmodbProxy
 
 /// Redis is an optimisation, and the key's limit a promise: while Redis is away a replica
 /// serves what it stores, grants no call the fleet could already have spent (a full window
@@ -102,7 +103,7 @@ struct RedisOutageTests {
         }
     }
 
-    @Test func aBriefStallIsNoOutage() async throws {
+    @Test func aMissWaitsOutABriefStall() async throws {
         try await withRedisServer { server in
             let upstream = ScriptedUpstream(fallback: Self.movie)
             try await withServer(
@@ -116,10 +117,34 @@ struct RedisOutageTests {
                 try await Task.sleep(for: .milliseconds(300))  // a fork for BGSAVE stalls this long
                 server.resume()
                 #expect(try await miss.value.status == 200, "the miss waited in line and Redis granted its call")
-                #expect(!fleet.logs[0].all.contains { $0.contains("redis unreachable") })
                 #expect(upstream.calls == ["/movie/550", "/movie/551"])
             }
         }
+    }
+
+    /// One slow command is no outage: failures make one only when there are several and they
+    /// span a second of the replica's clock (or no first reply came within a second).
+    @Test func anOutageIsSeveralFailuresOverASecondNotOneSlowCommand() async throws {
+        let clock = ManualClock()
+        let log = LogCapture()
+        // Nothing listens there: every call fails at once.
+        let link = RedisLink(
+            configuration: RedisConfiguration(endpoint: .init(host: "127.0.0.1", port: 1)), prefix: "amodb-proxy:",
+            logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink), largestBody: 1024, clock: clock)
+        defer { Task { await link.shutdown() } }
+        let fail: () async -> Void = { _ = await link.call { try await $0.send(["PING"]) } }
+        clock.advance(by: 0.5)
+        for _ in 0..<5 { await fail() }
+        #expect(link.outageStart() == nil, "five failures within half a second of the start")
+        clock.advance(by: 0.4)
+        await fail()
+        #expect(link.outageStart() == nil, "a second has not passed since the first failure")
+        clock.advance(by: 0.7)
+        #expect(link.outageStart() == clock.now(), "failures spanning a second: an outage, from now")
+        #expect(log.all.filter { $0.contains("redis unreachable") }.count == 1)
+        clock.advance(by: 5)
+        await fail()
+        #expect(link.outageStart() == clock.now() - 5, "the outage keeps its start")
     }
 
     @Test func aReplicaStartingWithRedisUnreachableAssumesAFleet() async throws {
