@@ -241,7 +241,24 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
             // A message is a sentence; a longer one is not something to put in front of a user.
             return redacted.count > 300 ? String(redacted.prefix(300)) + "…" : redacted
         }
+        if response.status == 401, Self.isProxyChallenge(response) {
+            let sent: AmodbClientError.ProxyCredential =
+                switch credential {
+                case _ where token == nil: .none
+                case .provider: .userToken
+                case .fixed, .none: .appToken
+                }
+            return AmodbClientError(.proxyRefused(sent, serverMessage: serverMessage))
+        }
         let retryAfter = response.status == 429 ? RetryAfter.delay(response.headers["Retry-After"]) : nil
         return AmodbClientError(.status(response.status, serverMessage: serverMessage, retryAfter: retryAfter))
+    }
+
+    /// Whether a 401 comes from amodb-proxy (its challenge names the realm `amodb-proxy`,
+    /// RFC 6750 §3) rather than from amodb, which sends no challenge: then the token sent
+    /// to the proxy was refused, not amodb's key.
+    static func isProxyChallenge(_ response: AmodbResponse) -> Bool {
+        guard let challenge = response.headers["WWW-Authenticate"]?.lowercased() else { return false }
+        return challenge.contains("realm=\"amodb-proxy\"") || challenge.contains("realm=amodb-proxy")
     }
 }

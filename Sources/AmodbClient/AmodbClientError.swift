@@ -20,6 +20,19 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         case cancelled
         /// The ``TokenProvider`` gave no token (it threw, or returned `nil`): no user is signed in.
         case noToken(String)
+        /// amodb-proxy, not amodb, answered 401: the token sent to the proxy (or its absence)
+        /// was refused, and amodb's key was never in question.
+        case proxyRefused(ProxyCredential, serverMessage: String?)
+    }
+
+    /// What the client sent to the proxy that refused it.
+    enum ProxyCredential: Sendable, Equatable {
+        /// No token.
+        case none
+        /// A fixed token: the app's client token (`AMODB_PROXY_TOKENS`).
+        case appToken
+        /// A ``TokenProvider``'s token: a signed-in user's ID token.
+        case userToken
     }
 
     /// The kind of failure; compare with `==` (new kinds may be added, so `switch` needs a `default`).
@@ -85,7 +98,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidResponse: .invalidResponse
         case .transport(let code, _, _): Self.kind(of: code)
         case .cancelled: .cancelled
-        case .noToken: .unauthorized
+        case .noToken, .proxyRefused: .unauthorized
         }
     }
 
@@ -94,6 +107,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         switch reason {
         case .status(let status, _, _): status
         case .invalidResponse(let status, _): status
+        case .proxyRefused: 401
         case .invalidRequest, .transport, .cancelled, .noToken: nil
         }
     }
@@ -109,6 +123,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
     /// Any occurrence of the bearer token is already replaced by `<redacted>`.
     public var serverMessage: String? {
         if case .status(_, let message, _) = reason { return message }
+        if case .proxyRefused(_, let message) = reason { return message }
         return nil
     }
 
@@ -175,6 +190,13 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
             return "The request was cancelled."
         case .noToken(let problem):
             return Self.sentence("No sign-in token to send: \(problem)")
+        case .proxyRefused(let credential, let serverMessage):
+            let detail = serverMessage.map { ": \($0)" } ?? ""
+            switch credential {
+            case .none: return Self.sentence("The proxy requires a token, and none was sent (401)\(detail)")
+            case .appToken: return Self.sentence("The proxy refused the app's client token (401)\(detail)")
+            case .userToken: return Self.sentence("The proxy refused the user's sign-in token (401)\(detail)")
+            }
         }
     }
 
