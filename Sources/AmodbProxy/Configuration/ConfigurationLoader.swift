@@ -251,6 +251,13 @@ public enum ConfigurationLoader {
                 config.jwksURL = nil
                 return
             }
+            // Checked before anything else, as the other errors quote the value: a user name
+            // or password would be sent with every fetch and shown wherever the URL is.
+            if hasCredentials(text) {
+                throw ConfigurationError(
+                    "AMODB_JWT_JWKS_URL holds a user name or password (user:password@host); a key set is public and is fetched without credentials: remove them (the URL is not shown)"
+                )
+            }
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", url.host != nil
             else {
@@ -548,6 +555,8 @@ public enum ConfigurationLoader {
         }
 
         configuration.sandbox = sandbox
+        // The settings given a value anywhere (the file, the environment, a flag).
+        var given = Set<String>()
         let explicitFile = configPath != nil
         let path = configPath ?? defaultConfigPath
         if let data = readFile(path) {
@@ -558,20 +567,36 @@ public enum ConfigurationLoader {
                     throw ConfigurationError("unknown setting \(shown(variable)) in the configuration file")
                 }
                 try apply(setting, value, to: &configuration)
+                if !value.isEmpty { given.insert(variable) }
             }
         } else if explicitFile {
             throw ConfigurationError("cannot read the configuration file \(shown(path))", setting: "AMODB_CONFIG")
         }
         for setting in settings {
-            if let value = environment[setting.variable] { try apply(setting, value, to: &configuration) }
+            if let value = environment[setting.variable] {
+                try apply(setting, value, to: &configuration)
+                if !value.isEmpty { given.insert(setting.variable) }
+            }
         }
         for (setting, value) in flags {
             try apply(setting, value, to: &configuration)
+            if !value.isEmpty { given.insert(setting.variable) }
         }
         if configuration.limits.maxReadBufferBytes < configuration.limits.minimumReadBufferBytes {
             throw ConfigurationError(
                 "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)",
                 setting: "AMODB_READ_BUFFER_BYTES")
+        }
+        // Rules for users' tokens with nothing to check them with would do nothing, silently:
+        // the operator meant to require sign-in. The leeway at its default is no rule
+        // (`--check-config` prints it, and its output is a settings file).
+        if configuration.jwtLeeway == ProxyConfiguration.defaults.jwtLeeway { given.remove("AMODB_JWT_LEEWAY") }
+        if !configuration.verifiesUserTokens,
+            let rule = ["AMODB_JWT_ISSUER", "AMODB_JWT_AUDIENCE", "AMODB_JWT_LEEWAY"].first(where: given.contains)
+        {
+            throw ConfigurationError(
+                "\(rule) is set, but neither AMODB_JWT_JWKS_URL nor AMODB_JWT_SECRET (or AMODB_JWT_SECRET_FILE) is: set the sign-in provider's key set URL (RS256, ES256) or its HS256 secret, or remove \(rule)",
+                setting: "AMODB_JWT_JWKS_URL")
         }
         if configuration.verifiesUserTokens {
             let source = configuration.jwtSecret != nil ? "AMODB_JWT_SECRET" : "AMODB_JWT_JWKS_URL"
@@ -661,6 +686,13 @@ public enum ConfigurationLoader {
             )
         }
         return secret
+    }
+
+    /// Whether a URL's authority (between `//` and the path) holds a user name or password.
+    static func hasCredentials(_ url: String) -> Bool {
+        guard let start = url.range(of: "//") else { return url.contains("@") }
+        let authority = url[start.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return authority.contains("@")
     }
 
     /// A comma-separated list, each item trimmed, empty items dropped.
