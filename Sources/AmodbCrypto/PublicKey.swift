@@ -12,13 +12,15 @@ public struct PublicKey: Sendable {
     public static let maximumRSABits = 8192
 
     /// An RS256 key from the modulus `n` and public exponent `e` (big-endian, unsigned).
+    /// The exponent must be odd and at least 3: with `e` = 1 a signature is its own
+    /// encoded message, so anyone could forge one, and an even `e` is no RSA key.
     public init(rsaModulus n: [UInt8], exponent e: [UInt8]) throws(CryptoError) {
         let modulus = n.drop { $0 == 0 }
         let exponent = e.drop { $0 == 0 }
-        let bits = modulus.count * 8 - (modulus.first.map { $0.leadingZeroBitCount } ?? 8)
-        guard (Self.minimumRSABits...Self.maximumRSABits).contains(bits), !exponent.isEmpty, exponent.count <= 8 else {
+        let bits = Self.bitCount(of: n)
+        guard (Self.minimumRSABits...Self.maximumRSABits).contains(bits), Self.isAcceptableRSAExponent(e) else {
             throw CryptoError(
-                "an RSA public key needs a modulus of 2048 to 8192 bits and an exponent of at most 64 bits")
+                "an RSA public key needs a modulus of 2048 to 8192 bits and an odd exponent from 3 to 64 bits")
         }
         let made = ParameterBuilder.build { builder in
             builder.push(number: Array(modulus), named: "n") && builder.push(number: Array(exponent), named: "e")
@@ -28,6 +30,27 @@ public struct PublicKey: Sendable {
         }
         algorithm = .rs256
         key = KeyBox(pkey)
+    }
+
+    /// The bits of an unsigned big-endian number, leading zeros not counted.
+    public static func bitCount(of number: [UInt8]) -> Int {
+        let significant = number.drop { $0 == 0 }
+        return significant.count * 8 - (significant.first.map { $0.leadingZeroBitCount } ?? 8)
+    }
+
+    /// Whether an RSA public exponent (unsigned big-endian) is odd, at least 3 and at most
+    /// 64 bits.
+    public static func isAcceptableRSAExponent(_ exponent: [UInt8]) -> Bool {
+        let significant = exponent.drop { $0 == 0 }
+        guard let last = significant.last, significant.count <= 8 else { return false }
+        return last & 1 == 1 && (significant.count > 1 || last >= 3)
+    }
+
+    /// An RSA public exponent in decimal when it fits 64 bits (`1`, `65537`), else its size.
+    public static func exponentDescription(_ exponent: [UInt8]) -> String {
+        let significant = exponent.drop { $0 == 0 }
+        guard significant.count <= 8 else { return "a \(bitCount(of: exponent))-bit number" }
+        return String(significant.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
     /// An ES256 key from the P-256 point's affine coordinates `x` and `y` (32 bytes each).
