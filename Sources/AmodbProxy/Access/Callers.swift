@@ -1,15 +1,25 @@
+import AmodbCrypto
 import AmodbHTTP
 
 /// Who may call the API routes: app tokens (`ClientTokens`), users' ID tokens
 /// (`TokenVerifier`), both (an app moving from one to the other), or anyone. It reads a
-/// request's `Authorization` and says who is calling, or the answer that refuses them;
-/// every outcome is counted in `amodb_proxy_auth_total`. A token is never part of an
-/// answer, a log line or a label.
+/// request's `Authorization` (and, for app tokens, an `api_key` query parameter) and says
+/// who is calling, or the answer that refuses them; every outcome is counted in
+/// `amodb_proxy_auth_total`. A token is never part of an answer, a log line or a label.
+///
+/// What it costs a client is bounded: a valid app token is a few constant-time comparisons,
+/// and a user's token that verified before is a digest and a lookup. Everything else (a
+/// token to verify, a wrong token, none) is charged to the client's address when a refusal
+/// comes of it, and once the address has spent its rate (`AMODB_CLIENT_RATE_LIMIT`) on
+/// refusals it gets 429 before anything is checked: a flood of made-up tokens costs a
+/// lookup each, not a signature check.
 struct Callers: Sendable {
     let tokens: ClientTokens
     let users: TokenVerifier?
     /// The key set the users' tokens may need, for `/readyz`.
     let keySet: KeySetRefresher?
+    /// The per-client limiter whose address buckets refusals are charged to; `nil`: none.
+    let rateLimiter: ClientRateLimiter?
     let metrics: ProxyMetrics
 
     /// The outcome for one request.
@@ -20,7 +30,8 @@ struct Callers: Sendable {
         case token(String)
         /// A verified user.
         case user(UserIdentity)
-        /// The answer to send instead (401, or 503 while the key set is missing).
+        /// The answer to send instead (401; 429 for an address over its rate; 503 while the
+        /// key set is missing).
         case refused(HTTPResponse)
 
         /// The verified user, if that is who calls.
@@ -29,78 +40,215 @@ struct Callers: Sendable {
         }
     }
 
+    /// The client a request comes from, as far as its refusals are concerned.
+    struct Client {
+        /// Its address (the peer's, or from a trusted `X-Forwarded-For`).
+        let address: String
+        /// Whether the address is limited (not in `AMODB_RATE_LIMIT_EXEMPT`).
+        let limited: Bool
+    }
+
     /// Whether any credential is required.
     var isEnabled: Bool { tokens.isEnabled || users != nil }
 
-    /// Who `authorization` (the field's value, if sent) speaks for, at `clock`'s now (read
-    /// only for a user's token); `loop` is the event loop whose queue this runs on
-    /// (`ResponderContext.loopIndex`), for the count.
-    func identify(_ authorization: String?, clock: any ProxyClock, loop: Int?) -> Verdict {
+    /// Who `authorization` (the field's value, if sent) or, with app tokens, the query's
+    /// `api_key` speaks for, at `clock`'s now (read only when needed); `loop` is the event
+    /// loop whose queue this runs on (`ResponderContext.loopIndex`), for the count.
+    func identify(
+        _ authorization: String?, query: RequestQuery, client: Client, clock: any ProxyClock, loop: Int?
+    ) -> Verdict {
         guard isEnabled else { return .open }
-        guard let users else {
-            guard let token = tokens.authenticate(authorization) else {
-                metrics.recordAuth(authorization == nil ? .missing : .invalidStaticToken, loop: loop)
-                return .refused(
-                    Self.missingToken("A valid client token is required: send Authorization: Bearer <token>."))
-            }
-            metrics.recordAuth(.staticToken, loop: loop)
-            return .token(token)
+        guard var field = authorization else {
+            return identify(bearer: nil, headerSent: false, query: query, client: client, clock: clock, loop: loop)
         }
-        guard let presented = Self.bearer(authorization) else {
-            metrics.recordAuth(.missing, loop: loop)
-            return .refused(
-                Self.missingToken("A signed-in user's ID token is required: send Authorization: Bearer <ID token>."))
-        }
-        if tokens.isEnabled, let token = tokens.authenticate(authorization) {
-            metrics.recordAuth(.staticToken, loop: loop)
-            return .token(token)
-        }
-        let now = clock.now()
-        switch users.verify(presented, now: now) {
-        case .success(let user):
-            metrics.recordAuth(.verified, loop: loop)
-            return .user(user)
-        case .failure(let refusal):
-            metrics.recordAuth(refusal.result, loop: loop)
-            return .refused(Self.answer(refusing: refusal, retryAfter: keySet?.retryAfter(now: now) ?? 1))
+        // The field's own bytes, in place: a token is never copied unless it must be parsed.
+        return field.withUTF8 { bytes in
+            identify(
+                bearer: Self.bearer(in: bytes), headerSent: true, query: query, client: client, clock: clock,
+                loop: loop)
         }
     }
+
+    private func identify(
+        bearer: UnsafeBufferPointer<UInt8>?, headerSent: Bool, query: RequestQuery, client: Client,
+        clock: any ProxyClock, loop: Int?
+    ) -> Verdict {
+        if let bearer {
+            if tokens.isEnabled, let token = tokens.authenticate(token: bearer) {
+                metrics.recordAuth(.staticToken, loop: loop)
+                return .token(token)
+            }
+            guard let users else {
+                return refuse(.invalidStaticToken, Self.notAClientToken, client: client, clock: clock, loop: loop)
+            }
+            let digest = users.memory.digest(of: UnsafeRawBufferPointer(bearer))
+            let now = clock.now()
+            if let user = users.remembered(digest, now: now) {
+                metrics.recordAuth(.verified, loop: loop)
+                return .user(user)
+            }
+            if tokens.isEnabled, !Self.looksLikeJSONWebToken(bearer) {
+                return refuse(
+                    .invalidStaticToken, Self.neitherToken, challenge: .invalidToken, client: client, clock: clock,
+                    loop: loop)
+            }
+            // A signature to check: not for an address that has spent its rate on refusals.
+            if let throttled = throttled(client, now: now, loop: loop) { return throttled }
+            switch users.verify(bearer, digest: digest, now: now) {
+            case .success(let user):
+                metrics.recordAuth(.verified, loop: loop)
+                return .user(user)
+            case .failure(.noKeySet):
+                // Not the client's doing: nothing is charged.
+                metrics.recordAuth(.noKeySet, loop: loop)
+                var headers = HTTPHeaders()
+                headers.set("Retry-After", String(keySet?.retryAfter(now: now) ?? 1))
+                return .refused(.error(503, TokenRefusal.noKeySet.message, headers: headers))
+            case .failure(let refusal):
+                charge(client, now: now)
+                metrics.recordAuth(refusal.result, loop: loop)
+                return .refused(Self.unauthorized(refusal.message, challenge: .invalidToken))
+            }
+        }
+        // No bearer token: with app tokens, an `api_key` parameter may carry one (TMDB
+        // libraries that can only put their key in the query).
+        if tokens.isEnabled, let token = Self.apiKey(in: query, tokens: tokens) {
+            guard let identity = token else {
+                return refuse(
+                    .invalidStaticToken, Self.notAClientTokenInQuery, client: client, clock: clock, loop: loop)
+            }
+            metrics.recordAuth(.staticToken, loop: loop)
+            return .token(identity)
+        }
+        let message =
+            users == nil
+            ? "A valid client token is required: send Authorization: Bearer <token> (or api_key=<token> in the query)."
+            : tokens.isEnabled
+                ? "A signed-in user's ID token is required (or a client token): send Authorization: Bearer <token>."
+                : "A signed-in user's ID token is required: send Authorization: Bearer <ID token>."
+        // A field of another scheme is as good as none for a user's token (as before).
+        let result: AuthResult = headerSent && users == nil ? .invalidStaticToken : .missing
+        return refuse(result, message, client: client, clock: clock, loop: loop)
+    }
+
+    /// A refusal that cost no signature check, charged to the client's address: 401, or
+    /// 429 once the address has spent its rate.
+    private func refuse(
+        _ result: AuthResult, _ message: String, challenge: Challenge = .realmOnly, client: Client,
+        clock: any ProxyClock, loop: Int?
+    ) -> Verdict {
+        if client.limited, let rateLimiter, let wait = rateLimiter.take(Self.addressKey(client), now: clock.now()) {
+            metrics.recordAuth(.throttled, loop: loop)
+            return .refused(Self.tooManyRefusals(wait))
+        }
+        metrics.recordAuth(result, loop: loop)
+        return .refused(Self.unauthorized(message, challenge: challenge))
+    }
+
+    /// 429 when the client's address has no request left in its bucket, else `nil`.
+    private func throttled(_ client: Client, now: Double, loop: Int?) -> Verdict? {
+        guard client.limited, let rateLimiter, let wait = rateLimiter.wait(Self.addressKey(client), now: now) else {
+            return nil
+        }
+        metrics.recordAuth(.throttled, loop: loop)
+        return .refused(Self.tooManyRefusals(wait))
+    }
+
+    /// Takes one request from the client's address bucket, for a refusal.
+    private func charge(_ client: Client, now: Double) {
+        guard client.limited, let rateLimiter else { return }
+        _ = rateLimiter.take(Self.addressKey(client), now: now)
+    }
+
+    /// The address's bucket: the one an anonymous client there would use.
+    private static func addressKey(_ client: Client) -> String { "address:" + client.address }
 
     /// Why user tokens cannot be verified yet, for `/readyz`; `nil` when they can.
     var notReadyReason: String? { keySet?.notReadyReason }
 
+    /// What `/readyz` adds about the key set: the keys it lists that are not used, with
+    /// why, as a JSON member (`,"skipped_keys":[…]`), or nothing.
+    var readinessDetail: String {
+        guard let skipped = keySet?.skippedKeys, !skipped.isEmpty else { return "" }
+        let keys = skipped.map { key in
+            #"{"kid":"# + (key.keyID.map(JSONText.quoted) ?? "null") + #","index":"# + String(key.index)
+                + #","reason":"# + JSONText.quoted(key.reason) + "}"
+        }
+        return #","skipped_keys":["# + keys.joined(separator: ",") + "]"
+    }
+
     /// The token after `Bearer ` (the scheme in any case, RFC 7235 §2.1), or `nil` when
-    /// the field is missing, names another scheme or holds nothing after it.
-    static func bearer(_ authorization: String?) -> ArraySlice<UInt8>? {
-        guard let field = authorization?.utf8 else { return nil }
-        let scheme = Array("bearer ".utf8)
-        guard field.count > scheme.count,
-            zip(field, scheme).allSatisfy({ ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 })
+    /// the field names another scheme or holds nothing after it.
+    static func bearer(in field: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        let scheme = "bearer "
+        guard field.count > scheme.utf8.count,
+            zip(field, scheme.utf8).allSatisfy({ ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 })
         else {
             return nil
         }
-        var token = ArraySlice(field.dropFirst(scheme.count))
-        while token.first == UInt8(ascii: " ") { token = token.dropFirst() }
-        while token.last == UInt8(ascii: " ") { token = token.dropLast() }
-        return token.isEmpty ? nil : token
+        var start = scheme.utf8.count
+        var end = field.count
+        while start < end, field[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start, field[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        return start < end ? UnsafeBufferPointer(rebasing: field[start..<end]) : nil
     }
 
-    /// No credential at all: 401 with the realm and no `error` (RFC 6750 §3.1).
-    private static func missingToken(_ message: String) -> HTTPResponse {
+    /// The query's first `api_key`, when it has one: the identity of the app token it is,
+    /// or `nil` inside when it is none.
+    private static func apiKey(in query: RequestQuery, tokens: ClientTokens) -> String?? {
+        let name = "api_key"
+        var found: String??
+        query.forEachItem { (item, value) in
+            guard found == nil, utf8(name, equals: item) else { return }
+            found = .some(tokens.authenticate(token: value))
+        }
+        return found
+    }
+
+    /// Whether a token has the form of a JSON Web Token: a first part, before a dot, that
+    /// is base64url for a JSON object. An app token is anything else.
+    static func looksLikeJSONWebToken(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let dot = token.firstIndex(of: UInt8(ascii: ".")), dot >= 2 else { return false }
+        // Two characters carry the first byte; four decode to three bytes on their own.
+        let head = UnsafeBufferPointer(rebasing: token[..<min(dot, 4)])
+        return Base64URL.decode(head)?.first == UInt8(ascii: "{")
+    }
+
+    private static func utf8(_ text: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.utf8.count == bytes.count && text.utf8.elementsEqual(bytes)
+    }
+
+    /// What a 401's `WWW-Authenticate` says (RFC 6750 §3.1).
+    enum Challenge {
+        /// The realm only: no credential, or an app token (which cannot be refreshed).
+        case realmOnly
+        /// `error="invalid_token"`: a token was read and refused; a client gets a fresh one.
+        case invalidToken
+    }
+
+    static let notAClientToken =
+        "The client token is not one this proxy accepts (see AMODB_PROXY_TOKENS): an app version whose token was retired is refused so."
+    static let notAClientTokenInQuery =
+        "The api_key parameter is not a client token this proxy accepts (see AMODB_PROXY_TOKENS): an app version whose token was retired is refused so."
+    static let neitherToken =
+        "The token is neither a client token this proxy accepts (see AMODB_PROXY_TOKENS: an app version whose token was retired is refused so) nor a user's ID token (a JWT: three base64url parts, the first a JSON header)."
+
+    /// A 401 with the realm, and `error="invalid_token"` when asked.
+    private static func unauthorized(_ message: String, challenge: Challenge) -> HTTPResponse {
         var headers = HTTPHeaders()
-        headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
+        switch challenge {
+        case .realmOnly: headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
+        case .invalidToken: headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy", error="invalid_token""#)
+        }
         return .error(401, message, headers: headers)
     }
 
-    /// A token that does not verify: 401 with `error="invalid_token"` (RFC 6750 §3.1), so a
-    /// client knows to get a fresh one; while the key set is missing, 503 with `Retry-After`.
-    private static func answer(refusing refusal: TokenRefusal, retryAfter: Int) -> HTTPResponse {
+    /// A 429 for an address that spent its rate on refusals.
+    private static func tooManyRefusals(_ wait: Double) -> HTTPResponse {
         var headers = HTTPHeaders()
-        if refusal == .noKeySet {
-            headers.set("Retry-After", String(retryAfter))
-            return .error(503, refusal.message, headers: headers)
-        }
-        headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy", error="invalid_token""#)
-        return .error(401, refusal.message, headers: headers)
+        let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
+        headers.set("Retry-After", String(seconds))
+        return .error(
+            429, "Too many refused requests from this address; try again in \(seconds) s.", headers: headers)
     }
 }

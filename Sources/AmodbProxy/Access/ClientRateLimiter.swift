@@ -86,6 +86,20 @@ final class ClientRateLimiter: Sendable {
         }
     }
 
+    /// Seconds `client` must wait before its bucket holds a request, or `nil` when it holds
+    /// one now; takes nothing, and makes no bucket for a client that has none.
+    func wait(_ client: String, now: Double) -> Double? {
+        let hash = Self.hash(client)
+        let shard = shards[Int(hash % UInt64(Self.shardCount))]
+        let rate = perMinute / 60
+        let burst = self.burst
+        return shard.state.withLock { state in
+            guard let bucket = state.buckets[client] ?? Self.owed(by: hash, in: state) else { return nil }
+            let tokens = Self.refilled(bucket, now: now, rate: rate, burst: burst)
+            return tokens >= 1 ? nil : (1 - tokens) / rate
+        }
+    }
+
     /// Drops full buckets, then moves others (in the table's own order) to their debt
     /// slots until at most `keep` remain. Freeing a quarter of the shard at a time
     /// spreads a sweep's cost over the insertions that filled it. The survivors go into

@@ -70,7 +70,10 @@ final class ProxyResponder: HTTPResponder {
         // later names the user too: only for what can reach amodb (a GET or HEAD under `/3`).
         let caller =
             access.callers.isEnabled && head.underAPI && (request.method == "GET" || request.method == "HEAD")
-            ? access.callers.identify(request.headers["Authorization"], clock: clock, loop: context.loopIndex) : .open
+            ? access.callers.identify(
+                request.headers["Authorization"], query: request.query,
+                client: Callers.Client(address: head.client, limited: head.limitedByAddress), clock: clock,
+                loop: context.loopIndex) : .open
         let completion = Completion(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
         // Bound straight from the call: an optional kept beside the unwrapped answer would
         // hold a second reference to its buffers, and `complete` appending a field would
@@ -186,9 +189,11 @@ final class ProxyResponder: HTTPResponder {
                     Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#))
             }
             if let reason = access.callers.notReadyReason {
-                return ProxyAnswer(Self.plainJSON(503, #"{"status":"# + JSONText.quoted(reason) + "}"))
+                return ProxyAnswer(
+                    Self.plainJSON(503, #"{"status":"# + JSONText.quoted(reason) + access.callers.readinessDetail + "}")
+                )
             }
-            return ProxyAnswer(Self.plainJSON(200, #"{"status":"ready"}"#))
+            return ProxyAnswer(Self.plainJSON(200, #"{"status":"ready""# + access.callers.readinessDetail + "}"))
         case .metrics:
             var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
             response.headers.set("Content-Type", PrometheusText.contentType)

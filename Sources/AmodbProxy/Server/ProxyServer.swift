@@ -116,10 +116,12 @@ public final class ProxyServer: Sendable {
                 identifier: TokenIdentifier(amodbKey: configuration.apiKey))
             : nil
         let cors = configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins))
+        let rateLimiter =
+            configuration.clientRateLimit > 0
+            ? ClientRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil
         let access = ProxyResponder.Access(
-            callers: Callers(tokens: tokens, users: users, keySet: keySet, metrics: metrics),
-            rateLimiter: configuration.clientRateLimit > 0
-                ? ClientRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil,
+            callers: Callers(tokens: tokens, users: users, keySet: keySet, rateLimiter: rateLimiter, metrics: metrics),
+            rateLimiter: rateLimiter,
             trustedProxies: TrustedProxies(
                 networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
             rateLimitExempt: AddressSet(

@@ -9,9 +9,15 @@ import Synchronization
 /// Holds an identity provider's key set (`AMODB_JWT_JWKS_URL`) and keeps it current, off
 /// the request path: the set is fetched at start, again every `refreshSeconds` (an hour),
 /// and when a token names a `kid` the set lacks (at most once per `kidMissInterval`), which
-/// is how a rotation is picked up within seconds. A failed fetch keeps the last good set;
-/// until a first set is held, fetches are retried after 1 s, doubling to 30 s, and the
-/// tokens that need the set get 503 with `Retry-After` (`/readyz` says why).
+/// is how a rotation is picked up within seconds. A failed fetch keeps the last good set,
+/// and so does a document in which no key is usable (each key skipped, for a reason); until
+/// a first set is held, fetches are retried after 1 s, doubling to 30 s, and the tokens
+/// that need the set get 503 with `Retry-After` (`/readyz` says why). The keys the latest
+/// document lists but the proxy does not use are logged when they change, shown by
+/// `/readyz`, and named in the refusal of a token whose `kid` is one of them.
+///
+/// Each change of the keys held (a rotation, not an hourly fetch of the same set) starts a
+/// new `generation`: a token remembered as verified under an earlier one is verified again.
 ///
 /// The fetch goes through a `BoundedSession` (a deadline for the whole call, a capped body,
 /// no redirects) and sends no credentials.
@@ -23,7 +29,12 @@ final class KeySetRefresher: Sendable {
     static let firstRetry: Double = 1, longestRetry: Double = 30
 
     private struct State {
+        /// The set held: the last document with at least one usable key.
         var keys: JSONWebKeySet?
+        /// The keys the latest document skipped, with why.
+        var skipped: [JSONWebKeySet.SkippedKey] = []
+        /// Counts the changes of the keys held.
+        var generation: UInt64 = 0
         /// Why the last fetch failed; `nil` after a success.
         var problem: String? = "the key set has not been fetched yet"
         var fetching = false
@@ -40,11 +51,18 @@ final class KeySetRefresher: Sendable {
     private let refreshSeconds: Double
     private let tasks: BackgroundTasks
     private let state = Mutex(State())
+    /// `State.generation`, readable without the lock (stored under it).
+    private let currentGeneration = Atomic<UInt64>(0)
 
     /// A refresher of the set at `url`; `timeout` and `maxBytes` as for amodb's calls (the
     /// body cap never above `JSONWebKeySet.maxBytes`).
     init(url: URL, timeout: Double, maxBytes: Int, refreshSeconds: Double, clock: any ProxyClock, logger: ProxyLogger) {
-        self.url = url
+        // The settings refuse a URL with credentials; one built another way still sends and
+        // shows none.
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.user = nil
+        components?.password = nil
+        self.url = components?.url ?? url
         session = BoundedSession(
             timeout: timeout, maxBytes: min(maxBytes, JSONWebKeySet.maxBytes + 1), maxConnections: 2)
         self.clock = clock
@@ -72,17 +90,26 @@ final class KeySetRefresher: Sendable {
         await tasks.drain(within: 1)
     }
 
-    /// The key named `kid` in the set held. An unknown `kid` starts a fetch of the set,
-    /// unless one began within `kidMissInterval`; without any set held the token waits (503).
-    func key(for kid: String?, now: Double) throws(TokenRefusal) -> PublicKey {
+    /// The generation of the keys held now (see the type's comment).
+    var generation: UInt64 { currentGeneration.load(ordering: .acquiring) }
+
+    /// The key named `kid` in the set held, and the generation it belongs to. A `kid` the
+    /// latest document lists but skipped is refused with the reason; an unknown `kid` starts
+    /// a fetch of the set, unless one began within `kidMissInterval`; without any set held
+    /// the token waits (503).
+    func key(for kid: String?, now: Double) throws(TokenRefusal) -> (key: PublicKey, generation: UInt64) {
         enum Lookup {
-            case key(PublicKey)
+            case key(PublicKey, UInt64)
+            case skipped(String)
             case noSet
             case unknown(fetch: Bool, underway: Bool)
         }
         let lookup = state.withLock { state -> Lookup in
-            guard let keys = state.keys else { return .noSet }
-            if let kid, let key = keys.keys[kid] { return .key(key) }
+            if let kid, let key = state.keys?.keys[kid] { return .key(key, state.generation) }
+            if let kid, let skipped = state.skipped.first(where: { $0.keyID == kid }) {
+                return .skipped(skipped.reason)
+            }
+            guard state.keys != nil else { return .noSet }
             if state.fetching { return .unknown(fetch: false, underway: true) }
             guard now - state.lastKidMiss >= Self.kidMissInterval else {
                 return .unknown(fetch: false, underway: false)
@@ -91,7 +118,8 @@ final class KeySetRefresher: Sendable {
             return .unknown(fetch: true, underway: true)
         }
         switch lookup {
-        case .key(let key): return key
+        case .key(let key, let generation): return (key, generation)
+        case .skipped(let reason): throw .unusableKey(reason)
         case .noSet: throw .noKeySet
         case .unknown(let fetch, let underway):
             if fetch { tasks.run(.background) { [self] in _ = await self.fetch() } }
@@ -99,11 +127,17 @@ final class KeySetRefresher: Sendable {
         }
     }
 
-    /// Why tokens cannot be verified yet (no set held), for `/readyz`; `nil` once a set is held.
+    /// Why tokens cannot be verified yet (no set with a usable key held), for `/readyz`;
+    /// `nil` once a set is held.
     var notReadyReason: String? {
         state.withLock { state in
             state.keys == nil ? "no key set from AMODB_JWT_JWKS_URL yet: \(state.problem ?? "fetching")" : nil
         }
+    }
+
+    /// The keys the latest document listed but the proxy does not use, for `/readyz`.
+    var skippedKeys: [JSONWebKeySet.SkippedKey] {
+        state.withLock { $0.skipped }
     }
 
     /// Seconds until the next fetch while no set is held, for a 503's `Retry-After` (at least 1).
@@ -130,25 +164,44 @@ final class KeySetRefresher: Sendable {
         case .success(let response) where response.status != 200: outcome = .failure(.status(response.status))
         case .success(let response):
             do throws(JSONWebKeySet.Problem) {
-                outcome = .success(try JSONWebKeySet(parsing: response.body))
+                let keys = try JSONWebKeySet(parsing: response.body)
+                outcome = keys.keys.isEmpty ? .failure(.noUsableKey(keys.skipped)) : .success(keys)
             } catch {
                 outcome = .failure(.document(error))
             }
         }
-        let held = state.withLock { state -> Bool in
+        let (held, skippedChanged) = state.withLock { state -> (Bool, Bool) in
             state.fetching = false
+            let skipped: [JSONWebKeySet.SkippedKey]?
             switch outcome {
             case .success(let keys):
+                if keys.material != state.keys?.material {
+                    state.generation += 1
+                    currentGeneration.store(state.generation, ordering: .releasing)
+                }
                 state.keys = keys
                 state.problem = nil
+                skipped = keys.skipped
             case .failure(let problem):
                 state.problem = problem.description
+                if case .noUsableKey(let listed) = problem { skipped = listed } else { skipped = nil }
             }
-            return state.keys != nil
+            guard let skipped, skipped != state.skipped else { return (state.keys != nil, false) }
+            state.skipped = skipped
+            return (state.keys != nil, true)
+        }
+        if skippedChanged {
+            for key in skippedKeys {
+                logger.warning(
+                    "key set lists a key that is not used",
+                    ["kid": key.keyID ?? "", "index": String(key.index), "reason": key.reason])
+            }
         }
         switch outcome {
         case .success(let keys):
-            logger.info("key set fetched", ["keys": String(keys.keys.count), "url": url.absoluteString])
+            logger.info(
+                "key set fetched",
+                ["keys": String(keys.keys.count), "skipped": String(keys.skipped.count), "url": url.absoluteString])
         case .failure(let problem):
             logger.warning(
                 held ? "key set fetch failed; keeping the set held" : "key set fetch failed; user tokens wait for it",
@@ -162,6 +215,8 @@ final class KeySetRefresher: Sendable {
         case transport(UpstreamError)
         case status(Int)
         case document(JSONWebKeySet.Problem)
+        /// A document whose every key was skipped: as good as none.
+        case noUsableKey([JSONWebKeySet.SkippedKey])
 
         var description: String {
             switch self {
@@ -170,6 +225,12 @@ final class KeySetRefresher: Sendable {
             case .transport(.unreachable): "the key set's host could not be reached"
             case .status(let status): "the key set's host answered \(status)"
             case .document(let problem): problem.description
+            case .noUsableKey(let skipped):
+                "the key set has no usable key ("
+                    + (skipped.isEmpty
+                        ? "it lists none"
+                        : skipped.map { "\($0.keyID.map { "kid \($0)" } ?? "key \($0.index)"): \($0.reason)" }.joined(
+                            separator: "; ")) + ")"
             }
         }
     }

@@ -21,6 +21,9 @@ enum TokenRefusal: Error, Sendable, Equatable {
     case wrongAudience
     /// The key set holds no key with the token's `kid`; `refetching`: a fetch of the set has begun.
     case unknownKeyID(refetching: Bool)
+    /// The key set lists the token's `kid`, but the proxy does not use that key; the reason
+    /// says why (a 1024-bit RSA key, a P-384 curve, `use: enc`).
+    case unusableKey(String)
     /// The token needs the key set and none has been fetched yet (a 503, not a 401).
     case noKeySet
 
@@ -73,6 +76,9 @@ enum TokenRefusal: Error, Sendable, Equatable {
             return refetching
                 ? "The user token's key (kid) is not in the key set (unknown kid); the set is being fetched again: retry in a few seconds."
                 : "The user token's key (kid) is not in the key set (unknown kid)."
+        case .unusableKey(let reason):
+            return
+                "The user token's key (kid) is in the key set but this proxy does not use it: \(reason). The sign-in provider must sign with an RS256 (RSA, 2048 bits or more) or ES256 (P-256) key."
         case .noKeySet:
             return "The proxy does not hold the sign-in provider's key set yet; retry shortly."
         }
@@ -89,6 +95,7 @@ enum TokenRefusal: Error, Sendable, Equatable {
         case .wrongIssuer: .wrongIssuer
         case .wrongAudience: .wrongAudience
         case .unknownKeyID: .unknownKeyID
+        case .unusableKey: .unusableKey
         case .noKeySet: .noKeySet
         }
     }
@@ -99,6 +106,10 @@ enum AuthResult: Int, CaseIterable, Sendable {
     case verified, staticToken, missing, invalidStaticToken, malformed, badSignature, expired, notYetValid, wrongIssuer,
         wrongAudience
     case unknownKeyID, algorithm, noKeySet
+    /// The token names a key the set lists but the proxy does not use.
+    case unusableKey
+    /// Refused before it was checked: the client's address had spent its rate on refusals.
+    case throttled
 
     /// The label's text.
     var label: String {
@@ -116,6 +127,8 @@ enum AuthResult: Int, CaseIterable, Sendable {
         case .unknownKeyID: "unknown_kid"
         case .algorithm: "algorithm"
         case .noKeySet: "no_key_set"
+        case .unusableKey: "unusable_kid"
+        case .throttled: "throttled"
         }
     }
 }

@@ -6,6 +6,10 @@ import AmodbCrypto
 /// with the secret, RS256 and ES256 only with a key of that type from the set, so a token
 /// cannot choose how it is checked (an HS256 token "signed" with an RSA public key finds
 /// no secret), and `none` is never accepted.
+///
+/// A token that verifies is remembered (`VerifiedTokens`): the same token again costs a
+/// digest and a lookup, then the checks that depend on the clock (`exp`, `nbf`, `iat`) and
+/// on the keys (their generation), never a parse or a signature check.
 struct TokenVerifier: Sendable {
     /// What a verified token must say, and the clock skew allowed.
     struct Rules: Sendable {
@@ -22,39 +26,80 @@ struct TokenVerifier: Sendable {
     private let keySet: KeySetRefresher?
     private let rules: Rules
     private let identifier: TokenIdentifier
+    /// The tokens that verified.
+    let memory: VerifiedTokens
 
     /// A verifier with an HS256 `secret`, a `keySet`, or both; users are named for the
-    /// limits by `identifier`.
-    init(secret: Secret?, keySet: KeySetRefresher?, rules: Rules, identifier: TokenIdentifier) {
+    /// limits by `identifier`; at most `remembering` verified tokens are remembered.
+    init(
+        secret: Secret?, keySet: KeySetRefresher?, rules: Rules, identifier: TokenIdentifier,
+        remembering capacity: Int = 65_536
+    ) {
         self.secret = secret.map { HMACSHA256(key: Array($0.revealed.utf8)) }
         self.keySet = keySet
         self.rules = rules
         self.identifier = identifier
+        memory = VerifiedTokens(capacity: capacity)
     }
 
     /// The user `token` (the bytes after `Bearer `) speaks for, or why it is refused.
     func verify(_ token: some Collection<UInt8>, now: Double) -> Result<UserIdentity, TokenRefusal> {
-        Result { () throws(TokenRefusal) in try verified(token, now: now) }
+        let digest =
+            token.withContiguousStorageIfAvailable { memory.digest(of: UnsafeRawBufferPointer($0)) }
+            ?? Array(token).withUnsafeBytes { memory.digest(of: $0) }
+        if let user = remembered(digest, now: now) { return .success(user) }
+        return verify(token, digest: digest, now: now)
     }
 
-    private func verified(_ token: some Collection<UInt8>, now: Double) throws(TokenRefusal) -> UserIdentity {
-        let jwt = try JSONWebToken(token)
-        try checkSignature(of: jwt, now: now)
-        let subject = try checkClaims(of: jwt, now: now)
-        return identifier.user(issuer: jwt.issuer ?? "", subject: subject)
+    /// The user a remembered token speaks for, when it is still good at `now` under the
+    /// keys held now; `nil` when it must be verified (never seen, forgotten, expired, not
+    /// yet valid, or verified under keys since replaced).
+    func remembered(_ digest: SipHash128.Digest, now: Double) -> UserIdentity? {
+        guard let token = memory.remembered(digest) else { return nil }
+        guard token.generation == (keySet?.generation ?? 0), now <= token.expires + rules.leeway else {
+            memory.forget(digest)
+            return nil
+        }
+        // Not forgotten: a token used early (a device's clock ahead) becomes good in a moment.
+        guard now + rules.leeway >= token.validFrom else { return nil }
+        return token.user
     }
 
-    /// Whether the signature verifies with the one key its algorithm (and `kid`) may use.
-    func checkSignature(of jwt: JSONWebToken, now: Double) throws(TokenRefusal) {
+    /// Verifies `token` (whose digest is `digest`) in full, and remembers it if it is good.
+    func verify(_ token: some Collection<UInt8>, digest: SipHash128.Digest, now: Double)
+        -> Result<UserIdentity, TokenRefusal>
+    {
+        Result { () throws(TokenRefusal) in
+            let jwt = try JSONWebToken(token)
+            let generation = try checkSignature(of: jwt, now: now)
+            let subject = try checkClaims(of: jwt, now: now)
+            let user = identifier.user(issuer: jwt.issuer ?? "", subject: subject)
+            memory.remember(
+                VerifiedTokens.Remembered(
+                    user: user, expires: jwt.expires ?? -.infinity,
+                    validFrom: max(jwt.notBefore ?? -.infinity, jwt.issuedAt ?? -.infinity), generation: generation),
+                at: digest)
+            return user
+        }
+    }
+
+    /// Whether the signature verifies with the one key its algorithm (and `kid`) may use;
+    /// returns the generation of the keys it was checked under (for HS256, the key set's
+    /// now: the secret itself never changes while running).
+    @discardableResult
+    func checkSignature(of jwt: JSONWebToken, now: Double) throws(TokenRefusal) -> UInt64 {
         switch jwt.algorithm {
         case "HS256":
             guard let secret else { throw .algorithm }
+            let generation = keySet?.generation ?? 0
             guard secret.isAuthenticationCode(jwt.signature, of: jwt.signingInput) else { throw .badSignature }
+            return generation
         case SignatureAlgorithm.rs256.rawValue, SignatureAlgorithm.es256.rawValue:
             guard let keySet else { throw .algorithm }
-            let key = try keySet.key(for: jwt.keyID, now: now)
+            let (key, generation) = try keySet.key(for: jwt.keyID, now: now)
             guard key.algorithm.rawValue == jwt.algorithm else { throw .algorithm }
             guard key.isValidSignature(jwt.signature, of: jwt.signingInput) else { throw .badSignature }
+            return generation
         default:
             throw .algorithm
         }
