@@ -90,6 +90,10 @@ struct RequestHeadParser: Sendable {
         var index = max(lineEnd + 1, scanned)
         var headEnd: Int?
         while index < scanEnd {
+            // Eight bytes at a time past those that cannot matter here (no byte under 0x0E,
+            // so neither CR nor LF): a long field, a user's token, is most of such a head.
+            while index &+ 8 <= scanEnd, !hasByteBelow(0x0E, word(bytes, at: index)) { index &+= 8 }
+            guard index < scanEnd else { break }
             let byte = bytes[index]
             if byte == lf {
                 guard bytes[index - 1] == cr else { throw .malformedHeader }
@@ -184,7 +188,11 @@ struct RequestHeadParser: Sendable {
             index += 1
             while index < block.count, block[index] == space || block[index] == tab { index += 1 }
             let valueStart = index
-            while index < block.count, block[index] != cr {
+            while true {
+                // Eight bytes at a time while all are printable ASCII (so none is a CR): a long
+                // value, a user's token, is most of such a head.
+                while index &+ 8 <= block.count, isPrintableASCII(word(block, at: index)) { index &+= 8 }
+                guard index < block.count, block[index] != cr else { break }
                 let byte = block[index]
                 guard byte == tab || (byte >= 0x20 && byte != 0x7F) else { throw .malformedHeader }
                 index += 1
@@ -347,6 +355,31 @@ private let tab = UInt8(ascii: "\t")
 private let colon = UInt8(ascii: ":")
 
 private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+/// The eight bytes from `index` (which has eight after it) as one word, in memory order.
+@inline(__always)
+private func word(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
+    UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+}
+
+/// Whether any byte of `word` is below `limit` (at most 128). A byte below it borrows in its
+/// subtraction and so sets its top bit, where the byte's own top bit was clear; a borrow
+/// carried into the next byte comes only from a byte already found, so the answer for the
+/// word is exact ("Bit Twiddling Hacks", `hasless`).
+@inline(__always)
+private func hasByteBelow(_ limit: UInt8, _ word: UInt64) -> Bool {
+    (word &- 0x0101_0101_0101_0101 &* UInt64(limit)) & ~word & 0x8080_8080_8080_8080 != 0
+}
+
+/// Whether every byte of `word` is printable ASCII, 0x20 to 0x7E: none is below 0x20 (as
+/// `hasByteBelow`), and none is above 0x7E (adding 1 carries into a byte's top bit exactly
+/// when it is 0x7F or more, or the top bit was set already; "Bit Twiddling Hacks", `hasmore`).
+@inline(__always)
+private func isPrintableASCII(_ word: UInt64) -> Bool {
+    let below = (word &- 0x2020_2020_2020_2020) & ~word
+    let above = (word &+ 0x0101_0101_0101_0101) | word
+    return (below | above) & 0x8080_8080_8080_8080 == 0
+}
 
 /// `tchar` of RFC 9110 §5.6.2. Read from two 64-bit masks (a bit per ASCII byte): every
 /// byte of every method and field name passes here, and a chain of range tests cost
