@@ -180,13 +180,14 @@ struct Callers: Sendable {
     /// The token after `Bearer ` (the scheme in any case, RFC 7235 §2.1), or `nil` when
     /// the field names another scheme or holds nothing after it.
     static func bearer(in field: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
-        let scheme = "bearer "
-        guard field.count > scheme.utf8.count,
-            zip(field, scheme.utf8).allSatisfy({ ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 })
-        else {
-            return nil
+        let scheme: StaticString = "bearer "
+        let count = scheme.utf8CodeUnitCount
+        guard field.count > count else { return nil }
+        for index in 0..<count {
+            let byte = field[index]
+            guard ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) == scheme.utf8Start[index] else { return nil }
         }
-        var start = scheme.utf8.count
+        var start = count
         var end = field.count
         while start < end, field[start] == UInt8(ascii: " ") { start += 1 }
         while end > start, field[end - 1] == UInt8(ascii: " ") { end -= 1 }

@@ -67,17 +67,22 @@ final class ClientRateLimiter: Sendable {
         let burst = self.burst
         let shardCapacity = capacity / Self.shardCount
         return shard.state.withLock { state in
-            var bucket =
-                state.buckets[client] ?? Self.owed(by: hash, in: state) ?? Bucket(tokens: burst, updatedAt: now)
-            bucket.tokens = Self.refilled(bucket, now: now, rate: rate, burst: burst)
-            bucket.updatedAt = now
-            let wait: Double?
-            if bucket.tokens >= 1 {
+            /// The bucket after this request, and the wait when it had none to give.
+            func taken(_ bucket: Bucket) -> (Bucket, Double?) {
+                var bucket = bucket
+                bucket.tokens = Self.refilled(bucket, now: now, rate: rate, burst: burst)
+                bucket.updatedAt = now
+                guard bucket.tokens >= 1 else { return (bucket, (1 - bucket.tokens) / rate) }
                 bucket.tokens -= 1
-                wait = nil
-            } else {
-                wait = (1 - bucket.tokens) / rate
+                return (bucket, nil)
             }
+            // A client seen before is updated in place: its key is hashed once, not twice.
+            if let index = state.buckets.index(forKey: client) {
+                let (bucket, wait) = taken(state.buckets.values[index])
+                state.buckets.values[index] = bucket
+                return wait
+            }
+            let (bucket, wait) = taken(Self.owed(by: hash, in: state) ?? Bucket(tokens: burst, updatedAt: now))
             state.buckets[client] = bucket
             if state.buckets.count > shardCapacity {
                 Self.sweep(&state, now: now, rate: rate, burst: burst, keep: shardCapacity * 3 / 4)

@@ -125,6 +125,12 @@ struct UserIdentity: Sendable, Equatable {
     /// The key of the per-client rate limit and share of the calls for misses: `user:` and
     /// 16 hex digits of a keyed hash of the issuer and subject.
     let limitKey: String
-    /// The access log's `user` field: the same 16 hex digits.
-    var logName: Substring { limitKey.dropFirst(TokenIdentifier.userPrefix.count) }
+    /// The access log's `user` field: the same 16 hex digits. Made once, when the token is
+    /// verified: a remembered token's every request logs it.
+    let logName: String
+
+    init(limitKey: String) {
+        self.limitKey = limitKey
+        logName = String(limitKey.dropFirst(TokenIdentifier.userPrefix.count))
+    }
 }
