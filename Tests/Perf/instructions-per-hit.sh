@@ -21,6 +21,12 @@
 # next path, so no request repeats the one before it. The upstream is then the benchmark's
 # fake_upstream.py (the sandbox's rate limit would refuse the warm-up), and every path is
 # filled before the counted hits.
+#
+# HIT_TOKENS_FILE=tokens (one a line, as ../shared/bench/user-tokens.py writes them) sends each
+# request with the next token as `Authorization: Bearer`, as signed-in users would; the warm-up
+# sends each token once first, so the counted hits find every token verified before. The
+# proxy's user-token settings (AMODB_JWT_*) come from the environment, with a per-client rate
+# limit high enough for the run (AMODB_CLIENT_RATE_LIMIT, AMODB_CLIENT_BURST).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 binary=${1:-.build/release/amodb-proxy}
@@ -70,12 +76,17 @@ port, paths_file, hits, pid = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), s
 paths = [line.strip() for line in open(paths_file) if line.strip()]
 s = socket.create_connection(("127.0.0.1", port))
 accept = os.environ.get("HIT_ACCEPT_ENCODING", "")
-requests = [(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-             + (f"Accept-Encoding: {accept}\r\n" if accept else "") + "\r\n").encode() for path in paths]
+tokens_file = os.environ.get("HIT_TOKENS_FILE", "")
+tokens = [line.strip() for line in open(tokens_file) if line.strip()] if tokens_file else [""]
+def request(index):
+    path, token = paths[index % len(paths)], tokens[index % len(tokens)]
+    return (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + (f"Authorization: Bearer {token}\r\n" if token else "")
+            + (f"Accept-Encoding: {accept}\r\n" if accept else "") + "\r\n").encode()
 sent = 0
 def one():
     global sent
-    s.sendall(requests[sent % len(requests)])
+    s.sendall(request(sent))
     sent += 1
     data = b""
     while b"\r\n\r\n" not in data:
@@ -88,7 +99,10 @@ def one():
 for _ in paths:        # the fills
     one()
 time.sleep(2)          # their variants are made meanwhile, off the event loops
-for _ in range(20 + len(paths)):   # warm-up: hits
+# Warm-up: hits, and every token verified once; a whole number of rounds of the paths, so
+# the counted hits ask for the same paths in the same order with tokens or without.
+warm = 20 + len(paths) + len(tokens)
+for _ in range(warm + (-warm) % len(paths)):
     one()
 # valgrind names its pipe to callgrind_control after $HOST, which the proxy's HOST set.
 subprocess.run(["callgrind_control", "-i", "on", pid], check=True, stdout=subprocess.DEVNULL,
