@@ -69,7 +69,7 @@ struct VerifiedTokensTests {
     @Test func theMemoryIsBoundedAndKeepsTheTokensInUse() {
         let memory = VerifiedTokens(capacity: 256)
         let user = TokenIdentifier(amodbKey: Secret("k")).user(issuer: "i", subject: "s")
-        let remembered = VerifiedTokens.Remembered(user: user, expires: .infinity, validFrom: 0, generation: 0)
+        let remembered = VerifiedTokens.Remembered(user: user.hash, expires: .infinity, validFrom: 0, generation: 0)
         let kept = SipHash128.Digest(low: 42, high: 42)
         memory.remember(remembered, at: kept)
         var generator = SplitMix64(seed: 3)
@@ -78,5 +78,13 @@ struct VerifiedTokensTests {
             #expect(memory.remembered(kept) != nil)
         }
         #expect(memory.count <= 256)
+    }
+
+    @Test func aRememberedUserIsNamedByTheHashItKeeps() {
+        let user = UserIdentity(hash: 0x0123_4567_89ab_cdef)
+        #expect(user.logName == "0123456789abcdef" && user.limitKey == "user:0123456789abcdef")
+        #expect(UserIdentity(hash: 0xF).logName == "000000000000000f")
+        let named = TokenIdentifier(amodbKey: Secret("k")).user(issuer: "i", subject: "s")
+        #expect(UserIdentity(hash: named.hash) == named)
     }
 }

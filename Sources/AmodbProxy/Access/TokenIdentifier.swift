@@ -32,8 +32,8 @@ struct TokenIdentifier: Sendable {
     /// across providers): `user:` and 16 lower-case hex digits, so the limits, Redis and
     /// the log never see the subject, and two providers' equal subjects stay apart.
     func user(issuer: String, subject: String) -> UserIdentity {
-        UserIdentity(
-            limitKey: Self.userPrefix + mac.hexCode(for: Array(issuer.utf8) + [0] + Array(subject.utf8), bytes: 8))
+        let code = mac.authenticationCode(for: Array(issuer.utf8) + [0] + Array(subject.utf8))
+        return UserIdentity(hash: code.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
     }
 
     /// `token`'s name: `token:` and 16 lower-case hex digits.

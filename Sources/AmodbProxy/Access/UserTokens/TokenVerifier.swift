@@ -33,7 +33,7 @@ struct TokenVerifier: Sendable {
     /// limits by `identifier`; at most `remembering` verified tokens are remembered.
     init(
         secret: Secret?, keySet: KeySetRefresher?, rules: Rules, identifier: TokenIdentifier,
-        remembering capacity: Int = 65_536
+        remembering capacity: Int = VerifiedTokens.defaultCapacity
     ) {
         self.secret = secret.map { HMACSHA256(key: Array($0.revealed.utf8)) }
         self.keySet = keySet
@@ -62,7 +62,7 @@ struct TokenVerifier: Sendable {
         }
         // Not forgotten: a token used early (a device's clock ahead) becomes good in a moment.
         guard now + rules.leeway >= token.validFrom else { return nil }
-        return token.user
+        return UserIdentity(hash: token.user)
     }
 
     /// Verifies `token` (whose digest is `digest`) in full, and remembers it if it is good.
@@ -76,7 +76,7 @@ struct TokenVerifier: Sendable {
             let user = identifier.user(issuer: jwt.issuer ?? "", subject: subject)
             memory.remember(
                 VerifiedTokens.Remembered(
-                    user: user, expires: jwt.expires ?? -.infinity,
+                    user: user.hash, expires: jwt.expires ?? -.infinity,
                     validFrom: max(jwt.notBefore ?? -.infinity, jwt.issuedAt ?? -.infinity), generation: generation),
                 at: digest)
             return user
@@ -122,15 +122,32 @@ struct TokenVerifier: Sendable {
 
 /// A verified user, as the limits and the access log know them: never the `sub` itself.
 struct UserIdentity: Sendable, Equatable {
+    /// The first 8 bytes of a keyed hash of the issuer and subject (`TokenIdentifier`), as
+    /// a big-endian number: all a remembered token keeps of its user.
+    let hash: UInt64
     /// The key of the per-client rate limit and share of the calls for misses: `user:` and
-    /// 16 hex digits of a keyed hash of the issuer and subject.
+    /// the hash's 16 lower-case hex digits.
     let limitKey: String
-    /// The access log's `user` field: the same 16 hex digits. Made once, when the token is
-    /// verified: a remembered token's every request logs it.
+    /// The access log's `user` field: the same 16 hex digits.
     let logName: String
 
-    init(limitKey: String) {
-        self.limitKey = limitKey
-        logName = String(limitKey.dropFirst(TokenIdentifier.userPrefix.count))
+    /// The user named by `hash`; both names are written from it on the stack, then made
+    /// strings (each a copy of ASCII bytes).
+    init(hash: UInt64) {
+        self.hash = hash
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        (limitKey, logName) = withUnsafeMutableBytes(of: &text) { raw in
+            let prefix = TokenIdentifier.userPrefix.utf8
+            raw.copyBytes(from: prefix)
+            for index in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: hash >> (60 - 4 * UInt64(index))) & 0x0F
+                raw[prefix.count + index] = digit < 10 ? 0x30 + digit : 0x57 + digit
+            }
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return (
+                String(decoding: bytes[..<(prefix.count + 16)], as: UTF8.self),
+                String(decoding: bytes[prefix.count..<(prefix.count + 16)], as: UTF8.self)
+            )
+        }
     }
 }

@@ -14,16 +14,20 @@ import Synchronization
 /// ends (`KeySetRefresher`). A change of the HS256 secret is a restart, which remembers
 /// nothing.
 ///
-/// Bounded: at most `capacity` tokens, in 16 shards, each two tables. New tokens go into the
-/// recent table; when it holds half the shard's share, it becomes the older table and the
-/// table older than that is dropped whole. A token found in the older table moves back to
-/// the recent one, so the tokens in use stay and those of users gone quiet (or refreshed
-/// away) fall out within two turns, with no sweep and no per-entry bookkeeping.
+/// Bounded: at most `capacity` tokens, in 16 shards of two tables each, with nothing on the
+/// heap per token: a user is kept as the 8 bytes their names are written from (two short
+/// strings a request; kept as strings, a token took about three times the memory). New
+/// tokens go into the recent table; when it holds half the shard's share, it becomes the
+/// older table and the table older than that is dropped whole. A token found in the older
+/// table moves back to the recent one, so the tokens in use stay and those of users gone
+/// quiet (or refreshed away) fall out within two turns, with no sweep and no per-entry
+/// bookkeeping.
 final class VerifiedTokens: Sendable {
     /// What is known of a verified token.
     struct Remembered: Sendable {
-        /// Who it speaks for.
-        let user: UserIdentity
+        /// Who it speaks for (`UserIdentity.hash`): a number, not the user's names, so that
+        /// an entry is 32 bytes with nothing on the heap.
+        let user: UInt64
         /// `exp`, in seconds since 1970.
         let expires: Double
         /// The later of `nbf` and `iat` (`-infinity` without either): a remembered token is
@@ -42,14 +46,17 @@ final class VerifiedTokens: Sendable {
         let tables = Mutex(Tables())
     }
 
-    /// The most tokens remembered at once (about 100 bytes each, with the user's name).
+    /// The most tokens remembered at once.
     let capacity: Int
+    /// 98,304: each of the 32 tables then holds at most 3,072 tokens, which fit 4,096 slots
+    /// of 48 bytes (a dictionary is at most three quarters full): 6 MiB at most in all.
+    static let defaultCapacity = 3_072 * 2 * 16
     private static let shardCount = 16
     private let shards = (0..<VerifiedTokens.shardCount).map { _ in Shard() }
     private let hash = SipHash128()
 
     /// A memory of at most `capacity` tokens.
-    init(capacity: Int = 65_536) {
+    init(capacity: Int = VerifiedTokens.defaultCapacity) {
         self.capacity = max(Self.shardCount * 2, capacity)
     }
 
