@@ -45,6 +45,8 @@ public final class CacheStatistics: Sendable {
     private let counters: AtomicCounters
     /// One counter per `RouteEvent` and route kind (`Route.kindIndex`).
     private let routeEvents = AtomicCounters(count: RouteEvent.allCases.count * Route.kindCount)
+    /// The paths that missed most often (the status page's list), counted with each miss.
+    let missedPaths = MissedPaths()
 
     /// Counters for the server's event loops (`HTTPServer.eventLoopCount()`).
     public convenience init() {
@@ -60,6 +62,12 @@ public final class CacheStatistics: Sendable {
     /// (`ResponderContext.loopIndex`), else in the shared lane.
     public func count(_ counter: Counter, loop: Int? = nil) {
         counters.add(counter.index, loop: loop)
+    }
+
+    /// Counts one miss of the path cached under `key`: `miss`, and the path in `missedPaths`.
+    func countMiss(_ key: String) {
+        counters.add(Counter.miss.index)
+        missedPaths.record(key)
     }
 
     /// The count so far.

@@ -166,14 +166,14 @@ final class CachingForwarder: Sendable {
                 return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
             }
         case .joined:
-            if !counted { statistics.count(.miss) }
+            if !counted { statistics.countMiss(key) }
             statistics.count(.collapsed)
             return nil
         case .refused(let detail):
-            if !counted { statistics.count(.miss) }
+            if !counted { statistics.countMiss(key) }
             return ClientFailure.noCall(detail, retryAfter: 1).response(collapsed: false)
         case .leads:
-            if !counted { statistics.count(.miss) }
+            if !counted { statistics.countMiss(key) }
             tasks.run(.awaited) {
                 // Another replica may have stored it, be fetching it, or have just failed to: then no call from here.
                 if let shared = await self.coalescer.lead(key, arrivedAt: now) {

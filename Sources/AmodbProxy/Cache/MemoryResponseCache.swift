@@ -133,6 +133,11 @@ public final class MemoryResponseCache: ResponseCache {
         }
     }
 
+    /// One shard's lock at a time, each held for a scan of its entries without a copy.
+    public var oldestStoredAt: Double? {
+        shards.compactMap { shard in shard.state.withLock { $0.slots.values.lazy.map(\.entry.storedAt).min() } }.min()
+    }
+
     public func allEntries() -> [(key: String, entry: CachedResponse)] {
         shards.flatMap { shard in
             shard.state.withLock { $0.slots.map { (key: $0.key.text, entry: $0.value.entry) } }

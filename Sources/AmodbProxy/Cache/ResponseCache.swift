@@ -18,9 +18,16 @@ public protocol ResponseCache: Sendable {
     var usage: (entries: Int, bytes: Int) { get }
     /// Every entry, for a snapshot on disk.
     func allEntries() -> [(key: String, entry: CachedResponse)]
+    /// When the oldest entry held was stored (seconds since 1970), for the status page; `nil` when empty.
+    var oldestStoredAt: Double? { get }
 }
 
 extension ResponseCache {
+    /// From every entry: a cache that can find its oldest without copying them says so itself.
+    public var oldestStoredAt: Double? {
+        allEntries().lazy.map(\.entry.storedAt).min()
+    }
+
     /// Whether `store` would keep `entry` under `key` (`false`: larger than it keeps).
     public func admits(_ entry: CachedResponse, for key: String) -> Bool {
         admits(byteCount: entry.byteCount, for: key)

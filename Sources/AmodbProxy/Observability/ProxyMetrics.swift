@@ -10,7 +10,7 @@ import Synchronization
 public final class ProxyMetrics: Sendable {
     /// The `route` label: the template of what was asked for.
     enum RouteLabel: Int, CaseIterable {
-        case trending, movie, configuration, healthz, readyz, metrics, unmatched, invalid
+        case trending, movie, configuration, healthz, readyz, metrics, status, statusJSON, unmatched, invalid
 
         /// The forwarded amodb routes (under `/3`), which the schema check counts.
         static let forwarded: [RouteLabel] = [.trending, .movie, .configuration]
@@ -19,7 +19,16 @@ public final class ProxyMetrics: Sendable {
         var isForwarded: Bool {
             switch self {
             case .trending, .movie, .configuration: true
-            case .healthz, .readyz, .metrics, .unmatched, .invalid: false
+            case .healthz, .readyz, .metrics, .status, .statusJSON, .unmatched, .invalid: false
+            }
+        }
+
+        /// Whether this is one of the operator's pages (`/metrics`, `/status`, `/status.json`):
+        /// for a scraper or the operator's browser, not for apps' pages, so never given CORS.
+        var isOperatorPage: Bool {
+            switch self {
+            case .metrics, .status, .statusJSON: true
+            case .trending, .movie, .configuration, .healthz, .readyz, .unmatched, .invalid: false
             }
         }
 
@@ -34,6 +43,8 @@ public final class ProxyMetrics: Sendable {
             case .healthz: "/healthz"
             case .readyz: "/readyz"
             case .metrics: "/metrics"
+            case .status: "/status"
+            case .statusJSON: "/status.json"
             case .unmatched: "unmatched"
             case .invalid: "invalid"
             }
@@ -95,6 +106,9 @@ public final class ProxyMetrics: Sendable {
     /// How callers' credentials fared, by result (`AuthResult.allCases` order).
     private let authResults: AtomicCounters
     private let sources = Mutex<Sources?>(nil)
+    /// The status page's last hour, from samples of these counters (`sampleStatus`); made
+    /// when the sources are connected, as its clock is theirs.
+    private let history = Mutex<MinuteHistory?>(nil)
 
     /// What the gauges read at scrape time.
     struct Sources: Sendable {
@@ -109,6 +123,10 @@ public final class ProxyMetrics: Sendable {
         var redis: RedisLink?
         /// The queue that compresses stored answers.
         var variants: VariantMaker?
+        /// The identity provider's key set, when users sign in (the status page lists it).
+        var keySet: KeySetRefresher?
+        /// The cache's memory limit, in bytes (`AMODB_CACHE_MAX_BYTES`), for the status page.
+        var cacheMaxBytes = 0
     }
 
     /// Metrics for the server's event loops (`HTTPServer.eventLoopCount()`).
@@ -130,6 +148,47 @@ public final class ProxyMetrics: Sendable {
 
     func connect(_ sources: Sources) {
         self.sources.withLock { $0 = sources }
+        let counts = statusCounts(sources.statistics)
+        history.withLock { $0 = MinuteHistory(start: sources.clock.now(), counts: counts) }
+    }
+
+    /// Samples the counters into the status page's history: once a second, from a timer
+    /// off the event loops (`ProxyServer`). The counters are read as `/metrics` reads them.
+    func sampleStatus() {
+        guard let sources = sources.withLock({ $0 }) else { return }
+        let counts = statusCounts(sources.statistics)
+        let now = sources.clock.now()
+        history.withLock { $0?.record(counts, at: now) }
+    }
+
+    /// What the status page shows of the counters now: the sources, the counts, and the
+    /// history they are read against (`nil` before the sources are connected).
+    func statusReading() -> (sources: Sources, now: Double, counts: StatusCounts, history: MinuteHistory)? {
+        guard let sources = sources.withLock({ $0 }) else { return nil }
+        let counts = statusCounts(sources.statistics)
+        let now = sources.clock.now()
+        guard let history = history.withLock({ $0 }) else { return nil }
+        return (sources, now, counts, history)
+    }
+
+    /// The cumulative counts the status page derives its figures from: answers to the
+    /// forwarded routes by cache outcome (a miss answered 503 is refused), and the cache's
+    /// calls, refreshes and denials.
+    private func statusCounts(_ statistics: CacheStatistics) -> StatusCounts {
+        var counts = StatusCounts(
+            calls: statistics.value(.upstreamCall), refreshes: statistics.value(.refresh),
+            denials: statistics.value(.budgetDenial))
+        let refusedStatus = Self.statusIndex(503)
+        for route in RouteLabel.forwarded {
+            for statusIndex in 0...Self.statuses.count {
+                let base = (route.rawValue * (Self.statuses.count + 1) + statusIndex) * CacheLabel.allCases.count
+                counts.fresh += requests.value(base + CacheLabel.hit.rawValue)
+                counts.stale += requests.value(base + CacheLabel.stale.rawValue)
+                let misses = requests.value(base + CacheLabel.miss.rawValue)
+                if statusIndex == refusedStatus { counts.refused += misses } else { counts.filled += misses }
+            }
+        }
+        return counts
     }
 
     private static func statusIndex(_ status: Int) -> Int {

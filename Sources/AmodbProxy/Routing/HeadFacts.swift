@@ -25,8 +25,9 @@ struct HeadFacts: Sendable {
     let key: String?
     let accept: AcceptEncoding
     let ifNoneMatch: String?
-    /// Whether CORS applies: with origins set, to every answer but `/metrics`' (for the
-    /// operator's scraper, not for pages), so that a page can read each error it gets.
+    /// Whether CORS applies: with origins set, to every answer but the operator's pages'
+    /// (`/metrics`, `/status`, `/status.json`: for the operator's scraper and browser, not for
+    /// apps' pages), so that a page can read each error it gets.
     let corsApplies: Bool
     /// `Origin`, read only when CORS applies.
     let origin: String?
@@ -56,7 +57,7 @@ struct HeadFacts: Sendable {
         key = try? amodbRequest?.get().pathAndQuery
         accept = AcceptEncoding(fields: request.headers.fields)
         ifNoneMatch = request.headers["If-None-Match"]
-        corsApplies = access.cors != nil && route != .metrics
+        corsApplies = access.cors != nil && !route.isOperatorPage
         origin = corsApplies ? request.headers["Origin"] : nil
     }
 }

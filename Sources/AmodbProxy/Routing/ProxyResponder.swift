@@ -3,7 +3,7 @@ import AmodbHTTP
 import AmodbModels
 import Synchronization
 
-/// The proxy's routes: `/healthz`, `/readyz`, `/metrics`, and under `/3` exactly the
+/// The proxy's routes: `/healthz`, `/readyz`, `/metrics`, `/status`, and under `/3` exactly the
 /// forwarded amodb routes, behind client tokens or users' ID tokens, a per-client rate
 /// limit and CORS.
 /// Anything else is answered here and never reaches amodb. Every answer is counted
@@ -199,6 +199,8 @@ final class ProxyResponder: HTTPResponder {
             response.headers.set("Content-Type", PrometheusText.contentType)
             response.headers.set("Cache-Control", "no-store")
             return ProxyAnswer(response)
+        case .status, .statusJSON:
+            return ProxyAnswer(StatusPage.response(for: head.route, metrics: metrics))
         case .trending, .movie, .configuration, .unmatched, .invalid:
             break
         }
@@ -265,6 +267,8 @@ final class ProxyResponder: HTTPResponder {
         case "/healthz": return .healthz
         case "/readyz": return .readyz
         case "/metrics": return .metrics
+        case "/status": return .status
+        case "/status.json": return .statusJSON
         default: return .unmatched
         }
     }

@@ -155,7 +155,8 @@ public final class ProxyServer: Sendable {
                         ("in_flight", sizes.inFlight), ("backoff", sizes.backoff), ("client_share", sizes.clients),
                         ("tasks", sizes.tasks),
                     ]
-                }, redis: redis, variants: forwarder.variantMaker))
+                }, redis: redis, variants: forwarder.variantMaker, keySet: keySet,
+                cacheMaxBytes: configuration.cacheMaxBytes))
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
@@ -165,6 +166,8 @@ public final class ProxyServer: Sendable {
         keySet?.start()
         let port = try server.start()
         responder.listening.store(true, ordering: .relaxed)
+        // The status page's history: the counters sampled once a second, off the event loops.
+        repeatEvery(1) { [weak self] in self?.metrics.sampleStatus() }
         if snapshot != nil {
             repeatEvery(configuration.snapshotIntervalSeconds) { [weak self] in self?.writeSnapshot() }
         }

@@ -140,6 +140,17 @@ final class KeySetRefresher: Sendable {
         state.withLock { $0.skipped }
     }
 
+    /// The key set as the status page shows it: the `kid`s of the keys in use, how many
+    /// listed keys are skipped, and why none is held yet (`nil` once one is).
+    var summary: (keyIDs: [String], skipped: Int, problem: String?) {
+        state.withLock { state in
+            (
+                (state.keys?.keys.keys).map { $0.sorted() } ?? [], state.skipped.count,
+                state.keys == nil ? state.problem ?? "fetching" : nil
+            )
+        }
+    }
+
     /// Seconds until the next fetch while no set is held, for a 503's `Retry-After` (at least 1).
     func retryAfter(now: Double) -> Int {
         let due = state.withLock { $0.nextAttempt } ?? now + 1
