@@ -102,6 +102,57 @@ struct PlanCommandTests {
         #expect(old.standardError.contains("1 line was written before keys were logged"))
     }
 
+    @Test func htmlWritesTheSameRowsAsBarsWithRefusalsAMinuteAndOneRecommendation() async throws {
+        let trace = SyntheticTrace(rate: 2, duration: 1800, seed: 13)
+        let path = try writeLog(trace)
+        let page = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).html").path
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: page)
+        }
+        let outcome = try await ProxyBinary().run([
+            "plan", "--access-log", path, "--plans", "2,40,1000", "--movie-ttls", "600,3600", "--html", page,
+        ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let table = try rows(outcome.standardOutput)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        // One row per plan and TTL, in the table's order, with the table's shares.
+        let pageRows = html.components(separatedBy: "<tr class=\"row\"").dropFirst()
+        #expect(pageRows.count == table.count)
+        for (row, pageRow) in zip(table, pageRows) {
+            #expect(pageRow.hasPrefix(" data-plan=\"\(row.plan)\""), "\(pageRow.prefix(80))")
+            let shares = ["fresh", "stale", "filled", "refused"].compactMap { kind -> Double? in
+                let marker = "data-share=\"\(kind)\">"
+                return pageRow.range(of: marker).flatMap { Double(pageRow[$0.upperBound...].prefix { $0 != "<" }) }
+            }
+            #expect(shares == row.shares, "\(row)")
+            #expect(pageRow.contains("<svg class=\"shares\""))
+            // The refusals' line leaves its baseline exactly when the row refused any.
+            let line = try #require(
+                pageRow.range(of: "points=\"").map { pageRow[$0.upperBound...].prefix { $0 != "\"" } })
+            let heights = line.split(separator: " ").compactMap { $0.split(separator: ",").last.flatMap { Double($0) } }
+            #expect(heights.contains { $0 < 31 } == (row.shares[3] > 0), "\(row)")
+        }
+        #expect(table.contains { $0.plan == 2 && $0.shares[3] > 1 }, "the small plan refuses: \(table)")
+        // The recommendation: the smallest plan with a row refusing under 1%, its row refusing least.
+        let accepted = table.filter { $0.shares[3] < 1 }
+        let plan = try #require(accepted.map(\.plan).min())
+        let best = try #require(
+            accepted.filter { $0.plan == plan }.min { ($0.shares[3], $0.shares[1]) < ($1.shares[3], $1.shares[1]) })
+        #expect(
+            html.contains(
+                "<p id=\"recommendation\">Take the \(plan)-calls-a-minute plan with a movie TTL of \(best.ttl): the cheapest"
+            ), "\(html)")
+        // Self-contained: nothing loaded from anywhere, no script.
+        #expect(!html.contains("<script") && !html.contains(" src=") && !html.contains("<link"))
+
+        let unwritable = try await ProxyBinary().run([
+            "plan", "--access-log", path, "--html", "/nonexistent/report.html",
+        ])
+        #expect(unwritable.status == 1)
+        #expect(unwritable.standardError.hasPrefix("amodb-proxy: cannot write the page to /nonexistent/report.html"))
+    }
+
     @Test func helpMentionsPlan() async throws {
         let outcome = try await ProxyBinary().run(["--help"])
         #expect(outcome.status == 0)

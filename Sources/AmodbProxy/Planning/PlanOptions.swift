@@ -12,6 +12,8 @@ public struct PlanOptions: Sendable, Equatable {
     public var trendingTTL = ProxyConfiguration.defaults.cacheTTL
     /// Seconds `/configuration` is fresh.
     public var configurationTTL = 86_400.0
+    /// Where to write the report as one self-contained HTML page too (`--html FILE`); `nil`: not.
+    public var htmlPath: String?
 
     /// The defaults, replaying `accessLog`.
     public init(accessLog: String) {
@@ -25,10 +27,12 @@ public struct PlanOptions: Sendable, Equatable {
     static let usage = """
           amodb-proxy plan --access-log FILE [--plans 20,40,120]
                            [--movie-ttls 1800,21600,86400] [--miss-wait 2]
+                           [--html REPORT.html]
                                 replay an access log (FILE; - for standard input)
                                 through the cache and budget for each plan (calls a
                                 minute) and movie TTL (seconds): the shares of answers
-                                fresh, stale, filled and refused; no network
+                                fresh, stale, filled and refused; no network; --html
+                                also writes them as a page (bars, refusals a minute)
 
         """
 
@@ -65,6 +69,12 @@ public struct PlanOptions: Sendable, Equatable {
                     )
                 }
                 options.movieTTLs = ttls
+            case "--html":
+                let path = try reader.value()
+                guard !path.isEmpty else {
+                    throw ConfigurationError("plan: --html needs a file name to write the page to")
+                }
+                options.htmlPath = path
             case "--miss-wait":
                 let text = try reader.value()
                 guard let seconds = Double(text.trimmingSpacesAndNewlines()), seconds.isFinite,

@@ -1,4 +1,5 @@
 import AmodbHTTP
+import Foundation
 
 /// `amodb-proxy plan`: reads an access log, replays it through the cache and budget policy
 /// (`PolicyReplay`) for every plan and movie TTL asked for, and words what it counted as a
@@ -52,6 +53,19 @@ public enum PlanReport {
             return shares.map { $0! }  // every task returned its index
         }
         let rows = zip(runs, shares).map { Row(plan: $0.0.0, movieTTL: $0.0.1, shares: $0.1) }
+        if let htmlPath = options.htmlPath {
+            let page = PlanHTMLReport.render(
+                rows: rows, requests: contents.requests.count, first: contents.requests.first?.time ?? 0,
+                last: contents.requests.last?.time ?? 0, options: options)
+            do {
+                try Data(page.utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
+            } catch {
+                throw Failure(
+                    description:
+                        "cannot write the page to \(ConfigurationLoader.shown(htmlPath)): \(error.localizedDescription)"
+                )
+            }
+        }
         return render(contents, rows: rows, options: options)
     }
 

@@ -27,6 +27,9 @@ public struct ReplayShares: Sendable, Equatable {
     public var staleAgesP95: Double = 0
     /// Calls made to amodb.
     public var calls = 0
+    /// Refused answers per minute of the log, from the minute of its first request (for
+    /// the HTML report's line); empty with no refusal.
+    public var refusedPerMinute: [Int] = []
 
     /// Requests counted.
     public var total: Int { fresh + stale + filled + refused }
@@ -69,7 +72,7 @@ public enum PolicyReplay {
             budget: UpstreamBudget(limit: plan), clock: clock,
             logger: ProxyLogger(minimumLevel: .error, sink: { _ in }), policy: policy,
             validator: AnswerValidator(key: Secret("amodb-proxy-replay")), statistics: CacheStatistics(eventLoops: 0))
-        let tally = Tally(policy)
+        let tally = Tally(policy, clock: clock, firstMinute: MinuteHistory.minuteStart(requests.first?.time ?? 0))
         for replayed in requests {
             await clock.advance(to: replayed.time) { await forwarder.settled() }
             let request = replayed.request
@@ -92,9 +95,14 @@ public enum PolicyReplay {
     private final class Tally: Sendable {
         private let state = Mutex((shares: ReplayShares(), staleAges: [Double]()))
         private let policy: CachingForwarder.Policy
+        private let clock: SimulatedClock
+        /// The start of the log's first minute, in seconds since 1970.
+        private let firstMinute: Double
 
-        init(_ policy: CachingForwarder.Policy) {
+        init(_ policy: CachingForwarder.Policy, clock: SimulatedClock, firstMinute: Double) {
             self.policy = policy
+            self.clock = clock
+            self.firstMinute = firstMinute
         }
 
         func count(_ response: ProxyAnswer, for request: AmodbRequest) {
@@ -106,11 +114,23 @@ public enum PolicyReplay {
                     state.staleAges.append(policy.freshness.lifetime(of: request.route) - Double(ttl))
                 case .miss(_, _, _, .some):
                     state.shares.refused += 1
+                    // Counted in the minute the refusal is given (the replay's clock).
+                    let minute = max(0, Int((clock.now() - firstMinute) / 60))
+                    if minute < Self.maxMinutes {
+                        if state.shares.refusedPerMinute.count <= minute {
+                            state.shares.refusedPerMinute += Array(
+                                repeating: 0, count: minute + 1 - state.shares.refusedPerMinute.count)
+                        }
+                        state.shares.refusedPerMinute[minute] += 1
+                    }
                 case .miss, nil:
                     state.shares.filled += 1
                 }
             }
         }
+
+        /// Most minutes counted: a week of log (a longer one is rarely replayed at once).
+        static let maxMinutes = 7 * 24 * 60
 
         var shares: ReplayShares {
             state.withLock { state in
