@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# The operator's pages in a real browser (headless Chromium), checked for what a person sees:
+#   - `amodb-proxy --sandbox` on a plan of 20 calls a minute gets traffic (hits, misses, and
+#     misses past the plan's limit, refused with 503); then Chromium loads `/status`, whose
+#     script reads `/status.json` and draws the page. Checks: every number the page shows
+#     is the value of its field in the JSON the page read, and that JSON says what
+#     `/status.json` says when fetched beside it; the chart has bars and the calls' line; the
+#     paths that missed are listed; Chromium logged no console message (a script error or
+#     a Content-Security-Policy refusal would be one) and the page shows no error;
+#   - `amodb-proxy plan --html` on a generated six-hour access log writes a page; Chromium
+#     loads it from the file: a row per plan and TTL with its bars and refusals' line, and the
+#     recommendation; no console message.
+#
+# Usage: bash Tests/Browser/status.sh [--screenshots]
+# --screenshots also writes docs/images/status.png and docs/images/plan-report.png (the
+# README's), taken by `chromium --headless --screenshot` from the same pages.
+# Needs swift, python3 and Chromium (CHROMIUM=path to use another). Every server listens
+# on loopback on a port the OS picks and is stopped on exit. Prints `ok - …` / `not ok - …`,
+# then `N passed, N failed`; exits 1 if a check failed, 2 if the setup failed.
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$script_dir/../.." && pwd)
+cd "$repo"
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+screenshots=false
+[[ ${1:-} == --screenshots ]] && screenshots=true
+
+passed=0
+failed=0
+setup_failed() {
+  echo "not ok - $*"
+  echo "$passed passed, $((failed + 1)) failed"
+  exit 2
+}
+indented() { tail -n "${2:-15}" "$1" | sed 's/^/#   /'; }
+
+proxy_pid=""
+stop() {
+  local pid=$1
+  [[ -n $pid ]] || return 0
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local status=$?
+  stop "$proxy_pid"
+  rm -rf "${work:-}"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+work=$(mktemp -d)
+started=$(date +%s)
+
+chromium=${CHROMIUM:-}
+if [[ -z $chromium ]]; then
+  for candidate in chromium chromium-browser google-chrome; do
+    if command -v "$candidate" >/dev/null; then chromium=$(command -v "$candidate"); break; fi
+  done
+fi
+[[ -n $chromium ]] || setup_failed "Chromium is installed (apt-get install chromium)"
+command -v python3 >/dev/null || setup_failed "python3 is installed"
+
+echo "# swift build --product amodb-proxy"
+swift build --product amodb-proxy >"$work/build.log" 2>&1 || { indented "$work/build.log" 30; setup_failed "swift build --product amodb-proxy"; }
+binary="$(swift build --show-bin-path)/amodb-proxy"
+
+# A plan of 20 calls a minute, so that the traffic below spends it and some misses are refused.
+(cd "$work" && exec env HOST=127.0.0.1 PORT=0 AMODB_RATE_LIMIT=20 AMODB_MISS_WAIT=0.2 AMODB_LOG_FORMAT=json \
+  "$binary" --sandbox >"$work/proxy.out" 2>"$work/proxy.err") &
+proxy_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(grep '"amodb-proxy listening"' "$work/proxy.err" | grep -o '"address":"http://127\.0\.0\.1:[0-9]*' | grep -o '[0-9]*$' || true)
+  [[ -n $port ]] && break
+  kill -0 "$proxy_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[[ -n $port ]] || { indented "$work/proxy.err"; setup_failed "amodb-proxy --sandbox starts and logs its port"; }
+proxy="http://127.0.0.1:$port"
+echo "# amodb-proxy --sandbox on $proxy, AMODB_RATE_LIMIT=20"
+
+# Traffic: a few hot paths asked often (hits), and 30 movies asked once or twice (misses,
+# the last ones past the plan's 20 calls: refused).
+python3 - "$proxy" >"$work/traffic.txt" <<'PY' || setup_failed "the traffic ran (python3)"
+import sys, urllib.error, urllib.request
+proxy = sys.argv[1]
+statuses = {}
+def get(path):
+    try:
+        with urllib.request.urlopen(proxy + path, timeout=10) as response:
+            response.read()
+            status = response.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+    statuses[status] = statuses.get(status, 0) + 1
+hot = ["/3/trending/movie/week", "/3/trending/all/day", "/3/configuration", "/3/movie/550"]
+for round in range(12):
+    for path in hot:
+        get(path)
+    for movie in range(round * 3, round * 3 + 3):
+        get(f"/3/movie/{600 + movie}")
+get("/3/movie/640")
+get("/3/movie/640")
+print(" ".join(f"{status}:{count}" for status, count in sorted(statuses.items())))
+PY
+echo "# traffic: statuses $(cat "$work/traffic.txt")"
+
+chromium_run() {
+  # A profile of its own per run; console messages go to stderr (--enable-logging), where
+  # the checks look for them. `timeout` bounds the whole run.
+  local name=$1
+  shift
+  timeout 90 "$chromium" --headless=new --disable-gpu --no-sandbox --no-first-run --no-default-browser-check \
+    --disable-extensions --disable-background-networking --disable-component-update --disable-sync \
+    --enable-logging=stderr --v=0 --user-data-dir="$work/profile-$name" "$@" 2>"$work/$name.err" || true
+}
+
+echo "# headless Chromium: $("$chromium" --version 2>/dev/null | head -1)"
+status_json() { python3 -c "import sys,urllib.request;sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" "$proxy/status.json"; }
+status_json >"$work/before.json"
+# The virtual time budget lets the page's fetch and drawing finish; it stops before the
+# page's next refresh would run more than once or twice.
+chromium_run status --virtual-time-budget=3000 --dump-dom "$proxy/status" >"$work/status.html"
+status_json >"$work/after.json"
+if $screenshots; then
+  mkdir -p docs/images
+  chromium_run status-shot --virtual-time-budget=3000 --window-size=1000,1020 --hide-scrollbars \
+    --screenshot="$repo/docs/images/status.png" "$proxy/status" >/dev/null
+fi
+
+# Stopped before its access log is read: the log's writer flushes on shutdown.
+stop "$proxy_pid"
+proxy_pid=""
+
+# --- the plan report, from a generated six-hour log -----------------------------------------
+python3 - "$work/six-hours.log" <<'PY' || setup_failed "the access log was generated (python3)"
+import json, random, sys
+random.seed(7)
+start = 1796292000  # 2026-12-03 08:00:00 UTC
+lines = []
+t = float(start)
+while t < start + 6 * 3600:
+    hour = (t - start) / 3600
+    # A busy stretch in the middle of the day: five requests a second, else one.
+    rate = 5.0 if 2.5 <= hour < 3.5 else 1.0
+    t += random.expovariate(rate)
+    draw = random.random()
+    if draw < 0.3:
+        key, route = "/trending/movie/week", "/3/trending/{media_type}/{time_window}"
+    elif rate > 1 and draw < 0.6:
+        # The busy stretch reaches into the catalogue's long tail: a miss a request, 90 a minute.
+        key, route = f"/movie/{random.randrange(10_000, 1_000_000)}", "/3/movie/{movie_id}"
+    else:
+        key, route = f"/movie/{int(random.paretovariate(0.6)) + 100}", "/3/movie/{movie_id}"
+    stamp = __import__("time").strftime("%Y-%m-%dT%H:%M:%S", __import__("time").gmtime(t)) + ".%03dZ" % int((t % 1) * 1000)
+    lines.append(json.dumps({"time": stamp, "method": "GET", "route": route, "key": key, "status": 200,
+        "cache": "hit", "duration_ms": 0.1, "bytes": 900, "encoding": "identity", "client": "203.0.113.7"},
+        separators=(",", ":")))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+"$binary" plan --access-log "$work/six-hours.log" --plans 20,40,120 --movie-ttls 1800,21600 --html "$work/report.html" \
+  >"$work/plan.txt" 2>"$work/plan.err" || { indented "$work/plan.err"; setup_failed "amodb-proxy plan --html writes the page"; }
+chromium_run report --dump-dom "file://$work/report.html" >"$work/report.dom.html"
+if $screenshots; then
+  chromium_run report-shot --window-size=1100,520 --hide-scrollbars --screenshot="$repo/docs/images/plan-report.png" \
+    "file://$work/report.html" >/dev/null
+fi
+
+# --- what the pages showed ---------------------------------------------------------------------
+checks=$(python3 - "$work" <<'PY'
+import html, json, re, sys
+work = sys.argv[1]
+def check(name, condition, detail=None):
+    print(("ok - " if condition else "not ok - ") + name + ("" if condition else "\n#   saw: " + json.dumps(detail)[:2000]))
+
+def console(name):
+    # Chromium's console messages (errors, CSP refusals, warnings) with --enable-logging.
+    text = open(f"{work}/{name}.err", encoding="utf-8", errors="replace").read()
+    return [line for line in text.splitlines() if "CONSOLE" in line or "Content Security Policy" in line or "Uncaught" in line]
+
+dom = open(f"{work}/status.html", encoding="utf-8", errors="replace").read()
+before = json.load(open(f"{work}/before.json"))
+after = json.load(open(f"{work}/after.json"))
+found = re.search(r'<body[^>]*data-rendered="([^"]*)"', dom)
+rendered = json.loads(html.unescape(found.group(1))) if found else None
+check("the status page's script ran and drew what it read from /status.json", rendered is not None, dom[-1500:])
+if rendered is not None:
+    def field(path):
+        value = rendered
+        for name in path.split("."):
+            value = None if value is None else value.get(name)
+        return value
+    def shown(value, fmt):
+        if value is None: return "–"
+        if fmt == "percent": return f"{value * 100:.1f}%"
+        return None if fmt else str(value)
+    shown_fields = re.findall(r'<(?:span|dd)[^>]*data-field="([^"]+)"(?: data-format="([^"]+)")?[^>]*>([^<]*)<', dom)
+    compared = [(path, text, shown(field(path), fmt)) for path, fmt, text in shown_fields if fmt in ("", "percent")]
+    check("the page shows its numbers (budget, answers, hit ratio, cache entries, fleet)", len(compared) >= 12, shown_fields)
+    wrong = [(path, text, want) for path, text, want in compared if html.unescape(text) != want]
+    check("every number the page shows is its field's value in the JSON it read", not wrong, wrong)
+    # The same figures as /status.json fetched beside the page (no traffic between them).
+    stable = ["budget.limit", "budget.used", "answers.fresh", "answers.stale", "answers.filled", "answers.refused",
+              "answers.hit_ratio", "cache.entries", "cache.bytes", "fleet.redis", "fleet.replicas"]
+    def get(document, path):
+        for name in path.split("."): document = document.get(name)
+        return document
+    differ = [(path, get(before, path), field(path), get(after, path)) for path in stable
+              if not (get(before, path) == field(path) == get(after, path))]
+    check("the page's figures are /status.json's", not differ, differ)
+    answers = rendered["answers"]
+    check("the traffic shows: fresh, filled and refused answers, calls spent to the plan's limit",
+          answers["fresh"] > 0 and answers["filled"] > 0 and answers["refused"] > 0 and rendered["budget"]["used"] == 20, answers)
+    bars = re.findall(r'<rect [^>]*class="bar (fresh|stale|filled|refused)"', dom)
+    check("the chart is drawn: bars of fresh, filled and refused answers, the calls' line and the limit",
+          {"fresh", "filled", "refused"} <= set(bars) and 'class="calls"' in dom and 'class="limit"' in dom, bars)
+    listed = re.findall(r'<tr><td>(/[^<]*)</td><td class="n">(\d+)</td></tr>', dom)
+    expected = [(entry["path"], str(entry["misses"])) for entry in rendered["missed_paths"]]
+    check("the paths that missed most are listed as /status.json lists them", listed == expected and len(listed) == 10,
+          {"listed": listed, "json": expected})
+    check("the page shows no error", re.search(r'<span id="error"></span>', dom) is not None,
+          re.search(r'<span id="error">[^<]*', dom).group(0) if re.search(r'<span id="error">[^<]*', dom) else None)
+check("Chromium logged no console message for the status page (script errors, CSP refusals)", not console("status"), console("status"))
+
+report = open(f"{work}/report.dom.html", encoding="utf-8", errors="replace").read()
+text = open(f"{work}/plan.txt", encoding="utf-8").read()
+table = [line.split() for line in text.split("plan/min", 1)[1].split("\n\n", 1)[0].splitlines()[1:] if line.strip()]
+rows = re.findall(r'<tr class="row" data-plan="(\d+)" data-movie-ttl="(\d+)">(.*?)</tr>', report, re.S)
+check("the plan report has a row per plan and TTL, as the text table", len(rows) == len(table) == 6,
+      {"rows": len(rows), "table": table})
+mismatch = []
+for (plan, ttl, cells), line in zip(rows, table):
+    shares = re.findall(r'data-share="\w+">([0-9.]+)<', cells)
+    if plan != line[0] or shares != line[3:7]:
+        mismatch.append((plan, shares, line))
+    if "<rect" not in cells or "<polyline" not in cells:
+        mismatch.append((plan, ttl, "no bar or no line"))
+check("each row shows the table's shares as bars, and its refusals a minute as a line", not mismatch, mismatch)
+refusing = [plan for plan, ttl, cells in rows if re.search(r'data-refused-total="([1-9]\d*)"', cells)]
+lines = {plan: [float(point.split(",")[1]) for point in re.search(r'<polyline[^>]*points="([^"]*)"', cells).group(1).split()]
+         for plan, ttl, cells in rows}
+check("the busy hour makes the small plan refuse, and its line shows it", "20" in refusing and min(lines["20"]) < 31,
+      {"refusing": refusing, "lowest points": {plan: min(points) for plan, points in lines.items()}})
+recommendation = re.search(r'<p id="recommendation">([^<]+)</p>', report)
+check("the report recommends in one sentence", recommendation is not None and recommendation.group(1).count(". ") == 0
+      and recommendation.group(1).endswith("."), recommendation.group(1) if recommendation else report[:1500])
+check("Chromium logged no console message for the plan report", not console("report"), console("report"))
+PY
+) || setup_failed "the checks ran (python3)"
+while IFS= read -r line; do
+  case $line in
+    "ok - "*) passed=$((passed + 1)); echo "$line" ;;
+    "not ok - "*) failed=$((failed + 1)); echo "$line" ;;
+    *) echo "$line" ;;
+  esac
+done <<<"$checks"
+if (( failed > 0 )); then
+  for name in status report; do
+    echo "# Chromium's output ($name), without its D-Bus complaints:"
+    grep -v 'dbus/' "$work/$name.err" | tail -n 10 | sed 's/^/#   /' || true
+  done
+fi
+if $screenshots; then echo "# screenshots: docs/images/status.png, docs/images/plan-report.png"; fi
+echo "# $(( $(date +%s) - started )) s"
+echo "$passed passed, $failed failed"
+(( failed == 0 )) || exit 1
