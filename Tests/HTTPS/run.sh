@@ -7,7 +7,7 @@
 #   - curl, trusting only Caddy's CA, gets the trending page over HTTP/2, and Caddy
 #     advertises HTTP/3; Cache-Status and ETag revalidation (304) pass through; without
 #     that CA curl refuses the certificate;
-#   - /metrics stays private behind Caddy; a call without a token gets 401 JSON;
+#   - /metrics, /status and /status.json stay private behind Caddy; a call without a token gets 401 JSON;
 #   - the access log names the real client (curl from 127.0.0.2, with forged
 #     X-Forwarded-For and Forwarded headers), not Caddy's address nor a forged one;
 #   - AmodbClient (URLSession) fetches through Caddy when the CA is in the system bundle
@@ -208,13 +208,15 @@ if [[ $status == 401 ]] && grep -q '"status_message"' "$work/body"; then
 else
   not_ok "without a client token: 401 JSON through Caddy (got $status)"
 fi
-direct=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$proxy_port/metrics" || true)
-public=$(curl -s --cacert "$root" -o /dev/null -w '%{http_code}' "$base/metrics" || true)
-if [[ $direct == 200 && $public == 404 ]]; then
-  ok "/metrics: 200 from the proxy directly, 404 through Caddy"
-else
-  not_ok "/metrics private: 200 directly ($direct), 404 through Caddy ($public)"
-fi
+for private in /metrics /status /status.json; do
+  direct=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$proxy_port$private" || true)
+  public=$(curl -s --cacert "$root" -o /dev/null -w '%{http_code}' "$base$private" || true)
+  if [[ $direct == 200 && $public == 404 ]]; then
+    ok "$private: 200 from the proxy directly, 404 through Caddy"
+  else
+    not_ok "$private private: 200 directly ($direct), 404 through Caddy ($public)"
+  fi
+done
 
 # --- the real client in the access log ------------------------------------------------
 # curl connects from 127.0.0.2 and forges both forwarding headers: Caddy (which trusts
