@@ -113,6 +113,22 @@ struct StatusPageTests {
         }
     }
 
+    @Test func theKeySetUsersSignInWithIsListedByItsKeyIDs() async throws {
+        let provider = try SignInProvider()
+        var unusable = provider.keys["rsa-1"]!.publicParameters
+        unusable["kid"] = "for-encryption"
+        unusable["use"] = "enc"
+        try await withServer(
+            try UserTokenSetup(provider: provider, keySet: .keySet(provider.keySet(extra: [unusable])), secret: false)
+        ) { setup throws in
+            #expect(try await eventually(within: 20) { try await setup.harness.get("/readyz").status == 200 })
+            let keySet = try #require(try await document(setup.harness)["key_set"] as? [String: Any])
+            #expect(keySet["key_ids"] as? [String] == provider.keys.keys.sorted())
+            #expect(keySet["skipped"] as? Int == 1)
+            #expect(keySet["problem"] is NSNull)
+        }
+    }
+
     @Test func theOperatorsPagesGetNoCORSWhileTheAPIDoes() async throws {
         let origin = "https://app.example"
         let setup = try SandboxedProxy(adjust: { $0.corsOrigins = [origin] })

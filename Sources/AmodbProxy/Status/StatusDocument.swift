@@ -26,8 +26,9 @@ struct StatusDocument: Encodable, Sendable {
     struct Budget: Encodable, Sendable {
         /// The plan's calls a minute (`AMODB_RATE_LIMIT`).
         let limit: Int
-        /// Calls in the window now: the fleet's, when replicas share Redis.
+        /// This replica's calls in the window now (with Redis, the fleet's are the replicas' sum).
         let used: Int
+        /// `limit` less `used`, at least 0 (as `amodb_proxy_upstream_budget_remaining`).
         let remaining: Int
         let windowSeconds: Int
         /// This replica's calls to amodb in the last 60 s: those that refreshed stale entries,
