@@ -47,7 +47,8 @@ let package = Package(
         .target(name: "AmodbSandbox", dependencies: ["AmodbHTTP", "AmodbModels"]),
         // A RESP2 client of our own over raw non-blocking sockets on Dispatch, for replicas
         // that share one cache and one budget; knows nothing of the proxy.
-        .target(name: "AmodbRedis", dependencies: ["AmodbSockets"]),
+        // `rediss://` uses the system's libssl (Debian libssl3), loaded at run time.
+        .target(name: "AmodbRedis", dependencies: ["AmodbSockets", "AmodbDynamicLibrary"]),
         // Starts and stops a real redis-server on a free port, for the tests that need one.
         .target(name: "AmodbRedisTestSupport", dependencies: ["AmodbRedis", "AmodbTestSupport"]),
         // main only: load configuration, start, wait for signals.

@@ -21,10 +21,12 @@ public final class RedisClient: Sendable {
         let target = DispatchQueue.global(qos: .userInitiated)
         let ready = readyConnections
         let peers = Peers()
+        let tlsContext = RedisTLSContext.make(for: configuration)
         connections = (0..<max(1, configuration.connectionCount)).map { index in
             RedisConnection(
                 configuration: configuration,
                 queue: DispatchQueue(label: "amodb-redis.connection-\(index)", target: target),
+                tlsContext: tlsContext,
                 onReadyChange: { isReady in
                     ready.count.add(isReady ? 1 : -1, ordering: .relaxed)
                     // Redis is back: the others stop backing off now, not when their timers say.

@@ -8,6 +8,10 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Connecting failed (refused, unreachable, name not resolved), or the connection is
     /// waiting to retry after such a failure: the text says which call failed and why.
     case unavailable(String)
+    /// The server's TLS certificate did not verify (`rediss://`): the reason is OpenSSL's
+    /// (`certificate has expired`, `hostname mismatch`, `unable to get local issuer
+    /// certificate`). Nothing is sent to such a server; the connection retries as after any failure.
+    case certificateRejected(String)
     /// The connection closed before the reply came (Redis restarted, a proxy cut it).
     case connectionClosed
     /// The server sent bytes that are not RESP2 or break a limit; the connection was closed.
@@ -34,6 +38,7 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let error): "redis error: \(error)"
         case .timedOut(let phase): "redis \(phase.rawValue) timed out"
         case .unavailable(let reason): "redis unavailable: \(reason)"
+        case .certificateRejected(let reason): "redis TLS certificate rejected: \(reason)"
         case .connectionClosed: "redis connection closed before the reply"
         case .protocolViolation(let error): "redis protocol violation: \(error)"
         case .invalidArgument: "redis command argument must be a string or an integer"

@@ -34,6 +34,7 @@ public final class RedisSubscriber: Sendable {
         connection = RedisConnection(
             configuration: configuration,
             queue: DispatchQueue(label: "amodb-redis.subscriber", target: .global(qos: .userInitiated)),
+            tlsContext: RedisTLSContext.make(for: configuration),
             onMessage: { continuation.yield($0) }
         )
     }

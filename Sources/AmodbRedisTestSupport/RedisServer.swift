@@ -4,7 +4,8 @@ import Foundation
 import Synchronization
 
 /// A real `redis-server` for tests: started on a free port in a temporary directory, with
-/// no persistence (`--save '' --appendonly no`), stopped, paused, restarted on the same port.
+/// no persistence (`--save '' --appendonly no`), stopped, paused, restarted on the same port;
+/// TLS only on that port when started with `tls` (Debian's `redis-server` has TLS built in).
 ///
 /// Redis needs an explicit port (it cannot report one the kernel chose), so `start` picks
 /// one, and if the bind fails (another process has it) tries another.
@@ -32,20 +33,29 @@ public final class RedisServer: Sendable {
     public let port: Int
     /// The `requirepass` password, if any.
     public let password: String?
+    /// How it speaks TLS; `nil`: plain text.
+    public let tls: RedisServerTLS?
     private let directory: URL
     private let arguments: [String]
     private let running: Mutex<RunningProcess?>
 
-    private init(port: Int, password: String?, directory: URL, arguments: [String], process: RunningProcess) {
+    private init(
+        port: Int, password: String?, tls: RedisServerTLS?, directory: URL, arguments: [String],
+        process: RunningProcess
+    ) {
         self.port = port
         self.password = password
+        self.tls = tls
         self.directory = directory
         self.arguments = arguments
         self.running = Mutex(process)
     }
 
-    /// Starts a server; `password` sets `--requirepass`, `arguments` adds more settings.
-    public static func start(password: String? = nil, arguments: [String] = []) async throws -> RedisServer {
+    /// Starts a server; `password` sets `--requirepass`, `tls` makes its port TLS only,
+    /// `arguments` adds more settings.
+    public static func start(
+        password: String? = nil, tls: RedisServerTLS? = nil, arguments: [String] = []
+    ) async throws -> RedisServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "amodb-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -57,11 +67,13 @@ public final class RedisServer: Sendable {
         var lastError: (any Error)?
         for _ in 0..<20 {
             let port = Int.random(in: 20_000..<32_000)  // below Linux's ephemeral range (32768–60999)
+            // Later settings win: TLS's replace the plain-text port with 0 (none).
+            let all = settings + (tls?.arguments(port: port) ?? [])
             do {
-                let process = try await RunningProcess.launch(port: port, directory: directory, settings: settings)
+                let process = try await RunningProcess.launch(port: port, directory: directory, settings: all)
                 started = true
                 return RedisServer(
-                    port: port, password: password, directory: directory, arguments: settings, process: process)
+                    port: port, password: password, tls: tls, directory: directory, arguments: all, process: process)
             } catch let error as StartError where error.description.contains("Address already in use") {
                 lastError = error
             }
@@ -69,14 +81,27 @@ public final class RedisServer: Sendable {
         throw lastError ?? StartError(description: "no free port found")
     }
 
-    /// An endpoint for this server, logged in with its password if it has one.
+    /// An endpoint for this server, logged in with its password if it has one (`rediss://`
+    /// when it speaks TLS).
     public var endpoint: RedisEndpoint {
-        RedisEndpoint(host: "127.0.0.1", port: port, password: password.map(RedisPassword.init))
+        RedisEndpoint(host: "127.0.0.1", port: port, password: password.map(RedisPassword.init), usesTLS: tls != nil)
     }
 
-    /// A client configuration for this server, with generous timeouts for loaded test machines.
-    public func configuration(commandTimeout: Duration = .seconds(2)) -> RedisConfiguration {
-        RedisConfiguration(endpoint: endpoint).withTestTimeouts(command: commandTimeout)
+    /// The URL a replica would be given for this server (password in clear: tests only).
+    public var url: String {
+        let credentials = password.map { ":\($0)@" } ?? ""
+        return "\(tls == nil ? "redis" : "rediss")://\(credentials)127.0.0.1:\(port)"
+    }
+
+    /// A client configuration for this server, with generous timeouts for loaded test
+    /// machines; `tlsFiles` (for a TLS server) defaults to trusting the CA of the
+    /// certificate it serves.
+    public func configuration(
+        commandTimeout: Duration = .seconds(2), tlsFiles: RedisTLSFiles? = nil
+    ) -> RedisConfiguration {
+        var configuration = RedisConfiguration(endpoint: endpoint).withTestTimeouts(command: commandTimeout)
+        configuration.tls = tlsFiles ?? RedisTLSFiles(caFile: tls?.authority.certificate)
+        return configuration
     }
 
     /// Stops the server (SIGKILL) and waits for it to exit.
@@ -130,9 +155,10 @@ extension RedisClient: ScopedServer {}
 /// Runs `body` with a fresh server and stops it afterwards, whether `body` returns or throws.
 @discardableResult
 public func withRedisServer<Result>(
-    password: String? = nil, arguments: [String] = [], _ body: (RedisServer) async throws -> Result
+    password: String? = nil, tls: RedisServerTLS? = nil, arguments: [String] = [],
+    _ body: (RedisServer) async throws -> Result
 ) async throws -> Result {
-    try await withServer(try await RedisServer.start(password: password, arguments: arguments), body)
+    try await withServer(try await RedisServer.start(password: password, tls: tls, arguments: arguments), body)
 }
 
 /// Runs `body` with a client for `configuration` and shuts the client down afterwards.

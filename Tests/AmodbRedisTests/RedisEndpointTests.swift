@@ -18,6 +18,13 @@ struct RedisEndpointTests {
         ("redis://:a@b@redis", RedisEndpoint(host: "redis", password: RedisPassword("a@b"))),
         ("REDIS://redis/", RedisEndpoint(host: "redis")),
         ("redis://[::1]:6390/2", RedisEndpoint(host: "::1", port: 6390, database: 2)),
+        (
+            "rediss://default:s3cret@cache.example:6380",
+            RedisEndpoint(
+                host: "cache.example", port: 6380, username: "default", password: RedisPassword("s3cret"), usesTLS: true
+            )
+        ),
+        ("REDISS://[::1]", RedisEndpoint(host: "::1", usesTLS: true)),
     ])
     func parsesTheURLForms(_ url: String, _ expected: RedisEndpoint) throws {
         #expect(try RedisEndpoint(url: url) == expected)
@@ -25,14 +32,14 @@ struct RedisEndpointTests {
 
     @Test(arguments: [
         ("http://redis:6379", "scheme \"http\""),
-        ("rediss://redis:6380", "TLS"),
+        ("redis+tls://redis:6380", "expected redis:// or rediss://"),
         ("redis://", "host is empty"),
         ("redis://:pw@:6379", "host is empty"),
         ("redis://redis:abc", "port \"abc\" is not a number"),
         ("redis://redis:", "port \"\" is not a number"),
         ("redis://redis:70000", "not a number from 1 to 65535"),
         ("redis://redis/zero", "database \"zero\" is not a number"),
-        ("redis.example:6379", "expected redis://"),
+        ("redis.example:6379", "expected redis[s]://"),
         ("redis://justapassword@redis", "colon before the password"),
         ("redis://:bad%zz@redis", "malformed %-escape"),
     ])
@@ -71,5 +78,6 @@ struct RedisEndpointTests {
         #expect(
             try RedisEndpoint(url: "redis://app:pw@redis:7000/2").description == "redis://app:<redacted>@redis:7000/2")
         #expect(try RedisEndpoint(url: "redis://redis").description == "redis://redis:6379/0")
+        #expect(try RedisEndpoint(url: "rediss://:pw@redis:6380").description == "rediss://:<redacted>@redis:6380/0")
     }
 }

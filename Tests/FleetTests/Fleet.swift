@@ -3,6 +3,7 @@ import AmodbProxy
 import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbTestSupport
+import Testing
 
 /// Replicas for a test: in-process proxies on port 0 over one scripted upstream (the
 /// amodb they share) and one Redis, each with its own captured log.
@@ -63,16 +64,36 @@ final class Fleet: ScopedServer {
     }
 }
 
+/// How the replicas reach their Redis: the fleet's tests that prove one cache, one budget
+/// and one call per path run over both, the replicas' settings differing only in the URL
+/// (`rediss://`) and the test CA they trust.
+enum RedisTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case plain, tls
+
+    /// Certificates for the TLS runs, made once for the whole target.
+    static let certificates = Task { try await TestCertificates() }
+
+    /// The server's TLS settings for this transport (`nil`: plain text).
+    func serverTLS() async throws -> RedisServerTLS? {
+        switch self {
+        case .plain: nil
+        case .tls: RedisServerTLS(try await Self.certificates.value)
+        }
+    }
+
+    var testDescription: String { rawValue }
+}
+
 /// Runs `body` with a fresh redis-server and `count` replicas over it and `upstream`.
 func withFleet(
     _ count: Int,
     upstream: ScriptedUpstream = ScriptedUpstream(
         fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
-    password: String? = nil, clock: any ProxyClock = SystemClock(),
+    password: String? = nil, transport: RedisTransport = .plain, clock: any ProxyClock = SystemClock(),
     adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
     _ body: (Fleet, RedisServer) async throws -> Void
 ) async throws {
-    try await withRedisServer(password: password) { server in
+    try await withRedisServer(password: password, tls: try await transport.serverTLS()) { server in
         try await withServer(
             try Fleet(count, redis: server.configuration(), upstream: upstream, clock: clock, adjust: adjust)
         ) {

@@ -8,8 +8,10 @@ import Testing
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetBudgetTests {
-    @Test func aLimitOfTenAcrossTwoReplicasAllowsAtMostTenCalls() async throws {
-        try await withFleet(2, adjust: { $0.rateLimit = 10 }) { (fleet: Fleet, _: RedisServer) async throws in
+    @Test(arguments: RedisTransport.allCases)
+    func aLimitOfTenAcrossTwoReplicasAllowsAtMostTenCalls(_ transport: RedisTransport) async throws {
+        try await withFleet(2, transport: transport, adjust: { $0.rateLimit = 10 }) {
+            (fleet: Fleet, _: RedisServer) async throws in
             var statuses: [Int] = []
             for id in 1...30 {
                 statuses.append(try await fleet[id % 2].get("/3/movie/\(id)").status)

@@ -7,10 +7,14 @@ import Testing
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetCoalescingTests {
-    @Test func eightyConcurrentRequestsForOneColdPathSpreadOverThreeReplicasMakeOneUpstreamCall() async throws {
+    @Test(arguments: RedisTransport.allCases)
+    func eightyConcurrentRequestsForOneColdPathSpreadOverThreeReplicasMakeOneUpstreamCall(_ transport: RedisTransport)
+        async throws
+    {
         let upstream = ScriptedUpstream()
         upstream.hold()  // the one call stays in flight until all eighty have asked
-        try await withFleet(3, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
+        try await withFleet(3, upstream: upstream, transport: transport) {
+            (fleet: Fleet, _: RedisServer) async throws in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<80 {
                     let replica = fleet[index % 3]

@@ -10,8 +10,9 @@ import Testing
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct SharedCacheTests {
-    @Test func aFillMadeByOneReplicaIsServedByAnotherWithNoUpstreamCall() async throws {
-        try await withFleet(2) { (fleet: Fleet, _: RedisServer) async throws in
+    @Test(arguments: RedisTransport.allCases)
+    func aFillMadeByOneReplicaIsServedByAnotherWithNoUpstreamCall(_ transport: RedisTransport) async throws {
+        try await withFleet(2, transport: transport) { (fleet: Fleet, _: RedisServer) async throws in
             let first = try await fleet[0].get("/3/movie/550")
             #expect(first.status == 200)
             let second = try await fleet[1].get("/3/movie/550")

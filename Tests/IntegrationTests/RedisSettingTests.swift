@@ -8,7 +8,6 @@ import Testing
 struct RedisSettingTests {
     @Test(arguments: [
         ("another scheme", "http://cache:6379"),
-        ("TLS, not implemented", "rediss://cache:6379"),
         ("a port that is not a number", "redis://cache:sixty"),
         ("an empty host", "redis://:secret-pass-1@:6379"),
         ("a database that is not a number", "redis://cache:6379/zero"),

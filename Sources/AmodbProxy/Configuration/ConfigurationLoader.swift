@@ -289,7 +289,7 @@ public enum ConfigurationLoader {
         },
         Setting(
             variable: "AMODB_REDIS_URL", flag: "--redis-url",
-            help: "Redis URL replicas share (redis://user:password@host:port/db); empty: off",
+            help: "Redis URL replicas share (redis[s]://user:password@host:port/db); empty: off",
             show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }
         ) { config, value throws(ConfigurationError) in
             // RedisURLError's reason never quotes the password; the setting is named here.
@@ -298,6 +298,27 @@ public enum ConfigurationLoader {
             } catch {
                 throw ConfigurationError("AMODB_REDIS_URL: \(error.reason)", setting: "AMODB_REDIS_URL")
             }
+        },
+        Setting(
+            variable: "AMODB_REDIS_CA_FILE", flag: "--redis-ca-file",
+            help: "PEM CA file for rediss:// (a private CA); empty: the system's trust store",
+            show: { config in config.redisTLS.caFile ?? "" }
+        ) { config, value in
+            config.redisTLS.caFile = value.isEmpty ? nil : value
+        },
+        Setting(
+            variable: "AMODB_REDIS_CERT_FILE", flag: "--redis-cert-file",
+            help: "PEM client certificate for rediss:// servers that require one (with AMODB_REDIS_KEY_FILE)",
+            show: { config in config.redisTLS.certificateFile ?? "" }
+        ) { config, value in
+            config.redisTLS.certificateFile = value.isEmpty ? nil : value
+        },
+        Setting(
+            variable: "AMODB_REDIS_KEY_FILE", flag: "--redis-key-file",
+            help: "PEM private key of AMODB_REDIS_CERT_FILE",
+            show: { config in config.redisTLS.keyFile ?? "" }
+        ) { config, value in
+            config.redisTLS.keyFile = value.isEmpty ? nil : value
         },
         Setting(
             variable: "AMODB_REDIS_PREFIX", flag: "--redis-prefix", help: "prefix of every key written in Redis",
@@ -582,6 +603,7 @@ public enum ConfigurationLoader {
             try apply(setting, value, to: &configuration)
             if !value.isEmpty { given.insert(setting.variable) }
         }
+        try applyRedisTLS(to: &configuration)
         if configuration.limits.maxReadBufferBytes < configuration.limits.minimumReadBufferBytes {
             throw ConfigurationError(
                 "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)",
@@ -622,6 +644,27 @@ public enum ConfigurationLoader {
             }
             return .serve(configuration)
         }
+    }
+
+    /// Gives `rediss://` its files and checks them now (libssl loads, each file loads, the
+    /// key matches its certificate), so that a bad path stops the proxy at start rather
+    /// than becoming an outage; files with a plain `redis://` URL are a mistake, refused.
+    private static func applyRedisTLS(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
+        let files = configuration.redisTLS
+        guard files != RedisTLSFiles() else { return }
+        let setting = files.caFile != nil ? "AMODB_REDIS_CA_FILE" : "AMODB_REDIS_CERT_FILE"
+        guard var redis = configuration.redis, redis.endpoint.usesTLS else {
+            throw ConfigurationError(
+                "\(setting) is set, but AMODB_REDIS_URL is not a rediss:// URL: TLS files need rediss://",
+                setting: setting)
+        }
+        redis.tls = files
+        do throws(RedisTLSError) {
+            try redis.checkTLS()
+        } catch {
+            throw ConfigurationError("\(setting): \(error.reason)", setting: setting)
+        }
+        configuration.redis = redis
     }
 
     /// Applies one setting; whatever its parser throws names that setting.

@@ -89,6 +89,9 @@ public struct ProxyConfiguration: Sendable {
     /// The Redis that replicas share (`AMODB_REDIS_URL`, with the client's default timeouts:
     /// tens of milliseconds per command); `nil`: no sharing, this replica alone.
     public var redis: RedisConfiguration?
+    /// Files for `rediss://` (`AMODB_REDIS_CA_FILE`, `AMODB_REDIS_CERT_FILE`,
+    /// `AMODB_REDIS_KEY_FILE`), which the loader copies into `redis.tls`.
+    public var redisTLS = RedisTLSFiles()
     /// What every key this deployment writes in Redis starts with (`AMODB_REDIS_PREFIX`).
     public var redisPrefix = "amodb-proxy:"
     /// The most replicas that share the Redis (`AMODB_FLEET_SIZE`): while Redis is away, each

@@ -56,8 +56,10 @@ final class RedisLink: Sendable {
     private let state: Mutex<State>
     private let clock: any ProxyClock
     private let errors = Atomic<Int>(0)
-    /// What the last failure was, for the outage's log line.
+    /// What the last failure was, for the outage's log line and `/readyz`.
     private let lastProblem = Mutex("")
+    /// Whether the last connection attempt failed on the server's TLS certificate.
+    private let certificateRejected = Atomic<Bool>(false)
     private let durations = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
     /// Seconds between heartbeats; a replica is dead after three missed.
     let heartbeatInterval: Double
@@ -249,6 +251,18 @@ final class RedisLink: Sendable {
 
     private func changeHealth(to health: Health, because error: RedisError?) {
         state.withLock { $0.health = health }
+        if case .certificateRejected = error {
+            certificateRejected.store(true, ordering: .relaxed)
+        } else if health == .up {
+            certificateRejected.store(false, ordering: .relaxed)
+        }
+    }
+
+    /// What `/readyz` adds while an outage is declared: `,"redis":"unreachable: <why>"`
+    /// (the reason never carries the password); nothing while Redis answers.
+    var readinessDetail: String {
+        guard outageStart() != nil else { return "" }
+        return #","redis":"# + JSONText.quoted("unreachable: " + lastProblem.withLock { $0 })
     }
 
     /// Adds the Redis families to `/metrics`.
@@ -260,6 +274,10 @@ final class RedisLink: Sendable {
             "amodb_proxy_redis_outage",
             "1 while Redis is declared lost (failures spanning a second): the replica spends only its part of the limit.",
             [([], outageStart() == nil ? 0 : 1)])
+        out.gauge(
+            "amodb_proxy_redis_certificate_rejected",
+            "1 while Redis's TLS certificate does not verify (rediss://): nothing is sent to it; see the log for why.",
+            [([], certificateRejected.load(ordering: .relaxed) ? 1 : 0)])
         out.counter(
             "amodb_proxy_redis_errors_total", "Redis calls that failed (timeout, connection, error reply).",
             [([], Double(errors.load(ordering: .relaxed)))])

@@ -43,13 +43,16 @@ final class ProxyResponder: HTTPResponder {
     private let metrics: ProxyMetrics
     private let accessLog: AccessLog?
     private let clock: any ProxyClock
+    /// The link to the Redis replicas share, for `/readyz`'s detail during an outage.
+    private let redis: RedisLink?
     /// Set once the server listens; `/readyz` says so.
     let listening = Atomic<Bool>(false)
 
     init(
         forwarder: CachingForwarder, languages: [String], access: Access, metrics: ProxyMetrics, accessLog: AccessLog?,
-        clock: any ProxyClock
+        clock: any ProxyClock, redis: RedisLink? = nil
     ) {
+        self.redis = redis
         self.forwarder = forwarder
         self.languages = languages
         self.access = access
@@ -190,10 +193,17 @@ final class ProxyResponder: HTTPResponder {
             }
             if let reason = access.callers.notReadyReason {
                 return ProxyAnswer(
-                    Self.plainJSON(503, #"{"status":"# + JSONText.quoted(reason) + access.callers.readinessDetail + "}")
-                )
+                    Self.plainJSON(
+                        503,
+                        #"{"status":"# + JSONText.quoted(reason) + access.callers.readinessDetail
+                            + (redis?.readinessDetail ?? "") + "}"))
             }
-            return ProxyAnswer(Self.plainJSON(200, #"{"status":"ready""# + access.callers.readinessDetail + "}"))
+            // Still ready while Redis is away (this replica serves within its share), but the
+            // operator reading /readyz learns why the fleet is not sharing.
+            return ProxyAnswer(
+                Self.plainJSON(
+                    200,
+                    #"{"status":"ready""# + access.callers.readinessDetail + (redis?.readinessDetail ?? "") + "}"))
         case .metrics:
             var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
             response.headers.set("Content-Type", PrometheusText.contentType)

@@ -133,7 +133,7 @@ public final class ProxyServer: Sendable {
             : nil
         responder = ProxyResponder(
             forwarder: forwarder, languages: configuration.languages, access: access, metrics: metrics,
-            accessLog: accessLog, clock: clock)
+            accessLog: accessLog, clock: clock, redis: redis)
         server = HTTPServer(
             configuration: .init(
                 host: configuration.host, port: configuration.port, limits: configuration.limits,

@@ -2,6 +2,8 @@
 public struct RedisConfiguration: Sendable, CustomStringConvertible {
     /// Where to connect and how to log in.
     public var endpoint: RedisEndpoint
+    /// Files for `rediss://` (a private CA, a client certificate); unused for `redis://`.
+    public var tls = RedisTLSFiles()
     /// Longest wait for TCP connect plus `AUTH`/`SELECT`. Short: Redis sits on the same private network.
     public var connectTimeout: Duration = .milliseconds(250)
     /// Longest wait for one command's reply. Tens of milliseconds: it is on a client's
@@ -23,9 +25,17 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible {
         self.endpoint = endpoint
     }
 
-    /// A configuration parsed from `redis://[[user]:password@]host[:port][/db]`.
+    /// A configuration parsed from `redis[s]://[[user]:password@]host[:port][/db]`.
     public init(url: String) throws(RedisURLError) {
         self.init(endpoint: try RedisEndpoint(url: url))
+    }
+
+    /// Checks that TLS can be set up as configured (libssl loads, the CA and client files
+    /// load and match), so that a program learns it when it starts rather than from an
+    /// outage; does nothing for `redis://`.
+    public func checkTLS() throws(RedisTLSError) {
+        guard endpoint.usesTLS else { return }
+        _ = try RedisTLSContext(files: tls)
     }
 
     /// The endpoint (password redacted) and timeouts.

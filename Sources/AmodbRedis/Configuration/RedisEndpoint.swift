@@ -1,5 +1,5 @@
 /// Where Redis is and how to log in: what a Redis URL
-/// (`redis://[[user]:password@]host[:port][/db]`) says.
+/// (`redis[s]://[[user]:password@]host[:port][/db]`) says.
 public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// Host name or IP literal (an IPv6 literal without its brackets).
     public var host: String
@@ -11,31 +11,35 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var password: RedisPassword?
     /// Logical database selected after connecting (`SELECT`); 0 is Redis's default.
     public var database: Int
+    /// Whether the connection is TLS (`rediss://`), the server's certificate verified and
+    /// its name checked against `host`.
+    public var usesTLS: Bool
 
     /// An endpoint given piece by piece.
     public init(
-        host: String, port: Int = 6379, username: String? = nil, password: RedisPassword? = nil, database: Int = 0
+        host: String, port: Int = 6379, username: String? = nil, password: RedisPassword? = nil, database: Int = 0,
+        usesTLS: Bool = false
     ) {
         self.host = host
         self.port = port
         self.username = username
         self.password = password
         self.database = database
+        self.usesTLS = usesTLS
     }
 
-    /// Parses `redis://[[user]:password@]host[:port][/db]`. User and password may be
-    /// percent-encoded (for `@`, `:` or `/` in them). Refuses another scheme, `rediss://`
-    /// (TLS is not implemented), an empty host, a port or db that is not a number.
+    /// Parses `redis[s]://[[user]:password@]host[:port][/db]` (`rediss://`: TLS). User and
+    /// password may be percent-encoded (for `@`, `:` or `/` in them). Refuses another
+    /// scheme, an empty host, a port or db that is not a number.
     public init(url: String) throws(RedisURLError) {
         let text = Substring(url)
         guard let schemeEnd = text.firstRange(of: "://") else {
-            throw RedisURLError("expected redis://[[user]:password@]host[:port][/db]")
+            throw RedisURLError("expected redis[s]://[[user]:password@]host[:port][/db]")
         }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        if scheme == "rediss" {
-            throw RedisURLError("rediss:// (TLS) is not supported; use redis:// on a private network")
+        guard scheme == "redis" || scheme == "rediss" else {
+            throw RedisURLError("scheme \"\(scheme)\" is not supported; expected redis:// or rediss://")
         }
-        guard scheme == "redis" else { throw RedisURLError("scheme \"\(scheme)\" is not supported; expected redis://") }
 
         var rest = text[schemeEnd.upperBound...]
         var databaseText: Substring?
@@ -90,7 +94,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             }
             database = number
         }
-        self.init(host: String(host), port: port, username: username, password: password, database: database)
+        self.init(
+            host: String(host), port: port, username: username, password: password, database: database,
+            usesTLS: scheme == "rediss")
     }
 
     /// The URL again, password redacted: safe for `--check-config` and logs.
@@ -102,7 +108,7 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             credentials = "\(username)@"
         }
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(credentials)\(shownHost):\(port)/\(database)"
+        return "\(usesTLS ? "rediss" : "redis")://\(credentials)\(shownHost):\(port)/\(database)"
     }
 
     /// A non-negative decimal of at most 9 digits (no sign, no spaces).

@@ -4,8 +4,8 @@ import Dispatch
 /// Where a command's reply (or its failure) goes. Called once, on the connection's queue.
 typealias RedisCompletion = @Sendable (Result<RedisValue, RedisError>) -> Void
 
-/// One Redis connection: connects (resolve, non-blocking TCP connect, `AUTH`, `SELECT`,
-/// `PING`), pipelines commands (written as they come, replies matched in order), times out
+/// One Redis connection: connects (resolve, non-blocking TCP connect, the TLS handshake
+/// for `rediss://`, `AUTH`, `SELECT`, `PING`), pipelines commands (written as they come, replies matched in order), times out
 /// a connect or a command, and after a failure reconnects with exponential back-off.
 ///
 /// While it backs off, commands fail at once with `.unavailable`: on a client's request
@@ -39,6 +39,8 @@ final class RedisConnection: @unchecked Sendable {
         case idle
         /// Resolving the host or waiting for TCP connect; the connect timeout ends at `deadline`.
         case connecting(deadline: DispatchTime)
+        /// Connected over TCP, in the TLS handshake (`rediss://`); within the same connect timeout.
+        case securing(deadline: DispatchTime)
         /// Connected; `AUTH`/`SELECT`/`PING` replies pending.
         case handshaking(deadline: DispatchTime)
         /// Commands are written as they come.
@@ -58,6 +60,14 @@ final class RedisConnection: @unchecked Sendable {
     private var channels: Set<String> = []
     private var state = State.idle
     private var socket: RedisSocket?
+    /// The TLS context for `rediss://` (or why there is none); `nil` for `redis://`.
+    private let tlsContext: Result<RedisTLSContext, RedisTLSError>?
+    /// The socket's TLS session, from the handshake on; `nil` for `redis://`.
+    private var tls: RedisTLSSession?
+    /// A TLS write stopped until the socket is readable (`SSL_ERROR_WANT_READ` on write).
+    private var writeWantsRead = false
+    /// A TLS read stopped until the socket is writable (`SSL_ERROR_WANT_WRITE` on read).
+    private var readWantsWrite = false
     /// Counts connection attempts, so a resolver answer for an abandoned attempt is ignored.
     private var attempt = 0
     /// Addresses of the host not tried yet in this attempt.
@@ -70,20 +80,24 @@ final class RedisConnection: @unchecked Sendable {
     private var inFlightHead = 0
     private var waiting: [Waiting] = []
     private var consecutiveFailures = 0
-    private var lastFailure = "not connected yet"
+    /// What the last attempt failed with; commands fail with it while the connection backs off.
+    private var lastFailure = RedisError.unavailable("not connected yet")
     private let timer: any DispatchSourceTimer
     private var armedDeadline: DispatchTime?
 
     /// A connection that connects on its first command. `onReadyChange` hears when it
     /// becomes ready and when a ready connection fails (for an "up" gauge), on `queue`.
     /// `onMessage` makes it a subscriber connection (see `RedisSubscriber`).
+    /// `tlsContext` is the client's for `rediss://` (one per client, shared by its connections).
     init(
         configuration: RedisConfiguration, queue: DispatchQueue,
+        tlsContext: Result<RedisTLSContext, RedisTLSError>? = nil,
         onReadyChange: @escaping @Sendable (Bool) -> Void = { _ in },
         onMessage: (@Sendable (RedisMessage) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.queue = queue
+        self.tlsContext = tlsContext
         self.onReadyChange = onReadyChange
         self.onMessage = onMessage
         self.parser = RESPParser(limits: configuration.limits)
@@ -152,8 +166,7 @@ final class RedisConnection: @unchecked Sendable {
             let wasReady = isReady
             state = .shutDown
             failPending(.shutDown)
-            socket?.close()
-            socket = nil
+            closeSocket()
             timer.cancel()
             if wasReady { onReadyChange(false) }
             completion()
@@ -174,8 +187,8 @@ final class RedisConnection: @unchecked Sendable {
         case .shutDown:
             completion(.failure(.shutDown))
         case .backingOff:
-            completion(.failure(.unavailable(lastFailure)))
-        case .idle, .connecting, .handshaking:
+            completion(.failure(lastFailure))
+        case .idle, .connecting, .securing, .handshaking:
             guard waiting.count < configuration.maxPendingCommands else { return completion(.failure(.overloaded)) }
             waiting.append(Waiting(bytes: bytes, completion: completion, deadline: deadline))
             arm(deadline)
@@ -203,7 +216,23 @@ final class RedisConnection: @unchecked Sendable {
     private func flush() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let socket, writeIndex < outbound.count else { return }
+        // Nothing goes out before the TLS handshake is complete: the commands wait in `outbound`.
+        if case .securing = state { return }
         while writeIndex < outbound.count {
+            if let tls {
+                let outcome = outbound.withUnsafeBytes {
+                    tls.write(UnsafeRawBufferPointer(rebasing: $0[writeIndex...]))
+                }
+                switch outcome {
+                case .done(let count): writeIndex += count
+                case .wantWrite: return socket.watchWritable(true)
+                case .wantRead:
+                    writeWantsRead = true
+                    return
+                case .failed(let error): return fail(error)
+                }
+                continue
+            }
             let outcome: IOOutcome<Int>
             do {
                 outcome = try outbound.withUnsafeBytes { (all) throws(SyscallError) -> IOOutcome<Int> in
@@ -253,8 +282,7 @@ final class RedisConnection: @unchecked Sendable {
     /// Connects to the next address the name resolved to (`localhost` may give `::1` first
     /// while Redis listens on 127.0.0.1 only); fails once none is left.
     private func connectNextAddress(after failure: SyscallError? = nil) {
-        socket?.close()
-        socket = nil
+        closeSocket()
         guard let address = untriedAddresses.popFirst() else {
             return fail(.unavailable(failure?.description ?? "no address for \(configuration.endpoint.host)"))
         }
@@ -268,7 +296,7 @@ final class RedisConnection: @unchecked Sendable {
             self.socket = socket
             Syscalls.disableNagle(fd)
             switch try Syscalls.connect(fd, address) {
-            case .done: startHandshake()
+            case .done: connected()
             case .wouldBlock: socket.watchWritable(true)
             }
         } catch {
@@ -278,22 +306,68 @@ final class RedisConnection: @unchecked Sendable {
 
     private func writable() {
         dispatchPrecondition(condition: .onQueue(queue))
+        if case .securing = state { return continueTLSHandshake() }
+        if readWantsWrite {
+            readWantsWrite = false
+            readable()
+        }
         guard case .connecting = state else { return flush() }
         guard let socket else { return }
         socket.watchWritable(false)
         do {
             let code = try Syscalls.pendingError(socket.fd)
             guard code == 0 else { return connectNextAddress(after: SyscallError("connect", code)) }
-            startHandshake()
+            connected()
         } catch {
             connectNextAddress(after: error)
+        }
+    }
+
+    /// TCP is up: the TLS handshake for `rediss://`, else Redis's own handshake at once.
+    private func connected() {
+        guard case .connecting(let deadline) = state, let socket else { return }
+        guard let tlsContext else { return startHandshake() }
+        let context: RedisTLSContext
+        switch tlsContext {
+        case .success(let made): context = made
+        case .failure(let error): return fail(.unavailable("TLS: \(error.reason)"))
+        }
+        do {
+            tls = try RedisTLSSession(context: context, fd: socket.fd, host: configuration.endpoint.host)
+        } catch {
+            return fail(error)
+        }
+        state = .securing(deadline: deadline)
+        socket.startReading()
+        continueTLSHandshake()
+    }
+
+    /// Runs the TLS handshake as far as the socket allows; a server whose certificate does
+    /// not verify fails the attempt (`.certificateRejected`) before a byte of Redis is sent.
+    private func continueTLSHandshake() {
+        guard case .securing = state, let socket, let tls else { return }
+        switch tls.handshake() {
+        case .done:
+            socket.watchWritable(false)
+            startHandshake()
+        case .wantRead:
+            socket.watchWritable(false)
+        case .wantWrite:
+            socket.watchWritable(true)
+        case .failed(let error):
+            fail(error)
         }
     }
 
     /// `AUTH` and `SELECT` as the URL asks, then `PING`: a server that accepts TCP but does
     /// not answer (stopped, overloaded) is found out here, within the connect timeout.
     private func startHandshake() {
-        guard case .connecting(let deadline) = state, let socket else { return }
+        let deadline: DispatchTime
+        switch state {
+        case .connecting(let until), .securing(let until): deadline = until
+        default: return
+        }
+        guard let socket else { return }
         state = .handshaking(deadline: deadline)
         parser = RESPParser(limits: configuration.limits)
         socket.startReading()
@@ -337,6 +411,8 @@ final class RedisConnection: @unchecked Sendable {
     private func readable() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let socket else { return }
+        if case .securing = state { return continueTLSHandshake() }
+        if let tls { return readableTLS(socket, tls) }
         let outcome: IOOutcome<Int>
         do {
             outcome = try withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) {
@@ -355,6 +431,41 @@ final class RedisConnection: @unchecked Sendable {
         case .done(0): return fail(.connectionClosed)
         case .done: break
         }
+        deliverParsed(from: socket)
+    }
+
+    /// Reads until OpenSSL wants more from the socket: a TLS session buffers whole records,
+    /// so bytes it holds would otherwise wait for a readiness event that never comes.
+    private func readableTLS(_ socket: RedisSocket, _ tls: RedisTLSSession) {
+        reading: while true {
+            let outcome = withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: 1) { buffer in
+                let outcome = tls.read(into: buffer)
+                if case .done(let count) = outcome, count > 0 {
+                    parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                }
+                return outcome
+            }
+            switch outcome {
+            case .done(0): return fail(.connectionClosed)
+            case .done: continue
+            case .wantRead: break reading
+            case .wantWrite:
+                readWantsWrite = true
+                socket.watchWritable(true)
+                break reading
+            case .failed(let error): return fail(error)
+            }
+        }
+        if writeWantsRead {
+            writeWantsRead = false
+            flush()
+        }
+        guard self.socket === socket else { return }
+        deliverParsed(from: socket)
+    }
+
+    /// Delivers every complete reply the parser holds, while `socket` is still the connection's.
+    private func deliverParsed(from socket: RedisSocket) {
         while self.socket === socket {
             let value: RedisValue
             do {
@@ -407,10 +518,12 @@ final class RedisConnection: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !isShutDown else { return }
         let wasReady = isReady
-        socket?.close()
-        socket = nil
+        closeSocket()
         consecutiveFailures += 1
-        if case .unavailable(let reason) = error { lastFailure = reason } else { lastFailure = error.description }
+        switch error {
+        case .unavailable, .certificateRejected: lastFailure = error
+        default: lastFailure = .unavailable(error.description)
+        }
         failPending(error)
         if wasReady { onReadyChange(false) }
         // A session that was up and broke (Redis restarted, an idle cut) is retried at once;
@@ -424,6 +537,15 @@ final class RedisConnection: @unchecked Sendable {
             state = .backingOff(until: until)
             arm(until)
         }
+    }
+
+    /// Drops the TLS session and closes the socket (its sources close the fd).
+    private func closeSocket() {
+        tls = nil
+        writeWantsRead = false
+        readWantsWrite = false
+        socket?.close()
+        socket = nil
     }
 
     private var isShutDown: Bool {
@@ -456,7 +578,7 @@ final class RedisConnection: @unchecked Sendable {
         armedDeadline = nil
         let now = DispatchTime.now()
         switch state {
-        case .connecting(let deadline), .handshaking(let deadline):
+        case .connecting(let deadline), .securing(let deadline), .handshaking(let deadline):
             if deadline <= now { return fail(.timedOut(.connect)) }
             arm(deadline)
         case .backingOff(let until):

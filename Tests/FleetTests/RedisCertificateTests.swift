@@ -1,0 +1,49 @@
+import AmodbRedis
+import AmodbRedisTestSupport
+import AmodbTestSupport
+import Testing
+
+@testable import AmodbProxy
+
+/// A `rediss://` server whose certificate does not verify is an outage with its reason in
+/// the log, `/readyz` and a metric: the replica spends only its part of the limit, and
+/// never talks to that server in plain text or unverified.
+@Suite(
+    .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)),
+    .enabled(if: TestCertificates.executable != nil, "openssl is not installed"), .timeLimit(.minutes(1)))
+struct RedisCertificateTests {
+    @Test func anExpiredCertificateIsAnOutageThatSaysWhy() async throws {
+        let certificates = try await RedisTransport.certificates.value
+        let tls = RedisServerTLS(certificates, served: certificates.expiredServer)
+        try await withRedisServer(tls: tls) { server in
+            let fleet = try Fleet(
+                1, redis: server.configuration(),
+                upstream: ScriptedUpstream(fallback: RedisOutageTests.movie), adjust: { $0.missWait = 0 })
+            try await withServer(fleet) { fleet in
+                // No first reply within a second of the start: the outage is declared.
+                #expect(
+                    await eventually {
+                        (try? await fleet[0].metrics().value("amodb_proxy_redis_outage")) == 1
+                    })
+                let samples = try await fleet[0].metrics()
+                #expect(try samples.value("amodb_proxy_redis_certificate_rejected") == 1)
+                #expect(try samples.value("amodb_proxy_redis_up") == 0)
+                let ready = try await fleet[0].get("/readyz")
+                #expect(ready.status == 200)
+                #expect(
+                    ready.text.contains(
+                        #""redis":"unreachable: redis TLS certificate rejected: certificate has expired""#),
+                    "\(ready.text)")
+                #expect(
+                    await eventually {
+                        fleet.logs[0].all.contains {
+                            $0.contains("redis unreachable") && $0.contains("certificate has expired")
+                        }
+                    })
+                // An outage's rule: nothing the fleet could already have spent is granted.
+                #expect(try await fleet[0].get("/3/movie/550").status == 503)
+                #expect(fleet.upstream.calls.isEmpty)
+            }
+        }
+    }
+}
