@@ -37,13 +37,15 @@ public final class RedisServer: Sendable {
     public let tls: RedisServerTLS?
     private let directory: URL
     private let arguments: [String]
+    private let mode: RunningProcess.Mode
     private let running: Mutex<RunningProcess?>
 
     private init(
         port: Int, password: String?, tls: RedisServerTLS?, directory: URL, arguments: [String],
-        process: RunningProcess
+        mode: RunningProcess.Mode = .server, process: RunningProcess
     ) {
         self.port = port
+        self.mode = mode
         self.password = password
         self.tls = tls
         self.directory = directory
@@ -74,6 +76,46 @@ public final class RedisServer: Sendable {
                 started = true
                 return RedisServer(
                     port: port, password: password, tls: tls, directory: directory, arguments: all, process: process)
+            } catch let error as StartError where error.description.contains("Address already in use") {
+                lastError = error
+            }
+        }
+        throw lastError ?? StartError(description: "no free port found")
+    }
+
+    /// Starts a sentinel (`redis-server sentinel.conf --sentinel`) monitoring `master` under
+    /// `name`, with a quorum of one and failover timings short enough for a test: the
+    /// master is down after `downAfter` without answering, and promotion follows at once.
+    public static func startSentinel(
+        monitoring master: RedisServer, name: String, downAfter: Duration = .milliseconds(1000)
+    ) async throws -> RedisServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "amodb-sentinel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var started = false
+        defer { if !started { try? FileManager.default.removeItem(at: directory) } }
+        let milliseconds =
+            downAfter.components.seconds * 1000 + downAfter.components.attoseconds / 1_000_000_000_000_000
+        // The sentinel rewrites its file as it learns (replicas, epochs): it must be its own and writable.
+        let file = directory.appendingPathComponent("sentinel.conf")
+        try Data(
+            """
+            sentinel monitor \(name) 127.0.0.1 \(master.port) 1
+            sentinel down-after-milliseconds \(name) \(milliseconds)
+            sentinel failover-timeout \(name) 5000
+
+            """.utf8
+        ).write(to: file)
+        var lastError: (any Error)?
+        for _ in 0..<20 {
+            let port = Int.random(in: 20_000..<32_000)
+            do {
+                let process = try await RunningProcess.launch(
+                    port: port, directory: directory, settings: [], mode: .sentinel(configFile: file.path))
+                started = true
+                return RedisServer(
+                    port: port, password: nil, tls: nil, directory: directory, arguments: [],
+                    mode: .sentinel(configFile: file.path), process: process)
             } catch let error as StartError where error.description.contains("Address already in use") {
                 lastError = error
             }
@@ -116,7 +158,8 @@ public final class RedisServer: Sendable {
     /// Starts the server again on the same port, empty (nothing is persisted).
     public func restart() async throws {
         await stop()
-        let process = try await RunningProcess.launch(port: port, directory: directory, settings: arguments)
+        let process = try await RunningProcess.launch(
+            port: port, directory: directory, settings: arguments, mode: mode)
         running.withLock { $0 = process }
     }
 
@@ -170,19 +213,37 @@ public func withRedisClient<Result>(
 }
 
 /// One `redis-server` process and its log.
-private struct RunningProcess: Sendable {
+struct RunningProcess: Sendable {
+    /// A data server, or a sentinel reading (and rewriting) its own file.
+    enum Mode: Sendable {
+        case server
+        case sentinel(configFile: String)
+    }
+
     private let child: ChildProcess
     /// Its log (`--logfile ""` writes it to standard output; standard error joins it).
     private let log: ChildOutput
 
     /// Starts a server on `port` and returns once it accepts connections; throws with its log if it exits.
-    static func launch(port: Int, directory: URL, settings: [String]) async throws -> RunningProcess {
+    static func launch(port: Int, directory: URL, settings: [String], mode: Mode = .server) async throws
+        -> RunningProcess
+    {
         guard let executable = RedisServer.executable else {
             throw RedisServer.StartError(description: RedisServer.notInstalledMessage)
         }
+        let leading: [String]
+        let readyMarker: String
+        switch mode {
+        case .server:
+            leading = []
+            readyMarker = "Ready to accept connections"
+        case .sentinel(let configFile):
+            leading = [configFile, "--sentinel"]
+            readyMarker = "+monitor master"
+        }
         let child = try ChildProcess(
             executable,
-            [
+            leading + [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--dir", directory.path, "--daemonize", "no", "--logfile", "",
             ] + settings,
@@ -190,7 +251,7 @@ private struct RunningProcess: Sendable {
         let running = RunningProcess(child: child, log: child.standardOutput!)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            if running.log.text.contains("Ready to accept connections") { return running }
+            if running.log.text.contains(readyMarker) { return running }
             if let termination = child.termination {
                 // All of the log, not what the drain had read when the exit was seen: it names the cause.
                 let log = try await offloaded { String(decoding: running.log.readToEnd(), as: UTF8.self) }

@@ -48,6 +48,56 @@ struct RedisSettingTests {
         #expect(configuration.redisPrefix == "amodb-proxy:")
     }
 
+    @Test(arguments: [
+        (
+            ["AMODB_REDIS_URL": "rediss://cache:6380", "AMODB_REDIS_CA_FILE": "/nonexistent/ca.pem"],
+            "AMODB_REDIS_CA_FILE"
+        ),
+        (["AMODB_REDIS_URL": "redis://cache:6379", "AMODB_REDIS_CA_FILE": "/etc/hostname"], "AMODB_REDIS_CA_FILE"),
+        (
+            ["AMODB_REDIS_URL": "rediss://cache:6380", "AMODB_REDIS_CERT_FILE": "/etc/hostname"],
+            "AMODB_REDIS_CERT_FILE"
+        ),
+        (["AMODB_REDIS_SENTINELS": "10.0.0.1:26379"], "AMODB_REDIS_MASTER"),
+        (["AMODB_REDIS_MASTER": "mymaster"], "AMODB_REDIS_SENTINELS"),
+        (["AMODB_REDIS_SENTINELS": "10.0.0.1:x", "AMODB_REDIS_MASTER": "mymaster"], "AMODB_REDIS_SENTINELS"),
+    ])
+    func tlsFilesAndSentinelsThatCannotWorkStopTheStartNamingTheSetting(
+        _ settings: [String: String], _ setting: String
+    ) {
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: [], environment: settings.merging(["AMODB_KEY": "k"]) { $1 })
+        } throws: { error in
+            (error as? ConfigurationError)?.setting == setting && "\(error)".contains(setting)
+        }
+    }
+
+    @Test func sentinelsNeedNoURLAndKeepItsCredentials() throws {
+        guard
+            case .serve(let bare) = try ConfigurationLoader.load(
+                arguments: [],
+                environment: [
+                    "AMODB_KEY": "k", "AMODB_REDIS_SENTINELS": "10.0.0.1:26379,10.0.0.2",
+                    "AMODB_REDIS_MASTER": "mymaster", "AMODB_REDIS_SENTINEL_PASSWORD": "sentinel-pw",
+                ]),
+            case .serve(let withURL) = try ConfigurationLoader.load(
+                arguments: [],
+                environment: [
+                    "AMODB_KEY": "k", "AMODB_REDIS_SENTINELS": "10.0.0.1", "AMODB_REDIS_MASTER": "mymaster",
+                    "AMODB_REDIS_URL": "redis://app:pw@ignored:1/3",
+                ])
+        else {
+            Issue.record("not serve")
+            return
+        }
+        let sentinels = try #require(bare.redis?.sentinels)
+        #expect(sentinels.masterName == "mymaster")
+        #expect(sentinels.addresses.map(\.port) == [26379, 26379])
+        #expect(sentinels.addresses.allSatisfy { $0.password?.revealed == "sentinel-pw" })
+        #expect(withURL.redis?.endpoint.username == "app" && withURL.redis?.endpoint.database == 3)
+        #expect(withURL.redis?.sentinels?.addresses.first?.password == nil)
+    }
+
     @Test(arguments: ["", "has space", String(repeating: "p", count: 65)])
     func aPrefixThatCannotNamespaceKeysIsRefused(_ prefix: String) async throws {
         let outcome = try await ProxyBinary().run(

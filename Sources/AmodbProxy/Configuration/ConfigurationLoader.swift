@@ -321,6 +321,27 @@ public enum ConfigurationLoader {
             config.redisTLS.keyFile = value.isEmpty ? nil : value
         },
         Setting(
+            variable: "AMODB_REDIS_SENTINELS", flag: "--redis-sentinels",
+            help: "Redis Sentinel: host:port of each sentinel (comma-separated), with AMODB_REDIS_MASTER; empty: off",
+            show: { config in config.redisSentinelList }
+        ) { config, value in
+            config.redisSentinelList = value
+        },
+        Setting(
+            variable: "AMODB_REDIS_MASTER", flag: "--redis-master",
+            help: "the master's name the sentinels know (sentinel monitor <name> …)",
+            show: { config in config.redisMaster }
+        ) { config, value in
+            config.redisMaster = value
+        },
+        Setting(
+            variable: "AMODB_REDIS_SENTINEL_PASSWORD", flag: "--redis-sentinel-password",
+            help: "the sentinels' own password (requirepass in sentinel.conf); empty: none",
+            show: { config in config.redisSentinelPassword == nil ? "" : "<redacted>" }
+        ) { config, value in
+            config.redisSentinelPassword = value.isEmpty ? nil : RedisPassword(value)
+        },
+        Setting(
             variable: "AMODB_REDIS_PREFIX", flag: "--redis-prefix", help: "prefix of every key written in Redis",
             show: { config in config.redisPrefix }
         ) { config, value throws(ConfigurationError) in
@@ -604,6 +625,7 @@ public enum ConfigurationLoader {
             if !value.isEmpty { given.insert(setting.variable) }
         }
         try applyRedisTLS(to: &configuration)
+        try applyRedisSentinels(to: &configuration)
         if configuration.limits.maxReadBufferBytes < configuration.limits.minimumReadBufferBytes {
             throw ConfigurationError(
                 "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)",
@@ -663,6 +685,29 @@ public enum ConfigurationLoader {
             try redis.checkTLS()
         } catch {
             throw ConfigurationError("\(setting): \(error.reason)", setting: setting)
+        }
+        configuration.redis = redis
+    }
+
+    /// Puts Redis Sentinel in the Redis configuration: both the sentinels and the master's
+    /// name, or neither. `AMODB_REDIS_URL` is then optional: its credentials, database and
+    /// scheme are used, its host and port are replaced by the master's the sentinels name.
+    private static func applyRedisSentinels(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
+        let list = configuration.redisSentinelList
+        let master = configuration.redisMaster
+        guard !list.isEmpty || !master.isEmpty else { return }
+        guard !list.isEmpty, !master.isEmpty else {
+            let missing = list.isEmpty ? "AMODB_REDIS_SENTINELS" : "AMODB_REDIS_MASTER"
+            throw ConfigurationError(
+                "\(missing) is required with \(list.isEmpty ? "AMODB_REDIS_MASTER" : "AMODB_REDIS_SENTINELS"): Sentinel needs the sentinels and the master's name",
+                setting: missing)
+        }
+        var redis = configuration.redis ?? RedisConfiguration(endpoint: RedisEndpoint(host: master))
+        do throws(RedisURLError) {
+            redis.sentinels = try RedisSentinels(
+                list: list, masterName: master, password: configuration.redisSentinelPassword)
+        } catch {
+            throw ConfigurationError("AMODB_REDIS_SENTINELS: \(error.reason)", setting: "AMODB_REDIS_SENTINELS")
         }
         configuration.redis = redis
     }

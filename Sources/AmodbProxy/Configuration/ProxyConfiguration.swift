@@ -89,6 +89,13 @@ public struct ProxyConfiguration: Sendable {
     /// The Redis that replicas share (`AMODB_REDIS_URL`, with the client's default timeouts:
     /// tens of milliseconds per command); `nil`: no sharing, this replica alone.
     public var redis: RedisConfiguration?
+    /// Redis Sentinel as given (`AMODB_REDIS_SENTINELS`, `AMODB_REDIS_MASTER`,
+    /// `AMODB_REDIS_SENTINEL_PASSWORD`), which the loader turns into `redis.sentinels`.
+    public var redisSentinelList = ""
+    /// The master's name the sentinels know (`AMODB_REDIS_MASTER`).
+    public var redisMaster = ""
+    /// The sentinels' own password (`AMODB_REDIS_SENTINEL_PASSWORD`); `nil`: none.
+    public var redisSentinelPassword: RedisPassword?
     /// Files for `rediss://` (`AMODB_REDIS_CA_FILE`, `AMODB_REDIS_CERT_FILE`,
     /// `AMODB_REDIS_KEY_FILE`), which the loader copies into `redis.tls`.
     public var redisTLS = RedisTLSFiles()

@@ -2,6 +2,9 @@
 public struct RedisConfiguration: Sendable, CustomStringConvertible {
     /// Where to connect and how to log in.
     public var endpoint: RedisEndpoint
+    /// Redis Sentinel: the master is wherever the sentinels say (the endpoint's host and
+    /// port are then not used; its credentials, database and scheme are); `nil`: the endpoint.
+    public var sentinels: RedisSentinels?
     /// Files for `rediss://` (a private CA, a client certificate); unused for `redis://`.
     public var tls = RedisTLSFiles()
     /// Longest wait for TCP connect plus `AUTH`/`SELECT`. Short: Redis sits on the same private network.
@@ -40,6 +43,7 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible {
 
     /// The endpoint (password redacted) and timeouts.
     public var description: String {
-        "\(endpoint) connect \(connectTimeout) command \(commandTimeout) connections \(connectionCount)"
+        (sentinels.map { "\($0), then " } ?? "")
+            + "\(endpoint) connect \(connectTimeout) command \(commandTimeout) connections \(connectionCount)"
     }
 }

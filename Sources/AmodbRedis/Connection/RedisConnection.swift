@@ -22,6 +22,8 @@ final class RedisConnection: @unchecked Sendable {
             case caller(RedisCompletion)
             /// `AUTH`, `SELECT`, `PING` or a re-`SUBSCRIBE` sent by the connection itself.
             case handshake
+            /// `ROLE`, under Sentinel: a server that is not the master fails the attempt.
+            case roleCheck
         }
         let purpose: Purpose
         let deadline: DispatchTime
@@ -60,6 +62,8 @@ final class RedisConnection: @unchecked Sendable {
     private var channels: Set<String> = []
     private var state = State.idle
     private var socket: RedisSocket?
+    /// Where this attempt connects: the endpoint's host and port, or the master the sentinels named.
+    private var target: (host: String, port: Int)
     /// The TLS context for `rediss://` (or why there is none); `nil` for `redis://`.
     private let tlsContext: Result<RedisTLSContext, RedisTLSError>?
     /// The socket's TLS session, from the handshake on; `nil` for `redis://`.
@@ -98,6 +102,7 @@ final class RedisConnection: @unchecked Sendable {
         self.configuration = configuration
         self.queue = queue
         self.tlsContext = tlsContext
+        self.target = (configuration.endpoint.host, configuration.endpoint.port)
         self.onReadyChange = onReadyChange
         self.onMessage = onMessage
         self.parser = RESPParser(limits: configuration.limits)
@@ -260,8 +265,23 @@ final class RedisConnection: @unchecked Sendable {
         let deadline = DispatchTime.now() + configuration.connectTimeout.dispatchInterval
         state = .connecting(deadline: deadline)
         arm(deadline)
-        let endpoint = configuration.endpoint
-        RedisResolver.resolve(host: endpoint.host, port: endpoint.port, queue: queue) { [weak self] result in
+        guard let sentinels = configuration.sentinels else {
+            return resolve(configuration.endpoint.host, configuration.endpoint.port, attempt: current)
+        }
+        // Asked before every attempt: after a failover the master is elsewhere.
+        RedisSentinelQuery.masterAddress(sentinels, timeout: configuration.connectTimeout, queue: queue) {
+            [weak self] result in
+            guard let self, current == self.attempt, case .connecting = self.state else { return }
+            switch result {
+            case .success(let master): self.resolve(master.host, master.port, attempt: current)
+            case .failure(let error): self.fail(error)
+            }
+        }
+    }
+
+    private func resolve(_ host: String, _ port: Int, attempt current: Int) {
+        target = (host, port)
+        RedisResolver.resolve(host: host, port: port, queue: queue) { [weak self] result in
             self?.resolved(result, attempt: current)
         }
     }
@@ -333,7 +353,7 @@ final class RedisConnection: @unchecked Sendable {
         case .failure(let error): return fail(.unavailable("TLS: \(error.reason)"))
         }
         do {
-            tls = try RedisTLSSession(context: context, fd: socket.fd, host: configuration.endpoint.host)
+            tls = try RedisTLSSession(context: context, fd: socket.fd, host: target.host)
         } catch {
             return fail(error)
         }
@@ -382,6 +402,9 @@ final class RedisConnection: @unchecked Sendable {
         }
         if endpoint.database != 0 { commands.append(["SELECT", .integer(Int64(endpoint.database))]) }
         commands.append(["PING"])
+        if configuration.sentinels != nil {
+            write(RESPEncoder.command(["ROLE"]), InFlight(purpose: .roleCheck, deadline: deadline))
+        }
         // A subscriber's channels were lost with the old session (and what was published meanwhile:
         // whoever waits on an announcement must also poll).
         for channel in channels.sorted() { commands.append(["SUBSCRIBE", .bulk(channel)]) }
@@ -496,13 +519,27 @@ final class RedisConnection: @unchecked Sendable {
             inFlightHead = 0
         }
         switch entry.purpose {
-        case .handshake:
+        case .handshake, .roleCheck:
             if case .error(let message) = value { return fail(.server(RedisServerError(message))) }
+            if case .roleCheck = entry.purpose, case .array(let role) = value, let name = role.first?.string,
+                name != "master"
+            {
+                return fail(.unavailable("\(target.host):\(target.port) is a \(name), not the master"))
+            }
             let handshakeLeft = inFlight[inFlightHead...].contains {
-                if case .handshake = $0.purpose { true } else { false }
+                switch $0.purpose {
+                case .handshake, .roleCheck: true
+                case .caller: false
+                }
             }
             if !handshakeLeft, case .handshaking = state { becomeReady() }
         case .caller(let completion):
+            if case .error(let message) = value, configuration.sentinels != nil, message.hasPrefix("READONLY") {
+                // The master was demoted (a failover while this session stayed open): ask the sentinels again.
+                let error = RedisError.unavailable("\(target.host):\(target.port) became a replica")
+                completion(.failure(error))
+                return fail(error)
+            }
             if case .error(let message) = value {
                 completion(.failure(.server(RedisServerError(message))))
             } else {
