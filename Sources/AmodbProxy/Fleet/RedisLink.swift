@@ -105,7 +105,7 @@ final class RedisLink: Sendable {
             }
         }
         let channel = fillsChannel
-        let listener = Task { [subscriber, announcements] in
+        let listener = Task { [subscriber, announcements, weak self] in
             // Subscribed again after each reconnection by the subscriber itself; until the
             // first success, waiters poll.
             while !Task.isCancelled {
@@ -113,6 +113,7 @@ final class RedisLink: Sendable {
                     try await subscriber.subscribe(channel)
                     break
                 } catch {
+                    if case .server(let reply)? = error as? RedisError { self?.refused("SUBSCRIBE", reply) }
                     try? await Task.sleep(for: .milliseconds(500))
                 }
             }
@@ -140,6 +141,20 @@ final class RedisLink: Sendable {
         await subscriber.shutdown()
         await client.shutdown()
         announcements.wakeAll()
+    }
+
+    /// Commands the server refused that the fleet needs, each logged once.
+    private let refusedCommands = Mutex<Set<String>>([])
+
+    /// Logs once per command that the server refuses one the fleet cannot work without
+    /// (a managed service or an ACL that disables scripts or pub/sub), naming it and what
+    /// to allow: otherwise it would only show as "redis refused a command" on every call.
+    private func refused(_ command: String, _ reply: RedisServerError) {
+        let first = refusedCommands.withLock { $0.insert(command).inserted }
+        guard first else { return }
+        logger.error(
+            "redis refuses a command replicas need: allow scripts (EVALSHA, EVAL) and pub/sub (SUBSCRIBE, PUBLISH), e.g. ACL +@scripting +@pubsub, or use a Redis that has them",
+            ["missing": command, "reply": reply.message, "redis": "\(client.configuration.endpoint)"])
     }
 
     /// Failures in a row that, with `outageSpan`, make an outage.
@@ -201,7 +216,12 @@ final class RedisLink: Sendable {
             // A reply of the server's own (a script error) is not an outage. Only RedisError
             // reaches here (the bodies call the client); its text never carries the password.
             let redisError = error as? RedisError ?? .unexpectedReply("\(type(of: error))")
-            if case .server = redisError {
+            if case .server(let reply) = redisError {
+                // An ACL's `NOPERM … run the 'evalsha' command`, or a service that renamed it away.
+                if reply.code == "NOPERM" || reply.message.hasPrefix("ERR unknown command") {
+                    let quoted = reply.message.split(separator: "'", omittingEmptySubsequences: false)
+                    refused(quoted.count >= 3 ? quoted[1].uppercased() : reply.message, reply)
+                }
                 logger.error("redis refused a command", ["problem": redisError.description])
             } else {
                 changeHealth(to: .down, because: redisError)
