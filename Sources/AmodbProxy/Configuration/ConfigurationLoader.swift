@@ -289,7 +289,7 @@ public enum ConfigurationLoader {
         },
         Setting(
             variable: "AMODB_REDIS_URL", flag: "--redis-url",
-            help: "Redis URL replicas share (redis[s]://user:password@host:port/db); empty: off",
+            help: "Redis URL replicas share (redis:// or rediss:// for TLS, user:password@host:port/db); empty: off",
             show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }
         ) { config, value throws(ConfigurationError) in
             // RedisURLError's reason never quotes the password; the setting is named here.

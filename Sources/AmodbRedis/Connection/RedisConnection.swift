@@ -328,7 +328,10 @@ final class RedisConnection: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         if case .securing = state { return continueTLSHandshake() }
         if readWantsWrite {
+            // Off until a write wants it again (`flush` below turns it back on): a source
+            // left on with nothing to write would fire without pause.
             readWantsWrite = false
+            socket?.watchWritable(false)
             readable()
         }
         guard case .connecting = state else { return flush() }
