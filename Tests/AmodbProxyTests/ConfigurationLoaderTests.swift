@@ -239,6 +239,20 @@ struct ConfigurationLoaderTests {
         }
     }
 
+    /// Secrets given anywhere are redacted, not only those read before the error struck.
+    @Test(arguments: ["sk-live-4321", "tok-ghijkl"])
+    func aSecretInTheSettingsFileIsRedactedInAnErrorOnALineBeforeIt(_ pasted: String) throws {
+        let file = try temporaryFile(
+            "PORT=\(pasted)\nAMODB_KEY=sk-live-4321\nAMODB_PROXY_TOKENS=tok-abcdef,tok-ghijkl\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: ["--config", file], environment: [:])
+        } throws: { error in
+            let text = (error as? ConfigurationError)?.description ?? ""
+            return text.hasPrefix("PORT") && !text.contains(pasted) && text.contains("<redacted>")
+        }
+    }
+
     @Test func aSettingsFileWithAByteOrderMarkReads() throws {
         let file = try temporaryFile("\u{FEFF}PORT=7001\nAMODB_KEY=k\n")
         defer { try? FileManager.default.removeItem(atPath: file) }

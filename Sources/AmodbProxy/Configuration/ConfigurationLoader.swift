@@ -34,497 +34,49 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Reads settings from defaults, a `KEY=value` file, the environment and flags, in
-/// rising precedence. Every setting has one environment name and one flag, listed in
-/// `settings`, which also writes `--help`.
+/// rising precedence. Every setting has one environment name and at most one flag, written
+/// once in `settings` (the tables in `Settings/`), which also writes `--help`.
 public enum ConfigurationLoader {
     /// The version `--version` prints.
     public static let version = "0.1.0"
     /// Read when present and no `--config`/`AMODB_CONFIG` names another file.
     public static let defaultConfigPath = "config/amodb-proxy.conf"
 
-    struct Setting: Sendable {
-        let variable: String
-        let flag: String
-        let help: String
-        /// The setting's value in a configuration, as `--check-config` prints it (secrets redacted).
-        let show: @Sendable (ProxyConfiguration) -> String
-        let apply: @Sendable (inout ProxyConfiguration, String) throws(ConfigurationError) -> Void
-    }
-
-    static let settings: [Setting] = [
-        Setting(
-            variable: "AMODB_KEY", flag: "", help: "amodb API key (prefer AMODB_KEY_FILE in containers)",
-            show: { config in config.apiKey.isEmpty ? "" : "<redacted>" }
-        ) { config, value throws(ConfigurationError) in
-            config.apiKey = try apiKey(value, "AMODB_KEY")
-        },
-        Setting(
-            variable: "AMODB_KEY_FILE", flag: "--key-file", help: "file holding the amodb API key",
-            show: { config in "" }
-        ) { config, value throws(ConfigurationError) in
-            guard let data = readFile(value) else {
-                throw ConfigurationError("cannot read AMODB_KEY_FILE \(shown(value))")
-            }
-            config.apiKey = try apiKey(String(decoding: data, as: UTF8.self), "AMODB_KEY_FILE")
-            if config.apiKey.isEmpty { throw ConfigurationError("AMODB_KEY_FILE \(shown(value)) holds no key") }
-        },
-        Setting(
-            variable: "AMODB_UPSTREAM_URL", flag: "--upstream-url", help: "amodb API root",
-            show: { config in config.upstreamURL }
-        ) { config, value throws(ConfigurationError) in
-            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-                scheme == "http" || scheme == "https",
-                url.host != nil, url.query == nil
-            else {
-                throw ConfigurationError(
-                    "AMODB_UPSTREAM_URL must be an http(s) URL such as https://api.amodb.dev/3, not \(shown(value))")
-            }
-            config.upstreamURL = value.hasSuffix("/") ? String(value.dropLast()) : value
-        },
-        Setting(variable: "HOST", flag: "--host", help: "address to listen on", show: { config in config.host }) {
-            config, value throws(ConfigurationError) in
-            // What the listener binds: an address, not a name (nothing is resolved at start).
-            guard SocketAddress(host: value, port: 0) != nil else {
-                throw ConfigurationError(
-                    "HOST must be an IP address to listen on, such as 0.0.0.0, 127.0.0.1 or :: (names such as localhost are not resolved), not \(shown(value))"
-                )
-            }
-            config.host = value
-        },
-        Setting(variable: "PORT", flag: "--port", help: "port to listen on", show: { config in String(config.port) }) {
-            config, value throws(ConfigurationError) in
-            config.port = try integer(value, "PORT", 0...65535)
-        },
-        Setting(
-            variable: "AMODB_CACHE_TTL", flag: "--cache-ttl", help: "seconds a stored trending list is fresh",
-            show: { config in format(config.cacheTTL) }
-        ) { config, value throws(ConfigurationError) in
-            config.cacheTTL = try seconds(value, "AMODB_CACHE_TTL", 1...year)
-        },
-        Setting(
-            variable: "AMODB_MOVIE_TTL", flag: "--movie-ttl", help: "seconds stored movie details are fresh",
-            show: { config in format(config.movieTTL) }
-        ) { config, value throws(ConfigurationError) in
-            config.movieTTL = try seconds(value, "AMODB_MOVIE_TTL", 1...year)
-        },
-        Setting(
-            variable: "AMODB_CONFIGURATION_TTL", flag: "--configuration-ttl",
-            help: "seconds the stored /3/configuration is fresh", show: { config in format(config.configurationTTL) }
-        ) { config, value throws(ConfigurationError) in
-            config.configurationTTL = try seconds(value, "AMODB_CONFIGURATION_TTL", 1...year)
-        },
-        Setting(
-            variable: "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", help: "most body bytes the cache holds",
-            show: { config in String(config.cacheMaxBytes) }
-        ) { config, value throws(ConfigurationError) in
-            config.cacheMaxBytes = try integer(value, "AMODB_CACHE_MAX_BYTES", 1024...(1 << 40))
-        },
-        Setting(
-            variable: "AMODB_MAX_STALE", flag: "--max-stale", help: "seconds a stale answer may still be served",
-            show: { config in format(config.maxStaleSeconds) }
-        ) { config, value throws(ConfigurationError) in
-            config.maxStaleSeconds = try seconds(value, "AMODB_MAX_STALE", 0...year)
-        },
-        Setting(
-            variable: "AMODB_NEGATIVE_TTL", flag: "--negative-ttl",
-            help: "seconds amodb's 404 for a path is remembered", show: { config in format(config.negativeTTL) }
-        ) { config, value throws(ConfigurationError) in
-            config.negativeTTL = try seconds(value, "AMODB_NEGATIVE_TTL", 0...day)
-        },
-        Setting(
-            variable: "AMODB_RATE_LIMIT", flag: "--rate-limit",
-            help: "calls to amodb per minute at most (plan: 20, 40, 120)", show: { config in String(config.rateLimit) }
-        ) { config, value throws(ConfigurationError) in
-            config.rateLimit = try integer(value, "AMODB_RATE_LIMIT", 1...100_000)
-        },
-        Setting(
-            variable: "AMODB_MISS_WAIT", flag: "--miss-wait",
-            help: "seconds a miss waits for a call when the budget is spent",
-            show: { config in format(config.missWait) }
-        ) { config, value throws(ConfigurationError) in
-            config.missWait = try seconds(value, "AMODB_MISS_WAIT", 0...30)
-        },
-        Setting(
-            variable: "AMODB_CLIENT_SHARE", flag: "--client-share",
-            help: "each client's share of the calls for misses, 0-1; 1: no limit",
-            show: { config in format(config.clientUpstreamShare) }
-        ) { config, value throws(ConfigurationError) in
-            guard let share = Double(value.trimmingSpacesAndNewlines()), share.isFinite, share > 0, share <= 1 else {
-                throw ConfigurationError(
-                    "AMODB_CLIENT_SHARE must be a fraction above 0 and at most 1 (such as 0.125), not \(shown(value))")
-            }
-            config.clientUpstreamShare = share
-        },
-        Setting(
-            variable: "AMODB_LANGUAGES", flag: "--languages", help: "amodb's translated languages; others share en-US",
-            show: { config in config.languages.joined(separator: ",") }
-        ) { config, value throws(ConfigurationError) in
-            var languages: [String] = []
-            for tag in value.split(separator: ",") {
-                do {
-                    languages.append(try AmodbRequest.normalizedLanguage(String(tag.trimmingSpacesAndNewlines())))
-                } catch {
-                    throw ConfigurationError(
-                        "AMODB_LANGUAGES must be a comma-separated list of tags such as en-US,de-DE, not \(shown(value))"
-                    )
-                }
-            }
-            guard !languages.isEmpty else {
-                throw ConfigurationError("AMODB_LANGUAGES must name at least one language")
-            }
-            config.languages = languages
-        },
-        Setting(
-            variable: "AMODB_CACHE_SNAPSHOT", flag: "--cache-snapshot",
-            help: "file the cache is saved to and loaded from; empty: off",
-            show: { config in config.snapshotPath ?? "" }
-        ) { config, value in
-            config.snapshotPath = value.isEmpty ? nil : value
-        },
-        Setting(
-            variable: "AMODB_SNAPSHOT_INTERVAL", flag: "--snapshot-interval", help: "seconds between cache snapshots",
-            show: { config in format(config.snapshotIntervalSeconds) }
-        ) { config, value throws(ConfigurationError) in
-            config.snapshotIntervalSeconds = try seconds(value, "AMODB_SNAPSHOT_INTERVAL", 1...day)
-        },
-        Setting(
-            variable: "AMODB_UPSTREAM_TIMEOUT", flag: "--upstream-timeout", help: "seconds to wait for amodb",
-            show: { config in format(config.upstreamTimeout) }
-        ) { config, value throws(ConfigurationError) in
-            config.upstreamTimeout = try seconds(value, "AMODB_UPSTREAM_TIMEOUT", 0.1...hour)
-        },
-        Setting(
-            variable: "AMODB_MAX_UPSTREAM_BYTES", flag: "--max-upstream-bytes",
-            help: "largest amodb body in bytes, after decoding", show: { config in String(config.maxUpstreamBytes) }
-        ) { config, value throws(ConfigurationError) in
-            config.maxUpstreamBytes = try integer(value, "AMODB_MAX_UPSTREAM_BYTES", 1024...1_073_741_824)
-        },
-        Setting(
-            variable: "AMODB_RETRY_AFTER_MAX", flag: "--retry-after-max",
-            help: "longest amodb Retry-After waited out, seconds", show: { config in format(config.retryAfterCap) }
-        ) { config, value throws(ConfigurationError) in
-            config.retryAfterCap = try seconds(value, "AMODB_RETRY_AFTER_MAX", 0...hour)
-        },
-        Setting(
-            variable: "AMODB_SHUTDOWN_GRACE", flag: "--shutdown-grace",
-            help: "seconds in-flight requests get on SIGTERM", show: { config in format(config.shutdownGraceSeconds) }
-        ) { config, value throws(ConfigurationError) in
-            config.shutdownGraceSeconds = try seconds(value, "AMODB_SHUTDOWN_GRACE", 0...hour)
-        },
-        Setting(
-            variable: "AMODB_PROXY_TOKENS", flag: "",
-            help: "client tokens (comma-separated) required as Bearer; none: open",
-            show: { config in config.clientTokens.isEmpty ? "" : "<\(config.clientTokens.count) redacted>" }
-        ) { config, value in
-            config.clientTokens = value.split(separator: ",").map { Secret(String($0)) }.filter { !$0.isEmpty }
-        },
-        Setting(
-            variable: "AMODB_PROXY_TOKENS_FILE", flag: "--tokens-file",
-            help: "file of client tokens, one per line, re-read on change",
-            show: { config in config.clientTokensFile ?? "" }
-        ) { config, value in
-            config.clientTokensFile = value.isEmpty ? nil : value
-        },
-        Setting(
-            variable: "AMODB_JWT_SECRET", flag: "",
-            help: "HS256 secret of users' ID tokens, 32 bytes or more (prefer AMODB_JWT_SECRET_FILE)",
-            show: { config in config.jwtSecret == nil ? "" : "<redacted>" }
-        ) { config, value throws(ConfigurationError) in
-            config.jwtSecret = try jwtSecret(value, "AMODB_JWT_SECRET")
-        },
-        Setting(
-            variable: "AMODB_JWT_SECRET_FILE", flag: "--jwt-secret-file",
-            help: "file holding the HS256 secret of users' ID tokens", show: { config in "" }
-        ) { config, value throws(ConfigurationError) in
-            guard let data = readFile(value) else {
-                throw ConfigurationError("cannot read AMODB_JWT_SECRET_FILE \(shown(value))")
-            }
-            config.jwtSecret = try jwtSecret(String(decoding: data, as: UTF8.self), "AMODB_JWT_SECRET_FILE")
-        },
-        Setting(
-            variable: "AMODB_JWT_JWKS_URL", flag: "--jwt-jwks-url",
-            help: "JWKS URL of the RS256/ES256 keys of users' ID tokens; empty: none",
-            show: { config in config.jwksURL ?? "" }
-        ) { config, value throws(ConfigurationError) in
-            let text = String(value.trimmingSpacesAndNewlines())
-            guard !text.isEmpty else {
-                config.jwksURL = nil
-                return
-            }
-            // Checked before anything else, as the other errors quote the value: a user name
-            // or password would be sent with every fetch and shown wherever the URL is.
-            if hasCredentials(text) {
-                throw ConfigurationError(
-                    "AMODB_JWT_JWKS_URL holds a user name or password (user:password@host); a key set is public and is fetched without credentials: remove them (the URL is not shown)"
-                )
-            }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                scheme == "http" || scheme == "https", url.host != nil
-            else {
-                throw ConfigurationError(
-                    "AMODB_JWT_JWKS_URL must be an http(s) URL such as https://appleid.apple.com/auth/keys, not \(shown(value))"
-                )
-            }
-            config.jwksURL = text
-        },
-        Setting(
-            variable: "AMODB_JWT_ISSUER", flag: "--jwt-issuer",
-            help: "accepted iss values of users' ID tokens (comma-separated)",
-            show: { config in config.jwtIssuers.joined(separator: ",") }
-        ) { config, value in
-            config.jwtIssuers = list(value)
-        },
-        Setting(
-            variable: "AMODB_JWT_AUDIENCE", flag: "--jwt-audience",
-            help: "accepted aud values of users' ID tokens (comma-separated)",
-            show: { config in config.jwtAudiences.joined(separator: ",") }
-        ) { config, value in
-            config.jwtAudiences = list(value)
-        },
-        Setting(
-            variable: "AMODB_JWT_LEEWAY", flag: "--jwt-leeway",
-            help: "seconds of clock skew allowed on exp, nbf and iat", show: { config in format(config.jwtLeeway) }
-        ) { config, value throws(ConfigurationError) in
-            config.jwtLeeway = try seconds(value, "AMODB_JWT_LEEWAY", 0...hour)
-        },
-        Setting(
-            variable: "AMODB_REDIS_URL", flag: "--redis-url",
-            help: "Redis URL replicas share (redis:// or rediss:// for TLS, user:password@host:port/db); empty: off",
-            show: { config in config.redis.map { "\($0.endpoint)" } ?? "" }
-        ) { config, value throws(ConfigurationError) in
-            // RedisURLError's reason never quotes the password; the setting is named here.
-            do throws(RedisURLError) {
-                config.redis = value.isEmpty ? nil : try RedisConfiguration(url: value)
-            } catch {
-                throw ConfigurationError("AMODB_REDIS_URL: \(error.reason)", setting: "AMODB_REDIS_URL")
-            }
-        },
-        Setting(
-            variable: "AMODB_REDIS_CA_FILE", flag: "--redis-ca-file",
-            help: "PEM CA file for rediss:// (a private CA); empty: the system's trust store",
-            show: { config in config.redisTLS.caFile ?? "" }
-        ) { config, value in
-            config.redisTLS.caFile = value.isEmpty ? nil : value
-        },
-        Setting(
-            variable: "AMODB_REDIS_CERT_FILE", flag: "--redis-cert-file",
-            help: "PEM client certificate for rediss:// servers that require one (with AMODB_REDIS_KEY_FILE)",
-            show: { config in config.redisTLS.certificateFile ?? "" }
-        ) { config, value in
-            config.redisTLS.certificateFile = value.isEmpty ? nil : value
-        },
-        Setting(
-            variable: "AMODB_REDIS_KEY_FILE", flag: "--redis-key-file",
-            help: "PEM private key of AMODB_REDIS_CERT_FILE",
-            show: { config in config.redisTLS.keyFile ?? "" }
-        ) { config, value in
-            config.redisTLS.keyFile = value.isEmpty ? nil : value
-        },
-        Setting(
-            variable: "AMODB_REDIS_SENTINELS", flag: "--redis-sentinels",
-            help: "Redis Sentinel: host:port of each sentinel (comma-separated), with AMODB_REDIS_MASTER; empty: off",
-            show: { config in config.redisSentinelList }
-        ) { config, value in
-            config.redisSentinelList = value
-        },
-        Setting(
-            variable: "AMODB_REDIS_MASTER", flag: "--redis-master",
-            help: "the master's name the sentinels know (sentinel monitor <name> …)",
-            show: { config in config.redisMaster }
-        ) { config, value in
-            config.redisMaster = value
-        },
-        Setting(
-            variable: "AMODB_REDIS_SENTINEL_PASSWORD", flag: "--redis-sentinel-password",
-            help: "the sentinels' own password (requirepass in sentinel.conf); empty: none",
-            show: { config in config.redisSentinelPassword == nil ? "" : "<redacted>" }
-        ) { config, value in
-            config.redisSentinelPassword = value.isEmpty ? nil : RedisPassword(value)
-        },
-        Setting(
-            variable: "AMODB_REDIS_PREFIX", flag: "--redis-prefix", help: "prefix of every key written in Redis",
-            show: { config in config.redisPrefix }
-        ) { config, value throws(ConfigurationError) in
-            guard !value.isEmpty, value.count <= 64, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
-                throw ConfigurationError(
-                    "AMODB_REDIS_PREFIX must be 1-64 printable characters without spaces, such as amodb-proxy:, not \(shown(value))"
-                )
-            }
-            config.redisPrefix = value
-        },
-        Setting(
-            variable: "AMODB_FLEET_SIZE", flag: "--fleet-size",
-            help: "the most replicas sharing the Redis; each spends 1/N of the limit while Redis is away",
-            show: { config in String(config.fleetSize) }
-        ) { config, value throws(ConfigurationError) in
-            config.fleetSize = try integer(value, "AMODB_FLEET_SIZE", 1...1_000)
-        },
-        Setting(
-            variable: "AMODB_CLIENT_RATE_LIMIT", flag: "--client-rate-limit",
-            help: "requests a minute per client; 0: off", show: { config in String(config.clientRateLimit) }
-        ) { config, value throws(ConfigurationError) in
-            config.clientRateLimit = try integer(value, "AMODB_CLIENT_RATE_LIMIT", 0...10_000_000)
-        },
-        Setting(
-            variable: "AMODB_CLIENT_BURST", flag: "--client-burst", help: "requests a client may make at once",
-            show: { config in String(config.clientBurst) }
-        ) { config, value throws(ConfigurationError) in
-            config.clientBurst = try integer(value, "AMODB_CLIENT_BURST", 1...10_000_000)
-        },
-        Setting(
-            variable: "AMODB_RATE_LIMIT_EXEMPT", flag: "--rate-limit-exempt",
-            help: "client addresses (IPs/CIDRs) not limited per address",
-            show: { config in config.rateLimitExempt.joined(separator: ",") }
-        ) { config, value throws(ConfigurationError) in
-            config.rateLimitExempt = try networks(value, "AMODB_RATE_LIMIT_EXEMPT")
-        },
-        Setting(
-            variable: "AMODB_TRUSTED_PROXIES", flag: "--trusted-proxies",
-            help: "peers (IPs/CIDRs) whose X-Forwarded-For is believed",
-            show: { config in config.trustedProxies.joined(separator: ",") }
-        ) { config, value throws(ConfigurationError) in
-            config.trustedProxies = try networks(value, "AMODB_TRUSTED_PROXIES")
-        },
-        Setting(
-            variable: "AMODB_CORS_ORIGINS", flag: "--cors-origins",
-            help: "origins web apps may call from (comma-separated, or *)",
-            show: { config in config.corsOrigins.joined(separator: ",") }
-        ) { config, value throws(ConfigurationError) in
-            let origins = value.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter {
-                !$0.isEmpty
-            }
-            for origin in origins
-            where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://"))
-                || origin.hasSuffix("/")
-            {
-                throw ConfigurationError(
-                    "AMODB_CORS_ORIGINS must list origins such as https://app.example.com (no path), or *, not \(shown(origin))"
-                )
-            }
-            config.corsOrigins = origins
-        },
-        Setting(
-            variable: "AMODB_ACCESS_LOG", flag: "--access-log", help: "one line per request on stdout: on or off",
-            show: { config in config.accessLog ? "on" : "off" }
-        ) { config, value throws(ConfigurationError) in
-            switch value.lowercased() {
-            case "on", "true", "1", "yes": config.accessLog = true
-            case "off", "false", "0", "no": config.accessLog = false
-            default: throw ConfigurationError("AMODB_ACCESS_LOG must be on or off, not \(shown(value))")
-            }
-        },
-        Setting(
-            variable: "AMODB_LOG_FORMAT", flag: "--log-format", help: "json or text",
-            show: { config in config.logFormat.rawValue }
-        ) { config, value throws(ConfigurationError) in
-            guard let format = LogFormat(rawValue: value.lowercased()) else {
-                throw ConfigurationError("AMODB_LOG_FORMAT must be json or text, not \(shown(value))")
-            }
-            config.logFormat = format
-        },
-        Setting(
-            variable: "AMODB_LOG_LEVEL", flag: "--log-level", help: "debug, info, warning or error",
-            show: { config in config.logLevel.name }
-        ) { config, value throws(ConfigurationError) in
-            guard let level = ProxyLogger.Level(name: value) else {
-                throw ConfigurationError("AMODB_LOG_LEVEL must be debug, info, warning or error, not \(shown(value))")
-            }
-            config.logLevel = level
-        },
-        Setting(
-            variable: "AMODB_MAX_CONNECTIONS", flag: "--max-connections", help: "open client connections at most",
-            show: { config in String(config.limits.maxConnections) }
-        ) { config, value throws(ConfigurationError) in
-            config.limits.maxConnections = try integer(value, "AMODB_MAX_CONNECTIONS", 1...1_000_000)
-        },
-        Setting(
-            variable: "AMODB_MAX_REQUEST_LINE", flag: "--max-request-line",
-            help: "longest request line in bytes, else 414",
-            show: { config in String(config.limits.maxRequestLineBytes) }
-        ) { config, value throws(ConfigurationError) in
-            config.limits.maxRequestLineBytes = try integer(value, "AMODB_MAX_REQUEST_LINE", 64...1_048_576)
-        },
-        Setting(
-            variable: "AMODB_MAX_HEADER_BYTES", flag: "--max-header-bytes",
-            help: "largest header block in bytes, else 431", show: { config in String(config.limits.maxHeaderBytes) }
-        ) { config, value throws(ConfigurationError) in
-            config.limits.maxHeaderBytes = try integer(value, "AMODB_MAX_HEADER_BYTES", 256...1_048_576)
-        },
-        Setting(
-            variable: "AMODB_MAX_HEADER_COUNT", flag: "--max-header-count", help: "most header fields, else 431",
-            show: { config in String(config.limits.maxHeaderCount) }
-        ) { config, value throws(ConfigurationError) in
-            config.limits.maxHeaderCount = try integer(value, "AMODB_MAX_HEADER_COUNT", 1...10_000)
-        },
-        Setting(
-            variable: "AMODB_MAX_BODY_BYTES", flag: "--max-body-bytes",
-            help: "largest (discarded) GET body in bytes, else 413",
-            show: { config in String(config.limits.maxBodyBytes) }
-        ) { config, value throws(ConfigurationError) in
-            config.limits.maxBodyBytes = try integer(value, "AMODB_MAX_BODY_BYTES", 0...1_048_576)
-        },
-        Setting(
-            variable: "AMODB_READ_BUFFER_BYTES", flag: "--read-buffer-bytes",
-            help: "unparsed input held per connection at most",
-            show: { config in String(config.limits.maxReadBufferBytes) }
-        ) { config, value throws(ConfigurationError) in
-            config.limits.maxReadBufferBytes = try integer(value, "AMODB_READ_BUFFER_BYTES", 1024...16_777_216)
-        },
-        Setting(
-            variable: "AMODB_MAX_PIPELINED", flag: "--max-pipelined", help: "requests read ahead per connection",
-            show: { config in String(config.limits.maxPipelinedRequests) }
-        ) { config, value throws(ConfigurationError) in
-            config.limits.maxPipelinedRequests = try integer(value, "AMODB_MAX_PIPELINED", 1...1024)
-        },
-        Setting(
-            variable: "AMODB_HEAD_TIMEOUT", flag: "--head-timeout", help: "seconds for a whole request head, else 408",
-            show: { config in format(config.timeouts.requestHeadSeconds) }
-        ) { config, value throws(ConfigurationError) in
-            config.timeouts.requestHeadSeconds = try seconds(value, "AMODB_HEAD_TIMEOUT", 0.1...hour)
-        },
-        Setting(
-            variable: "AMODB_BODY_TIMEOUT", flag: "--body-timeout",
-            help: "seconds for a whole request body after its head, else 408",
-            show: { config in format(config.timeouts.requestBodySeconds) }
-        ) { config, value throws(ConfigurationError) in
-            config.timeouts.requestBodySeconds = try seconds(value, "AMODB_BODY_TIMEOUT", 0.1...hour)
-        },
-        Setting(
-            variable: "AMODB_IDLE_TIMEOUT", flag: "--idle-timeout",
-            help: "seconds an idle keep-alive connection stays open",
-            show: { config in format(config.timeouts.idleSeconds) }
-        ) { config, value throws(ConfigurationError) in
-            config.timeouts.idleSeconds = try seconds(value, "AMODB_IDLE_TIMEOUT", 0.1...day)
-        },
-        Setting(
-            variable: "AMODB_WRITE_TIMEOUT", flag: "--write-timeout", help: "seconds a client may stall our response",
-            show: { config in format(config.timeouts.writeSeconds) }
-        ) { config, value throws(ConfigurationError) in
-            config.timeouts.writeSeconds = try seconds(value, "AMODB_WRITE_TIMEOUT", 0.1...hour)
-        },
-    ]
-
     /// Parses `arguments` (without the program name) over `environment`.
     /// A bad value is quoted in the error to help; should the value be a secret (the key
     /// pasted into the wrong setting, from `AMODB_KEY` or from the key file), it is
     /// redacted first.
     public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+        // A command of its own, with its own options: it serves nothing and reads no settings
+        // (but its errors are redacted as the proxy's are).
+        let isPlan = arguments.first == "plan"
+        let given = gather(arguments: isPlan ? [] : arguments, environment: environment)
         var configuration = ProxyConfiguration()
         do {
-            return try parse(arguments: arguments, environment: environment, into: &configuration)
+            if isPlan { return try PlanOptions.command(arguments: Array(arguments.dropFirst())) }
+            return try parse(given, into: &configuration)
         } catch {
             var secrets = [configuration.apiKey] + configuration.clientTokens
             secrets += [configuration.jwtSecret].compactMap { $0 }
-            secrets +=
-                ([environment["AMODB_KEY"], environment["AMODB_JWT_SECRET"]]
-                + (environment["AMODB_PROXY_TOKENS"]?.split(separator: ",").map(String.init) ?? []))
-                .compactMap { $0 }.map(Secret.init)
-            // A key file named anywhere may not have been read when the error struck.
-            secrets += keyFilePaths(arguments: arguments, environment: environment)
-                .compactMap { readFile($0) }.map { Secret(String(decoding: $0, as: UTF8.self).trimmingByteOrderMark()) }
+            // Every secret given anywhere, read or not when the error struck, and every key
+            // file named anywhere.
+            for assignment in given.assignments {
+                secrets += assignment.setting.map { secretsGiven(to: $0, in: assignment.text) } ?? []
+            }
             // Too short to be a real key or token, a value would only garble the message.
             let logger = ProxyLogger(secrets: secrets.filter { $0.revealed.count >= 6 }, sink: { _ in })
             throw ConfigurationError(logger.scrubbed(error.description), setting: error.setting)
+        }
+    }
+
+    /// The secrets a setting's text is or names.
+    private static func secretsGiven(to setting: Setting, in text: String) -> [Secret] {
+        switch setting.secrecy {
+        case .none: []
+        case .secret: [Secret(text)]
+        case .secretList: text.split(separator: ",").map { Secret(String($0)) }
+        case .secretFile:
+            readFile(text).map { [Secret(String(decoding: $0, as: UTF8.self).trimmingByteOrderMark())] } ?? []
         }
     }
 
@@ -533,7 +85,7 @@ public enum ConfigurationLoader {
     /// `AMODB_TOKENS`) would otherwise leave a default, or an open proxy, without a word.
     /// Only names: a value may be a secret.
     public static func unknownSettings(in environment: [String: String]) -> [(name: String, closest: String)] {
-        let known = Set(settings.map(\.variable) + ["AMODB_CONFIG", "AMODB_SANDBOX"])
+        let known = Set(settings.map(\.variable) + [configVariable, sandboxVariable])
         return environment.keys.filter { $0.hasPrefix("AMODB_") && !known.contains($0) }.sorted().map { name in
             (name, closestSetting(to: name, among: known.sorted()))
         }
@@ -570,62 +122,119 @@ public enum ConfigurationLoader {
         case serve, healthcheck, checkConfig
     }
 
-    private static func parse(
-        arguments: [String], environment: [String: String], into configuration: inout ProxyConfiguration
-    ) throws(ConfigurationError) -> Command {
-        // A command of its own, with its own options: it serves nothing and reads no settings.
-        if arguments.first == "plan" { return try PlanOptions.command(arguments: Array(arguments.dropFirst())) }
-        var flags: [(Setting, String)] = []
-        var configPath = environment["AMODB_CONFIG"]
-        var sandbox = environment["AMODB_SANDBOX"].map { $0 == "1" || $0.lowercased() == "true" } ?? false
+    /// The settings as given, before any value is read.
+    private struct Given {
+        /// One setting's text from one source; `setting` is `nil` for a name no setting has.
+        struct Assignment {
+            let variable: String
+            let setting: Setting?
+            let text: String
+        }
+
+        /// In rising precedence: the file's, then the environment's, then the flags'.
+        var assignments: [Assignment] = []
         var mode = Mode.serve
+        var sandbox = false
+        /// `--help` or `--version`, asked for before anything went wrong.
+        var command: Command?
+        /// The first thing wrong with the arguments or the file. Reading goes on after it, so
+        /// that a key file named later is still known to redact.
+        var error: ConfigurationError?
+
+        mutating func record(_ error: ConfigurationError) {
+            if self.error == nil { self.error = error }
+        }
+    }
+
+    /// Reads the arguments (through the one `ArgumentReader`), the settings file and the
+    /// environment into assignments, without reading any value.
+    private static func gather(arguments: [String], environment: [String: String]) -> Given {
+        var given = Given()
+        var flags: [Given.Assignment] = []
+        var configPath = environment[configVariable]
+        given.sandbox = environment[sandboxVariable].map { $0 == "1" || $0.lowercased() == "true" } ?? false
         var reader = ArgumentReader(arguments)
-        while let name = reader.next() {
-            switch name {
-            case "-h", "--help": return .help
-            case "--version": return .version
-            case "--healthcheck": mode = .healthcheck
-            case "--check-config": mode = .checkConfig
-            case "--sandbox": sandbox = true
-            case "--config": configPath = try reader.value()
-            default:
-                guard let setting = settings.first(where: { !$0.flag.isEmpty && $0.flag == name }) else {
-                    throw ConfigurationError("unknown option \(shown(reader.argument)); see --help")
+        reading: while let name = reader.next() {
+            do throws(ConfigurationError) {
+                switch name {
+                case "-h", "--help", "--version":
+                    guard given.error == nil else { continue }
+                    given.command = name == "--version" ? .version : .help
+                    break reading
+                case "--healthcheck": given.mode = .healthcheck
+                case "--check-config": given.mode = .checkConfig
+                case "--sandbox": given.sandbox = true
+                case "--config": configPath = try reader.value()
+                default:
+                    guard let setting = settings.first(where: { !$0.flag.isEmpty && $0.flag == name }) else {
+                        throw ConfigurationError("unknown option \(shown(reader.argument)); see --help")
+                    }
+                    flags.append(.init(variable: setting.variable, setting: setting, text: try reader.value()))
                 }
-                flags.append((setting, try reader.value()))
+            } catch {
+                given.record(error)
             }
         }
 
-        configuration.sandbox = sandbox
-        // The settings given a value anywhere (the file, the environment, a flag).
-        var given = Set<String>()
-        let explicitFile = configPath != nil
         let path = configPath ?? defaultConfigPath
         if let data = readFile(path) {
-            for (variable, value) in try parseFile(
-                String(decoding: data, as: UTF8.self).trimmingByteOrderMark(), path: path)
-            {
-                guard let setting = settings.first(where: { $0.variable == variable }) else {
-                    throw ConfigurationError("unknown setting \(shown(variable)) in the configuration file")
+            do {
+                for (variable, text) in try parseFile(
+                    String(decoding: data, as: UTF8.self).trimmingByteOrderMark(), path: path)
+                {
+                    given.assignments.append(
+                        .init(variable: variable, setting: settings.first { $0.variable == variable }, text: text))
                 }
-                try apply(setting, value, to: &configuration)
-                if !value.isEmpty { given.insert(variable) }
+            } catch {
+                given.record(error)
             }
-        } else if explicitFile {
-            throw ConfigurationError("cannot read the configuration file \(shown(path))", setting: "AMODB_CONFIG")
+        } else if configPath != nil {
+            given.record(
+                ConfigurationError("cannot read the configuration file \(shown(path))", setting: configVariable))
         }
         for setting in settings {
-            if let value = environment[setting.variable] {
-                try apply(setting, value, to: &configuration)
-                if !value.isEmpty { given.insert(setting.variable) }
+            if let text = environment[setting.variable] {
+                given.assignments.append(.init(variable: setting.variable, setting: setting, text: text))
             }
         }
-        for (setting, value) in flags {
-            try apply(setting, value, to: &configuration)
-            if !value.isEmpty { given.insert(setting.variable) }
+        given.assignments += flags
+        return given
+    }
+
+    private static func parse(_ given: Given, into configuration: inout ProxyConfiguration) throws(ConfigurationError)
+        -> Command
+    {
+        if let command = given.command { return command }
+        if let error = given.error { throw error }
+        configuration.sandbox = given.sandbox
+        // The settings given a value anywhere (the file, the environment, a flag).
+        var named = Set<String>()
+        for assignment in given.assignments {
+            guard let setting = assignment.setting else {
+                throw ConfigurationError("unknown setting \(shown(assignment.variable)) in the configuration file")
+            }
+            try apply(setting, assignment.text, to: &configuration)
+            if !assignment.text.isEmpty { named.insert(setting.variable) }
         }
         try applyRedisTLS(to: &configuration)
         try applyRedisSentinels(to: &configuration)
+        try checkRules(configuration, named: named)
+        switch given.mode {
+        case .healthcheck: return .healthcheck(configuration)
+        case .checkConfig: return .checkConfig(configuration)
+        case .serve:
+            if configuration.apiKey.isEmpty && !configuration.sandbox {
+                throw ConfigurationError(
+                    "no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox",
+                    setting: "AMODB_KEY")
+            }
+            return .serve(configuration)
+        }
+    }
+
+    /// The rules between settings, once each has been read; `named` holds the settings given a value.
+    private static func checkRules(_ configuration: ProxyConfiguration, named: Set<String>) throws(ConfigurationError) {
+        var named = named
         if configuration.limits.maxReadBufferBytes < configuration.limits.minimumReadBufferBytes {
             throw ConfigurationError(
                 "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)",
@@ -634,9 +243,9 @@ public enum ConfigurationLoader {
         // Rules for users' tokens with nothing to check them with would do nothing, silently:
         // the operator meant to require sign-in. The leeway at its default is no rule
         // (`--check-config` prints it, and its output is a settings file).
-        if configuration.jwtLeeway == ProxyConfiguration.defaults.jwtLeeway { given.remove("AMODB_JWT_LEEWAY") }
+        if configuration.jwtLeeway == ProxyConfiguration.defaults.jwtLeeway { named.remove("AMODB_JWT_LEEWAY") }
         if !configuration.verifiesUserTokens,
-            let rule = ["AMODB_JWT_ISSUER", "AMODB_JWT_AUDIENCE", "AMODB_JWT_LEEWAY"].first(where: given.contains)
+            let rule = ["AMODB_JWT_ISSUER", "AMODB_JWT_AUDIENCE", "AMODB_JWT_LEEWAY"].first(where: named.contains)
         {
             throw ConfigurationError(
                 "\(rule) is set, but neither AMODB_JWT_JWKS_URL nor AMODB_JWT_SECRET (or AMODB_JWT_SECRET_FILE) is: set the sign-in provider's key set URL (RS256, ES256) or its HS256 secret, or remove \(rule)",
@@ -654,17 +263,6 @@ public enum ConfigurationLoader {
                     "AMODB_JWT_AUDIENCE is required with \(source): list the accepted aud values (such as the app's bundle id)",
                     setting: "AMODB_JWT_AUDIENCE")
             }
-        }
-        switch mode {
-        case .healthcheck: return .healthcheck(configuration)
-        case .checkConfig: return .checkConfig(configuration)
-        case .serve:
-            if configuration.apiKey.isEmpty && !configuration.sandbox {
-                throw ConfigurationError(
-                    "no amodb API key: set AMODB_KEY (or AMODB_KEY_FILE), or try the proxy offline with --sandbox",
-                    setting: "AMODB_KEY")
-            }
-            return .serve(configuration)
         }
     }
 
@@ -723,25 +321,6 @@ public enum ConfigurationLoader {
         }
     }
 
-    /// Every key file the settings name (environment, flags, the settings file), for redaction.
-    private static func keyFilePaths(arguments: [String], environment: [String: String]) -> [String] {
-        var paths = [environment["AMODB_KEY_FILE"], environment["AMODB_JWT_SECRET_FILE"]].compactMap { $0 }
-        for (index, argument) in arguments.enumerated() {
-            for flag in ["--key-file", "--jwt-secret-file"] {
-                if argument == flag, index + 1 < arguments.count { paths.append(arguments[index + 1]) }
-                if argument.hasPrefix(flag + "=") { paths.append(String(argument.dropFirst(flag.count + 1))) }
-            }
-        }
-        let file =
-            arguments.firstIndex(of: "--config").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-            ?? arguments.first { $0.hasPrefix("--config=") }.map { String($0.dropFirst("--config=".count)) }
-            ?? environment["AMODB_CONFIG"] ?? defaultConfigPath
-        if let data = readFile(file), let pairs = try? parseFile(String(decoding: data, as: UTF8.self), path: file) {
-            paths += pairs.filter { $0.0 == "AMODB_KEY_FILE" || $0.0 == "AMODB_JWT_SECRET_FILE" }.map(\.1)
-        }
-        return paths
-    }
-
     /// The amodb key from a setting or a file: without a byte order mark and surrounding
     /// white space; refused with a control character inside (a CR, LF or NUL would make
     /// the `Authorization` field unsendable, and the proxy would call amodb without one).
@@ -783,13 +362,8 @@ public enum ConfigurationLoader {
         return authority.contains("@")
     }
 
-    /// A comma-separated list, each item trimmed, empty items dropped.
-    private static func list(_ text: String) -> [String] {
-        text.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
-    }
-
     /// A whole file's bytes, or `nil` if it cannot be read (also works for `/dev/null` and pipes).
-    private static func readFile(_ path: String) -> Data? {
+    static func readFile(_ path: String) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         return try? handle.readToEnd() ?? Data()
@@ -812,41 +386,6 @@ public enum ConfigurationLoader {
             pairs.append((name, String(value)))
         }
         return pairs
-    }
-
-    private static func networks(_ text: String, _ name: String) throws(ConfigurationError) -> [String] {
-        let networks = text.split(separator: ",").map { String($0.trimmingSpacesAndNewlines()) }.filter { !$0.isEmpty }
-        for network in networks where TrustedProxies.Network(network) == nil {
-            throw ConfigurationError(
-                "\(name) must list IP addresses or CIDR ranges such as 10.0.0.0/8, not \(shown(network))")
-        }
-        return networks
-    }
-
-    private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError)
-        -> Int
-    {
-        guard let value = Int(text.trimmingSpacesAndNewlines()), range.contains(value) else {
-            throw ConfigurationError(
-                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(shown(text))")
-        }
-        return value
-    }
-
-    /// An hour, a day and a year in seconds: the upper ends of the duration settings. A
-    /// duration beyond its range is a typo, and some would overflow where they are used
-    /// (`1e19` seconds is no `Int`, `1e300` no deadline FoundationNetworking can hold).
-    private static let hour: Double = 3600, day: Double = 86_400, year: Double = 365 * 86_400
-
-    private static func seconds(_ text: String, _ name: String, _ range: ClosedRange<Double>) throws(ConfigurationError)
-        -> Double
-    {
-        guard let value = Double(text.trimmingSpacesAndNewlines()), value.isFinite, range.contains(value) else {
-            throw ConfigurationError(
-                "\(name) must be a number of seconds from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(shown(text))"
-            )
-        }
-        return value
     }
 
     /// A value as quoted in an error: on one line (control characters escaped) and at most
@@ -873,7 +412,4 @@ public enum ConfigurationLoader {
         return text
     }
 
-    private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-    }
 }

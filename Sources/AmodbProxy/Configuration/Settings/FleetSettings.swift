@@ -1,0 +1,98 @@
+import AmodbRedis
+
+extension ConfigurationLoader {
+    /// The Redis replicas share, and how they share it.
+    static let fleetSettings: [Setting] = [
+        Setting(
+            "AMODB_REDIS_URL", flag: "--redis-url", \.redis, .redisURL,
+            help: "Redis URL replicas share (redis:// or rediss:// for TLS, user:password@host:port/db); empty: off",
+            accepts: "`redis[s]://[[user]:password@]host[:port][/db]`; empty: off",
+            doc:
+                "the Redis replicas share ([replicas](deploying.md#replicas-sharing-one-redis)); `rediss://`: TLS 1.2 or later, the server's certificate verified and its name checked ([managed Redis](deploying.md#managed-redis-tls-and-sentinel)); the password is shown as `<redacted>`"
+        ),
+        Setting(
+            "AMODB_REDIS_CA_FILE", flag: "--redis-ca-file", \.redisTLS.caFile, .optional,
+            help: "PEM CA file for rediss:// (a private CA); empty: the system's trust store", accepts: "a PEM file",
+            doc:
+                "the CA that signs the Redis server's certificate (a private CA); empty: the system's trust store; only with `rediss://`; checked at start",
+            example: "/etc/amodb-proxy/redis-ca.pem"),
+        Setting(
+            "AMODB_REDIS_CERT_FILE", flag: "--redis-cert-file", \.redisTLS.certificateFile, .optional,
+            help: "PEM client certificate for rediss:// servers that require one (with AMODB_REDIS_KEY_FILE)",
+            accepts: "a PEM file",
+            doc:
+                "client certificate (chain) for a `rediss://` server that requires one; with `AMODB_REDIS_KEY_FILE`; checked at start",
+            example: "/etc/amodb-proxy/redis-client.pem"),
+        Setting(
+            "AMODB_REDIS_KEY_FILE", flag: "--redis-key-file", \.redisTLS.keyFile, .optional,
+            help: "PEM private key of AMODB_REDIS_CERT_FILE", accepts: "a PEM file",
+            doc: "the private key of `AMODB_REDIS_CERT_FILE`; must match it",
+            example: "/etc/amodb-proxy/redis-client.key"),
+        Setting(
+            "AMODB_REDIS_SENTINELS", flag: "--redis-sentinels", \.redisSentinelList, .text,
+            help: "Redis Sentinel: host:port of each sentinel (comma-separated), with AMODB_REDIS_MASTER; empty: off",
+            accepts: "`host[:port],…` (port 26379 if left out)",
+            doc:
+                "Redis Sentinel: the sentinels asked for the master before each connection; with `AMODB_REDIS_MASTER`; `AMODB_REDIS_URL` is then optional (its user, password, database and scheme are used, its host and port are not)",
+            example: "10.0.0.5:26379,10.0.0.6:26379,10.0.0.7:26379"),
+        Setting(
+            "AMODB_REDIS_MASTER", flag: "--redis-master", \.redisMaster, .text,
+            help: "the master's name the sentinels know (sentinel monitor <name> …)", accepts: "one word",
+            doc: "the master's name in the sentinels' `sentinel monitor` line; required with `AMODB_REDIS_SENTINELS`",
+            example: "mymaster"),
+        Setting(
+            "AMODB_REDIS_SENTINEL_PASSWORD", flag: "--redis-sentinel-password", \.redisSentinelPassword,
+            .sentinelPassword,
+            help: "the sentinels' own password (requirepass in sentinel.conf); empty: none", accepts: "text",
+            doc: "the sentinels' own password (`requirepass` in `sentinel.conf`), if any; shown as `<redacted>`"),
+        Setting(
+            "AMODB_REDIS_PREFIX", flag: "--redis-prefix", \.redisPrefix, .redisPrefix,
+            help: "prefix of every key written in Redis", accepts: "1–64 printable characters, no spaces",
+            doc: "what every key written in Redis starts with (two deployments, one Redis)"),
+        Setting(
+            "AMODB_FLEET_SIZE", flag: "--fleet-size", \.fleetSize, .integer(1...1_000),
+            help: "the most replicas sharing the Redis; each spends 1/N of the limit while Redis is away",
+            accepts: "1–1,000",
+            doc:
+                "the most replicas sharing the Redis: while Redis is away, each replica spends at most `AMODB_RATE_LIMIT` divided by this (or by the replicas it saw, if more) after a minute of spending nothing ([deploying.md](deploying.md#when-redis-misbehaves))"
+        ),
+    ]
+}
+
+extension SettingValue where Value == RedisConfiguration? {
+    /// A `redis://` URL; empty: no Redis. Shown without its password.
+    fileprivate static let redisURL = SettingValue(
+        read: { value, name throws(ConfigurationError) in
+            // RedisURLError's reason never quotes the password; the setting is named here.
+            do throws(RedisURLError) {
+                return value.isEmpty ? nil : try RedisConfiguration(url: value)
+            } catch {
+                throw ConfigurationError("\(name): \(error.reason)")
+            }
+        }, show: { $0.map { "\($0.endpoint)" } ?? "" })
+}
+
+extension SettingValue where Value == String {
+    /// What Redis keys start with: short, printable, no spaces.
+    fileprivate static let redisPrefix = SettingValue(
+        read: { value, name throws(ConfigurationError) in
+            guard !value.isEmpty, value.count <= 64, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+                throw ConfigurationError(
+                    "\(name) must be 1-64 printable characters without spaces, such as amodb-proxy:, not \(ConfigurationLoader.shown(value))"
+                )
+            }
+            return value
+        }, show: { $0 })
+}
+
+extension SettingValue where Value == String {
+    /// Any text, kept as given (checked where it is used, with the settings it goes with).
+    fileprivate static let text = SettingValue(read: { text, _ in text }, show: { $0 })
+}
+
+extension SettingValue where Value == RedisPassword? {
+    /// The sentinels' password; empty: none. Shown and quoted in errors only as redacted.
+    fileprivate static let sentinelPassword = SettingValue(
+        read: { text, _ in text.isEmpty ? nil : RedisPassword(text) },
+        show: { $0 == nil ? "" : "<redacted>" }, secrecy: .secret)
+}
