@@ -90,20 +90,6 @@ struct ConfigurationLoaderTests {
         #expect(!dumped.contains("secret-from-file"))
     }
 
-    @Test func theShippedExampleFileParsesToTheDefaults() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../config/amodb-proxy.conf"
-        ).path
-        let configuration = try serve(["--config", path], ["AMODB_KEY": "k"])
-        let defaults = ProxyConfiguration()
-        #expect(configuration.port == defaults.port)
-        #expect(configuration.cacheTTL == defaults.cacheTTL)
-        #expect(configuration.movieTTL == defaults.movieTTL)
-        #expect(configuration.configurationTTL == defaults.configurationTTL)
-        #expect(configuration.limits == defaults.limits)
-        #expect(configuration.timeouts == defaults.timeouts)
-    }
-
     @Test(arguments: [
         (["--port", "70000"], "PORT"),
         (["--port", "abc"], "PORT"),
