@@ -163,8 +163,8 @@ public enum ConfigurationLoader {
                     break reading
                 case "--healthcheck": given.mode = .healthcheck
                 case "--check-config": given.mode = .checkConfig
-                case "--sandbox": given.sandbox = true
-                case "--config": configPath = try reader.value()
+                case sandboxFlag: given.sandbox = true
+                case configFlag: configPath = try reader.value()
                 default:
                     guard let setting = settings.first(where: { !$0.flag.isEmpty && $0.flag == name }) else {
                         throw ConfigurationError("unknown option \(shown(reader.argument)); see --help")

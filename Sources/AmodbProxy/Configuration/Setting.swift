@@ -63,9 +63,9 @@ extension ConfigurationLoader {
         + cacheStorageSettings + upstreamCallSettings + shutdownSettings + userSettings + fleetSettings
         + clientLimitSettings + accessSettings + loggingSettings + connectionSettings
 
-    /// The variable naming the settings file (`--config`): read before the settings, and no
-    /// setting itself.
-    static let configVariable = "AMODB_CONFIG"
-    /// The variable asking for the built-in stand-in (`--sandbox`), read as `AMODB_CONFIG` is.
-    static let sandboxVariable = "AMODB_SANDBOX"
+    /// The variable and the flag naming the settings file: read before the settings, and no
+    /// setting themselves.
+    static let (configVariable, configFlag) = ("AMODB_CONFIG", "--config")
+    /// The variable and the flag asking for the built-in stand-in, read as the settings file's are.
+    static let (sandboxVariable, sandboxFlag) = ("AMODB_SANDBOX", "--sandbox")
 }
