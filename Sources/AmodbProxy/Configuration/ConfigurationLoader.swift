@@ -376,7 +376,7 @@ public enum ConfigurationLoader {
             let line = rawLine.trimmingSpacesAndNewlines()
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigurationError("\(shown(path)):\(number + 1): expected NAME=value", setting: "AMODB_CONFIG")
+                throw ConfigurationError("\(shown(path)):\(number + 1): expected NAME=value", setting: configVariable)
             }
             let name = String(line[..<equals].trimmingSpacesAndNewlines())
             var value = line[line.index(after: equals)...].trimmingSpacesAndNewlines()
