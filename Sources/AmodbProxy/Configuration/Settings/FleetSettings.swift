@@ -14,32 +14,30 @@ extension ConfigurationLoader {
             "AMODB_REDIS_CA_FILE", flag: "--redis-ca-file", \.redisTLS.caFile, .optional,
             help: "PEM CA file for rediss:// (a private CA); empty: the system's trust store", accepts: "a PEM file",
             doc:
-                "the CA that signs the Redis server's certificate (a private CA); empty: the system's trust store; only with `rediss://`; checked at start",
-            example: "/etc/amodb-proxy/redis-ca.pem"),
+                "the CA that signs the Redis server's certificate (a private CA); empty: the system's trust store; only with `rediss://`; checked at start"
+        ),
         Setting(
             "AMODB_REDIS_CERT_FILE", flag: "--redis-cert-file", \.redisTLS.certificateFile, .optional,
             help: "PEM client certificate for rediss:// servers that require one (with AMODB_REDIS_KEY_FILE)",
             accepts: "a PEM file",
             doc:
-                "client certificate (chain) for a `rediss://` server that requires one; with `AMODB_REDIS_KEY_FILE`; checked at start",
-            example: "/etc/amodb-proxy/redis-client.pem"),
+                "client certificate (chain) for a `rediss://` server that requires one; with `AMODB_REDIS_KEY_FILE`; checked at start"
+        ),
         Setting(
             "AMODB_REDIS_KEY_FILE", flag: "--redis-key-file", \.redisTLS.keyFile, .optional,
             help: "PEM private key of AMODB_REDIS_CERT_FILE", accepts: "a PEM file",
-            doc: "the private key of `AMODB_REDIS_CERT_FILE`; must match it",
-            example: "/etc/amodb-proxy/redis-client.key"),
+            doc: "the private key of `AMODB_REDIS_CERT_FILE`; must match it"),
         Setting(
             "AMODB_REDIS_SENTINELS", flag: "--redis-sentinels", \.redisSentinelList, .text,
             help: "Redis Sentinel: host:port of each sentinel (comma-separated), with AMODB_REDIS_MASTER; empty: off",
             accepts: "`host[:port],…` (port 26379 if left out)",
             doc:
-                "Redis Sentinel: the sentinels asked for the master before each connection; with `AMODB_REDIS_MASTER`; `AMODB_REDIS_URL` is then optional (its user, password, database and scheme are used, its host and port are not)",
-            example: "10.0.0.5:26379,10.0.0.6:26379,10.0.0.7:26379"),
+                "Redis Sentinel: the sentinels asked for the master before each connection; with `AMODB_REDIS_MASTER`; `AMODB_REDIS_URL` is then optional (its user, password, database and scheme are used, its host and port are not)"
+        ),
         Setting(
             "AMODB_REDIS_MASTER", flag: "--redis-master", \.redisMaster, .text,
             help: "the master's name the sentinels know (sentinel monitor <name> …)", accepts: "one word",
-            doc: "the master's name in the sentinels' `sentinel monitor` line; required with `AMODB_REDIS_SENTINELS`",
-            example: "mymaster"),
+            doc: "the master's name in the sentinels' `sentinel monitor` line; required with `AMODB_REDIS_SENTINELS`"),
         Setting(
             "AMODB_REDIS_SENTINEL_PASSWORD", flag: "--redis-sentinel-password", \.redisSentinelPassword,
             .sentinelPassword,
