@@ -64,7 +64,9 @@ let package = Package(
         // Helpers shared by the proxy's test targets (harnesses, stand-ins, servers on port 0); re-exports AmodbHTTPTestSupport.
         .target(
             name: "AmodbTestSupport",
-            dependencies: ["AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbCrypto"]),
+            dependencies: [
+                "AmodbHTTP", "AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbCrypto",
+            ]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
         .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport", "AmodbSockets"]),

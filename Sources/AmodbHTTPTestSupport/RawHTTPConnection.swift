@@ -17,6 +17,42 @@ public struct RawHTTPResponse: Sendable {
 
     /// The body as UTF-8 text.
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The status and fields of `head` (its status line and fields, without the blank line
+    /// that ends it); no body yet.
+    public init(head: String) throws {
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw RawHTTPError.malformed(statusLine)
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { throw RawHTTPError.malformed(line) }
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        self.init(status: status, headers: headers, body: [])
+    }
+
+    /// The one response in `bytes` (a head, then exactly the body it frames), as
+    /// `RawHTTPConnection.readResponse` reads it off the wire.
+    public init(bytes: [UInt8]) throws {
+        let terminator = Array("\r\n\r\n".utf8)
+        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: terminator) }) else {
+            throw RawHTTPError.closedMidResponse(received: bytes.count)
+        }
+        try self.init(head: String(decoding: bytes[..<end], as: UTF8.self))
+        body = Array(bytes[(end + 4)...])
+    }
+
+    /// A response of `status` with `headers` and `body`.
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// What went wrong talking to the server under test.
@@ -125,21 +161,8 @@ public final class RawHTTPConnection {
     public func readResponse(forHead: Bool = false) throws -> RawHTTPResponse? {
         while true {
             if let end = headEnd() {
-                let head = String(decoding: buffer[..<end], as: UTF8.self)
-                var lines = head.components(separatedBy: "\r\n")
-                let statusLine = lines.removeFirst()
-                let parts = statusLine.split(separator: " ", maxSplits: 2)
-                guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
-                    throw RawHTTPError.malformed(statusLine)
-                }
-                var headers: [(name: String, value: String)] = []
-                for line in lines where !line.isEmpty {
-                    guard let colon = line.firstIndex(of: ":") else { throw RawHTTPError.malformed(line) }
-                    headers.append(
-                        (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-                    )
-                }
-                let response = RawHTTPResponse(status: status, headers: headers, body: [])
+                let response = try RawHTTPResponse(head: String(decoding: buffer[..<end], as: UTF8.self))
+                let status = response.status
                 let length =
                     (forHead || status < 200 || status == 204 || status == 304)
                     ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0

@@ -2,6 +2,7 @@ public import AmodbHTTPTestSupport
 public import AmodbSandbox
 
 extension ProxyHarness: ScopedServer {}
+extension InProcessProxy: ScopedServer {}
 extension SandboxedProxy: ScopedServer {}
 extension AmodbSandbox: ScopedServer {
     /// Stops the stand-in, letting answers in flight finish for up to a second.

@@ -161,10 +161,38 @@ public final class ProxyServer: Sendable {
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
     public func start() throws(HTTPServer.StartError) -> Int {
+        prepare()
+        let port = try server.start()
+        serve()
+        return port
+    }
+
+    /// Starts everything `start()` does but the listening socket: requests come only
+    /// through `respond(to:)`, as tests hand them (`InProcessProxy`).
+    package func startInProcess() {
+        prepare()
+        serve()
+    }
+
+    /// Hands `request` to the proxy's responder as a connection would, and returns its
+    /// answer, given at once or delivered later; no socket, no event loop.
+    package func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await withCheckedContinuation { continuation in
+            let immediate = responder.respond(
+                to: request, context: ResponderContext(), later: { { continuation.resume(returning: $0) } })
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+    }
+
+    /// What comes before serving: the snapshot loaded, the links to Redis and the key set started.
+    private func prepare() {
         loadSnapshot()
         redis?.start()
         keySet?.start()
-        let port = try server.start()
+    }
+
+    /// Ready: `/readyz` says so, the periodic work runs.
+    private func serve() {
         responder.listening.store(true, ordering: .relaxed)
         // The status page's history: the counters sampled once a second, off the event loops.
         repeatEvery(1) { [weak self] in self?.metrics.sampleStatus() }
@@ -178,7 +206,6 @@ public final class ProxyServer: Sendable {
             logger.warning(
                 "no client tokens are set: anyone who can reach the proxy can use it (set AMODB_PROXY_TOKENS)")
         }
-        return port
     }
 
     /// The forwarder's tracked tasks running now (fetches, refreshes, the key probe).
