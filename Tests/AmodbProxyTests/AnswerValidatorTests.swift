@@ -158,7 +158,7 @@ private func unicodeEscaped(_ text: String) -> String {
     @Test func acceptsOnlyTheProxysOwnErrorObjectAsAStored404() {
         #expect(
             validator.problem(
-                withNotFound: HTTPResponse.error(404, "The resource you requested could not be found.").body) == nil)
+                withNotFound: APIRefusal.notFound.response.body) == nil)
         #expect(validator.problem(withNotFound: Array(ScriptedUpstream.movieDetails.utf8)) != nil)
         #expect(
             validator.problem(

@@ -24,7 +24,7 @@ struct CORSPolicyTests {
 
     @Test func anAllowedOriginGetsItsOriginTheExposedFieldsAndVary() {
         let policy = CORSPolicy(origins: ["https://app.example.com"])
-        var response = HTTPResponse.error(404, "x")
+        var response = APIRefusal(.unservedPath, "x").response
         policy.decorate(&response, origin: "https://app.example.com")
         #expect(
             Self.rendered(response)
@@ -55,10 +55,10 @@ struct CORSPolicyTests {
     }
 
     @Test func theServersOwnRefusalsCarryOnlyAWildcard() {
-        var any = HTTPResponse.error(400, "x")
+        var any = APIRefusal(.invalidParameter, "x").response
         CORSPolicy(origins: ["*"]).decorateRefusal(&any)
         #expect(Self.rendered(any).contains("Access-Control-Allow-Origin: *\r\n"))
-        var listed = HTTPResponse.error(400, "x")
+        var listed = APIRefusal(.invalidParameter, "x").response
         CORSPolicy(origins: ["https://app.example.com"]).decorateRefusal(&listed)
         #expect(listed.renderedFields.isEmpty)
     }

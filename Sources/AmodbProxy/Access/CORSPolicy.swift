@@ -68,7 +68,7 @@ struct CORSPolicy: Sendable {
     /// libraries send `Content-Type`, `Cache-Control` or an App Check token on a GET.
     func preflight(origin: String?, requestedHeaders: String?) -> HTTPResponse {
         guard let allowed = allowedOrigin(origin) else {
-            var refused = HTTPResponse.error(403, "This origin may not call the proxy.")
+            var refused = APIRefusal(.preflightRefused, status: 403, "This origin may not call the proxy.").response
             if !allowsAnyOrigin { refused.headers.add("Vary", "Origin") }
             return refused
         }
@@ -82,11 +82,12 @@ struct CORSPolicy: Sendable {
             var headers = HTTPHeaders()
             headers.add("Access-Control-Allow-Origin", allowed)
             headers.add("Vary", vary)
-            return .error(
-                400,
+            return APIRefusal(
+                .preflightRefused,
                 "Access-Control-Request-Headers must list at most \(Self.maxRequestedHeaders) field names "
                     + "(RFC 9110 tokens), in at most \(Self.maxRequestedHeaderBytes) bytes.",
-                headers: headers)
+                headers: headers
+            ).response
         }
         var headers = HTTPHeaders()
         headers.add("Access-Control-Allow-Origin", allowed)

@@ -103,7 +103,7 @@ struct Callers: Sendable {
                 metrics.recordAuth(.noKeySet, loop: loop)
                 var headers = HTTPHeaders()
                 headers.set("Retry-After", String(keySet?.retryAfter(now: now) ?? 1))
-                return .refused(.error(503, TokenRefusal.noKeySet.message, headers: headers))
+                return .refused(APIRefusal(.keySetMissing, TokenRefusal.noKeySet.message, headers: headers).response)
             case .failure(let refusal):
                 charge(client, now: now)
                 metrics.recordAuth(refusal.result, loop: loop)
@@ -241,15 +241,13 @@ struct Callers: Sendable {
         case .realmOnly: headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy""#)
         case .invalidToken: headers.set("WWW-Authenticate", #"Bearer realm="amodb-proxy", error="invalid_token""#)
         }
-        return .error(401, message, headers: headers)
+        return APIRefusal(.unauthorized, message, headers: headers).response
     }
 
     /// A 429 for an address that spent its rate on refusals.
     private static func tooManyRefusals(_ wait: Double) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
-        headers.set("Retry-After", String(seconds))
-        return .error(
-            429, "Too many refused requests from this address; try again in \(seconds) s.", headers: headers)
+        APIRefusal.tooManyRequests(
+            { "Too many refused requests from this address; try again in \($0) s." }, wait: wait
+        ).response
     }
 }

@@ -67,8 +67,10 @@ extension CachedResponse {
     private static func notAcceptable(outcome: CacheOutcome) -> ProxyAnswer {
         var headers = HTTPHeaders()
         headers.add("Vary", "Accept-Encoding")
-        let response = HTTPResponse.error(
-            406, "None of the codings in Accept-Encoding is available: accept identity, gzip or br.", headers: headers)
+        let response = APIRefusal(
+            .notAcceptable, "None of the codings in Accept-Encoding is available: accept identity, gzip or br.",
+            headers: headers
+        ).response
         return ProxyAnswer(response, cacheOutcome: outcome)
     }
 }

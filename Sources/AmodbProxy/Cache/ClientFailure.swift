@@ -31,16 +31,17 @@ struct ClientFailure: Sendable {
             status: 503, message: message, fwdStatus: nil, retryAfter: retryAfter, detail: detail, backoff: retryAfter)
     }
 
-    /// Whole seconds for `Retry-After`: at least 1, at most a day, whatever the input.
+    /// Whole seconds for `Retry-After` (`APIRefusal.retryAfterSeconds`).
     static func retryAfterSeconds(_ seconds: Double) -> Int {
-        seconds.checkedInt(.up, clampedTo: 1...Int(RetryAfter.longest)) ?? 1
+        APIRefusal.retryAfterSeconds(seconds)
     }
 
     /// The error response; `collapsed` when the request joined another's fetch.
     func response(collapsed: Bool) -> ProxyAnswer {
         var headers = HTTPHeaders()
         if let retryAfter { headers.set("Retry-After", String(Self.retryAfterSeconds(retryAfter))) }
-        let response = HTTPResponse.error(status, message, headers: headers)
+        let response = APIRefusal(detail == nil ? .upstreamFailed : .noCall, status: status, message, headers: headers)
+            .response
         return ProxyAnswer(
             response, cacheOutcome: .miss(fwdStatus: fwdStatus, stored: false, collapsed: collapsed, detail: detail))
     }

@@ -38,7 +38,7 @@ enum UpstreamAnswerTable {
             case 429:
                 let wait = retryAfter ?? 1
                 var refused = failure(
-                    503, "amodb's rate limit is reached; try again in \(ClientFailure.retryAfterSeconds(wait)) s.")
+                    503, "amodb's rate limit is reached; try again in \(APIRefusal.retryAfterSeconds(wait)) s.")
                 refused.retryAfter = wait
                 refused.backoff = wait
                 return .fail(refused, level: .warning, log: "amodb rate limit still reached after retries")

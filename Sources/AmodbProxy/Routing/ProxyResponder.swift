@@ -105,7 +105,9 @@ final class ProxyResponder: HTTPResponder {
         guard request.method == "GET" || request.method == "HEAD" else {
             var headers = HTTPHeaders()
             headers.set("Allow", head.corsApplies ? "GET, HEAD, OPTIONS" : "GET, HEAD")
-            return ProxyAnswer(.error(405, "Method \(request.method) is not allowed; use GET.", headers: headers))
+            return ProxyAnswer(
+                APIRefusal(.methodNotAllowed, "Method \(request.method) is not allowed; use GET.", headers: headers)
+                    .response)
         }
         switch head.route {
         case .healthz:
@@ -142,7 +144,7 @@ final class ProxyResponder: HTTPResponder {
             break
         }
         guard head.underAPI else {
-            return ProxyAnswer(.unserved(head.loggedPath ?? LoggedPath.of(target: request.target)))
+            return ProxyAnswer(APIRefusal.unserved(head.loggedPath ?? LoggedPath.of(target: request.target)).response)
         }
         // Refused, or within the caller's rate (`CallerIdentity.limitKey`: who a limit counts).
         let limitKey: String?
@@ -151,19 +153,17 @@ final class ProxyResponder: HTTPResponder {
         case .caller(let identity): limitKey = identity.limitKey
         }
         if let limitKey, let wait = access.rateLimiter?.take(limitKey, now: clock.now()) {
-            var headers = HTTPHeaders()
-            let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
-            headers.set("Retry-After", String(seconds))
             return ProxyAnswer(
-                .error(429, "Too many requests from this client; try again in \(seconds) s.", headers: headers))
+                APIRefusal.tooManyRequests({ "Too many requests from this client; try again in \($0) s." }, wait: wait)
+                    .response)
         }
         switch head.amodbRequest {
         case nil:
             // A path under `/3` that names no forwarded route: within the caller's rate, like
             // any other, so that a flood of made-up paths is limited too.
-            return ProxyAnswer(.unserved(head.loggedPath ?? LoggedPath.of(target: request.target)))
+            return ProxyAnswer(APIRefusal.unserved(head.loggedPath ?? LoggedPath.of(target: request.target)).response)
         case .failure(let error):
-            return ProxyAnswer(.error(400, error.description))
+            return ProxyAnswer(APIRefusal(.invalidParameter, error.description).response)
         case .success(let amodbRequest):
             // Each client's share of the calls for misses follows the same exemption as its rate.
             return forwarder.respond(

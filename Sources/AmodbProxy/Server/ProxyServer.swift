@@ -139,7 +139,7 @@ public final class ProxyServer: Sendable {
                 host: configuration.host, port: configuration.port, limits: configuration.limits,
                 timeouts: configuration.timeouts,
                 errorResponse: { status, message in
-                    var response = HTTPResponse.error(status, message)
+                    var response = APIRefusal(.unreadableRequest, status: status, message).response
                     cors?.decorateRefusal(&response)
                     return response
                 }, queueLabel: "amodb-proxy"),

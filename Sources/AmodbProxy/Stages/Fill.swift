@@ -67,7 +67,7 @@ final class Fill: Sendable {
                         "upstream budget spent; not calling amodb",
                         [
                             "path": request.route.template,
-                            "retry_after": String(ClientFailure.retryAfterSeconds(retryAfter)),
+                            "retry_after": String(APIRefusal.retryAfterSeconds(retryAfter)),
                         ])
                     return .failed(.noCall(.budgetExhausted, retryAfter: retryAfter))
                 case .shareSpent(let retryAfter):
@@ -83,7 +83,7 @@ final class Fill: Sendable {
                     retries += 1
                     logger.warning(
                         "amodb rate limit reached; waiting as it asks",
-                        ["retry_after": String(ClientFailure.retryAfterSeconds(wait)), "path": request.route.template])
+                        ["retry_after": String(APIRefusal.retryAfterSeconds(wait)), "path": request.route.template])
                     // Shutdown wakes the wait: the callers then get the 429's answer at once.
                     if await tasks.pause(wait) { continue }
                 }
@@ -178,7 +178,7 @@ final class Fill: Sendable {
                     body: upstream.body, storedAt: clock.now(), lifetime: policy.freshness.lifetime(of: route)),
                 stored: true)
         case .storeNegative:
-            let body = HTTPResponse.error(404, "The resource you requested could not be found.").body
+            let body = APIRefusal.notFound.response.body
             let entry = CachedResponse(status: 404, body: body, storedAt: clock.now(), lifetime: policy.negativeTTL)
             return .answer(entry, stored: policy.negativeTTL > 0)
         case .fail(let failure, let level, let message):

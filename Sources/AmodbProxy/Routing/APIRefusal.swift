@@ -1,0 +1,122 @@
+public import AmodbHTTP
+import AmodbModels
+
+/// An answer the proxy gives instead of amodb's: a status, the `status_message` that says
+/// what to fix, and the fields that go with it (`Retry-After`, `WWW-Authenticate`,
+/// `Allow`, `Vary`). Every error the proxy makes itself is one, and is rendered here only
+/// (`response`), in amodb's JSON shape. Each `Reason` is listed, with its statuses, in
+/// docs/operations.md's "Errors the proxy answers itself" (a test reads that table).
+public struct APIRefusal: Sendable {
+    /// Why the proxy refused, as the error list documents it.
+    public enum Reason: String, Sendable, CaseIterable {
+        /// The server could not read the request (a framing error, a head over its limits)
+        /// or has no room for the connection.
+        case unreadableRequest = "unreadable-request"
+        /// A method other than GET, HEAD (or OPTIONS with CORS).
+        case methodNotAllowed = "method-not-allowed"
+        /// A CORS preflight from an origin not allowed, or asking for too many fields.
+        case preflightRefused = "preflight-refused"
+        /// No credential, or one the proxy does not accept.
+        case unauthorized
+        /// The caller (or its address, on refusals) has spent its rate.
+        case tooManyRequests = "too-many-requests"
+        /// Users' tokens cannot be verified yet: the identity provider's key set is missing.
+        case keySetMissing = "key-set-missing"
+        /// A path the proxy does not forward.
+        case unservedPath = "unserved-path"
+        /// A forwarded route with an invalid parameter.
+        case invalidParameter = "invalid-parameter"
+        /// `Accept-Encoding` refuses every coding the answer has.
+        case notAcceptable = "not-acceptable"
+        /// amodb found nothing at the path (its 404, remembered briefly).
+        case notFound = "not-found"
+        /// No call could be made for a miss: the budget or the caller's share is spent, or
+        /// too many paths are being fetched.
+        case noCall = "no-call"
+        /// amodb failed: its key or plan refused, an unusable answer, no answer in time.
+        case upstreamFailed = "upstream-failed"
+
+        /// The statuses a refusal for this reason may have.
+        public var statuses: [Int] {
+            switch self {
+            case .unreadableRequest: [400, 408, 413, 414, 417, 431, 501, 503, 505]
+            case .methodNotAllowed: [405]
+            case .preflightRefused: [400, 403]
+            case .unauthorized: [401]
+            case .tooManyRequests: [429]
+            case .keySetMissing: [503]
+            case .unservedPath: [404]
+            case .invalidParameter: [400]
+            case .notAcceptable: [406]
+            case .notFound: [404]
+            case .noCall: [503]
+            case .upstreamFailed: [502, 503, 504]
+            }
+        }
+    }
+
+    public let reason: Reason
+    public let status: Int
+    /// The `status_message`: what happened and what to do, never a secret.
+    public let message: String
+    /// The fields sent with it (`Cache-Control: no-store` is added when it is rendered).
+    public var headers: HTTPHeaders
+
+    /// A refusal for `reason`, with its only status unless `status` names one of its others.
+    public init(_ reason: Reason, status: Int? = nil, _ message: String, headers: HTTPHeaders = HTTPHeaders()) {
+        self.reason = reason
+        self.status = status ?? reason.statuses[0]
+        self.message = message
+        self.headers = headers
+    }
+
+    /// The answer: JSON in amodb's shape, `{"status_code":…,"status_message":"…","success":false}`,
+    /// never stored by caches. `status_code` carries the HTTP status: amodb was not asked
+    /// (or its answer is not passed on), so none of amodb's codes would be true. Written by
+    /// hand: error answers are what a flood of bad requests gets, so they must be cheap.
+    public var response: HTTPResponse {
+        let body = "{\"status_code\":\(status),\"status_message\":\(JSONText.quoted(message)),\"success\":false}"
+        var headers = headers
+        headers.set("Cache-Control", "no-store")
+        return .json(status, Array(body.utf8), headers: headers)
+    }
+
+    /// `Retry-After` as whole seconds: at least 1, at most a day, whatever the input.
+    static func retryAfterSeconds(_ seconds: Double) -> Int {
+        seconds.checkedInt(.up, clampedTo: 1...Int(RetryAfter.longest)) ?? 1
+    }
+
+    /// The 429 of a caller over its rate, `wait` seconds before it may ask again.
+    static func tooManyRequests(_ message: (Int) -> String, wait: Double) -> APIRefusal {
+        let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
+        var headers = HTTPHeaders()
+        headers.set("Retry-After", String(seconds))
+        return APIRefusal(.tooManyRequests, message(seconds), headers: headers)
+    }
+
+    /// The 404 for a path the proxy does not forward, naming it (as the access log does:
+    /// `LoggedPath`, without its query, cut and escaped) and the paths it serves, so that a
+    /// developer whose library asks for search or TV reads why, rather than amodb's "not
+    /// found" for a movie it does not have.
+    static func unserved(_ loggedPath: String) -> APIRefusal {
+        APIRefusal(.unservedPath, "This proxy does not serve \(loggedPath); it serves \(servedPaths).")
+    }
+
+    /// amodb's 404, as the proxy keeps and serves it.
+    static let notFound = APIRefusal(.notFound, "The resource you requested could not be found.")
+
+    /// The paths the proxy forwards, as apps write them, made from the route table (the
+    /// switch is exhaustive: a route added there must be named here).
+    static let servedPaths: String = {
+        let paths = Route.kindExamples.map { route in
+            switch route {
+            case .trending:
+                "/3/trending/{\(MediaType.allCases.map(\.rawValue).joined(separator: "|"))}"
+                    + "/{\(TimeWindow.allCases.map(\.rawValue).joined(separator: "|"))}"
+            case .movie: "/3/movie/{id} (a positive integer)"
+            case .configuration: "/3/configuration"
+            }
+        }
+        return paths.dropLast().joined(separator: ", ") + " and " + paths.last!
+    }()
+}
