@@ -12,6 +12,8 @@ public struct APIRefusal: Sendable {
         /// The server could not read the request (a framing error, a head over its limits)
         /// or has no room for the connection.
         case unreadableRequest = "unreadable-request"
+        /// `/status.json` before the proxy has its first figures.
+        case starting
         /// A method other than GET, HEAD (or OPTIONS with CORS).
         case methodNotAllowed = "method-not-allowed"
         /// A CORS preflight from an origin not allowed, or asking for too many fields.
@@ -40,6 +42,7 @@ public struct APIRefusal: Sendable {
         public var statuses: [Int] {
             switch self {
             case .unreadableRequest: [400, 408, 413, 414, 417, 431, 501, 503, 505]
+            case .starting: [503]
             case .methodNotAllowed: [405]
             case .preflightRefused: [400, 403]
             case .unauthorized: [401]

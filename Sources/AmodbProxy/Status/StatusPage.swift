@@ -17,7 +17,7 @@ enum StatusPage {
         var response: HTTPResponse
         if route == .statusJSON {
             guard let document = StatusDocument(metrics) else {
-                return .error(503, "The proxy is starting; its status is not available yet.")
+                return APIRefusal(.starting, "The proxy is starting; its status is not available yet.").response
             }
             response = .json(200, document.json())
         } else {
