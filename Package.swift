@@ -3,14 +3,14 @@ import PackageDescription
 
 let package = Package(
     name: "amodb-proxy",
+    // The platforms apps build the two libraries below for. The server and every other
+    // target build on Linux only (epoll, Glibc); on a Mac, through the Dockerfile.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // What another package may depend on: the models and the client, for apps; and the
+    // server as a program. Every other target is internal to this package.
     products: [
         .library(name: "AmodbModels", targets: ["AmodbModels"]),
         .library(name: "AmodbClient", targets: ["AmodbClient"]),
-        .library(name: "AmodbHTTP", targets: ["AmodbHTTP"]),
-        .library(name: "AmodbProxy", targets: ["AmodbProxy"]),
-        .library(name: "AmodbSandbox", targets: ["AmodbSandbox"]),
-        .library(name: "AmodbRedis", targets: ["AmodbRedis"]),
         .executable(name: "amodb-proxy", targets: ["amodb-proxy"]),
     ],
     targets: [
