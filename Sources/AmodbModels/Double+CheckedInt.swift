@@ -6,7 +6,7 @@ extension Double {
     /// instruction; called, the standard library's rounding switches over the (resilient)
     /// rule through its witnesses, ~100 instructions, twice on every cache hit.
     @inlinable @inline(__always)
-    public func checkedInt(_ rule: FloatingPointRoundingRule, clampedTo range: ClosedRange<Int>) -> Int? {
+    package func checkedInt(_ rule: FloatingPointRoundingRule, clampedTo range: ClosedRange<Int>) -> Int? {
         guard isFinite else { return nil }
         let rounded = self.rounded(rule)
         if rounded <= Double(range.lowerBound) { return range.lowerBound }
