@@ -13,8 +13,8 @@ public struct AmodbRequest: Sendable, Hashable {
         "translations", "videos", "watch/providers",
     ]
 
-    /// The most names amodb accepts in one `append_to_response`.
-    public static let maxAppendedResources = 20
+    /// The most names one `append_to_response` keeps: each documented name once.
+    public static let maxAppendedResources = appendableResources.count
 
     public let route: Route
     /// A normalized language tag (`en-US`), or `nil` for amodb's default.
@@ -49,24 +49,23 @@ public struct AmodbRequest: Sendable, Hashable {
     }
 
     /// The names of an `append_to_response` list as they are forwarded and cached: those in
-    /// `known`, without spaces around them, each once, sorted, at most `maxAppendedResources`.
+    /// `appendableResources`, without spaces around them, each once, sorted (so at most
+    /// `maxAppendedResources`).
     ///
     /// amodb ignores names it does not know, so they are dropped rather than refused (TMDB
     /// libraries send `trailers` or `casts` by default); and they are never forwarded, or any
     /// client could split one movie's cache entry into as many as it likes. An empty list, or
     /// one of only commas and spaces, names nothing: the plain movie.
-    public static func appendedResources(
-        _ names: some Sequence<some StringProtocol>, among known: Set<String> = appendableResources
-    ) -> [String] {
+    public static func appendedResources(_ names: some Sequence<some StringProtocol>) -> [String] {
         var found = Set<String>()
         for name in names {
             var trimmed = Substring(name)
             while trimmed.first == " " { trimmed.removeFirst() }
             while trimmed.last == " " { trimmed.removeLast() }
             let resource = String(trimmed)
-            if known.contains(resource) { found.insert(resource) }
+            if appendableResources.contains(resource) { found.insert(resource) }
         }
-        return Array(found.sorted().prefix(maxAppendedResources))
+        return found.sorted()
     }
 
     /// Builds a request from a route and the query's (decoded) name–value pairs.

@@ -144,11 +144,12 @@ struct AmodbRequestTests {
         #expect(request.appendToResponse == names)
     }
 
-    @Test func theListIsCappedAtTwentyNames() {
-        let known = Set((1...25).map { "resource_\($0 < 10 ? "0" : "")\($0)" })
-        let kept = AmodbRequest.appendedResources(known.sorted().reversed() + ["unknown"], among: known)
+    @Test func aListNamingEveryResourceTwiceKeepsEachOnce() {
+        let names = AmodbRequest.appendableResources.sorted()
+        let kept = AmodbRequest.appendedResources(names.reversed() + names + ["unknown", "credits "])
+        #expect(kept == names)
         #expect(kept.count == AmodbRequest.maxAppendedResources)
-        #expect(kept == Array(known.sorted().prefix(20)))
+        #expect(AmodbRequest.maxAppendedResources == 15)
     }
 
     @Test func pageOneIsStoredAsNoPage() throws {
