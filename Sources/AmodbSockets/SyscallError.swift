@@ -12,11 +12,6 @@ public struct SyscallError: Error, Sendable, CustomStringConvertible {
         self.code = code
     }
 
-    /// The peer went away (`ECONNRESET`, `EPIPE`, …): normal on the internet, not worth an error log.
-    package var isPeerGone: Bool {
-        code == ECONNRESET || code == EPIPE || code == ENOTCONN || code == ETIMEDOUT || code == EHOSTUNREACH
-    }
-
     /// Out of file descriptors for this process or the system.
     package var isDescriptorExhaustion: Bool { code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM }
 

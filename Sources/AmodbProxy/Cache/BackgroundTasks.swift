@@ -151,9 +151,6 @@ final class BackgroundTasks: Sendable {
         }
     }
 
-    /// Whether shutdown has begun.
-    var isStopping: Bool { state.withLock { $0.stopping } }
-
     /// Begins shutdown: wakes every sleeper (its task gives up) and refuses new background work.
     func stop() {
         let sleepers = state.withLock { state -> [CheckedContinuation<Wake, Never>] in
