@@ -27,6 +27,9 @@ let package = Package(
             dependencies: [
                 "AmodbHTTP", "AmodbSockets", "AmodbModels", "AmodbRedis", "AmodbCompression", "AmodbCrypto",
             ]),
+        // `amodb-proxy plan`: reads an access log back and replays it through the proxy's own
+        // cache and budget policy on a simulated clock, for each plan and TTL compared.
+        .target(name: "AmodbPlanner", dependencies: ["AmodbProxy", "AmodbHTTP", "AmodbModels"]),
         // C wrappers for the few Linux calls Glibc's Swift module leaves out (accept4, posix_spawn's _np actions).
         .target(name: "CSystemShims"),
         // The libc socket calls, shared by the HTTP server and the Redis client.
@@ -57,7 +60,9 @@ let package = Package(
         // SwiftPM refuses `unsafeFlags` in a versioned dependency, and apps depend on this package.
         .executableTarget(
             name: "amodb-proxy",
-            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbCrypto", "AmodbCompression", "CSystemShims"]),
+            dependencies: [
+                "AmodbProxy", "AmodbPlanner", "AmodbSandbox", "AmodbCrypto", "AmodbCompression", "CSystemShims",
+            ]),
         // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
         .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),
@@ -65,7 +70,8 @@ let package = Package(
         .target(
             name: "AmodbTestSupport",
             dependencies: [
-                "AmodbHTTP", "AmodbHTTPTestSupport", "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbCrypto",
+                "AmodbHTTP", "AmodbHTTPTestSupport", "AmodbProxy", "AmodbPlanner", "AmodbSandbox", "AmodbClient",
+                "AmodbCrypto",
             ]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
@@ -76,7 +82,10 @@ let package = Package(
         ),
         .testTarget(name: "AmodbCryptoTests", dependencies: ["AmodbCrypto", "AmodbDynamicLibrary"]),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
-        .testTarget(name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbTestSupport"]),
+        .testTarget(
+            name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbPlanner", "AmodbTestSupport"]),
+        // The planner: its options, the access-log reader and the report.
+        .testTarget(name: "AmodbPlannerTests", dependencies: ["AmodbPlanner", "AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbHTTP", "AmodbSandbox", "AmodbTestSupport"]),
         .testTarget(
             name: "AmodbRedisTests", dependencies: ["AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
@@ -88,7 +97,8 @@ let package = Package(
             name: "IntegrationTests",
             // The executable too: the flag tests run the built binary, as an operator would.
             dependencies: [
-                "AmodbProxy", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "AmodbCompression", "amodb-proxy",
+                "AmodbProxy", "AmodbPlanner", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "AmodbCompression",
+                "amodb-proxy",
             ]
         ),
     ],

@@ -1,4 +1,5 @@
 public import AmodbModels
+public import AmodbPlanner
 public import AmodbProxy
 import Foundation
 

@@ -1,5 +1,6 @@
 import AmodbCompression
 import AmodbCrypto
+import AmodbPlanner
 import AmodbProxy
 import AmodbSandbox
 import CSystemShims
@@ -74,7 +75,19 @@ case .healthcheck(let checked):
     }
     done.wait()
     exit(healthy.withLock { $0 } ? 0 : 1)
-case .plan(let options):
+case .plan(let planArguments):
+    let options: PlanOptions
+    do {
+        switch try PlanOptions.command(arguments: planArguments) {
+        case .help:
+            print(ConfigurationLoader.usage, terminator: "")
+            exit(0)
+        case .replay(let read):
+            options = read
+        }
+    } catch {
+        fail(error.description, code: 2)
+    }
     // A replay serves nothing and may run a while: SIGINT and SIGTERM stop it as they stop
     // any program (unblocked before the first thread starts, so every thread inherits it).
     pthread_sigmask(SIG_UNBLOCK, &handledSignals, nil)

@@ -1,5 +1,6 @@
 import AmodbHTTP
 import AmodbModels
+import AmodbPlanner
 import AmodbTestSupport
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import AmodbModels
+import AmodbPlanner
 import AmodbProxy
 import AmodbTestSupport
 import Testing

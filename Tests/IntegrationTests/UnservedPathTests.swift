@@ -1,3 +1,4 @@
+import AmodbPlanner
 import AmodbProxy
 import AmodbTestSupport
 import Foundation

@@ -15,6 +15,19 @@ extension ConfigurationLoader {
         ("-h, --help", "print this help"),
     ]
 
+    /// The usage lines of `amodb-proxy plan`, whose options the planner reads (`PlanOptions`).
+    package static let planUsage = """
+          amodb-proxy plan --access-log FILE [--plans 20,40,120]
+                           [--movie-ttls 1800,21600,86400] [--miss-wait 2]
+                           [--html REPORT.html]
+                                replay an access log (FILE; - for standard input)
+                                through the cache and budget for each plan (calls a
+                                minute) and movie TTL (seconds): the shares of answers
+                                fresh, stale, filled and refused; no network; --html
+                                also writes them as a page (bars, refusals a minute)
+
+        """
+
     /// The `--help` text, written from `commandOptions` and the settings table.
     ///
     /// Column widths are measured from the rows, so a setting added to the table lines up
@@ -30,7 +43,7 @@ extension ConfigurationLoader {
                 option.help, first: "  " + padded(option.label, to: optionWidth) + "  ", indent: optionWidth + 4)
         }
         lines.append("")
-        lines += PlanOptions.usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines += planUsage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         lines += wrap(
             "Settings: a flag and an environment variable each, then what it sets and its default in brackets. Flags win over the environment, which wins over the file."
         )

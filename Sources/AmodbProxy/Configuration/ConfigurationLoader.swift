@@ -15,8 +15,9 @@ public enum Command: Sendable {
     case healthcheck(ProxyConfiguration)
     /// Print the effective configuration, secrets redacted.
     case checkConfig(ProxyConfiguration)
-    /// Replay an access log through the cache and budget for several plans and TTLs (`amodb-proxy plan`).
-    case plan(PlanOptions)
+    /// Replay an access log through the cache and budget for several plans and TTLs
+    /// (`amodb-proxy plan`); the planner reads the arguments after `plan` (`PlanOptions`).
+    case plan(arguments: [String])
 }
 
 /// A configuration that cannot be used, said in one line.
@@ -27,7 +28,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, naming the setting, on one line; a secret in it is redacted.
     public let description: String
 
-    init(_ description: String, setting: String? = nil) {
+    package init(_ description: String, setting: String? = nil) {
         self.description = description
         self.setting = setting
     }
@@ -53,7 +54,7 @@ public enum ConfigurationLoader {
         let given = gather(arguments: isPlan ? [] : arguments, environment: environment)
         var configuration = ProxyConfiguration()
         do {
-            if isPlan { return try PlanOptions.command(arguments: Array(arguments.dropFirst())) }
+            if isPlan { return .plan(arguments: Array(arguments.dropFirst())) }
             return try parse(given, into: &configuration)
         } catch {
             var secrets = [configuration.apiKey] + configuration.clientTokens
@@ -390,7 +391,7 @@ public enum ConfigurationLoader {
 
     /// A value as quoted in an error: on one line (control characters escaped) and at most
     /// 80 characters, so a bad value cannot garble or flood the message.
-    static func shown(_ value: String) -> String {
+    package static func shown(_ value: String) -> String {
         var text = ""
         for scalar in value.unicodeScalars.prefix(80) {
             text += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)

@@ -26,7 +26,7 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
 }
 
 extension StringProtocol {
-    func trimmingSpacesAndNewlines() -> Substring {
+    package func trimmingSpacesAndNewlines() -> Substring {
         let s = Substring(self)
         var start = s.startIndex
         var end = s.endIndex

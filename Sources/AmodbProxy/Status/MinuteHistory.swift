@@ -5,7 +5,7 @@
 ///
 /// Two rings of samples: one per second (the budget's sliding 60-second window) and one
 /// at each minute's start (the chart). A value type: its owner keeps it under a lock.
-struct MinuteHistory: Sendable {
+package struct MinuteHistory: Sendable {
     /// Minutes kept for the chart.
     static let minutes = 60
     /// Seconds the window spans, as amodb counts its limit.
@@ -80,7 +80,7 @@ struct MinuteHistory: Sendable {
     }
 
     /// The start of the minute `time` falls in.
-    static func minuteStart(_ time: Double) -> Double {
+    package static func minuteStart(_ time: Double) -> Double {
         (time / 60).rounded(.down) * 60
     }
 }

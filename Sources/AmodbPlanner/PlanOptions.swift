@@ -1,3 +1,13 @@
+public import AmodbProxy
+
+/// What the arguments after `amodb-proxy plan` ask for.
+public enum PlanCommand: Sendable, Equatable {
+    /// Replay with these options.
+    case replay(PlanOptions)
+    /// Print the usage text.
+    case help
+}
+
 /// What `amodb-proxy plan` replays, and against which plans and movie TTLs.
 public struct PlanOptions: Sendable, Equatable {
     /// The access log to read; `-`: standard input.
@@ -23,21 +33,9 @@ public struct PlanOptions: Sendable, Equatable {
     /// Most plans, and most TTLs, one run compares (the table stays readable).
     static let maxChoices = 12
 
-    /// The usage lines of `plan`, for `--help`.
-    static let usage = """
-          amodb-proxy plan --access-log FILE [--plans 20,40,120]
-                           [--movie-ttls 1800,21600,86400] [--miss-wait 2]
-                           [--html REPORT.html]
-                                replay an access log (FILE; - for standard input)
-                                through the cache and budget for each plan (calls a
-                                minute) and movie TTL (seconds): the shares of answers
-                                fresh, stale, filled and refused; no network; --html
-                                also writes them as a page (bars, refusals a minute)
-
-        """
-
-    /// What the arguments after `plan` ask for: a replay, or the help.
-    static func command(arguments: [String]) throws(ConfigurationError) -> Command {
+    /// What the arguments after `plan` ask for: a replay, or the help (whose `plan` lines
+    /// are `ConfigurationLoader.planUsage`). Errors are one line starting `plan:`.
+    public static func command(arguments: [String]) throws(ConfigurationError) -> PlanCommand {
         var accessLog: String?
         var options = PlanOptions(accessLog: "")
         var reader = ArgumentReader(arguments, context: "plan: ")
@@ -94,7 +92,7 @@ public struct PlanOptions: Sendable, Equatable {
             throw ConfigurationError("plan needs --access-log FILE: the proxy's access log (- reads standard input)")
         }
         options.accessLog = accessLog
-        return .plan(options)
+        return .replay(options)
     }
 
     /// The comma-separated values of `text`, duplicates dropped (first kept), or `nil` if any

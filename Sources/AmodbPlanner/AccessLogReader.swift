@@ -1,5 +1,6 @@
 import AmodbHTTP
 import AmodbModels
+import AmodbProxy
 import Foundation
 
 /// Reads the proxy's access log back into the requests a replay takes (`PolicyReplay`):
@@ -502,7 +503,7 @@ private struct KeyTable {
         }
         // Escapes are never in a key the proxy writes (its characters need none), so the
         // bytes are the key's text as they are.
-        let parsed = CacheSnapshot.request(ofKey: String(decoding: key, as: UTF8.self))
+        let parsed = ReplayForwarder.request(ofKey: String(decoding: key, as: UTF8.self))
         if let parsed { requests.append(parsed) }
         let found: Int32 = parsed == nil ? -1 : Int32(requests.count - 1)
         next.append(first[hash] ?? -1)

@@ -1,7 +1,7 @@
 import AmodbModels
 import Testing
 
-@testable import AmodbProxy
+@testable import AmodbPlanner
 
 /// The planner's table: every row a whole (its shares add up to exactly 100.0), every
 /// line within 80 columns, skipped lines said.

@@ -1,3 +1,5 @@
+import AmodbProxy
+
 /// `amodb-proxy plan --html FILE`: the planner's answer as one self-contained page. Per plan
 /// and movie TTL, the shares of answers fresh, stale, filled and refused as a stacked bar,
 /// and the log's refused requests per minute as a line; above them, the recommendation in

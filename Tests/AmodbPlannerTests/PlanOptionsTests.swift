@@ -1,14 +1,14 @@
+import AmodbProxy
 import Testing
 
-@testable import AmodbProxy
+@testable import AmodbPlanner
 
 /// `amodb-proxy plan`'s arguments: defaults, lists, `name=value`, and one-line errors for
 /// anything else (the binary exits 2 on them).
 struct PlanOptionsTests {
     private func options(_ arguments: [String]) throws -> PlanOptions {
-        guard case .plan(let options) = try ConfigurationLoader.load(arguments: ["plan"] + arguments, environment: [:])
-        else {
-            throw ConfigurationError("not a plan")
+        guard case .replay(let options) = try PlanOptions.command(arguments: arguments) else {
+            throw ConfigurationError("not a replay")
         }
         return options
     }
@@ -32,23 +32,25 @@ struct PlanOptionsTests {
         #expect(parsed.missWait == 0.5)
     }
 
-    @Test func planNeedsNoKeyAndReadsNoSettings() throws {
+    @Test func planNeedsNoKeyAndReadsNoSettingsAndItsArgumentsAreThePlanners() throws {
         let parsed = try ConfigurationLoader.load(
-            arguments: ["plan", "--access-log", "x.log"],
+            arguments: ["plan", "--access-log", "x.log", "--port", "1"],
             environment: ["AMODB_CACHE_TTL": "not a number", "AMODB_CONFIG": "/nonexistent"])
-        guard case .plan = parsed else {
+        guard case .plan(let arguments) = parsed else {
             Issue.record("expected a plan, got \(parsed)")
             return
         }
+        #expect(arguments == ["--access-log", "x.log", "--port", "1"])
     }
 
-    @Test func helpAfterPlanIsTheHelpAndItDescribesPlan() throws {
-        guard case .help = try ConfigurationLoader.load(arguments: ["plan", "--help"], environment: [:]) else {
-            Issue.record("plan --help is the help")
-            return
-        }
+    @Test func helpAfterPlanIsTheHelpAndItDescribesEveryOption() throws {
+        #expect(try PlanOptions.command(arguments: ["--access-log", "x", "--help"]) == .help)
+        #expect(try PlanOptions.command(arguments: ["-h"]) == .help)
         #expect(ConfigurationLoader.usage.contains("amodb-proxy plan --access-log FILE"))
-        #expect(ConfigurationLoader.usage.contains("--movie-ttls"))
+        for option in ["--plans", "--movie-ttls", "--miss-wait"] {
+            #expect(ConfigurationLoader.planUsage.contains(option))
+            #expect(throws: Never.self) { try PlanOptions.command(arguments: ["--access-log", "x", option, "1"]) }
+        }
     }
 
     @Test(arguments: [
@@ -69,7 +71,7 @@ struct PlanOptionsTests {
     ])
     func badArgumentsAreOneLineErrors(_ arguments: [String], _ said: String) {
         do {
-            let parsed = try ConfigurationLoader.load(arguments: ["plan"] + arguments, environment: [:])
+            let parsed = try PlanOptions.command(arguments: arguments)
             Issue.record("accepted: \(parsed)")
         } catch {
             #expect(error.description.contains(said), "\(error.description)")

@@ -1,10 +1,11 @@
 import AmodbHTTP
 import AmodbModels
+import AmodbProxy
 import AmodbTestSupport
 import Foundation
 import Testing
 
-@testable import AmodbProxy
+@testable import AmodbPlanner
 
 /// The planner's reader: the lines this version writes are read back into the requests
 /// they were, in either format; the previous version's lines, other logs' lines and

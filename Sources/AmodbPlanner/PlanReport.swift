@@ -1,4 +1,5 @@
 import AmodbHTTP
+import AmodbProxy
 import Foundation
 
 /// `amodb-proxy plan`: reads an access log, replays it through the cache and budget policy

@@ -1,5 +1,6 @@
 import AmodbHTTP
 public import AmodbModels
+import AmodbProxy
 import Synchronization
 
 /// One request of a replay: when (seconds since 1970) and what (canonical, validated).
@@ -64,22 +65,14 @@ public enum PolicyReplay {
         configuration.configurationTTL = configurationTTL
         configuration.missWait = missWait
         configuration.clientUpstreamShare = 1
-        let policy = CachingForwarder.Policy(configuration)
         let clock = SimulatedClock(requests.first?.time ?? 0)
         let fetcher = InstantUpstream()
-        let forwarder = CachingForwarder(
-            cache: MemoryResponseCache(maxBytes: configuration.cacheMaxBytes), fetcher: fetcher,
-            budget: UpstreamBudget(limit: plan), clock: clock,
-            logger: ProxyLogger(minimumLevel: .error, sink: { _ in }), policy: policy,
-            validator: AnswerValidator(key: Secret("amodb-proxy-replay")), statistics: CacheStatistics(eventLoops: 0))
-        let tally = Tally(policy, clock: clock, firstMinute: MinuteHistory.minuteStart(requests.first?.time ?? 0))
+        let forwarder = ReplayForwarder(configuration: configuration, clock: clock, fetcher: fetcher)
+        let tally = Tally(forwarder, clock: clock, firstMinute: MinuteHistory.minuteStart(requests.first?.time ?? 0))
         for replayed in requests {
             await clock.advance(to: replayed.time) { await forwarder.settled() }
-            let request = replayed.request
-            let answer = forwarder.respond(to: request, ifNoneMatch: nil, client: nil) {
-                { response in tally.count(response, for: request) }
-            }
-            if let answer { tally.count(answer, for: request) }
+            let route = replayed.request.route
+            forwarder.ask(replayed.request) { outcome in tally.count(outcome, for: route) }
             await forwarder.settled()
         }
         // The last misses' waits end, and their answers are counted.
@@ -94,24 +87,24 @@ public enum PolicyReplay {
     /// Counts answers as they come, from the outcome each carries.
     private final class Tally: Sendable {
         private let state = Mutex((shares: ReplayShares(), staleAges: [Double]()))
-        private let policy: CachingForwarder.Policy
+        private let forwarder: ReplayForwarder
         private let clock: SimulatedClock
         /// The start of the log's first minute, in seconds since 1970.
         private let firstMinute: Double
 
-        init(_ policy: CachingForwarder.Policy, clock: SimulatedClock, firstMinute: Double) {
-            self.policy = policy
+        init(_ forwarder: ReplayForwarder, clock: SimulatedClock, firstMinute: Double) {
+            self.forwarder = forwarder
             self.clock = clock
             self.firstMinute = firstMinute
         }
 
-        func count(_ response: ProxyAnswer, for request: AmodbRequest) {
+        func count(_ outcome: CacheOutcome?, for route: Route) {
             state.withLock { state in
-                switch response.cacheOutcome {
+                switch outcome {
                 case .hit, .sharedHit: state.shares.fresh += 1
                 case .stale(let ttl, _, _):
                     state.shares.stale += 1
-                    state.staleAges.append(policy.freshness.lifetime(of: request.route) - Double(ttl))
+                    state.staleAges.append(forwarder.lifetime(of: route) - Double(ttl))
                 case .miss(_, _, _, .some):
                     state.shares.refused += 1
                     // Counted in the minute the refusal is given (the replay's clock).

@@ -1,3 +1,4 @@
+public import AmodbProxy
 import Synchronization
 
 /// A clock that moves only when told, and runs what waits on it in time order: a replay's
