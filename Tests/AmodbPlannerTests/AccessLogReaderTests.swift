@@ -20,8 +20,7 @@ struct AccessLogReaderTests {
 
     private func read(_ text: String) -> AccessLogReader.Contents {
         var reader = AccessLogReader()
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { reader.feed(UnsafeRawBufferPointer($0)) }
+        reader.feed(Array(text.utf8))
         return reader.finish()
     }
 
@@ -29,7 +28,7 @@ struct AccessLogReaderTests {
     private func readByteByByte(_ text: String) -> AccessLogReader.Contents {
         var reader = AccessLogReader()
         for byte in text.utf8 {
-            withUnsafeBytes(of: byte) { reader.feed($0) }
+            reader.feed([byte])
         }
         return reader.finish()
     }

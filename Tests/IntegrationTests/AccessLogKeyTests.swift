@@ -54,8 +54,7 @@ struct AccessLogKeyTests {
             }
 
             var reader = AccessLogReader()
-            var text = Array(lines.joined(separator: "\n").utf8)
-            text.withUnsafeMutableBytes { reader.feed(UnsafeRawBufferPointer($0)) }
+            reader.feed(Array(lines.joined(separator: "\n").utf8))
             let contents = reader.finish()
             #expect(contents.requests.map(\.request.pathAndQuery) == expectedKeys)
             #expect(contents.linesNotForwarded == 3, "the 400, /healthz and the unmatched path")

@@ -83,8 +83,7 @@ struct UnservedPathTests {
             #expect(objects.last?["key"] as? String == "/movie/1")
 
             var reader = AccessLogReader()
-            let log = Array(lines.joined(separator: "\n").utf8)
-            log.withUnsafeBytes { reader.feed($0) }
+            reader.feed(Array(lines.joined(separator: "\n").utf8))
             let contents = reader.finish()
             #expect(contents.requests.count == 1, "only the movie reached the cache")
             #expect(contents.linesNotForwarded == 1)
