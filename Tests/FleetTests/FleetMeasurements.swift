@@ -5,14 +5,11 @@ import AmodbTestSupport
 import Foundation
 import Testing
 
-// The fleet's figures, printed as `MEASURE` lines: a measurement, not a test, so it is not
-// part of `swift test`. Run it with
+// The fleet's figures, printed as `MEASURE` lines: a measurement, not a test. It is
+// compiled with the FleetTests target (it uses that target's `Fleet` and `withFleet`), so it
+// cannot rot, and skipped unless AMODB_FLEET_MEASURE=1: `swift test` never runs it. Run it with
 //
 //     bash Tests/Perf/fleet-measurements.sh [test name]   (all: a few minutes; needs redis-server)
-//
-// which compiles this file into the FleetTests target for the one run (it uses that target's
-// `Fleet` and `withFleet`) and removes it after. AMODB_FLEET_MEASURE=1, which the script
-// sets, keeps a copy left behind from running with the tests.
 
 /// The fleet's figures under a herd, a cold flood, a Redis restart, a lost window, a failing
 /// amodb, one client's made-up ids and a crowded Redis.
