@@ -79,26 +79,48 @@ struct CacheSnapshotWriterTests {
                 .isEmpty)
     }
 
-    /// Peak memory while a 56 MB cache is written, printed; run with
-    /// `AMODB_SNAPSHOT_MEASURE=1 swift test --filter CacheSnapshotWriterTests` (Linux: the peak
-    /// is reset through `/proc/self/clear_refs`, then read as `VmHWM`).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["AMODB_SNAPSHOT_MEASURE"] == "1"))
-    func peakMemoryWhileWritingAFiftySixMegabyteCache() throws {
-        func status(_ field: String) -> Int {
-            let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-            let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    /// The entries of a cache, handed to the writer one at a time, noting how many bytes of
+    /// bodies it had been given and how long the file being written was at each hand-over.
+    private final class WatchedEntries: Sequence {
+        let entries: [(key: String, entry: CachedResponse)]
+        let file: String
+        /// At each entry handed over: the body bytes handed over before it, and the file's size.
+        var handedAndOnDisk: [(handed: Int, onDisk: Int)] = []
+
+        init(_ entries: [(key: String, entry: CachedResponse)], file: String) {
+            self.entries = entries
+            self.file = file
         }
+
+        func makeIterator() -> AnyIterator<(key: String, entry: CachedResponse)> {
+            var index = 0
+            var handed = 0
+            return AnyIterator { [self] in
+                guard index < entries.count else { return nil }
+                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+                handedAndOnDisk.append((handed, size))
+                handed += entries[index].entry.body.count
+                index += 1
+                return entries[index - 1]
+            }
+        }
+    }
+
+    /// Writing an 11 MB cache keeps at most a few hundred KB of it unwritten: the file grows as
+    /// the entries are handed over. A writer that encoded the whole file before writing it
+    /// would hold a second copy of the cache (more, in base64) at its peak, and its file
+    /// would stay empty until the last entry.
+    @Test func writingACacheKeepsLittleOfItUnwritten() throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let cache = entries(560, storedAt: 1_000, scenes: 10_000)  // 560 bodies of about 100 KB
-        let bytes = cache.reduce(0) { $0 + $1.entry.body.count }
-        try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-        let before = status("VmRSS")
-        try CacheSnapshot(path: path).write(cache, now: 1_010)
-        let peak = status("VmHWM")
-        print(
-            "MEASURE snapshot: \(bytes / 1_000_000) MB of bodies; RSS before the write \(before / 1024) MB, peak during it \(peak / 1024) MB (+\((peak - before) / 1024) MB)"
-        )
+        let cache = entries(120, storedAt: 1_000, scenes: 10_000)  // 120 bodies of 80 to 100 KB
+        let watched = WatchedEntries(cache, file: path + ".tmp-\(getpid())")
+        #expect(try CacheSnapshot(path: path).write(watched, now: 1_010) == 120)
+        #expect(watched.handedAndOnDisk.count == 120)
+        // Bodies are written in base64 (a third larger), so what is on disk trails what was
+        // handed over by at most the write buffer and the entry being encoded.
+        let mostUnwritten = watched.handedAndOnDisk.map { $0.handed - $0.onDisk }.max() ?? .max
+        #expect(mostUnwritten < 1_000_000, "at most \(mostUnwritten) bytes of bodies handed over were not yet on disk")
+        #expect(watched.handedAndOnDisk.last?.onDisk ?? 0 > 11_000_000, "most of the cache is on disk before its end")
     }
 }

@@ -61,13 +61,14 @@ struct CacheSnapshot {
     /// the cache (a whole file encoded at once doubled the peak). Synced, then renamed over
     /// the previous file: a reader finds the old file or the new one, never a part.
     @discardableResult
-    func write(_ entries: [(key: String, entry: CachedResponse)], now: Double) throws -> Int {
+    func write(_ entries: some Sequence<(key: String, entry: CachedResponse)>, now: Double) throws -> Int {
         let temporary = path + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]),
             let handle = FileHandle(forWritingAtPath: temporary)
         else {
             throw LoadError.unreadable("cannot create \(temporary)")
         }
+        var written = 0
         do {
             defer { try? handle.close() }
             let encoder = JSONEncoder()
@@ -75,8 +76,9 @@ struct CacheSnapshot {
             var header = try encoder.encode(Header(format: Self.format, version: Self.version, writtenAt: now))
             header.removeLast()  // its closing brace
             var buffer = header + Data(#","entries":["#.utf8)
-            for (index, item) in entries.enumerated() {
-                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            for item in entries {
+                if written > 0 { buffer.append(UInt8(ascii: ",")) }
+                written += 1
                 buffer += try encoder.encode(
                     Entry(
                         key: item.key, status: item.entry.status, storedAt: item.entry.storedAt,
@@ -98,7 +100,7 @@ struct CacheSnapshot {
             unlink(temporary)
             throw LoadError.unreadable(String(cString: strerror(code)))
         }
-        return entries.count
+        return written
     }
 
     /// Bytes gathered before each write of the file.
