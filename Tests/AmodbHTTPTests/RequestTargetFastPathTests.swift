@@ -5,6 +5,57 @@ import Testing
 /// The paths and texts the hit path now checks in place (no escape to decode, nothing to
 /// escape) must be judged exactly as the general path judges them.
 struct RequestTargetFastPathTests {
+    /// Every path of `/` and up to six more bytes over `/`, `.`, `a`, `\\` and a control byte:
+    /// empty, `.` and `..` segments, backslashes and controls, alone and together.
+    static let paths: [String] = {
+        var paths = ["/"]
+        var last = ["/"]
+        for _ in 1...6 {
+            last = last.flatMap { path in ["/", ".", "a", "\\", "\u{1}"].map { path + $0 } }
+            paths += last
+        }
+        return paths
+    }()
+
+    /// The path `target` is read into, or `nil` if it is refused.
+    private func judged(_ target: String) -> String? {
+        try? RequestTarget.parse(target).path
+    }
+
+    /// `path` with the byte at `offset` written as `%XX`: the same path, read the decoding way.
+    private func escaping(_ path: String, at offset: Int) -> String {
+        var bytes = Array(path.utf8)
+        let byte = bytes.remove(at: offset)
+        let hex = Array("0123456789ABCDEF".utf8)
+        bytes.insert(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], at: offset)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func theInPlaceWayJudgesEveryShortPathAsTheDecodingWayDoes() {
+        var mismatches: [String] = []
+        var accepted = 0
+        for path in Self.paths {
+            let inPlace = judged(path)
+            if inPlace != nil { accepted += 1 }
+            // Absolute form, and a query after the path: the path is copied, not shared.
+            for other in ["http://host" + path, path + "?q=1"] where judged(other) != inPlace {
+                mismatches.append("\(path.debugDescription) and \(other.debugDescription)")
+            }
+            // Any byte but a separator escaped takes the path through percent-decoding.
+            for offset in path.utf8.indices.map({ path.utf8.distance(from: path.utf8.startIndex, to: $0) })
+            where Array(path.utf8)[offset] != UInt8(ascii: "/") {
+                let escaped = escaping(path, at: offset)
+                if judged(escaped) != inPlace {
+                    mismatches.append("\(path.debugDescription) and \(escaped.debugDescription)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "judged differently: \(mismatches.prefix(10))")
+        #expect(Self.paths.count == 19_531)
+        // The paths of `/`, `.` and `a` without an empty, `.` or `..` segment; no other.
+        #expect(accepted == 247)
+    }
+
     @Test(arguments: [
         ("/", "/"), ("/3/movie/550", "/3/movie/550"), ("/a/.../b", "/a/.../b"), ("/a/.b/c..", "/a/.b/c.."),
         ("/a%2Eb", "/a.b"), ("/%41/b", "/A/b"),
