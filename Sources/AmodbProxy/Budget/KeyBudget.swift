@@ -59,9 +59,6 @@ final class KeyBudget: Sendable {
     /// Calls per 60 s window at most.
     var limit: Int { window.limit }
 
-    /// Misses waiting for a call now.
-    var waitingMisses: Int { queue.count }
-
     /// A call for a miss of `client` (`nil`: no share applies), with one of its share: at once
     /// if the window has one and nobody waits, else after waiting its turn.
     func callForMiss(client: String?) async -> Grant {
