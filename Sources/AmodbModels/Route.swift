@@ -28,20 +28,29 @@ public enum Route: Sendable, Hashable {
         }
     }
 
-    /// How many kinds of route there are (`kindIndex` is below it).
-    public static let kindCount = 3
+    /// A route's kind, one per case of `Route`: per-route counters keep one slot per kind,
+    /// `Kind.allCases.count` of them, so a route added here is counted without a hand-kept total.
+    public enum Kind: Int, CaseIterable, Sendable, Hashable {
+        case trending, movie, configuration
 
-    /// The route's kind, 0 ..< `kindCount`, in `template`'s order: where per-route counters keep it.
-    public var kindIndex: Int {
-        switch self {
-        case .trending: 0
-        case .movie: 1
-        case .configuration: 2
+        /// A route of this kind (for labelling per-route counters with its `template`).
+        public var example: Route {
+            switch self {
+            case .trending: .trending(.all, .day)
+            case .movie: .movie(id: 1)
+            case .configuration: .configuration
+            }
         }
     }
 
-    /// A route of each kind, in `kindIndex` order (for labelling per-route counters).
-    public static let kindExamples: [Route] = [.trending(.all, .day), .movie(id: 1), .configuration]
+    /// The route's kind: where per-route counters keep it (`Kind.rawValue` is its slot).
+    public var kind: Kind {
+        switch self {
+        case .trending: .trending
+        case .movie: .movie
+        case .configuration: .configuration
+        }
+    }
 
     /// The path relative to the API root, e.g. `/trending/movie/week`.
     public var path: String {

@@ -77,4 +77,15 @@ struct RouteTests {
         #expect(Route.configuration.template == "/configuration")
         #expect(Route.configuration.parameters.isEmpty)
     }
+
+    @Test("Each kind of route has its own counter slot, 0 up to the number of kinds, and its example is of that kind")
+    func routeKindsNumberTheirSlots() {
+        #expect(Route.Kind.allCases.map(\.rawValue) == Array(0..<Route.Kind.allCases.count))
+        for kind in Route.Kind.allCases {
+            #expect(kind.example.kind == kind)
+        }
+        #expect(Route.movie(id: 550).kind == .movie)
+        #expect(Route.trending(.tv, .week).kind == .trending)
+        #expect(Route.configuration.kind == .configuration)
+    }
 }

@@ -1,4 +1,5 @@
 import AmodbCompression
+import AmodbModels
 import AmodbTestSupport
 import Testing
 
@@ -71,6 +72,17 @@ struct ProxyMetricsTests {
         #expect(counters.value(1) == 2 * 10_000 * 2 + 4 * 10_000)
         #expect(counters.value(0) == 0)
         #expect(counters.value(2) == 0)
+    }
+
+    @Test func eachRouteEventOfEachRouteKindHasACounterOfItsOwn() {
+        let statistics = CacheStatistics(eventLoops: 1)
+        let slots = CacheStatistics.RouteEvent.allCases.flatMap { event in Route.Kind.allCases.map { (event, $0) } }
+        for (position, (event, kind)) in slots.enumerated() {
+            for _ in 0...position { statistics.count(event, route: kind.example) }
+        }
+        for (position, (event, kind)) in slots.enumerated() {
+            #expect(statistics.value(event, kind: kind) == position + 1, "\(event) \(kind)")
+        }
     }
 
     @Test func eachCacheStatisticHasACounterOfItsOwn() {

@@ -25,7 +25,7 @@ struct UpstreamBudgetTests {
             #expect(fetcher.calls.count == 8)
             #expect(statuses.filter { $0 == 200 }.count == 8)
             #expect(statuses.filter { $0 == 503 }.count == 12)
-            #expect(proxy.proxy.statistics.value(.missRefused, kind: Route.movie(id: 1).kindIndex) == 12)
+            #expect(proxy.proxy.statistics.value(.missRefused, kind: .movie) == 12)
 
             clock.advance(by: 61)
             #expect(try await proxy.get("/3/movie/100").status == 200)
@@ -51,7 +51,7 @@ struct UpstreamBudgetTests {
             #expect(second.status == 200)
             #expect(second.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=-1; detail=budget")
             #expect(proxy.proxy.statistics.value(.staleForBudget) == 1)
-            #expect(proxy.proxy.statistics.value(.refreshDeferred, kind: Route.movie(id: 1).kindIndex) == 1)
+            #expect(proxy.proxy.statistics.value(.refreshDeferred, kind: .movie) == 1)
             #expect(fetcher.calls.count == 4)
             // A miss has nothing stored to answer with: it may take every call that is left.
             for id in 4...7 { #expect(try await proxy.get("/3/movie/\(id)").status == 200) }

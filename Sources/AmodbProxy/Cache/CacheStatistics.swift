@@ -1,5 +1,5 @@
 import AmodbHTTP
-import AmodbModels
+public import AmodbModels
 
 /// Counters of what the cache and the budget did, for operators (metrics) and tests.
 /// Counting takes no lock on the request path, and a hit counted on an event loop's queue
@@ -43,8 +43,8 @@ public final class CacheStatistics: Sendable {
 
     /// One counter per `Counter`, in `allCases` order, with a lane per event loop.
     private let counters: AtomicCounters
-    /// One counter per `RouteEvent` and route kind (`Route.kindIndex`).
-    private let routeEvents = AtomicCounters(count: RouteEvent.allCases.count * Route.kindCount)
+    /// One counter per `RouteEvent` and route kind (`Route.Kind`).
+    private let routeEvents = AtomicCounters(count: RouteEvent.allCases.count * Route.Kind.allCases.count)
     /// The paths that missed most often (the status page's list), counted with each miss.
     let missedPaths = MissedPaths()
 
@@ -77,16 +77,16 @@ public final class CacheStatistics: Sendable {
 
     /// Adds one to `event`'s count for `route`'s kind (off the hit path: a shared lane).
     func count(_ event: RouteEvent, route: Route) {
-        routeEvents.add(Self.index(event, route.kindIndex))
+        routeEvents.add(Self.index(event, route.kind))
     }
 
-    /// `event`'s count so far for routes of kind `kind` (`Route.kindIndex`).
-    public func value(_ event: RouteEvent, kind: Int) -> Int {
+    /// `event`'s count so far for routes of kind `kind`.
+    public func value(_ event: RouteEvent, kind: Route.Kind) -> Int {
         routeEvents.value(Self.index(event, kind))
     }
 
-    private static func index(_ event: RouteEvent, _ kind: Int) -> Int {
-        RouteEvent.allCases.firstIndex(of: event)! * Route.kindCount + kind
+    private static func index(_ event: RouteEvent, _ kind: Route.Kind) -> Int {
+        RouteEvent.allCases.firstIndex(of: event)! * Route.Kind.allCases.count + kind.rawValue
     }
 }
 

@@ -316,14 +316,14 @@ public final class ProxyMetrics: Sendable {
         out.counter(
             "amodb_proxy_budget_refreshes_deferred_total",
             "Refreshes of stale entries that waited for slack in the window (the entry was served stale), by route.",
-            Route.kindExamples.map {
-                ([("route", "/3" + $0.template)], Double(statistics.value(.refreshDeferred, kind: $0.kindIndex)))
+            Route.Kind.allCases.map {
+                ([("route", "/3" + $0.example.template)], Double(statistics.value(.refreshDeferred, kind: $0)))
             })
         out.counter(
             "amodb_proxy_budget_misses_refused_total",
             "Misses that got no call from the budget within their wait (503), by route.",
-            Route.kindExamples.map {
-                ([("route", "/3" + $0.template)], Double(statistics.value(.missRefused, kind: $0.kindIndex)))
+            Route.Kind.allCases.map {
+                ([("route", "/3" + $0.example.template)], Double(statistics.value(.missRefused, kind: $0)))
             })
         return out.text
     }

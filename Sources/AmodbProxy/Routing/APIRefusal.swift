@@ -111,8 +111,8 @@ public struct APIRefusal: Sendable {
     /// The paths the proxy forwards, as apps write them, made from the route table (the
     /// switch is exhaustive: a route added there must be named here).
     static let servedPaths: String = {
-        let paths = Route.kindExamples.map { route in
-            switch route {
+        let paths = Route.Kind.allCases.map { kind in
+            switch kind {
             case .trending:
                 "/3/trending/{\(MediaType.allCases.map(\.rawValue).joined(separator: "|"))}"
                     + "/{\(TimeWindow.allCases.map(\.rawValue).joined(separator: "|"))}"
