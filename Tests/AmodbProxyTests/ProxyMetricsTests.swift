@@ -74,6 +74,15 @@ struct ProxyMetricsTests {
         #expect(counters.value(2) == 0)
     }
 
+    @Test func aCounterIndexPastTheCountersStopsTheProcessBeforeItsMemoryIsTouched() async {
+        await #expect(processExitsWith: .failure) {
+            AtomicCounters(count: 3, loopLanes: 1).add(3, loop: 0)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = AtomicCounters(count: 3).value(-1)
+        }
+    }
+
     @Test func eachRouteEventOfEachRouteKindHasACounterOfItsOwn() {
         let statistics = CacheStatistics(eventLoops: 1)
         let slots = CacheStatistics.RouteEvent.allCases.flatMap { event in Route.Kind.allCases.map { (event, $0) } }

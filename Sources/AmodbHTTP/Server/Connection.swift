@@ -63,7 +63,8 @@ final class Connection: @unchecked Sendable {
     /// Set while the server has chosen this connection to close for a newcomer.
     private let evictionClaimed = Atomic<Bool>(false)
     // These three have one writer, this connection's queue, and are read from anywhere: they
-    // grow by a relaxed load and store (`increase(by:)`), not a locked add per request.
+    // grow by a relaxed load and store (`increase(by:)`), not a locked add per request
+    // (docs/performance.md, "Invariants": counter lanes).
     /// Bytes read off the socket so far (package-visible, so tests wait on it instead of sleeping).
     private let received = Atomic<Int>(0)
     /// Reads that brought bytes, and `sendmsg` calls: what shows that pipelined requests

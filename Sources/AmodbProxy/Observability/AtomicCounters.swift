@@ -8,7 +8,9 @@ import Synchronization
 /// Each further lane has a single writer, one event loop's queue (`ResponderContext.loopIndex`),
 /// and grows by a relaxed load and store (`increase(by:)`). That keeps locked instructions,
 /// which every hit would pay for, off the request path. A counter's value is its sum over
-/// the lanes.
+/// the lanes. Every access checks its index against `count` before it touches the buffer;
+/// a lane's single writer is checked in debug builds (`increase(by:)`); docs/performance.md,
+/// "Invariants": counter lanes.
 final class AtomicCounters: @unchecked Sendable {
     // @unchecked: the buffer is allocated once, never resized, and only touched through
     // atomic operations until `deinit`; a single-writer lane is written by its one queue.
@@ -39,6 +41,7 @@ final class AtomicCounters: @unchecked Sendable {
     /// Adds `amount` to counter `index`: in the lane of event loop `loop`, when the caller
     /// runs on that loop's queue and the loop has a lane; else in the shared lane.
     func add(_ index: Int, _ amount: Int = 1, loop: Int? = nil) {
+        precondition(index >= 0 && index < count, "a counter index past the counters")
         guard let loop, loop >= 0, loop < loopLanes else {
             storage[index].add(amount, ordering: .relaxed)
             return
@@ -48,6 +51,7 @@ final class AtomicCounters: @unchecked Sendable {
 
     /// The value of counter `index`: its sum over the lanes.
     func value(_ index: Int) -> Int {
+        precondition(index >= 0 && index < count, "a counter index past the counters")
         var sum = 0
         for lane in 0...loopLanes {
             sum &+= storage[lane * laneStride + index].load(ordering: .relaxed)
