@@ -167,6 +167,36 @@ struct LogLineTests {
         #expect(line.dropFirst(24) == test.text)
     }
 
+    @Test func fieldsThatFillTheRoomExactlyAreWritten() {
+        // `{"n":7,"path":` is 14 bytes, the text escaped byte by byte 242 with its quotes,
+        // and `}` 1: 257 in all, of which `LogLine` adds the two braces.
+        let value = String(repeating: "\u{1}", count: 40)
+        var bytes: [UInt8] = []
+        LogLine.write(.json, maxBytes: 255, into: &bytes) { line in
+            line.integer("n", 7)
+            line.text("path", value)
+        }
+        #expect(bytes.count == 257)
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"n":7,"path":""# + String(repeating: #"\u0001"#, count: 40) + #""}"#)
+    }
+
+    @Test func aFieldPastItsRoomStopsTheProcessBeforeItIsWritten() async {
+        // The room is the start of a larger allocation: a write past it would land in memory
+        // that is there, so only a check made before the write stops the process.
+        await #expect(processExitsWith: .failure) {
+            let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 4096)
+            var line = LogFields(.json, into: UnsafeMutableBufferPointer(rebasing: memory[..<16]))
+            line.text("path", String(repeating: "a", count: 64))
+        }
+        await #expect(processExitsWith: .failure) {
+            let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 4096)
+            var line = LogFields(.text, into: UnsafeMutableBufferPointer(rebasing: memory[..<2]))
+            line.integer("n", 1)
+        }
+    }
+
     @Test func anEntryThatNeedsMoreThanTheUsualRoomGetsIt() {
         let hostile = String(repeating: "\u{1}", count: 5_000)
         let entry = AccessLogEntry(

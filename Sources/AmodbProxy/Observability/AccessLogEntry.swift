@@ -7,7 +7,8 @@ import Glibc
 ///
 /// Made with the memberwise initializer: with an explicit one, its `String?` fields made
 /// the compiler build every entry in a temporary, copy it out and destroy the temporary
-/// (a retain and a release of each string, per line; Swift 6.3, `-O`).
+/// (a retain and a release of each string, per line; Swift 6.3, `-O`): docs/performance.md,
+/// "Invariants", memberwise initializers. `maxLineBytes` is the line's bound (same section).
 struct AccessLogEntry: Sendable {
     /// The method token as sent, or `-` when the request was refused before it was read.
     var method: String

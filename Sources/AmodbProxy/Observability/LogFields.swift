@@ -1,8 +1,10 @@
 import AmodbHTTP
 import Glibc
 
-/// Writes the fields of one log line through a pointer into room `LogLine` made, with
-/// no checks per byte: `,"name":value` in JSON, ` name=value` in text.
+/// Writes the fields of one log line through a pointer into room `LogLine` made:
+/// `,"name":value` in JSON, ` name=value` in text. Each write checks that its bytes fit
+/// before it makes them (one comparison for a byte, a copy or a quoted text), then writes
+/// them unchecked (docs/performance.md, "Invariants": the log line's bound).
 ///
 /// Text that a caller may control is escaped (JSON) or quoted when it must be (text); a
 /// label from a fixed set (a route template, a cache outcome, a content coding) is
@@ -16,13 +18,24 @@ struct LogFields {
     private var first = true
     /// Where the next byte goes.
     private(set) var pointer: UnsafeMutablePointer<UInt8>
+    /// Just past the room: no write reaches it.
+    private let end: UnsafeMutablePointer<UInt8>
 
-    /// Fields in `format` starting at `pointer`; `continuing` a line begun elsewhere (the
+    /// Fields in `format` written into `room`; `continuing` a line begun elsewhere (the
     /// first field then gets its separator too).
-    init(_ format: LogFormat, at pointer: UnsafeMutablePointer<UInt8>, continuing: Bool = false) {
+    init(_ format: LogFormat, into room: UnsafeMutableBufferPointer<UInt8>, continuing: Bool = false) {
         json = format == .json
         first = !continuing
-        self.pointer = pointer
+        pointer = room.baseAddress!
+        end = pointer + room.count
+    }
+
+    /// Stops the process before `count` more bytes would be written past the room: a line
+    /// whose fields outgrew the bound its writer computed is a bug, and the stack past the
+    /// room is not the line's.
+    @inline(__always)
+    private func reserve(_ count: Int) {
+        precondition(end - pointer >= count, "a log line's fields outgrew the room computed for them")
     }
 
     /// Whether fields are written as JSON.
@@ -156,6 +169,7 @@ struct LogFields {
     /// One byte.
     @inline(__always)
     mutating func put(_ byte: UInt8) {
+        reserve(1)
         pointer.pointee = byte
         pointer += 1
     }
@@ -167,6 +181,7 @@ struct LogFields {
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         let count = bytes.count
+        reserve(count)
         let source = UnsafeRawPointer(base)
         let target = UnsafeMutableRawPointer(pointer)
         switch count {
@@ -245,6 +260,7 @@ struct LogFields {
 
     /// `bytes` as a JSON string, by `JSONText`'s rule.
     private mutating func put(quoting bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count * JSONText.maxBytesPerByte + 2)
         pointer += JSONText.write(quoting: bytes, to: pointer)
     }
 

@@ -4,24 +4,24 @@
 /// through `LogFormat.line`.
 ///
 /// The caller says how many bytes the fields can take at most; the fields are written
-/// into that much room on the stack through a pointer (`LogFields`), and the line is
-/// appended with one copy. Appending byte by byte to an array checks its uniqueness and
+/// into that much room on the stack through a pointer (`LogFields`, which checks each
+/// write against the room before it makes it), and the line is appended with one copy. Appending byte by byte to an array checks its uniqueness and
 /// capacity every time, which cost more than the line itself.
 enum LogLine {
     /// Appends one line to `bytes` (a writer's pending buffer, or empty): `fields` writes
-    /// at most `maxBytes` bytes of fields, this adds the braces of a JSON object. Writing more
-    /// than `maxBytes` stops the process rather than the memory past it.
+    /// at most `maxBytes` bytes of fields, this adds the braces of a JSON object. A write past
+    /// `maxBytes` stops the process before it touches the memory past the room
+    /// (docs/performance.md, "Invariants": the log line's bound).
     static func write(
         _ format: LogFormat, maxBytes: Int, into bytes: inout [UInt8], _ fields: (inout LogFields) -> Void
     ) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes + 2) { buffer in
             let base = buffer.baseAddress!
-            var line = LogFields(format, at: base)
+            var line = LogFields(format, into: buffer)
             if format == .json { line.put(UInt8(ascii: "{")) }
             fields(&line)
             if format == .json { line.put(UInt8(ascii: "}")) }
             let written = line.pointer - base
-            precondition(written <= buffer.count, "a log line wrote past the bytes it asked for")
             bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: written))
         }
     }
