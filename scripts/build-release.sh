@@ -25,10 +25,6 @@
 # - On Linux, the link by lld with packed relative relocations (RELR, glibc >= 2.36): a
 #   position-independent binary otherwise carries ~1.9 MB of relocation records that the
 #   loader reads, and so keeps resident, at every start.
-# - On Linux, the functions a running proxy executes laid out first in the code, in the order
-#   scripts/hot-text.order lists them (lld's --symbol-ordering-file): the kernel maps code 64 KiB
-#   around each page first executed, and together they make ~4 MB less of it resident than
-#   spread over the archives' order (scripts/hot-text.sh says how the file is made and checked).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -43,13 +39,9 @@ for argument in "$@"; do
 done
 if [[ $(uname -s) == Linux ]]; then
   arguments+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
-  # Names the toolchain does not define (another version's) are skipped without a warning each.
-  arguments+=(-Xlinker "--symbol-ordering-file=$(pwd)/scripts/hot-text.order" -Xlinker --no-warn-symbol-ordering)
 fi
 
 command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 binary="$(swift build "${arguments[@]}" --show-bin-path)/amodb-proxy"
-# SwiftPM relinks when an object or a flag changes, not when the order file does.
-if [ -f "$binary" ] && [ scripts/hot-text.order -nt "$binary" ]; then rm -f "$binary"; fi
 swift build "${arguments[@]}" >&2
 echo "$binary"
