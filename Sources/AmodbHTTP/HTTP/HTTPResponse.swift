@@ -23,7 +23,7 @@ public struct HTTPResponse: Sendable {
     /// `contentEncoding`, empty for identity. Kept as a plain `String`: with a `String?`
     /// among its fields, the compiler builds every response in a temporary, then copies it
     /// out and destroys the temporary (a retain and a release of each of its arrays and
-    /// strings, on every answer; Swift 6.3, `-O`).
+    /// strings, on every answer; Swift 6.3, `-O`): docs/performance.md, "Invariants".
     @usableFromInline var contentEncodingName: String
     /// What happens to the connection once this response is written.
     public var connection: ConnectionDisposition

@@ -7,6 +7,7 @@
 /// They must not hold `Content-Length`, `Connection` or `Content-Encoding`, which the
 /// server writes itself from the response's framing and `contentEncoding`, nor, in an
 /// answer without content (a 304), `Content-Type`: the server cannot take a line back out.
+/// (docs/performance.md, "Invariants": what `RenderedFields` may carry.)
 public struct RenderedFields: Sendable {
     /// Lines rendered once and shared by every answer that sends them (a stored answer's
     /// constant fields): written first, then `bytes`. Referenced, never copied per answer.
