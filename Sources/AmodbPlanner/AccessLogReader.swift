@@ -115,9 +115,13 @@ public struct AccessLogReader: Sendable {
 
     /// Reads the lines a chunk ends, and keeps its unended tail for the next.
     public mutating func feed(_ chunk: some Collection<UInt8>) {
+        // What was pending holds no newline (each call keeps only an unended tail), so the
+        // search starts at the new bytes: a long line fed in small chunks is read in linear
+        // time, not scanned again from its start with every chunk.
+        var searchFrom = pending.count
         pending.append(contentsOf: chunk)
         var start = 0
-        while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        while let newline = pending[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
             if overlong {
                 // The rest of a line whose start was dropped.
                 linesUnreadable += 1
@@ -126,6 +130,7 @@ public struct AccessLogReader: Sendable {
                 read(line: start..<newline)
             }
             start = newline + 1
+            searchFrom = start
         }
         pending.removeSubrange(..<start)
         if pending.count > Self.maxLineBytes {
