@@ -24,11 +24,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 baseline=Tests/Perf/instructions-baseline.txt
-# Tolerances, in instructions per hit, about twice the spread measured over 3-4 runs of each
-# of two binaries (docs/performance.md, "Invariants"): the event loop's share moved by up to
-# 182, the whole process's by up to 1,171.
+# Tolerances, in instructions per hit (docs/performance.md, "Invariants"): the event loop's
+# share, about twice its measured spread (up to 182), is the gate's sharp edge; the whole
+# process's moves with the Dispatch threads' wake-ups (a spread of up to 1,171 on one
+# machine, +2,078 on a fresh clone's release build), so its bound only catches what the
+# loop's share cannot see, such as a new thread's work per hit.
 loop_tolerance=${GATE_LOOP_TOLERANCE:-400}
-process_tolerance=${GATE_PROCESS_TOLERANCE:-2500}
+process_tolerance=${GATE_PROCESS_TOLERANCE:-4000}
 
 record=""
 if [ "${1:-}" = --record ]; then
