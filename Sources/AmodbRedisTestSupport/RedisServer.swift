@@ -249,7 +249,8 @@ struct RunningProcess: Sendable {
             ] + settings,
             environment: ProcessInfo.processInfo.environment, standardOutput: .pipe, standardError: .standardOutput)
         let running = RunningProcess(child: child, log: child.standardOutput!)
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: a suite starts dozens of servers at once on two cores; a ready one returns at once.
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if running.log.text.contains(readyMarker) { return running }
             if let termination = child.termination {
@@ -260,7 +261,7 @@ struct RunningProcess: Sendable {
             try await Task.sleep(for: .milliseconds(5))
         }
         await running.terminate()
-        throw RedisServer.StartError(description: "redis-server did not get ready within 10 s")
+        throw RedisServer.StartError(description: "redis-server did not get ready within 30 s")
     }
 
     /// Sends signal `number` to the server if it still runs.

@@ -118,6 +118,11 @@ public struct ChaosTraffic: Sendable {
         request.retryStarted = .now
         request.result = exchange(path.target, as: client, port: retry.port)
         request.finished = .now
+        if case .failed(let reason) = request.result, replicas[other].generation != retry.generation {
+            // The retry's replica was killed under it too: a client can do no better.
+            request.excused! += ", then \(replicas[other].name) under the retry (\(reason))"
+            request.killedUnderTheRetry = true
+        }
         return request
     }
 
@@ -182,6 +187,8 @@ public struct ChaosRequest: Sendable {
     public var excused: String?
     /// When the retry started, if there was one.
     public var retryStarted: ContinuousClock.Instant?
+    /// Whether the retry's replica was killed under it as well (its failure is excused too).
+    public var killedUnderTheRetry = false
 
     /// How long its last attempt took, in seconds.
     public var took: Double {
@@ -189,11 +196,14 @@ public struct ChaosRequest: Sendable {
     }
 
     /// What is wrong with how it was answered, or nil: a status other than 200 (404 for a
-    /// path amodb does not have), 429 or 503 with `Retry-After`; no response; or an attempt
-    /// that took longer than `deadline` seconds.
+    /// path amodb does not have), 429 or 503 with `Retry-After`; no response (unless the
+    /// replicas of both attempts were killed under them); or an attempt that took longer
+    /// than `deadline` seconds.
     public func violation(deadline: Double) -> String? {
         if took > deadline { return "took \(took) s, over the deadline of \(deadline) s" }
         switch result {
+        case .failed where killedUnderTheRetry:
+            return nil
         case .failed(let reason):
             return "no response: \(reason)"
         case .answered(200, _, _):

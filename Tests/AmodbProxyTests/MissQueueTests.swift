@@ -235,7 +235,12 @@ struct FairMissQueueTests {
             group.addTask {
                 let decision = await queue.acquire(from: budget, client: "d", clock: clock, tasks: tasks).decision
                 #expect(clock.now() > 1000, "the fourth client waited in line")
-                #expect(decision.isGranted || decision == .denied(retryAfter: 60))
+                // Granted, or refused once in line: told the window's next call (60 s) if it
+                // reached the head before its wait ran out, else to retry after its wait (2 s),
+                // whichever the wake-ups' order on a busy machine made it.
+                #expect(
+                    decision.isGranted || decision == .denied(retryAfter: 60) || decision == .denied(retryAfter: 2),
+                    "\(decision)")
             }
             while queue.count < 3 * queue.placesPerClient + 1 { await Task.yield() }
             await clock.advance(to: 1010) { await tasks.settled() }

@@ -16,7 +16,8 @@ import Testing
 /// replicas killed and started again; amodb answering 429 to everything for a while. Each
 /// client request must be answered 200 (404 for an id amodb does not have), or 429 or 503
 /// with `Retry-After`, within its deadline; a request whose replica was killed under it is
-/// retried once on another, as a load balancer would.
+/// retried once on another, as a load balancer would (and excused if that one is killed
+/// under it too).
 ///
 /// The call instants are amodb's, not the proxy's: a call the proxy counted at one instant
 /// reaches amodb a little later, by a delay that varies on a loaded host. A budget must

@@ -49,13 +49,36 @@ final class Fleet: ScopedServer {
 
     /// Whether every replica sees all of them alive and Redis up.
     func allSeeEachOther() async -> Bool {
-        for replica in replicas {
-            guard let samples = try? await replica.metrics(),
-                (try? samples.value("amodb_proxy_replicas")) == Double(replicas.count),
-                (try? samples.value("amodb_proxy_redis_up")) == 1
-            else { return false }
+        await sightings().allSatisfy { $0.replicas == Double(replicas.count) && $0.redisUp == 1 }
+    }
+
+    /// Waits until every replica sees all of them alive and Redis up; records what each saw
+    /// last when they do not within `seconds`. The wait is long because a green run must not
+    /// depend on how busy the machine is (the whole suite shares two cores); it costs
+    /// nothing once they see each other.
+    func seeEachOther(within seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        if await eventually(within: seconds, { await allSeeEachOther() }) { return true }
+        let seen = await sightings().enumerated().map { index, sighting in
+            "replica \(index): replicas \(sighting.replicas.map { "\($0)" } ?? "no answer"), "
+                + "redis up \(sighting.redisUp.map { "\($0)" } ?? "no answer")"
         }
-        return true
+        Issue.record(
+            "the replicas did not all see each other within \(seconds) s: \(seen)", sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// What each replica's `/metrics` says of the fleet (`nil`: no answer).
+    private func sightings() async -> [(replicas: Double?, redisUp: Double?)] {
+        var seen: [(replicas: Double?, redisUp: Double?)] = []
+        for replica in replicas {
+            let samples = try? await replica.metrics()
+            seen.append(
+                (
+                    samples.flatMap { try? $0.value("amodb_proxy_replicas") },
+                    samples.flatMap { try? $0.value("amodb_proxy_redis_up") }
+                ))
+        }
+        return seen
     }
 
     /// Stops every replica (each removes its heartbeat and closes its Redis connections).

@@ -32,7 +32,7 @@ struct FleetBudgetTests {
                 $0.missWait = 0.2
             }
         ) { (fleet: Fleet, server: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             for id in 1...10 {
                 #expect(try await fleet[id % 2].get("/3/movie/\(id)").status == 200)
             }
@@ -101,7 +101,7 @@ struct FleetBudgetTests {
                 $0.fleetSize = 2
             }
             try await withServer(fleet) { (fleet: Fleet) async throws in
-                #expect(await eventually { await fleet.allSeeEachOther() })
+                #expect(await fleet.seeEachOther())
                 let burst: @Sendable (ClosedRange<Int>, Int?) async throws -> [Int] = { ids, only in
                     try await withThrowingTaskGroup(of: Int.self) { group in
                         for id in ids {

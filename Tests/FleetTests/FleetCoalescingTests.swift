@@ -67,12 +67,12 @@ struct FleetCoalescingTests {
     }
 
     @Test func aHerdOverThreeReplicasForAHungAmodbMakesOneCallAndNobodyWaitsPastTheTimeout() async throws {
-        // amodb never answers: the fetcher gives up after the upstream timeout, 1 s.
+        // amodb never answers: the fetcher gives up after the upstream timeout, 2 s.
         let upstream = ScriptedUpstream(fallback: .failure(.timedOut))
-        upstream.setDelay(milliseconds: 1_000)
-        try await withFleet(3, upstream: upstream, adjust: { $0.upstreamTimeout = 1 }) {
+        upstream.setDelay(milliseconds: 2_000)
+        try await withFleet(3, upstream: upstream, adjust: { $0.upstreamTimeout = 2 }) {
             (fleet: Fleet, _: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             let answers = try await withThrowingTaskGroup(of: (Int, Duration).self) { group in
                 for index in 0..<12 {
                     let replica = fleet[index % 3]
@@ -87,9 +87,11 @@ struct FleetCoalescingTests {
             #expect(upstream.calls == ["/movie/550"])
             #expect(answers.allSatisfy { $0.0 == 504 })
             let slowest = answers.map(\.1).max() ?? .zero
+            // Within the timeout and a margin for a busy machine, short of a second timeout:
+            // a waiter that made or waited out a call of its own would take 4 s.
             #expect(
-                slowest < .milliseconds(1_700),
-                "every client answered within the timeout and a small margin (\(answers))")
+                slowest < .milliseconds(3_500),
+                "every client answered within the timeout and a margin (\(answers))")
         }
     }
 

@@ -21,7 +21,7 @@ struct FleetMeasurements {
         let upstream = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         upstream.setDelay(milliseconds: 50)  // amodb's latency, roughly
         try await withFleet(3, upstream: upstream) { (fleet: Fleet, _: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             var calls: [Int] = []
             for round in 0..<5 {
                 let before = upstream.calls.count
@@ -46,7 +46,7 @@ struct FleetMeasurements {
         upstream.setDelay(milliseconds: 20)
         try await withFleet(3, upstream: upstream, adjust: { $0.rateLimit = 40 }) {
             (fleet: Fleet, _: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             let started = ContinuousClock.now
             let counter = Counter()
             var atOneMinute = 0
@@ -76,7 +76,7 @@ struct FleetMeasurements {
     @Test func behaviourThroughARedisRestart() async throws {
         let upstream = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         try await withFleet(2, upstream: upstream) { (fleet: Fleet, server: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             for id in 1...20 { _ = try await fleet[id % 2].get("/3/movie/\(id)") }
             let counter = Counter()
             let stop = Counter()
@@ -96,7 +96,7 @@ struct FleetMeasurements {
             try await Task.sleep(for: .seconds(2))
             try await server.restart()
             let restarted = ContinuousClock.now
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             let resumed = ContinuousClock.now - restarted
             stop.add(1)
             await load.value
@@ -113,7 +113,7 @@ struct FleetMeasurements {
     @Test func callsAfterRedisLosesTheWindow() async throws {
         for loss in ["FLUSHALL", "restart"] {
             try await withFleet(2, adjust: { $0.rateLimit = 10 }) { (fleet: Fleet, server: RedisServer) async throws in
-                #expect(await eventually { await fleet.allSeeEachOther() })
+                #expect(await fleet.seeEachOther())
                 for id in 1...10 { _ = try await fleet[id % 2].get("/3/movie/\(id)") }
                 let spent = fleet.upstream.calls.count
                 if loss == "FLUSHALL" {
@@ -148,7 +148,7 @@ struct FleetMeasurements {
         hung.setDelay(milliseconds: 3_000)
         try await withFleet(3, upstream: hung, adjust: { $0.upstreamTimeout = 3 }) {
             (fleet: Fleet, _: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             let started = ContinuousClock.now
             let answers = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<3 {
@@ -168,7 +168,7 @@ struct FleetMeasurements {
         let failing = ScriptedUpstream(fallback: .status(500, "{}"))
         failing.setDelay(milliseconds: 50)
         try await withFleet(3, upstream: failing) { (fleet: Fleet, _: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<30 {
                     group.addTask { try await fleet[index % 3].get("/3/movie/551").status }
@@ -194,7 +194,7 @@ struct FleetMeasurements {
                 $0.missWait = 0
             }
         ) { (fleet: Fleet, _: RedisServer) async throws in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             for id in 1...60 {
                 _ = try await fleet[id % 6].get("/3/movie/\(900_000 + id)", headers: ["X-Forwarded-For": "203.0.113.7"])
             }

@@ -55,7 +55,7 @@ struct RedisSentinelTests {
                 $0.missWait = 0
             })
         try await withServer(fleet) { fleet in
-            #expect(await eventually { await fleet.allSeeEachOther() })
+            #expect(await fleet.seeEachOther())
             var id = 0
             func ask(_ replica: Int) async throws -> Int {
                 id += 1
