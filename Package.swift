@@ -20,12 +20,16 @@ let package = Package(
         .target(name: "AmodbClient", dependencies: ["AmodbModels"]),
         // A raw-socket HTTP/1.1 server on Dispatch (parser, connections, event loops, on AmodbSockets);
         // knows nothing of amodb: the application answers requests and words its errors.
-        .target(name: "AmodbHTTP", dependencies: ["AmodbSockets", "CSystemShims"]),
+        .target(name: "AmodbHTTP", dependencies: ["AmodbBytes", "AmodbSockets", "CSystemShims"]),
+        // ASCII on raw bytes, written once: RFC 9110's character classes, case folding, and the
+        // one comparison of bytes with a literal, for the HTTP parser, compression and the proxy.
+        .target(name: "AmodbBytes"),
         // The proxy: routing, cache, upstream fetcher, on the AmodbHTTP server.
         .target(
             name: "AmodbProxy",
             dependencies: [
-                "AmodbHTTP", "AmodbSockets", "AmodbModels", "AmodbRedis", "AmodbCompression", "AmodbCrypto",
+                "AmodbBytes", "AmodbHTTP", "AmodbSockets", "AmodbModels", "AmodbRedis", "AmodbCompression",
+                "AmodbCrypto",
             ]),
         // `amodb-proxy plan`: reads an access log back and replays it through the proxy's own
         // cache and budget policy on a simulated clock, for each plan and TTL compared.
@@ -37,7 +41,7 @@ let package = Package(
         // gzip and br answers: Accept-Encoding negotiation, encoders and bounded decoders. br
         // uses the system's libbrotlienc and libbrotlidec (Debian libbrotli1), loaded at run
         // time, and is not offered where they are missing.
-        .target(name: "AmodbCompression", dependencies: ["CZlib", "AmodbDynamicLibrary"]),
+        .target(name: "AmodbCompression", dependencies: ["AmodbBytes", "CZlib", "AmodbDynamicLibrary"]),
         // The system's zlib (Debian zlib1g-dev; the toolchain already depends on it).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // HMAC-SHA256, constant-time comparison and signatures over the system's OpenSSL 3
@@ -75,6 +79,7 @@ let package = Package(
             ]),
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
+        .testTarget(name: "AmodbBytesTests", dependencies: ["AmodbBytes"]),
         .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport", "AmodbSockets"]),
         .testTarget(
             name: "AmodbCompressionTests",

@@ -1,3 +1,5 @@
+import AmodbBytes
+
 /// A client's `Accept-Encoding` (RFC 9110 §12.5.3), read as a pure value: built from
 /// the field values (the field may appear more than once) and asked which coding of
 /// an answer to send.
@@ -49,11 +51,13 @@ public struct AcceptEncoding: Sendable, Hashable {
         if name == "Accept-Encoding" { return true }
         guard name.utf8.count == 15 else { return false }
         if let equal = name.utf8.withContiguousStorageIfAvailable({
-            ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding")
+            ASCIIBytes.equalsIgnoringCase($0, 0, $0.count, "accept-encoding")
         }) {
             return equal
         }
-        return Array(name.utf8).withUnsafeBufferPointer { ASCII.equalsIgnoringCase($0, 0, $0.count, "accept-encoding") }
+        return Array(name.utf8).withUnsafeBufferPointer {
+            ASCIIBytes.equalsIgnoringCase($0, 0, $0.count, "accept-encoding")
+        }
     }
 
     /// Adds one `Accept-Encoding` field value (a comma-separated list of members).
@@ -136,20 +140,21 @@ public struct AcceptEncoding: Sendable, Hashable {
     private mutating func addMember(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
         var low = start
         var high = end
-        while low < high, ASCII.isWhitespace(bytes[low]) { low += 1 }
-        while high > low, ASCII.isWhitespace(bytes[high - 1]) { high -= 1 }
+        while low < high, ASCIIBytes.isWhitespace(bytes[low]) { low += 1 }
+        while high > low, ASCIIBytes.isWhitespace(bytes[high - 1]) { high -= 1 }
         guard low < high else { return }
         var cursor = low
-        while cursor < high, ASCII.isTokenCharacter(bytes[cursor]) { cursor += 1 }
+        while cursor < high, ASCIIBytes.isToken(bytes[cursor]) { cursor += 1 }
         guard cursor > low else { return }
         let name = Self.name(bytes, low, cursor)
-        while cursor < high, ASCII.isWhitespace(bytes[cursor]) { cursor += 1 }
+        while cursor < high, ASCIIBytes.isWhitespace(bytes[cursor]) { cursor += 1 }
         var weight: UInt16 = 1000
         if cursor < high {
             guard bytes[cursor] == ASCII.semicolon else { return }
             cursor += 1
-            while cursor < high, ASCII.isWhitespace(bytes[cursor]) { cursor += 1 }
-            guard high - cursor >= 2, ASCII.lowercased(bytes[cursor]) == ASCII.q, bytes[cursor + 1] == ASCII.equals,
+            while cursor < high, ASCIIBytes.isWhitespace(bytes[cursor]) { cursor += 1 }
+            guard high - cursor >= 2, ASCIIBytes.lowercased(bytes[cursor]) == ASCII.q,
+                bytes[cursor + 1] == ASCII.equals,
                 let parsed = Self.qValue(bytes, cursor + 2, high)
             else { return }
             weight = parsed
@@ -189,10 +194,10 @@ public struct AcceptEncoding: Sendable, Hashable {
 
     /// Which coding `bytes[start..<end]` names, ignoring case.
     private static func name(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Name {
-        if ASCII.equalsIgnoringCase(bytes, start, end, "br") { return .br }
-        if ASCII.equalsIgnoringCase(bytes, start, end, "gzip") { return .gzip }
-        if ASCII.equalsIgnoringCase(bytes, start, end, "x-gzip") { return .gzip }
-        if ASCII.equalsIgnoringCase(bytes, start, end, "identity") { return .identity }
+        if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "br") { return .br }
+        if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "gzip") { return .gzip }
+        if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "x-gzip") { return .gzip }
+        if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "identity") { return .identity }
         if end - start == 1, bytes[start] == ASCII.star { return .any }
         return .other
     }

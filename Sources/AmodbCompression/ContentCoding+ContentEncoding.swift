@@ -1,3 +1,5 @@
+import AmodbBytes
+
 extension ContentCoding {
     /// The coding a `Content-Encoding` field value names (RFC 9110 §8.4), for a body
     /// received from amodb: names ignore case and surrounding whitespace, `x-gzip` is
@@ -12,12 +14,12 @@ extension ContentCoding {
         let coding: ContentCoding? = value.withUTF8 { bytes in
             var start = 0
             var end = bytes.count
-            while start < end, ASCII.isWhitespace(bytes[start]) { start += 1 }
-            while end > start, ASCII.isWhitespace(bytes[end - 1]) { end -= 1 }
-            if ASCII.equalsIgnoringCase(bytes, start, end, "br") { return .br }
-            if ASCII.equalsIgnoringCase(bytes, start, end, "gzip") { return .gzip }
-            if start == end || ASCII.equalsIgnoringCase(bytes, start, end, "identity") { return .identity }
-            if ASCII.equalsIgnoringCase(bytes, start, end, "x-gzip") { return .gzip }
+            while start < end, ASCIIBytes.isWhitespace(bytes[start]) { start += 1 }
+            while end > start, ASCIIBytes.isWhitespace(bytes[end - 1]) { end -= 1 }
+            if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "br") { return .br }
+            if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "gzip") { return .gzip }
+            if start == end || ASCIIBytes.equalsIgnoringCase(bytes, start, end, "identity") { return .identity }
+            if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "x-gzip") { return .gzip }
             return nil
         }
         guard let coding else { return nil }

@@ -14,7 +14,13 @@ public enum AmodbLanguage {
     /// itself, a bare language subtag (`de`) its base language; anything else
     /// (`de-AT`, `xx-XX`), and no tag at all, is answered in English.
     public static func resolve(_ tag: String?, among base: [String] = AmodbLanguage.base) -> String {
-        guard var tag else { return fallback }
-        return tag.withUTF8 { resolve($0, among: base) } ?? fallback  // the byte reader's, in AmodbRequest+Query
+        guard let tag else { return fallback }
+        if let exact = base.first(where: { $0.utf8.elementsEqual(tag.utf8) }) { return exact }
+        guard !tag.utf8.contains(UInt8(ascii: "-")) else { return fallback }
+        let language = base.first { language in
+            language.utf8.count > tag.utf8.count && language.utf8.starts(with: tag.utf8)
+                && language.utf8.dropFirst(tag.utf8.count).first == UInt8(ascii: "-")
+        }
+        return language ?? fallback
     }
 }

@@ -71,44 +71,53 @@ public struct AmodbRequest: Sendable, Hashable {
     /// Builds a request from a route and the query's (decoded) name–value pairs.
     /// Parameters the route does not know are dropped; a known one given twice, or a `page`
     /// empty or out of range, is an error. An empty `language` or `append_to_response` is
-    /// the same as none.
+    /// the same as none. Errors come in one order whatever the items' order: a parameter
+    /// given twice at once, then an empty or non-numeric page, the language, the page's range.
+    ///
+    /// The proxy reads a request's query from its bytes instead (`RouteRequest` in
+    /// AmodbProxy); this reading is its test oracle, and the two agree on every query.
     public init(route: Route, query: [(name: String, value: String)]) throws(RequestError) {
-        try self.init(route: route, resolvingLanguageAmong: nil) { (item) throws(RequestError) in
-            for (name, value) in query {
-                try utf8(of: name) { (name) throws(RequestError) in
-                    try utf8(of: value) { (value) throws(RequestError) in try item(name, value) }
+        var seen: Set<QueryParameter> = []
+        var language: Result<String?, RequestError> = .success(nil)
+        var page: Int?
+        var pageError: RequestError?
+        var appended: [String] = []
+        for (name, value) in query {
+            guard let parameter = QueryParameter.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name.utf8) }),
+                route.parameters.contains(parameter)
+            else { continue }
+            guard seen.insert(parameter).inserted else { throw .invalidValue(parameter, "is given more than once") }
+            switch parameter {
+            case .language:
+                // Wrappers send `language=` for amodb's default: the same request as none.
+                if !value.isEmpty {
+                    language = Result { () throws(RequestError) in try Self.normalizedLanguage(value) }
                 }
+            case .page:
+                if value.isEmpty {
+                    pageError = .invalidValue(.page, "is empty")
+                } else if let number = Route.positiveInteger(value.utf8) {
+                    page = number
+                } else {
+                    pageError = .invalidValue(.page, "must be an integer from 1 to 500")
+                }
+            case .appendToResponse:
+                appended = Self.appendedResources(value.split(separator: ",", omittingEmptySubsequences: false))
             }
         }
+        if let pageError { throw pageError }
+        try self.init(route: route, language: try language.get(), page: page, appendToResponse: appended)
     }
 
-    /// Builds a request from a route and its query's decoded items, read as bytes: `items`
-    /// calls the function it is given once per item, in order. With `base`, the language is
-    /// resolved as `resolvingLanguage(among:)` resolves it, to one of `base`'s own strings.
-    /// The one reading of a query: a server reads its requests' queries here without making
-    /// a string of any of it but the language's, and most often not even that.
-    package init(
-        route: Route, resolvingLanguageAmong base: [String]?,
-        items: (
-            _ item: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(RequestError) ->
-                Void
-        )
-            throws(RequestError) -> Void
-    ) throws(RequestError) {
-        var reader = QueryReader(route: route, base: base)
-        try items { (name, value) throws(RequestError) in try reader.read(name: name, value: value) }
-        // Checked in this order whatever the items' order: what each is given as, then the page's range.
-        if let error = reader.pageError { throw error }
-        let language = try reader.language.get()
+    /// A request whose parts a reader has already checked and put in canonical form, as
+    /// `init(route:query:)` would (a normalized or resolved language, no page 1, the names
+    /// `appendedResources` keeps): the proxy's reader of a request's bytes, which is tested
+    /// to agree with that initializer, builds its requests here without checking them twice.
+    package init(canonical route: Route, language: String?, page: Int?, appendToResponse: [String]) {
         self.route = route
         self.language = language
-        if let page = reader.page {
-            guard Self.pageRange.contains(page) else { throw .invalidValue(.page, "must be an integer from 1 to 500") }
-            self.page = page == 1 ? nil : page
-        } else {
-            self.page = nil
-        }
-        appendToResponse = Self.appendedResources(mask: reader.appended)
+        self.page = page
+        self.appendToResponse = appendToResponse
     }
 
     /// The same request with its language resolved to the base language amodb answers it
@@ -134,70 +143,47 @@ public struct AmodbRequest: Sendable, Hashable {
     }
 
     /// Path and canonical query relative to the API root, e.g. `/movie/550?language=de-DE`.
-    /// Every value is made of characters that need no percent-encoding in a query.
+    /// Every value is made of characters that need no percent-encoding in a query. The proxy
+    /// caches under this text, written from the request's parts by its `CacheKey`.
     public var pathAndQuery: String {
-        // The cache key of every hit: without parameters it is the route's path, as it is.
-        if appendToResponse.isEmpty, language == nil, page == nil { return route.path }
-        // Otherwise written once into one string, in `queryItems`' order, the path's bytes
-        // included (no `String` of the path is made): this is the key of every request with
-        // parameters, and each append to a `String` checks its capacity and its encoding
-        // again, where here each byte is written once. The path may take less than the room
-        // counted for it (`Route.maxPathBytes`).
-        let pageText = page.map { String($0) }
-        var count = Route.maxPathBytes
-        if !appendToResponse.isEmpty {
-            count += 1 + QueryParameter.appendToResponse.rawValue.utf8.count + 1 + appendToResponse.count - 1
-            for name in appendToResponse { count += name.utf8.count }
+        var text = route.path
+        var separator = "?"
+        for (name, value) in queryItems {
+            text += separator + name + "=" + value
+            separator = "&"
         }
-        if let language { count += 1 + QueryParameter.language.rawValue.utf8.count + 1 + language.utf8.count }
-        if let pageText { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + pageText.utf8.count }
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            guard let start = buffer.baseAddress else { return 0 }
-            var next = start + Route.writePath(of: route, to: start)
-            var separator = UInt8(ascii: "?")
-            func put(_ byte: UInt8) {
-                next.initialize(to: byte)
-                next += 1
-            }
-            func put(_ text: String) {
-                var text = text
-                text.withUTF8 { bytes in
-                    guard let base = bytes.baseAddress else { return }
-                    next.initialize(from: base, count: bytes.count)
-                    next += bytes.count
-                }
-            }
-            func parameter(_ name: QueryParameter) {
-                put(separator)
-                separator = UInt8(ascii: "&")
-                put(name.rawValue)
-                put(UInt8(ascii: "="))
-            }
-            if !appendToResponse.isEmpty {
-                parameter(.appendToResponse)
-                for (index, name) in appendToResponse.enumerated() {
-                    if index > 0 { put(UInt8(ascii: ",")) }
-                    put(name)
-                }
-            }
-            if let language {
-                parameter(.language)
-                put(language)
-            }
-            if let pageText {
-                parameter(.page)
-                put(pageText)
-            }
-            return next - start
-        }
+        return text
     }
 
     /// Normalizes a BCP 47 language tag the way amodb reads it: `EN-us` → `en-US`,
-    /// `pt-br` → `pt-BR`, `zh-hant-tw` → `zh-Hant-TW`. Letters, digits and `-` only.
+    /// `pt-br` → `pt-BR`, `zh-hant-tw` → `zh-Hant-TW`. Letters, digits and `-` only, in a
+    /// tag's shape: a language of 2–3 letters, then subtags of 1–8; at most 35 bytes.
     public static func normalizedLanguage(_ tag: String) throws(RequestError) -> String {
-        try utf8(of: tag) { (bytes) throws(RequestError) in
-            try LanguageTag.normalizing(bytes) { String(decoding: $0, as: UTF8.self) }
+        let invalid = RequestError.invalidValue(.language, "must be a language tag such as en-US")
+        guard (2...35).contains(tag.utf8.count) else { throw invalid }
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        var normalized: [UInt8] = []
+        for (index, subtag) in tag.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
+            guard (1...8).contains(subtag.count), subtag.allSatisfy({ isLetter($0) || isDigit($0) }) else {
+                throw invalid
+            }
+            let letters = subtag.allSatisfy(isLetter)
+            if index == 0 {
+                guard (2...3).contains(subtag.count), letters else { throw invalid }
+            } else {
+                normalized.append(UInt8(ascii: "-"))
+            }
+            for (position, byte) in subtag.enumerated() {
+                // The language and other subtags lower case, a region (2 letters) upper case,
+                // a script (4 letters) with a capital.
+                let upper = index > 0 && letters && (subtag.count == 2 || (subtag.count == 4 && position == 0))
+                normalized.append(isLetter(byte) ? (upper ? byte & ~0x20 : byte | 0x20) : byte)
+            }
         }
+        return String(decoding: normalized, as: UTF8.self)
     }
 }
 

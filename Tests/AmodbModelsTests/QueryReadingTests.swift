@@ -2,9 +2,9 @@ import Testing
 
 @testable import AmodbModels
 
-/// A query is read on its bytes (`AmodbRequest.QueryReader`, `LanguageTag`): what it gives
-/// must be what reading the same query as strings gave, for any bytes. The oracle here is
-/// that reading, written with `String` operations as the proxy used to run it.
+/// A query read as strings (`AmodbRequest(route:query:)`, `normalizedLanguage`): what it
+/// gives must be what an independent reading written with `String` operations gives, for
+/// any text. (The proxy's byte reader is held to this reading in `RouteRequestTests`.)
 struct QueryReadingTests {
     /// The tag normalization of the oracle: split on `-`, check, case each subtag by its role.
     static func oracleNormalized(_ tag: String) -> String? {
@@ -65,12 +65,8 @@ struct QueryReadingTests {
         for tag in Self.everyText(upTo: 5, alphabet: ["d", "E", "-", "z", "h", "N", "1"]) + [
             "de", "DE", "pt-br", "en-us", "en",
         ] {
-            let request = try? AmodbRequest(route: .movie(id: 1), resolvingLanguageAmong: base) {
-                (item) throws(RequestError) in
-                try utf8(of: "language") { (name) throws(RequestError) in
-                    try utf8(of: tag) { (value) throws(RequestError) in try item(name, value) }
-                }
-            }
+            let request = try? AmodbRequest(route: .movie(id: 1), query: [("language", tag)]).resolvingLanguage(
+                among: base)
             let expected: AmodbRequest?? =
                 tag.isEmpty
                 ? .some(try AmodbRequest(route: .movie(id: 1)))
@@ -79,14 +75,6 @@ struct QueryReadingTests {
                 }
             #expect(request == expected.flatMap { $0 }, "\(tag.debugDescription)")
         }
-        // A resolved language is the base list's own string, not a copy made per request.
-        let german = try AmodbRequest(route: .movie(id: 1), resolvingLanguageAmong: base) {
-            (item) throws(RequestError) in
-            try utf8(of: "language") { (name) throws(RequestError) in
-                try utf8(of: "DE") { (value) throws(RequestError) in try item(name, value) }
-            }
-        }
-        #expect(german.language == "de-DE")
     }
 
     @Test(
@@ -111,17 +99,12 @@ struct QueryReadingTests {
         }
     }
 
-    @Test func appendedNamesAreABitSetInTheSortedOrder() {
-        #expect(AmodbRequest.appendableInOrder == AmodbRequest.appendableResources.sorted())
-        let all = AmodbRequest.appendableInOrder.joined(separator: " , ")
-        var all8 = all
-        let mask = all8.withUTF8 { AmodbRequest.appendedMask($0) }
-        #expect(mask == (1 << AmodbRequest.appendableInOrder.count) - 1)
-        #expect(AmodbRequest.appendedResources(mask: mask) == AmodbRequest.appendableInOrder)
-        var odd = ",, credits ,videos,credits,Videos,watch/providers,"
-        #expect(
-            AmodbRequest.appendedResources(mask: odd.withUTF8 { AmodbRequest.appendedMask($0) }) == [
-                "credits", "videos", "watch/providers",
-            ])
+    @Test func appendedNamesAreKeptSortedOnceWithSpacesAroundThemIgnored() throws {
+        let all = AmodbRequest.appendableResources.sorted().joined(separator: " , ")
+        let request = try AmodbRequest(route: .movie(id: 1), query: [("append_to_response", all)])
+        #expect(request.appendToResponse == AmodbRequest.appendableResources.sorted())
+        let odd = try AmodbRequest(
+            route: .movie(id: 1), query: [("append_to_response", ",, credits ,videos,credits,Videos,watch/providers,")])
+        #expect(odd.appendToResponse == ["credits", "videos", "watch/providers"])
     }
 }

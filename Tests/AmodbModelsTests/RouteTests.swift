@@ -48,19 +48,6 @@ struct RouteTests {
     }
 
     @Test(
-        "A path's bytes within a longer path match as the same path alone",
-        arguments: [
-            ("/3/movie/550", Route.movie(id: 550) as Route?), ("/3/trending/tv/week", .trending(.tv, .week)),
-            ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil), ("/3", nil), ("/3/configuration", .configuration),
-        ])
-    func bytesMatchInPlace(path: String, route: Route?) {
-        var path = path
-        let matched = path.withUTF8 { Route(pathBytes: UnsafeBufferPointer(rebasing: $0[2...])) }
-        #expect(matched == route)
-        #expect(Route(path: String(path.dropFirst(2))) == route)
-    }
-
-    @Test(
         "Every route's path matches itself",
         arguments:
             MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }

@@ -16,7 +16,7 @@ struct ProxyRoutingTests {
             ("/4/movie/550", false, nil), ("", false, nil),
         ])
     func pathsAreRoutedUnderTheAPIRoot(path: String, underAPI: Bool, route: Route?) {
-        let routed = ProxyResponder.route(for: path)
+        let routed = RouteRequest.route(for: path)
         #expect(routed.underAPI == underAPI)
         #expect(routed.route == route)
     }

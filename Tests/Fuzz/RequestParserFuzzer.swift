@@ -10,6 +10,8 @@
 // the same heads and end the same way. Each outcome is checked against the
 // parser's promises, under the default limits and under small ones.
 
+import AmodbBytes
+
 /// The limits the input is parsed under: the defaults, and small ones so the
 /// 414/431/413 edges are reached by short inputs.
 private let limitSets: [HTTPLimits] = {
@@ -85,7 +87,7 @@ private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits
         "a head of \(consumed) bytes is larger than the read buffer (\(limits.readBufferBytes))", input)
 
     check(
-        !request.method.isEmpty && request.method.utf8.allSatisfy(isTokenByte),
+        !request.method.isEmpty && request.method.utf8.allSatisfy(ASCIIBytes.isToken),
         "method \(request.method.debugDescription) is not a token", input)
     check(
         request.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F },
@@ -116,7 +118,7 @@ private func checkHead(_ head: ParsedHead, consumed: Int, available: Int, limits
 
     for field in request.headers {
         check(
-            !field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte),
+            !field.name.isEmpty && field.name.utf8.allSatisfy(ASCIIBytes.isToken),
             "header name \(field.name.debugDescription) is not a token", input)
         check(
             !field.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F },

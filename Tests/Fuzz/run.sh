@@ -94,11 +94,18 @@ linker=()
 # lld links ASan objects without gold's flood of "Cannot export local symbol" warnings.
 if [[ -x "$(dirname "$swiftc")/ld.lld" ]]; then linker=(-use-ld=lld); fi
 
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6
+    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault -package-name amodb_proxy)
+
+# AmodbBytes, which the parser imports, as a module of its own (as SwiftPM builds it).
+modules="$work/modules"
+mkdir -p "$modules"
+"$swiftc" "${flags[@]}" -wmo -module-name AmodbBytes -emit-module -emit-module-path "$modules/AmodbBytes.swiftmodule" \
+    -c "$repo"/Sources/AmodbBytes/*.swift -o "$modules/AmodbBytes.o"
+
 echo "==> building $binary"
-"$swiftc" -sanitize=fuzzer,address -parse-as-library -O -g \
-    -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-    -module-name "$module" -package-name amodb_proxy ${linker[@]+"${linker[@]}"} \
-    "${sources[@]}" -o "$binary"
+"$swiftc" "${flags[@]}" -module-name "$module" -I "$modules" ${linker[@]+"${linker[@]}"} \
+    "${sources[@]}" "$modules/AmodbBytes.o" -o "$binary"
 
 # The repository's seeds are copied, never written: libFuzzer adds what it finds to the working copy.
 cp "$seeds"/* "$work/corpus/"

@@ -1,3 +1,5 @@
+import AmodbBytes
+
 /// Reads a request body in the chunked transfer coding (RFC 9112 §7.1) and throws it
 /// away, checking its framing strictly. A pure, resumable value like `RequestHeadParser`:
 /// it never touches a socket, looks at each byte once wherever the input is split, and
@@ -130,7 +132,7 @@ struct ChunkedBodyParser: Sendable {
             try countTrailerByte()
             if byte == cr {
                 state = .trailerLineFeed(final: true)
-            } else if isTokenByte(byte) {
+            } else if ASCIIBytes.isToken(byte) {
                 trailerCount += 1
                 if trailerCount > limits.maxHeaderCount { throw .trailersTooLarge }
                 state = .trailerName(length: 1)
@@ -141,7 +143,7 @@ struct ChunkedBodyParser: Sendable {
             try countTrailerByte()
             if byte == colon {
                 state = .trailerValue
-            } else if isTokenByte(byte) {
+            } else if ASCIIBytes.isToken(byte) {
                 state = .trailerName(length: length + 1)
             } else {
                 throw .malformedChunk  // white space before the colon, a non-token byte

@@ -1,3 +1,4 @@
+import AmodbBytes
 import Glibc
 
 /// How the body after a request head is delimited (RFC 9112 §6.3).
@@ -154,7 +155,7 @@ struct RequestHeadParser: Sendable {
         let method = UnsafeBufferPointer(rebasing: line[..<firstSpace])
         let target = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<lastSpace])
         let versionBytes = UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])
-        guard !method.isEmpty, method.allSatisfy(isTokenByte) else { throw .malformedRequestLine }
+        guard !method.isEmpty, method.allSatisfy(ASCIIBytes.isToken) else { throw .malformedRequestLine }
         guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .invalidTarget }
 
         // `HTTP/d.d`, byte by byte (every request passes here: a literal's `utf8` view is
@@ -187,7 +188,8 @@ struct RequestHeadParser: Sendable {
             let first = block[lineStart]
             if first == space || first == tab { throw .obsoleteLineFolding }
             var index = lineStart
-            while index < block.count, isTokenByte(block[index]) { index += 1 }  // also: no space before the colon
+            // The name's bytes, all tokens: so also no space before the colon.
+            while index < block.count, ASCIIBytes.isToken(block[index]) { index += 1 }
             guard index > lineStart, index < block.count, block[index] == colon else { throw .malformedHeader }
             let name = UnsafeBufferPointer(rebasing: block[lineStart..<index])
             index += 1
@@ -300,7 +302,9 @@ extension RequestHeadParser {
         for field in fields {
             for item in field.split(separator: ",", omittingEmptySubsequences: false) {
                 let coding = item.trimmingSpaces()
-                guard !coding.isEmpty, coding.utf8.allSatisfy(isTokenByte) else { throw .invalidTransferEncoding }
+                guard !coding.isEmpty, coding.utf8.allSatisfy(ASCIIBytes.isToken) else {
+                    throw .invalidTransferEncoding
+                }
                 codings.append(coding)
             }
         }
@@ -315,8 +319,8 @@ extension RequestHeadParser {
 
 /// The method as a string: the usual ones are literals, not built from the bytes.
 private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    if bytesEqual(bytes, "GET") { return "GET" }
-    if bytesEqual(bytes, "HEAD") { return "HEAD" }
+    if ASCIIBytes.equals(bytes, "GET") { return "GET" }
+    if ASCIIBytes.equals(bytes, "HEAD") { return "HEAD" }
     return String(decoding: bytes, as: UTF8.self)
 }
 
@@ -326,37 +330,31 @@ private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
 private func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
     switch bytes.count {
     case 4:
-        if bytesEqual(bytes, "Host") { return "Host" }
-        if bytesEqual(bytes, "host") { return "host" }
+        if ASCIIBytes.equals(bytes, "Host") { return "Host" }
+        if ASCIIBytes.equals(bytes, "host") { return "host" }
     case 6:
-        if bytesEqual(bytes, "Accept") { return "Accept" }
-        if bytesEqual(bytes, "accept") { return "accept" }
-        if bytesEqual(bytes, "Origin") { return "Origin" }
-        if bytesEqual(bytes, "origin") { return "origin" }
+        if ASCIIBytes.equals(bytes, "Accept") { return "Accept" }
+        if ASCIIBytes.equals(bytes, "accept") { return "accept" }
+        if ASCIIBytes.equals(bytes, "Origin") { return "Origin" }
+        if ASCIIBytes.equals(bytes, "origin") { return "origin" }
     case 10:
-        if bytesEqual(bytes, "User-Agent") { return "User-Agent" }
-        if bytesEqual(bytes, "user-agent") { return "user-agent" }
-        if bytesEqual(bytes, "Connection") { return "Connection" }
-        if bytesEqual(bytes, "connection") { return "connection" }
+        if ASCIIBytes.equals(bytes, "User-Agent") { return "User-Agent" }
+        if ASCIIBytes.equals(bytes, "user-agent") { return "user-agent" }
+        if ASCIIBytes.equals(bytes, "Connection") { return "Connection" }
+        if ASCIIBytes.equals(bytes, "connection") { return "connection" }
     case 13:
-        if bytesEqual(bytes, "If-None-Match") { return "If-None-Match" }
-        if bytesEqual(bytes, "if-none-match") { return "if-none-match" }
-        if bytesEqual(bytes, "Authorization") { return "Authorization" }
-        if bytesEqual(bytes, "authorization") { return "authorization" }
+        if ASCIIBytes.equals(bytes, "If-None-Match") { return "If-None-Match" }
+        if ASCIIBytes.equals(bytes, "if-none-match") { return "if-none-match" }
+        if ASCIIBytes.equals(bytes, "Authorization") { return "Authorization" }
+        if ASCIIBytes.equals(bytes, "authorization") { return "authorization" }
     case 15:
-        if bytesEqual(bytes, "Accept-Encoding") { return "Accept-Encoding" }
-        if bytesEqual(bytes, "accept-encoding") { return "accept-encoding" }
-        if bytesEqual(bytes, "Accept-Language") { return "Accept-Language" }
-        if bytesEqual(bytes, "accept-language") { return "accept-language" }
+        if ASCIIBytes.equals(bytes, "Accept-Encoding") { return "Accept-Encoding" }
+        if ASCIIBytes.equals(bytes, "accept-encoding") { return "accept-encoding" }
+        if ASCIIBytes.equals(bytes, "Accept-Language") { return "Accept-Language" }
+        if ASCIIBytes.equals(bytes, "accept-language") { return "accept-language" }
     default: break
     }
     return String(decoding: bytes, as: UTF8.self)
-}
-
-/// Whether `bytes` are exactly a literal's (of two or more characters, kept as a pointer).
-@inline(__always)
-private func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-    literal.utf8CodeUnitCount == bytes.count && memcmp(literal.utf8Start, bytes.baseAddress!, bytes.count) == 0
 }
 
 private let cr = UInt8(ascii: "\r")
@@ -395,17 +393,3 @@ private func isPrintableASCII(_ first: UInt64, _ second: UInt64) -> Bool {
     }
     return (outside(first) | outside(second)) & 0x8080_8080_8080_8080 == 0
 }
-
-/// `tchar` of RFC 9110 §5.6.2. Read from two 64-bit masks (a bit per ASCII byte): every
-/// byte of every method and field name passes here, and a chain of range tests cost
-/// several times as much.
-@inline(__always)
-package func isTokenByte(_ byte: UInt8) -> Bool {
-    byte < 64 ? (tokenMaskLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenMaskHigh >> UInt64(byte - 64)) & 1 == 1
-}
-
-/// The `tchar` bytes below 64 (`!#$%&'*+-.` and the digits), a bit each; checked against
-/// the RFC's list by `TokenByteTests`.
-private let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
-/// The `tchar` bytes from 64 to 127 (letters and ``^_`|~``), bit `byte - 64` each.
-private let tokenMaskHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE

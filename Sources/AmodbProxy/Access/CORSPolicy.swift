@@ -1,3 +1,4 @@
+import AmodbBytes
 import AmodbHTTP
 
 /// Cross-origin access for web apps (the Fetch standard's CORS protocol): which
@@ -108,7 +109,7 @@ struct CORSPolicy: Sendable {
         for element in list.split(separator: ",", omittingEmptySubsequences: false) {
             let name = element.trimmingSpaces()
             if name.isEmpty { continue }
-            guard name.utf8.allSatisfy(isTokenByte), names.count < maxRequestedHeaders else { return nil }
+            guard name.utf8.allSatisfy(ASCIIBytes.isToken), names.count < maxRequestedHeaders else { return nil }
             names.append(name)
         }
         return names.joined(separator: ", ")

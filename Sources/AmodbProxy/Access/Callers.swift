@@ -1,3 +1,4 @@
+import AmodbBytes
 import AmodbCrypto
 import AmodbHTTP
 
@@ -182,11 +183,7 @@ struct Callers: Sendable {
     static func bearer(in field: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         let scheme: StaticString = "bearer "
         let count = scheme.utf8CodeUnitCount
-        guard field.count > count else { return nil }
-        for index in 0..<count {
-            let byte = field[index]
-            guard ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) == scheme.utf8Start[index] else { return nil }
-        }
+        guard field.count > count, ASCIIBytes.equalsIgnoringCase(field, 0, count, scheme) else { return nil }
         var start = count
         var end = field.count
         while start < end, field[start] == UInt8(ascii: " ") { start += 1 }

@@ -183,7 +183,7 @@ struct CacheSnapshot {
     static func problem(
         key: String, with entry: CachedResponse, now: Double, bounds: Bounds, validator: AnswerValidator
     ) -> String? {
-        guard let request = request(ofKey: key) else { return "not a cache key the proxy makes" }
+        guard let request = CacheKey.request(of: key) else { return "not a cache key the proxy makes" }
         let longest: Double
         switch entry.status {
         case 200: longest = bounds.freshness.lifetime(of: request.route)
@@ -213,23 +213,5 @@ struct CacheSnapshot {
         var format: String
         var version: Int?
         var writtenAt: Double?
-    }
-
-    /// The request a cache key stands for, if the key is one the proxy would make: its
-    /// canonical path and query (`/movie/550?append_to_response=credits&language=de-DE`).
-    static func request(ofKey key: String) -> AmodbRequest? {
-        let parts = key.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let route = Route(path: String(parts[0])) else { return nil }
-        var query: [(name: String, value: String)] = []
-        if parts.count == 2 {
-            for pair in parts[1].split(separator: "&", omittingEmptySubsequences: false) {
-                let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                query.append((String(nameAndValue[0]), nameAndValue.count == 2 ? String(nameAndValue[1]) : ""))
-            }
-        }
-        guard let request = try? AmodbRequest(route: route, query: query), request.pathAndQuery == key else {
-            return nil
-        }
-        return request
     }
 }

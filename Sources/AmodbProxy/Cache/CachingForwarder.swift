@@ -91,15 +91,15 @@ final class CachingForwarder: Sendable {
     /// delivery `later()` makes (made only then: a hit allocates none).
     /// `client`: the caller's limit key (`CallerIdentity.limitKey`), whose share of the calls
     /// a miss spends; `nil`: no share applies.
-    /// `key`: `request.pathAndQuery`, when the caller has made it already.
+    /// `key`: the request's `CacheKey`, when the caller has made it already.
     /// `loop`: the event loop whose queue this runs on, if any (`ResponderContext.loopIndex`),
     /// where a hit is counted.
     func respond(
-        to request: AmodbRequest, key: String? = nil, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(),
+        to request: AmodbRequest, key: CacheKey? = nil, ifNoneMatch: String?, accept: AcceptEncoding = AcceptEncoding(),
         client limitKey: String?,
         loop: Int? = nil, later: () -> AnswerDelivery
     ) -> ProxyAnswer? {
-        let key = key ?? request.pathAndQuery
+        let key = (key ?? CacheKey(request)).text
         let now = clock.now()
         // The hit path: one lookup in the cache, no lease taken.
         if let entry = cache.entry(for: key) {

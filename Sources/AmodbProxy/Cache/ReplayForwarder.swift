@@ -47,6 +47,6 @@ package final class ReplayForwarder: Sendable {
 
     /// The request a logged cache key stands for, if the key is one the proxy makes.
     package static func request(ofKey key: String) -> AmodbRequest? {
-        CacheSnapshot.request(ofKey: key)
+        CacheKey.request(of: key)
     }
 }

@@ -168,7 +168,7 @@ final class RedisFetchLeases: FetchLeases {
         switch result {
         case .answer(let entry, true)?:
             // A 200 may be served stale until its route's max-stale; a 404 only while fresh.
-            let oldest = CacheSnapshot.request(ofKey: key).map { rules.bounds.freshness.oldestStale(of: $0.route) } ?? 0
+            let oldest = CacheKey.request(of: key).map { rules.bounds.freshness.oldestStale(of: $0.route) } ?? 0
             let keep = (entry.status == 200 ? oldest : entry.lifetime) - (now - entry.storedAt)
             if keep >= 0.001 { stored = ("entry", CacheEnvelope.encode(entry, key: key), Int64(keep * 1000)) }
         case .failed(let failure)?:

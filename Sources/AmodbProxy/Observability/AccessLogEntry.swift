@@ -15,7 +15,7 @@ struct AccessLogEntry: Sendable {
     var route: ProxyMetrics.RouteLabel
     /// As `LoggedPath` cuts it, only for a request no route names.
     var path: String?
-    /// The cache key (`AmodbRequest.pathAndQuery`), only for a valid forwarded request.
+    /// The cache key (`CacheKey`), only for a valid forwarded request.
     var key: String?
     var status: Int
     var cache: ProxyMetrics.CacheLabel

@@ -25,7 +25,7 @@ public enum AccessLogLine {
             }
         let entry = AccessLogEntry(
             method: "GET", route: ProxyResponder.routeLabel(for: request.route.path, route: request.route),
-            key: request.pathAndQuery,
+            key: CacheKey(request).text,
             status: status, cache: cacheLabel, nanoseconds: UInt64(max(0, milliseconds * 1e6).rounded()), bytes: size,
             client: client)
         // Rounded to the millisecond first: the writer cuts the nanoseconds it is given, and

@@ -20,9 +20,8 @@ struct HeadFacts: Sendable {
     /// The amodb request the path and query name, or why they name none that is valid;
     /// `nil` when the path is no forwarded route.
     let amodbRequest: Result<AmodbRequest, RequestError>?
-    /// The key a valid amodb request is cached under (`AmodbRequest.pathAndQuery`): made
-    /// once, for the cache and the access log.
-    let key: String?
+    /// The key a valid amodb request is cached under: made once, for the cache and the access log.
+    let key: CacheKey?
     let accept: AcceptEncoding
     let ifNoneMatch: String?
     /// Whether CORS applies: with origins set, to every answer but the operator's pages'
@@ -39,22 +38,15 @@ struct HeadFacts: Sendable {
             access.trustedProxies.mayForward(peer)
             ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For"))
             : peer
-        let (underAPI, amodbRoute) = ProxyResponder.route(for: request.path)
+        let (underAPI, amodbRoute) = RouteRequest.route(for: request.path)
         self.underAPI = underAPI
         route = ProxyResponder.routeLabel(for: request.path, route: amodbRoute)
         loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
         limitedByAddress = !access.rateLimitExempt.contains(client)
-        let query = request.query
         // amodb answers an untranslated language (or none) in English: one entry for all of
         // them, resolved while the query's bytes are read.
-        amodbRequest = amodbRoute.map { amodbRoute in
-            Result { () throws(RequestError) in
-                try AmodbRequest(route: amodbRoute, resolvingLanguageAmong: languages) { (item) throws(RequestError) in
-                    try query.forEachItem { (name, value) throws(RequestError) in try item(name, value) }
-                }
-            }
-        }
-        key = try? amodbRequest?.get().pathAndQuery
+        amodbRequest = amodbRoute.map { RouteRequest.request($0, query: request.query, languages: languages) }
+        key = (try? amodbRequest?.get()).map(CacheKey.init)
         accept = AcceptEncoding(fields: request.headers.fields)
         ifNoneMatch = request.headers["If-None-Match"]
         corsApplies = access.cors != nil && !route.isOperatorPage

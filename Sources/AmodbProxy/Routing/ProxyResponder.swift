@@ -196,17 +196,4 @@ final class ProxyResponder: HTTPResponder {
         default: return .unmatched
         }
     }
-
-    /// Whether a path is under the API root (`/3/…`), and the forwarded route it names
-    /// there, if any: both read from the path's bytes in place.
-    static func route(for path: String) -> (underAPI: Bool, route: Route?) {
-        var path = path
-        return path.withUTF8 { bytes in
-            guard bytes.starts(with: apiRoot) else { return (false, nil) }
-            return (true, Route(pathBytes: UnsafeBufferPointer(rebasing: bytes[apiPrefix.utf8.count...])))
-        }
-    }
-
-    /// `/3/`: what every path under the API root starts with.
-    private static let apiRoot = Array((apiPrefix + "/").utf8)
 }

@@ -46,7 +46,7 @@ final class Deliver: Sendable {
             self.user = user
             route = head.route
             loggedPath = head.loggedPath
-            key = head.key
+            key = head.key?.text
             address = head.client
             decorates = head.corsApplies && request.method != "OPTIONS"
             origin = head.origin

@@ -1,7 +1,12 @@
-extension AmodbRequest {
+import AmodbBytes
+import AmodbModels
+
+/// A query's items read on their bytes: each known parameter the route takes, checked and
+/// put in canonical form as `AmodbRequest(route:query:)` does with strings.
+extension RouteRequest {
     /// `appendableResources`, sorted: an `append_to_response` list read from bytes is a set
     /// of bits, bit `i` for the name at `i` here, and comes out sorted and without duplicates.
-    static let appendableInOrder: [String] = appendableResources.sorted()
+    static let appendableInOrder: [String] = AmodbRequest.appendableResources.sorted()
 
     /// The names whose bits `mask` has, in order, at most `maxAppendedResources`.
     static func appendedResources(mask: UInt32) -> [String] {
@@ -11,7 +16,7 @@ extension AmodbRequest {
         for (index, name) in appendableInOrder.enumerated() where mask & (1 << index) != 0 {
             names.append(name)
         }
-        return Array(names.prefix(maxAppendedResources))
+        return Array(names.prefix(AmodbRequest.maxAppendedResources))
     }
 
     /// The bits of the names in an `append_to_response` value (comma-separated, spaces around
@@ -28,7 +33,7 @@ extension AmodbRequest {
             while last > first, value[last - 1] == UInt8(ascii: " ") { last -= 1 }
             if last > first {
                 let name = UnsafeBufferPointer(rebasing: value[first..<last])
-                for (index, known) in appendableInOrder.enumerated() where utf8(of: known, equals: name) {
+                for (index, known) in appendableInOrder.enumerated() where ASCIIBytes.utf8(of: known, equals: name) {
                     mask |= 1 << index
                     break
                 }
@@ -44,7 +49,7 @@ extension AmodbRequest {
     struct QueryReader {
         let route: Route
         let base: [String]?
-        /// The parameters read so far, a bit each (`QueryParameter.bit`).
+        /// The parameters read so far, a bit each (`bit(of:)`).
         private var seen: UInt8 = 0
         /// The language (resolved among `base` when given), or why it is refused.
         private(set) var language: Result<String?, RequestError> = .success(nil)
@@ -58,60 +63,55 @@ extension AmodbRequest {
         }
 
         mutating func read(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws(RequestError) {
-            guard let parameter = QueryParameter(name), route.parameters.contains(parameter) else { return }
-            guard seen & parameter.bit == 0 else { throw .invalidValue(parameter, "is given more than once") }
-            seen |= parameter.bit
+            guard let parameter = RouteRequest.parameter(named: name), route.parameters.contains(parameter) else {
+                return
+            }
+            let bit = RouteRequest.bit(of: parameter)
+            guard seen & bit == 0 else { throw .invalidValue(parameter, "is given more than once") }
+            seen |= bit
             switch parameter {
             case .language:
                 // Wrappers send `language=` for amodb's default: the same request as none.
                 guard !value.isEmpty else { return }
                 language = Result { () throws(RequestError) in
-                    try LanguageTag.normalizing(value) { (tag) -> String? in
+                    try RouteRequest.normalizingLanguage(value) { (tag) -> String? in
                         guard let base else { return String(decoding: tag, as: UTF8.self) }
-                        return AmodbLanguage.resolve(tag, among: base)
+                        return RouteRequest.resolve(tag, among: base)
                     }
                 }
             case .page:
                 if value.isEmpty {
                     pageError = .invalidValue(.page, "is empty")
-                } else if let number = Route.positiveInteger(value) {
+                } else if let number = RouteRequest.positiveInteger(value) {
                     page = number
                 } else {
                     pageError = .invalidValue(.page, "must be an integer from 1 to 500")
                 }
             case .appendToResponse:
-                appended = AmodbRequest.appendedMask(value)
+                appended = RouteRequest.appendedMask(value)
             }
         }
     }
-}
 
-extension QueryParameter {
     /// The parameter a query item's name is, exactly.
-    init?(_ name: UnsafeBufferPointer<UInt8>) {
-        for parameter in QueryParameter.allCases where utf8(of: parameter.rawValue, equals: name) {
-            self = parameter
-            return
-        }
-        return nil
+    static func parameter(named name: UnsafeBufferPointer<UInt8>) -> QueryParameter? {
+        QueryParameter.allCases.first { ASCIIBytes.utf8(of: $0.rawValue, equals: name) }
     }
 
-    /// The parameter's bit in a set of parameters.
-    var bit: UInt8 {
-        switch self {
+    /// A parameter's bit in a set of parameters.
+    static func bit(of parameter: QueryParameter) -> UInt8 {
+        switch parameter {
         case .language: 1
         case .page: 2
         case .appendToResponse: 4
         }
     }
-}
 
-/// A BCP 47 language tag as amodb reads it, normalized on its bytes.
-enum LanguageTag {
-    /// Normalizes `tag` (`EN-us` → `en-US`, `zh-hant-tw` → `zh-Hant-TW`) into a buffer on the
-    /// stack, and returns what `body` makes of it; throws for anything but letters, digits and
-    /// `-` in a tag's shape (a 2–3 letter language, subtags of 1–8).
-    static func normalizing<Result>(
+    /// Normalizes a BCP 47 tag (`EN-us` → `en-US`, `zh-hant-tw` → `zh-Hant-TW`) into a buffer
+    /// on the stack, and returns what `body` makes of it; throws for anything but letters,
+    /// digits and `-` in a tag's shape (a 2–3 letter language, subtags of 1–8), as
+    /// `AmodbRequest.normalizedLanguage` does.
+    static func normalizingLanguage<Result>(
         _ tag: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result
     ) throws(RequestError) -> Result {
         let invalid = RequestError.invalidValue(.language, "must be a language tag such as en-US")
@@ -148,40 +148,18 @@ enum LanguageTag {
             return body(UnsafeBufferPointer(rebasing: normalized[..<tag.count]))
         }
     }
-}
 
-/// Calls `body` with a string's UTF-8 (`String.withUTF8`, whose closure may throw only untyped errors).
-func utf8<Result>(
-    of text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(RequestError) -> Result
-) throws(RequestError) -> Result {
-    var text = text
-    let outcome: Swift.Result<Result, RequestError> = text.withUTF8 { bytes in
-        do throws(RequestError) { return .success(try body(bytes)) } catch { return .failure(error) }
-    }
-    return try outcome.get()
-}
-
-/// Whether a string's UTF-8 is exactly `bytes` (read in place, not through the view's iterator).
-func utf8(of text: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard text.utf8.count == bytes.count else { return false }
-    return text.utf8.withContiguousStorageIfAvailable { stored in
-        for index in 0..<stored.count where stored[index] != bytes[index] { return false }
-        return true
-    } ?? text.utf8.elementsEqual(bytes)
-}
-
-extension AmodbLanguage {
-    /// The same, of a normalized tag's bytes: one of `base`'s own strings, or `nil` for the
-    /// fallback (whether or not `base` holds it).
+    /// `AmodbLanguage.resolve` of a normalized tag's bytes: one of `base`'s own strings (no
+    /// copy made per request), or `nil` for the fallback (whether or not `base` holds it).
     static func resolve(_ tag: UnsafeBufferPointer<UInt8>, among base: [String]) -> String? {
-        var match = base.first { utf8(of: $0, equals: tag) }
+        var match = base.first { ASCIIBytes.utf8(of: $0, equals: tag) }
         if match == nil, !tag.contains(UInt8(ascii: "-")) {
             match = base.first { language in
                 language.utf8.count > tag.count && language.utf8.starts(with: tag)
                     && language.utf8.dropFirst(tag.count).first == UInt8(ascii: "-")
             }
         }
-        guard let match, match != fallback else { return nil }
+        guard let match, match != AmodbLanguage.fallback else { return nil }
         return match
     }
 }

@@ -1,0 +1,122 @@
+import AmodbBytes
+import AmodbHTTP
+import AmodbModels
+
+/// The route and the canonical amodb request a head names, read from its bytes in place:
+/// what `HeadFacts` reads first on every request, with no `String` made of the path or the
+/// query but the language's (and most often not even that).
+///
+/// AmodbModels reads the same from strings, for apps (`Route(path:)`,
+/// `AmodbRequest(route:query:)`): those readings are this one's test oracle, and the two agree
+/// on every path and query (`RouteRequestTests`). The bytes are read here, not in the models,
+/// so that the code apps compile holds no unsafe pointer.
+enum RouteRequest {
+    /// Whether a path is under the API root (`/3/…`), and the forwarded route it names
+    /// there, if any: both read from the path's bytes in place.
+    static func route(for path: String) -> (underAPI: Bool, route: Route?) {
+        var path = path
+        return path.withUTF8 { bytes in
+            guard bytes.starts(with: apiRoot) else { return (false, nil) }
+            return (
+                true, route(pathBytes: UnsafeBufferPointer(rebasing: bytes[ProxyResponder.apiPrefix.utf8.count...]))
+            )
+        }
+    }
+
+    /// `/3/`: what every path under the API root starts with.
+    private static let apiRoot = Array((ProxyResponder.apiPrefix + "/").utf8)
+
+    /// The route a path's bytes, relative to the API root, name exactly. Read byte by byte:
+    /// no split, no intermediate `String`, no grapheme breaking (which a `Character` split of
+    /// the path pays on every byte).
+    static func route(pathBytes path: UnsafeBufferPointer<UInt8>) -> Route? {
+        if let rest = dropping("/trending/", from: path) {
+            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
+                let media = mediaType(UnsafeBufferPointer(rebasing: rest[..<slash])),
+                let window = timeWindow(UnsafeBufferPointer(rebasing: rest[(slash + 1)...]))
+            else { return nil }
+            return .trending(media, window)
+        }
+        if let rest = dropping("/movie/", from: path) {
+            return positiveInteger(rest).map { .movie(id: $0) }
+        }
+        return ASCIIBytes.equals(path, "/configuration") ? .configuration : nil
+    }
+
+    /// The canonical request a route's query names, its language resolved among `languages`
+    /// (`AmodbRequest.resolvingLanguage(among:)`), or why the query names none.
+    static func request(
+        _ route: Route, query: RequestQuery, languages: [String]
+    ) -> Result<AmodbRequest, RequestError> {
+        Result { () throws(RequestError) in
+            try request(route, resolvingLanguageAmong: languages) { (item) throws(RequestError) in
+                try query.forEachItem { (name, value) throws(RequestError) in try item(name, value) }
+            }
+        }
+    }
+
+    /// The request a route and its query's decoded items name, read as bytes: `items` calls
+    /// the function it is given once per item, in order. With `base`, the language is
+    /// resolved as `resolvingLanguage(among:)` resolves it, to one of `base`'s own strings.
+    static func request(
+        _ route: Route, resolvingLanguageAmong base: [String]?,
+        items: (
+            _ item: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(RequestError) ->
+                Void
+        ) throws(RequestError) -> Void
+    ) throws(RequestError) -> AmodbRequest {
+        var reader = QueryReader(route: route, base: base)
+        try items { (name, value) throws(RequestError) in try reader.read(name: name, value: value) }
+        // Checked in this order whatever the items' order: what each is given as, then the page's range.
+        if let error = reader.pageError { throw error }
+        let language = try reader.language.get()
+        var page: Int?
+        if let number = reader.page {
+            guard AmodbRequest.pageRange.contains(number) else {
+                throw .invalidValue(.page, "must be an integer from 1 to 500")
+            }
+            page = number == 1 ? nil : number
+        }
+        return AmodbRequest(
+            canonical: route, language: language, page: page,
+            appendToResponse: appendedResources(mask: reader.appended))
+    }
+
+    // MARK: The path
+
+    /// `bytes` after `prefix`, or `nil` if they do not start with it.
+    private static func dropping(
+        _ prefix: StaticString, from bytes: UnsafeBufferPointer<UInt8>
+    ) -> UnsafeBufferPointer<UInt8>? {
+        guard ASCIIBytes.startsWith(bytes, prefix) else { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[prefix.utf8CodeUnitCount...])
+    }
+
+    /// The media type a segment names exactly (lower case, as amodb spells it).
+    private static func mediaType(_ segment: UnsafeBufferPointer<UInt8>) -> MediaType? {
+        if ASCIIBytes.equals(segment, "movie") { return .movie }
+        if ASCIIBytes.equals(segment, "all") { return .all }
+        if ASCIIBytes.equals(segment, "tv") { return .tv }
+        if ASCIIBytes.equals(segment, "person") { return .person }
+        return nil
+    }
+
+    /// The time window a segment names exactly.
+    private static func timeWindow(_ segment: UnsafeBufferPointer<UInt8>) -> TimeWindow? {
+        if ASCIIBytes.equals(segment, "day") { return .day }
+        if ASCIIBytes.equals(segment, "week") { return .week }
+        return nil
+    }
+
+    /// Digits only (no sign, no leading zero), 1 … 2^31-1: ids and pages are never anything else.
+    static func positiveInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard (1...10).contains(digits.count), digits[0] != UInt8(ascii: "0") else { return nil }
+        var value = 0
+        for byte in digits {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit <= 9 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        return value <= Int(Int32.max) ? value : nil
+    }
+}

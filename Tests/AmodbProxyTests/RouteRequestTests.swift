@@ -1,0 +1,172 @@
+import AmodbModels
+import Testing
+
+@testable import AmodbProxy
+
+/// The proxy reads a request's path and query on their bytes (`RouteRequest`) and writes its
+/// cache key on bytes (`CacheKey`); AmodbModels reads and writes the same as strings, for
+/// apps. The string readings are the oracle: on every path and query here, both give the
+/// same route, the same request or the same error, and the same key.
+struct RouteRequestTests {
+    /// Every route's path, and each of them with one byte changed, dropped or added at every
+    /// place (a slash, a letter of either case, digits, a multi-byte character).
+    static let paths: [String] = {
+        let routes: [Route] =
+            MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }
+            + [.movie(id: 1), .movie(id: 550), .movie(id: Int(Int32.max)), .configuration]
+        let insertions = ["/", "a", "M", "0", "9", "é", ""]
+        var paths = Set(routes.map(\.path) + ["", "/", "/movie/", "/movie/2147483648", "/movie/0550", "/trending//"])
+        for route in routes {
+            let bytes = Array(route.path.utf8)
+            for index in 0...bytes.count {
+                for insertion in insertions {
+                    let before = String(decoding: bytes[..<index], as: UTF8.self)
+                    paths.insert(before + insertion + String(decoding: bytes[index...], as: UTF8.self))
+                    if index < bytes.count {
+                        paths.insert(before + insertion + String(decoding: bytes[(index + 1)...], as: UTF8.self))
+                    }
+                }
+            }
+        }
+        return paths.sorted()
+    }()
+
+    @Test func pathsAreRoutedAsTheStringReadingRoutesThem() {
+        var matched = 0
+        for path in Self.paths {
+            var bytes = path
+            let routed = bytes.withUTF8 { RouteRequest.route(pathBytes: $0) }
+            #expect(routed == Route(path: path), "\(path.debugDescription)")
+            if routed != nil { matched += 1 }
+        }
+        #expect(matched >= 11, "every route's own path matches")
+        #expect(Self.paths.count > 1_000)
+    }
+
+    @Test(
+        "A path's bytes within a longer path match as the same path alone",
+        arguments: [
+            ("/3/movie/550", Route.movie(id: 550) as Route?), ("/3/trending/tv/week", .trending(.tv, .week)),
+            ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil), ("/3", nil), ("/3/configuration", .configuration),
+        ])
+    func bytesMatchInPlace(path: String, route: Route?) {
+        var path = path
+        let matched = path.withUTF8 { RouteRequest.route(pathBytes: UnsafeBufferPointer(rebasing: $0[2...])) }
+        #expect(matched == route)
+        #expect(Route(path: String(path.dropFirst(2))) == route)
+    }
+
+    /// Query items that reach every branch of both readers: each parameter (and a name that
+    /// is none, and one in the wrong case), with values valid, empty, out of range, malformed.
+    static let items: [(name: String, value: String)] = {
+        let names = ["language", "page", "append_to_response", "Language"]
+        let values = [
+            "", "de", "DE", "pt-br", "en-US", "zh-hant-tw", "e", "1", "2", "500", "501", "01", "credits",
+            " credits , videos,credits", "é",
+        ]
+        return names.flatMap { name in values.map { (name, $0) } }
+    }()
+
+    /// The byte reading of a query given as strings.
+    static func byteReading(
+        _ route: Route, _ query: [(name: String, value: String)], base: [String]?
+    ) -> Result<AmodbRequest, RequestError> {
+        Result { () throws(RequestError) in
+            try RouteRequest.request(route, resolvingLanguageAmong: base) { (item) throws(RequestError) in
+                for (name, value) in query {
+                    try bytes(of: name) { (name) throws(RequestError) in
+                        try bytes(of: value) { (value) throws(RequestError) in try item(name, value) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with a string's UTF-8 (`String.withUTF8` rethrows only untyped errors).
+    static func bytes<Result>(
+        of text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(RequestError) -> Result
+    ) throws(RequestError) -> Result {
+        var text = text
+        let outcome: Swift.Result<Result, RequestError> = text.withUTF8 { bytes in
+            do throws(RequestError) { return .success(try body(bytes)) } catch { return .failure(error) }
+        }
+        return try outcome.get()
+    }
+
+    /// The string reading: `AmodbRequest(route:query:)`, resolved among `base` when given.
+    static func stringReading(
+        _ route: Route, _ query: [(name: String, value: String)], base: [String]?
+    ) -> Result<AmodbRequest, RequestError> {
+        Result { () throws(RequestError) in
+            let request = try AmodbRequest(route: route, query: query)
+            return base.map { request.resolvingLanguage(among: $0) } ?? request
+        }
+    }
+
+    @Test(arguments: [Route.trending(.movie, .week), .movie(id: 550), .configuration])
+    func queriesAreReadAsTheStringReadingReadsThem(route: Route) {
+        var valid = 0
+        var keys = Set<String>()
+        for base in [nil, AmodbLanguage.base] {
+            let queries =
+                [[]] + Self.items.map { [$0] } + Self.items.flatMap { first in Self.items.map { [first, $0] } }
+            for query in queries {
+                let bytes = Self.byteReading(route, query, base: base)
+                let strings = Self.stringReading(route, query, base: base)
+                switch (bytes, strings) {
+                case (.success(let read), .success(let expected)):
+                    #expect(read == expected, "\(query)")
+                    // The key the proxy writes is the text apps' models make, and reads back as the request.
+                    let key = CacheKey(read)
+                    #expect(key.text == expected.pathAndQuery, "\(query)")
+                    if keys.insert(key.text).inserted {
+                        #expect(CacheKey.request(of: key.text) == read, "\(key.text)")
+                    }
+                    valid += 1
+                case (.failure(let error), .failure(let expected)):
+                    #expect(error == expected, "\(query)")
+                default:
+                    Issue.record("\(query): bytes \(bytes), strings \(strings)")
+                }
+            }
+        }
+        #expect(valid > 100, "enough queries are valid to mean something")
+        #expect(keys.count > (route == .configuration ? 0 : 10))
+    }
+
+    @Test func aResolvedLanguageIsTheBaseListsOwnString() throws {
+        let german = try Self.byteReading(.movie(id: 1), [("language", "DE")], base: AmodbLanguage.base).get()
+        #expect(german.language == "de-DE")
+    }
+
+    @Test func appendedNamesAreABitSetInTheSortedOrder() {
+        #expect(RouteRequest.appendableInOrder == AmodbRequest.appendableResources.sorted())
+        var all = RouteRequest.appendableInOrder.joined(separator: " , ")
+        let mask = all.withUTF8 { RouteRequest.appendedMask($0) }
+        #expect(mask == (1 << RouteRequest.appendableInOrder.count) - 1)
+        #expect(RouteRequest.appendedResources(mask: mask) == RouteRequest.appendableInOrder)
+        var odd = ",, credits ,videos,credits,Videos,watch/providers,"
+        #expect(
+            RouteRequest.appendedResources(mask: odd.withUTF8 { RouteRequest.appendedMask($0) }) == [
+                "credits", "videos", "watch/providers",
+            ])
+    }
+
+    @Test(
+        "Keys not in canonical form read back as no request",
+        arguments: [
+            "/movie/550?language=EN-us", "/movie/550?page=2", "/movie/550?page=01", "/movie/0550", "movie/550",
+            "/movie/550?append_to_response=videos,credits", "/movie/550?", "/trending/all/day?page=1", "",
+        ])
+    func foreignKeysAreRefused(text: String) {
+        #expect(CacheKey.request(of: text) == nil)
+    }
+
+    @Test func aMoviesKeyIsWrittenForEveryLengthOfId() throws {
+        for id in [1, 9, 10, 99, 12_345, Int(Int32.max), Int.max, -1, Int.min] {
+            #expect(CacheKey(try AmodbRequest(route: .movie(id: id))).text == "/movie/\(id)")
+            let request = try AmodbRequest(route: .movie(id: id), language: "de-DE", page: nil)
+            #expect(CacheKey(request).text == "/movie/\(id)?language=de-DE")
+        }
+    }
+}
