@@ -24,99 +24,38 @@
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$script_dir/../.." && pwd)
-cd "$repo"
-command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
-
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
-# setup_failed MESSAGE: the checks cannot run at all.
-setup_failed() {
-  echo "not ok - $*"
-  echo "$passed passed, $((failed + 1)) failed"
-  exit 2
-}
-# indented FILE [LINES]: the last lines of a log, as comments.
-indented() { tail -n "${2:-15}" "$1" | sed 's/^/#   /'; }
-
-proxy_pid=""
-page_pid=""
-stop() {
-  local pid=$1
-  [[ -n $pid ]] || return 0
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-  local status=$?
-  stop "$proxy_pid"
-  stop "$page_pid"
-  rm -rf "${work:-}"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-work=$(mktemp -d)
-started=$(date +%s)
-
-chromium=${CHROMIUM:-}
-if [[ -z $chromium ]]; then
-  for candidate in chromium chromium-browser google-chrome; do
-    if command -v "$candidate" >/dev/null; then chromium=$(command -v "$candidate"); break; fi
-  done
-fi
-[[ -n $chromium ]] || setup_failed "Chromium is installed (apt-get install chromium)"
-command -v python3 >/dev/null || setup_failed "python3 is installed"
+# shellcheck source=Tests/lib/checks.sh
+source "$script_dir/../lib/checks.sh"
+enter_repo
+begin_checks
+find_chromium
+require_tools python3
 
 # --- the page, on an origin of its own -----------------------------------------------------
 mkdir "$work/site"
 cp "$script_dir/page.html" "$work/site/index.html"
 python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$work/site" >"$work/page.out" 2>"$work/page.err" &
 page_pid=$!
-page_port=""
-for _ in $(seq 1 100); do
-  page_port=$(grep -o 'port [0-9]*' "$work/page.out" | grep -o '[0-9]*$' || true)
-  [[ -n $page_port ]] && break
-  kill -0 "$page_pid" 2>/dev/null || break
-  sleep 0.1
-done
+stop_on_exit "$page_pid"
+page_port=$(port_in_output "$page_pid" "$work/page.out" 'port [0-9]*')
 [[ -n $page_port ]] || { indented "$work/page.err"; setup_failed "python3 -m http.server serves the page"; }
 page_origin="http://127.0.0.1:$page_port"
 echo "# the page on $page_origin"
 
 # --- the proxy: sandbox mode, an app token, CORS for the page's origin only ---------------
-echo "# swift build --product amodb-proxy"
-swift build --product amodb-proxy >"$work/build.log" 2>&1 || { indented "$work/build.log" 30; setup_failed "swift build --product amodb-proxy"; }
-binary="$(swift build --show-bin-path)/amodb-proxy"
+build_debug_proxy
 token="browser-$RANDOM$RANDOM$RANDOM"
-# From the temporary directory, so no config/amodb-proxy.conf is read.
-(cd "$work" && exec env HOST=127.0.0.1 PORT=0 AMODB_PROXY_TOKENS="$token" AMODB_CORS_ORIGINS="$page_origin" \
-  AMODB_LOG_FORMAT=json "$binary" --sandbox >"$work/proxy.out" 2>"$work/proxy.err") &
-proxy_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(grep '"amodb-proxy listening"' "$work/proxy.err" | grep -o '"address":"http://127\.0\.0\.1:[0-9]*' | grep -o '[0-9]*$' || true)
-  [[ -n $port ]] && break
-  kill -0 "$proxy_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[[ -n $port ]] || { indented "$work/proxy.err"; setup_failed "amodb-proxy --sandbox starts and logs its port"; }
-proxy="http://127.0.0.1:$port"
+start_sandboxed_proxy AMODB_PROXY_TOKENS="$token" AMODB_CORS_ORIGINS="$page_origin"
+proxy="http://127.0.0.1:$proxy_port"
 echo "# amodb-proxy --sandbox on $proxy, AMODB_CORS_ORIGINS=$page_origin"
 
 # visit NAME PAGE_URL: what the page saw, as JSON in $work/NAME.json ("" if it never finished).
 visit() {
   local name=$1 url=$2
-  # A profile of its own per visit: nothing cached from the one before, nothing shared
-  # with anyone else's Chromium. The virtual time budget runs only while no fetch is in
-  # flight, so it bounds the page's own timers; `timeout` bounds the whole run.
-  timeout 90 "$chromium" --headless=new --disable-gpu --no-sandbox --no-first-run --no-default-browser-check \
-    --disable-extensions --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$work/profile-$name" --virtual-time-budget=60000 --dump-dom "$url" \
-    >"$work/$name.html" 2>"$work/$name.err" || true
+  # A profile of its own per visit (headless_chromium): nothing cached from the one before.
+  # The virtual time budget runs only while no fetch is in flight, so it bounds the page's
+  # own timers; `timeout` bounds the whole run.
+  headless_chromium "$name" --virtual-time-budget=60000 --dump-dom "$url" >"$work/$name.html"
   python3 - "$work/$name.html" >"$work/$name.json" <<'PY'
 import html, re, sys
 dom = open(sys.argv[1], encoding="utf-8", errors="replace").read()
@@ -131,7 +70,6 @@ visit refused "http://localhost:$page_port/index.html?mode=refused&proxy=$proxy&
 
 # Stopped before its access log is read: the log's writer flushes on shutdown.
 stop "$proxy_pid"
-proxy_pid=""
 
 # --- what the pages saw ----------------------------------------------------------------------
 checks=$(python3 - "$work/allowed.json" "$work/refused.json" "$work/proxy.out" <<'PY'
@@ -201,20 +139,8 @@ else:
         check(f"an origin not in the list cannot read {what} (fetch fails)", "Failed to fetch" in (seen.get("error") or ""), seen)
 PY
 ) || setup_failed "the checks ran (python3)"
-while IFS= read -r line; do
-  case $line in
-    "ok - "*) ok "${line#ok - }" ;;
-    "not ok - "*) not_ok "${line#not ok - }" ;;
-    *) echo "$line" ;;
-  esac
-done <<<"$checks"
-if (( failed > 0 )); then
-  for name in allowed refused; do
-    echo "# Chromium's output ($name), without its D-Bus complaints:"
-    grep -v 'dbus/' "$work/$name.err" | tail -n 10 | sed 's/^/#   /' || true
-  done
-fi
+count_checks "$checks"
+((failed == 0)) || chromium_output allowed refused
 
-echo "# $(( $(date +%s) - started )) s"
-echo "$passed passed, $failed failed"
-(( failed == 0 )) || exit 1
+echo "# $(elapsed) s"
+finish

@@ -20,66 +20,20 @@
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$script_dir/../.." && pwd)
-cd "$repo"
-command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+# shellcheck source=Tests/lib/checks.sh
+source "$script_dir/../lib/checks.sh"
+enter_repo
 screenshots=false
 [[ ${1:-} == --screenshots ]] && screenshots=true
 
-passed=0
-failed=0
-setup_failed() {
-  echo "not ok - $*"
-  echo "$passed passed, $((failed + 1)) failed"
-  exit 2
-}
-indented() { tail -n "${2:-15}" "$1" | sed 's/^/#   /'; }
-
-proxy_pid=""
-stop() {
-  local pid=$1
-  [[ -n $pid ]] || return 0
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-  local status=$?
-  stop "$proxy_pid"
-  rm -rf "${work:-}"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-work=$(mktemp -d)
-started=$(date +%s)
-
-chromium=${CHROMIUM:-}
-if [[ -z $chromium ]]; then
-  for candidate in chromium chromium-browser google-chrome; do
-    if command -v "$candidate" >/dev/null; then chromium=$(command -v "$candidate"); break; fi
-  done
-fi
-[[ -n $chromium ]] || setup_failed "Chromium is installed (apt-get install chromium)"
-command -v python3 >/dev/null || setup_failed "python3 is installed"
-
-echo "# swift build --product amodb-proxy"
-swift build --product amodb-proxy >"$work/build.log" 2>&1 || { indented "$work/build.log" 30; setup_failed "swift build --product amodb-proxy"; }
-binary="$(swift build --show-bin-path)/amodb-proxy"
+begin_checks
+find_chromium
+require_tools python3
+build_debug_proxy
 
 # A plan of 20 calls a minute, so that the traffic below spends it and some misses are refused.
-(cd "$work" && exec env HOST=127.0.0.1 PORT=0 AMODB_RATE_LIMIT=20 AMODB_MISS_WAIT=0.2 AMODB_LOG_FORMAT=json \
-  "$binary" --sandbox >"$work/proxy.out" 2>"$work/proxy.err") &
-proxy_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(grep '"amodb-proxy listening"' "$work/proxy.err" | grep -o '"address":"http://127\.0\.0\.1:[0-9]*' | grep -o '[0-9]*$' || true)
-  [[ -n $port ]] && break
-  kill -0 "$proxy_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[[ -n $port ]] || { indented "$work/proxy.err"; setup_failed "amodb-proxy --sandbox starts and logs its port"; }
-proxy="http://127.0.0.1:$port"
+start_sandboxed_proxy AMODB_RATE_LIMIT=20 AMODB_MISS_WAIT=0.2
+proxy="http://127.0.0.1:$proxy_port"
 echo "# amodb-proxy --sandbox on $proxy, AMODB_RATE_LIMIT=20"
 
 # Traffic: a few hot paths asked often (hits), and 30 movies asked once or twice (misses,
@@ -109,13 +63,11 @@ PY
 echo "# traffic: statuses $(cat "$work/traffic.txt")"
 
 chromium_run() {
-  # A profile of its own per run; console messages go to stderr (--enable-logging), where
-  # the checks look for them. `timeout` bounds the whole run.
+  # A profile of its own per run (headless_chromium); console messages go to stderr
+  # (--enable-logging), into $work/NAME.err, where the checks look for them.
   local name=$1
   shift
-  timeout 90 "$chromium" --headless=new --disable-gpu --no-sandbox --no-first-run --no-default-browser-check \
-    --disable-extensions --disable-background-networking --disable-component-update --disable-sync \
-    --enable-logging=stderr --v=0 --user-data-dir="$work/profile-$name" "$@" 2>"$work/$name.err" || true
+  headless_chromium "$name" --enable-logging=stderr --v=0 "$@"
 }
 
 echo "# headless Chromium: $("$chromium" --version 2>/dev/null | head -1)"
@@ -133,7 +85,6 @@ fi
 
 # Stopped before its access log is read: the log's writer flushes on shutdown.
 stop "$proxy_pid"
-proxy_pid=""
 
 # --- the plan report, from a generated six-hour log -----------------------------------------
 python3 - "$work/six-hours.log" <<'PY' || setup_failed "the access log was generated (python3)"
@@ -250,20 +201,8 @@ check("the report recommends in one sentence", recommendation is not None and re
 check("Chromium logged no console message for the plan report", not console("report"), console("report"))
 PY
 ) || setup_failed "the checks ran (python3)"
-while IFS= read -r line; do
-  case $line in
-    "ok - "*) passed=$((passed + 1)); echo "$line" ;;
-    "not ok - "*) failed=$((failed + 1)); echo "$line" ;;
-    *) echo "$line" ;;
-  esac
-done <<<"$checks"
-if (( failed > 0 )); then
-  for name in status report; do
-    echo "# Chromium's output ($name), without its D-Bus complaints:"
-    grep -v 'dbus/' "$work/$name.err" | tail -n 10 | sed 's/^/#   /' || true
-  done
-fi
+count_checks "$checks"
+((failed == 0)) || chromium_output status report
 if $screenshots; then echo "# screenshots: docs/images/status.png, docs/images/plan-report.png"; fi
-echo "# $(( $(date +%s) - started )) s"
-echo "$passed passed, $failed failed"
-(( failed == 0 )) || exit 1
+echo "# $(elapsed) s"
+finish

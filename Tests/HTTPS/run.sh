@@ -25,34 +25,10 @@
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$script_dir/../.." && pwd)
-cd "$repo"
-command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
-
-passed=0
-failed=0
-t0=$(date +%s)
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
-# setup_failed MESSAGE: the check cannot run at all.
-setup_failed() {
-  echo "not ok - $*"
-  echo "$passed passed, $((failed + 1)) failed"
-  exit 2
-}
-
-pids=()
-cleanup() {
-  local status=$?
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "${work:-}"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-work=$(mktemp -d)
+# shellcheck source=Tests/lib/checks.sh
+source "$script_dir/../lib/checks.sh"
+enter_repo
+begin_checks
 
 for tool in caddy curl python3 unshare; do
   command -v "$tool" >/dev/null || setup_failed "$tool is installed (apt-get install ${tool/unshare/util-linux})"
@@ -108,22 +84,14 @@ else
 fi
 
 # --- the release binary, in sandbox mode, on a port the OS picks --------------------
-echo "# scripts/build-release.sh ($(( $(date +%s) - t0 )) s)"
+echo "# scripts/build-release.sh ($(elapsed) s)"
 binary=$("$repo/scripts/build-release.sh" 2>"$work/build.log" | tail -1) || { tail -n 30 "$work/build.log"; setup_failed "release build"; }
 token="https-check-$RANDOM$RANDOM"
 printf '%s\n' "$token" >"$work/tokens"
-# From the temporary directory, so no config/amodb-proxy.conf is read.
-(cd "$work" && exec env HOST=127.0.0.1 PORT=0 AMODB_TRUSTED_PROXIES=127.0.0.1 AMODB_PROXY_TOKENS_FILE="$work/tokens" \
-  AMODB_LOG_FORMAT=json AMODB_ACCESS_LOG=on "$binary" --sandbox >"$work/access.log" 2>"$work/events.log") &
-pids+=($!)
-proxy_port=""
-for _ in $(seq 1 100); do
-  proxy_port=$(grep '"amodb-proxy listening"' "$work/events.log" | grep -o '"address":"http://127\.0\.0\.1:[0-9]*' | grep -o '[0-9]*$' || true)
-  [[ -n $proxy_port ]] && break
-  kill -0 "${pids[0]}" 2>/dev/null || break
-  sleep 0.1
-done
-[[ -n $proxy_port ]] || { cat "$work/events.log"; setup_failed "amodb-proxy --sandbox starts and logs its port"; }
+# The access log is the proxy's standard output, its JSON events its standard error.
+start_sandboxed_proxy AMODB_TRUSTED_PROXIES=127.0.0.1 AMODB_PROXY_TOKENS_FILE="$work/tokens" AMODB_ACCESS_LOG=on
+access_log="$work/proxy.out"
+events_log="$work/proxy.err"
 echo "# amodb-proxy on 127.0.0.1:$proxy_port"
 
 # --- Caddy: a port of its own (TCP for h1/h2, UDP for h3) --------------------------
@@ -155,20 +123,21 @@ fi
 http_port=$(( https_port == 29999 ? 29998 : https_port + 1 ))
 "${caddy_env[@]}" HTTPS_CHECK_PORT="$https_port" HTTPS_CHECK_HTTP_PORT="$http_port" HTTPS_CHECK_PROXY_PORT="$proxy_port" \
   caddy run --config "$script_dir/Caddyfile" --adapter caddyfile >"$work/caddy.log" 2>&1 &
-pids+=($!)
+caddy_pid=$!
+stop_on_exit "$caddy_pid"
 base="https://127.0.0.1:$https_port"
 root="$work/caddy-data/caddy/pki/authorities/local/root.crt"
 ready=0
 for _ in $(seq 1 300); do
   if [[ -f $root ]] && curl -s --cacert "$root" -o /dev/null "$base/healthz" 2>/dev/null; then ready=1; break; fi
-  kill -0 "${pids[1]}" 2>/dev/null || break
+  kill -0 "$caddy_pid" 2>/dev/null || break
   sleep 0.1
 done
 if [[ $ready != 1 ]]; then
   tail -n 20 "$work/caddy.log" | sed 's/^/# /'
   setup_failed "Caddy serves HTTPS on 127.0.0.1:$https_port within 30 s (port taken meanwhile? set HTTPS_CHECK_PORT)"
 fi
-echo "# Caddy on $base, its root CA in $root ($(( $(date +%s) - t0 )) s)"
+echo "# Caddy on $base, its root CA in $root ($(elapsed) s)"
 
 # --- curl over HTTPS ----------------------------------------------------------------
 auth=(-H "Authorization: Bearer $token")
@@ -227,18 +196,18 @@ status=$(curl -sS --interface 127.0.0.2 --cacert "$root" "${auth[@]}" \
   -o /dev/null -w '%{http_code}' "$base/3/movie/550" 2>"$work/curl.err" || true)
 logged=0
 for _ in $(seq 1 50); do   # the access log is written every 100 ms
-  if grep -q '"route":"/3/movie/{movie_id}","key":"/movie/550","status":200.*"client":"127.0.0.2"' "$work/access.log"; then logged=1; break; fi
+  if grep -q '"route":"/3/movie/{movie_id}","key":"/movie/550","status":200.*"client":"127.0.0.2"' "$access_log"; then logged=1; break; fi
   sleep 0.1
 done
-if [[ $status == 200 && $logged == 1 ]] && ! grep -q '203\.0\.113\.' "$work/access.log"; then
+if [[ $status == 200 && $logged == 1 ]] && ! grep -q '203\.0\.113\.' "$access_log"; then
   ok "the access log names the real client 127.0.0.2 (from Caddy's X-Forwarded-For), not Caddy's 127.0.0.1 nor a forged address"
 else
   not_ok "the access log names the real client 127.0.0.2 (status $status)"
-  grep '/3/movie' "$work/access.log" | tail -n 3 | sed 's/^/# /'
+  grep '/3/movie' "$access_log" | tail -n 3 | sed 's/^/# /'
 fi
 
 # --- AmodbClient (URLSession) ---------------------------------------------------------
-echo "# swift build --build-tests ($(( $(date +%s) - t0 )) s)"
+echo "# swift build --build-tests ($(elapsed) s)"
 swift build --build-tests >"$work/test-build.log" 2>&1 || { tail -n 30 "$work/test-build.log"; setup_failed "test build"; }
 client_test=(env AMODB_HTTPS_CHECK_URL="$base/3" AMODB_HTTPS_CHECK_TOKEN="$token"
   swift test --skip-build --filter HTTPSPathTests.amodbClientFetchesThroughTheTLSTerminatorTrustingItsCA)
@@ -266,12 +235,11 @@ else
 fi
 
 # The sandbox's key ("sandbox-key", AmodbSandbox.Configuration) never leaves the proxy.
-if ! grep -q 'sandbox-key' "$work/access.log" "$work/events.log" "$work/caddy.log" "$work/body" "$work/head"; then
+if ! grep -q 'sandbox-key' "$access_log" "$events_log" "$work/caddy.log" "$work/body" "$work/head"; then
   ok "the key appears in no log line and no answer"
 else
   not_ok "the key appears in no log line and no answer"
 fi
 
-echo "# total $(( $(date +%s) - t0 )) s"
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+echo "# total $(elapsed) s"
+finish

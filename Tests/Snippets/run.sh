@@ -32,43 +32,15 @@
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$script_dir/../.." && pwd)
-cd "$repo"
-command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+# shellcheck source=Tests/lib/checks.sh
+source "$script_dir/../lib/checks.sh"
+enter_repo
 readme="$repo/README.md"
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
-# setup_failed MESSAGE: the checks cannot run at all.
-setup_failed() {
-  echo "not ok - $*"
-  echo "$passed passed, $((failed + 1)) failed"
-  exit 2
-}
-# indented FILE: the last lines of a log, as comments.
-indented() { tail -n "${2:-15}" "$1" | sed 's/^/#   /'; }
-
-proxy_pid=""
-cleanup() {
-  local status=$?
-  if [[ -n $proxy_pid ]]; then
-    kill "$proxy_pid" 2>/dev/null || true
-    wait "$proxy_pid" 2>/dev/null || true
-  fi
-  rm -rf "${work:-}"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-work=$(mktemp -d)
+begin_checks
 
 okhttp_jars=(/usr/share/java/okhttp.jar /usr/share/java/okio.jar /usr/share/java/com.android.json.jar)
-for tool in curl python3 node javac java; do
-  command -v "$tool" >/dev/null || setup_failed "$tool is installed"
-done
+require_tools curl python3 node javac java
 for jar in "${okhttp_jars[@]}"; do
   [[ -f $jar ]] || setup_failed "$jar exists (apt-get install libokhttp-java libandroid-json-java)"
 done
@@ -114,24 +86,12 @@ with_proxy() {
 }
 
 # --- the proxy: sandbox mode, client tokens on ------------------------------------------
-echo "# swift build --product amodb-proxy"
-swift build --product amodb-proxy >"$work/build.log" 2>&1 || { indented "$work/build.log" 30; setup_failed "swift build --product amodb-proxy"; }
-binary="$(swift build --show-bin-path)/amodb-proxy"
+build_debug_proxy
 # --sandbox replaces the upstream and the key with the built-in stand-in; the client tokens
-# stay in force. From the temporary directory, so no config/amodb-proxy.conf is read.
-(cd "$work" && exec env HOST=127.0.0.1 PORT=0 AMODB_PROXY_TOKENS="$token" AMODB_LOG_FORMAT=json \
-  "$binary" --sandbox >"$work/proxy.out" 2>"$work/proxy.err") &
-proxy_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(grep '"amodb-proxy listening"' "$work/proxy.err" | grep -o '"address":"http://127\.0\.0\.1:[0-9]*' | grep -o '[0-9]*$' || true)
-  [[ -n $port ]] && break
-  kill -0 "$proxy_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[[ -n $port ]] || { indented "$work/proxy.err"; setup_failed "amodb-proxy --sandbox starts and logs its port"; }
-base="http://127.0.0.1:$port/3"
-echo "# amodb-proxy --sandbox on 127.0.0.1:$port"
+# stay in force.
+start_sandboxed_proxy AMODB_PROXY_TOKENS="$token"
+base="http://127.0.0.1:$proxy_port/3"
+echo "# amodb-proxy --sandbox on 127.0.0.1:$proxy_port"
 
 # get PATH_AND_QUERY [curl options…]: the body of a call with the token, into $work/body.
 get() {
@@ -301,5 +261,4 @@ else
   not_ok "/3/configuration is cached a day (${cache_control:-no Cache-Control}; then ${cache_status:-no Cache-Status})"
 fi
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+finish
