@@ -14,6 +14,7 @@ struct RouteRequestTests {
         let routes: [Route] =
             MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }
             + [.movie(id: 1), .movie(id: 550), .movie(id: Int(Int32.max)), .configuration]
+            + Route.Kind.allCases.map(\.example)  // a route added one day is read here too
         let insertions = ["/", "a", "M", "0", "9", "é", ""]
         var paths = Set(routes.map(\.path) + ["", "/", "/movie/", "/movie/2147483648", "/movie/0550", "/trending//"])
         for route in routes {
