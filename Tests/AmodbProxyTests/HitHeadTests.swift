@@ -18,7 +18,7 @@ struct HitHeadTests {
         _ entry: CachedResponse = entry, at now: Double, accept: AcceptEncoding = AcceptEncoding(),
         ifNoneMatch: String? = nil
     ) -> HTTPResponse {
-        let answer = entry.response(
+        let answer = entry.answer(
             at: now, outcome: .hit(ttl: entry.remainingLifetime(at: now)), accept: accept, ifNoneMatch: ifNoneMatch)
         var response = answer.response
         answer.cacheOutcome?.appendCacheStatus(to: &response.renderedFields)

@@ -26,7 +26,7 @@ struct VariantRevalidationTests {
         "Any variant's tag is confirmed, whatever the client would be sent",
         arguments: ContentCoding.allCases, [nil, "gzip", "br", "gzip, deflate, br"])
     func anyVariantsTagIsConfirmed(held: ContentCoding, accept: String?) {
-        let answer = Self.entry.response(
+        let answer = Self.entry.answer(
             at: 1_001, outcome: .hit(ttl: 1799), accept: Self.accept(accept), ifNoneMatch: Self.tag(held))
         #expect(answer.response.status == 304)
         #expect(answer.response.body.isEmpty)
@@ -42,12 +42,12 @@ struct VariantRevalidationTests {
     @Test func theVariantTheClientWouldGetIsPreferred() {
         let list = "\(Self.tag(.identity)), \(Self.tag(.gzip)), \(Self.tag(.br))"
         for (accept, coding) in [(nil, ContentCoding.identity), ("gzip", .gzip), ("br", .br)] {
-            let answer = Self.entry.response(
+            let answer = Self.entry.answer(
                 at: 1_001, outcome: .hit(ttl: 1799), accept: Self.accept(accept), ifNoneMatch: list)
             #expect(answer.response.contentEncoding == coding.contentEncoding, "\(accept ?? "none")")
             #expect(HitHeadTests.head(answer.response).contains("ETag: \(Self.tag(coding))\r\n"))
         }
-        let star = Self.entry.response(
+        let star = Self.entry.answer(
             at: 1_001, outcome: .hit(ttl: 1799), accept: Self.accept("br"), ifNoneMatch: "*")
         #expect(star.response.status == 304)
         #expect(star.response.contentEncoding == "br")
@@ -57,7 +57,7 @@ struct VariantRevalidationTests {
         let fill = CachedResponse(body: Self.variants.identity, storedAt: 1_000, lifetime: 1800)
             .with(ContentVariants(identity: Self.variants.identity, gzip: Self.variants.gzip, br: nil))
         #expect(fill.tag(of: .br) == nil)
-        let answer = fill.response(
+        let answer = fill.answer(
             at: 1_001, outcome: .hit(ttl: 1799), accept: Self.accept("br"), ifNoneMatch: Self.tag(.br))
         #expect(answer.response.status == 200)
         #expect(answer.response.contentEncoding == nil, "br alone, not made yet: identity")
@@ -67,7 +67,7 @@ struct VariantRevalidationTests {
         let missing = CachedResponse(status: 404, body: Array(#"{"x":1}"#.utf8), storedAt: 1_000, lifetime: 300)
         #expect(missing.tag(of: .identity) == nil)
         for ifNoneMatch in ["*", missing.etag] {
-            let answer = missing.response(at: 1_001, outcome: .hit(ttl: 299), ifNoneMatch: ifNoneMatch)
+            let answer = missing.answer(at: 1_001, outcome: .hit(ttl: 299), ifNoneMatch: ifNoneMatch)
             #expect(answer.response.status == 404)
         }
     }

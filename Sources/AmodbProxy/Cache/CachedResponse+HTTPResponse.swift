@@ -13,7 +13,7 @@ extension CachedResponse {
     /// This runs for every hit, so its fields are rendered as bytes (`RenderedFields`): the
     /// lines that never change were rendered once per entry and coding (`Form`) and are
     /// shared, and only the two per-second numbers are written here, as digits.
-    func response(
+    func answer(
         at now: Double, outcome: CacheOutcome, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
     ) -> ProxyAnswer {
         var coding: ContentCoding

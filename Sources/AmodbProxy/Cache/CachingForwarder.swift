@@ -131,7 +131,7 @@ final class CachingForwarder: Sendable {
                     request, key: key, accept: accept, ifNoneMatch: ifNoneMatch, limitKey: limitKey, deliver: deliver)
                 return
             }
-            deliver(result.response(at: clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
+            deliver(result.answer(at: clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch))
         }
         let freshness = policy.freshness
         let claim = leases.claim(
@@ -153,7 +153,7 @@ final class CachingForwarder: Sendable {
             case .later: return nil
             case .unusable:
                 let outcome = CacheOutcome.hit(ttl: entry.remainingLifetime(at: now))
-                return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
+                return entry.answer(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
             }
         case .joined:
             if !counted { statistics.countMiss(key) }
@@ -161,7 +161,7 @@ final class CachingForwarder: Sendable {
             return nil
         case .refused(let detail):
             if !counted { statistics.countMiss(key) }
-            return ClientFailure.noCall(detail, retryAfter: 1).response(collapsed: false)
+            return ClientFailure.noCall(detail, retryAfter: 1).answer(collapsed: false)
         case .leads:
             if !counted { statistics.countMiss(key) }
             tasks.run(.awaited) {
@@ -169,7 +169,7 @@ final class CachingForwarder: Sendable {
                 if let shared = await self.leases.lead(key, arrivedAt: now) {
                     let result = self.commit.store(key, with: shared, refreshing: false)
                     deliver(
-                        result.response(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch)
+                        result.answer(at: self.clock.now(), collapsed: true, accept: accept, ifNoneMatch: ifNoneMatch)
                     )
                     await self.leases.share(key, nil)
                     return
@@ -177,7 +177,7 @@ final class CachingForwarder: Sendable {
                 let fetched = await self.fill.run(request, priority: .miss, limitKey: limitKey)
                 let result = self.commit.store(key, with: fetched, refreshing: false)
                 deliver(
-                    result.response(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
+                    result.answer(at: self.clock.now(), collapsed: false, accept: accept, ifNoneMatch: ifNoneMatch))
                 // A refusal of this caller's share is its own: the other replicas waiting on
                 // the path are told only that no call was made, and look again.
                 let spentShare =
@@ -228,11 +228,11 @@ final class CachingForwarder: Sendable {
         {
         case .fresh(let ttl):
             statistics.count(entry.status == 200 ? .hit : .negativeHit, loop: loop)
-            return .now(entry.response(at: now, outcome: .hit(ttl: ttl), accept: accept, ifNoneMatch: ifNoneMatch))
+            return .now(entry.answer(at: now, outcome: .hit(ttl: ttl), accept: accept, ifNoneMatch: ifNoneMatch))
         case .stale(let ttl, let fwdStatus):
             statistics.count(.staleIfError)
             let outcome = CacheOutcome.stale(ttl: ttl, reason: .error, fwdStatus: fwdStatus)
-            return .now(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
+            return .now(entry.answer(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
         case .revalidate(let ttl, let overdue):
             return revalidate(
                 entry, for: request, key: key, now: now, ttl: ttl, overdue: overdue, accept: accept,
@@ -252,7 +252,7 @@ final class CachingForwarder: Sendable {
         _ entry: CachedResponse, for request: AmodbRequest, key: String, now: Double, ttl: Int, overdue: Bool,
         accept: AcceptEncoding, ifNoneMatch: String?, later: () -> AnswerDelivery
     ) -> StoredAnswer {
-        let revalidating = entry.response(
+        let revalidating = entry.answer(
             at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil), accept: accept,
             ifNoneMatch: ifNoneMatch)
         guard case .leads = leases.claim(key, cached: { nil }, waiter: nil) else {
@@ -275,7 +275,7 @@ final class CachingForwarder: Sendable {
                 self.statistics.count(.refreshDeferred, route: request.route)
                 if !overdue {
                     let outcome = CacheOutcome.stale(ttl: ttl, reason: .budget, fwdStatus: nil)
-                    deliver(entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
+                    deliver(entry.answer(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch))
                 }
                 return
             }

@@ -37,7 +37,7 @@ struct ClientFailure: Sendable {
     }
 
     /// The error response; `collapsed` when the request joined another's fetch.
-    func response(collapsed: Bool) -> ProxyAnswer {
+    func answer(collapsed: Bool) -> ProxyAnswer {
         var headers = HTTPHeaders()
         if let retryAfter { headers.set("Retry-After", String(Self.retryAfterSeconds(retryAfter))) }
         let response = APIRefusal(detail == nil ? .upstreamFailed : .noCall, status: status, message, headers: headers)

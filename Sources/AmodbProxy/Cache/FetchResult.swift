@@ -12,19 +12,19 @@ enum FetchResult: Sendable {
 
     /// The answer for one client at `now`; `collapsed` when it joined another's fetch.
     /// `ifNoneMatch`: the tags the client has (a stored 200 it has is a 304).
-    func response(
+    func answer(
         at now: Double, collapsed: Bool, accept: AcceptEncoding = AcceptEncoding(), ifNoneMatch: String? = nil
     ) -> ProxyAnswer {
         switch self {
         case .answer(let entry, let stored):
             let outcome = CacheOutcome.miss(fwdStatus: entry.status, stored: stored, collapsed: collapsed, detail: nil)
-            return entry.response(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
+            return entry.answer(at: now, outcome: outcome, accept: accept, ifNoneMatch: ifNoneMatch)
         case .shared(let entry):
-            return entry.response(
+            return entry.answer(
                 at: now, outcome: .sharedHit(ttl: entry.remainingLifetime(at: now)), accept: accept,
                 ifNoneMatch: ifNoneMatch)
         case .failed(let failure):
-            return failure.response(collapsed: collapsed)
+            return failure.answer(collapsed: collapsed)
         }
     }
 }
