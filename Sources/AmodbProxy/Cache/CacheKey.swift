@@ -1,3 +1,4 @@
+import AmodbHTTP
 import AmodbModels
 
 /// The key an amodb request is cached under: its path and canonical query relative to the
@@ -20,22 +21,17 @@ struct CacheKey: Sendable, Hashable {
         }
     }
 
-    /// The request a key's text stands for, if the text is a key the proxy makes (read as
-    /// apps read a path and query, then made again and compared): a snapshot or Redis may
-    /// hold anything.
+    /// The request a key's text stands for, if the text is a key the proxy makes: read as a
+    /// request's path and query are read (`RouteRequest`), then written again and compared,
+    /// as a snapshot file or Redis may hold anything.
     static func request(of text: String) -> AmodbRequest? {
-        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let route = Route(path: String(parts[0])) else { return nil }
-        var query: [(name: String, value: String)] = []
-        if parts.count == 2 {
-            for pair in parts[1].split(separator: "&", omittingEmptySubsequences: false) {
-                let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                query.append((String(nameAndValue[0]), nameAndValue.count == 2 ? String(nameAndValue[1]) : ""))
-            }
-        }
-        guard let request = try? AmodbRequest(route: route, query: query), CacheKey(request).text == text else {
-            return nil
-        }
+        let question = text.utf8.firstIndex(of: UInt8(ascii: "?"))
+        var path = String(text[..<(question ?? text.endIndex)])
+        guard let route = path.withUTF8({ RouteRequest.route(pathBytes: $0) }),
+            let query = question.map({ RequestQuery(text[text.index(after: $0)...]) }) ?? RequestQuery(),
+            let request = try? RouteRequest.request(route, query: query, languages: nil).get(),
+            CacheKey(request).text == text
+        else { return nil }
         return request
     }
 

@@ -44,9 +44,9 @@ enum RouteRequest {
     }
 
     /// The canonical request a route's query names, its language resolved among `languages`
-    /// (`AmodbRequest.resolvingLanguage(among:)`), or why the query names none.
+    /// (`AmodbRequest.resolvingLanguage(among:)`) when given, or why the query names none.
     static func request(
-        _ route: Route, query: RequestQuery, languages: [String]
+        _ route: Route, query: RequestQuery, languages: [String]?
     ) -> Result<AmodbRequest, RequestError> {
         Result { () throws(RequestError) in
             try request(route, resolvingLanguageAmong: languages) { (item) throws(RequestError) in
