@@ -126,7 +126,7 @@ do throws(CryptoError) {
     fail(error.description)
 }
 
-// The client tokens join the secrets scrubbed once they are read (`ClientTokens`), from
+// The client tokens join the secrets scrubbed once they are read (`AppTokens`), from
 // the setting and the file alike.
 let logger = ProxyLogger(
     minimumLevel: configuration.logLevel, format: configuration.logFormat,

@@ -6,14 +6,14 @@ import Testing
 /// else is read as one.
 struct FailureEnvelopeTests {
     @Test(arguments: [
-        ClientFailure(status: 502, message: "amodb failed with status 500.", fwdStatus: 500),
-        ClientFailure(status: 504, message: "amodb did not answer in time."),
-        ClientFailure(
+        FetchFailure(status: 502, message: "amodb failed with status 500.", fwdStatus: 500),
+        FetchFailure(status: 504, message: "amodb did not answer in time."),
+        FetchFailure(
             status: 503, message: "amodb's rate limit is reached; try again in 7 s.", fwdStatus: 429, retryAfter: 6.5,
             backoff: 6.5),
-        ClientFailure.noCall(.budgetExhausted, retryAfter: 12),
+        FetchFailure.noCall(.budgetExhausted, retryAfter: 12),
     ])
-    func aFailureComesBackAsItWent(failure: ClientFailure) throws {
+    func aFailureComesBackAsItWent(failure: FetchFailure) throws {
         let bytes = FailureEnvelope.encode(failure, key: "/movie/550?language=de-DE", finishedAt: 1_700_000_000_123)
         #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("v1 1700000000123 "))
         let read = try #require(FailureEnvelope.decode(bytes, key: "/movie/550?language=de-DE"))

@@ -48,7 +48,7 @@ struct MissQueueTests {
             policy.maxWaitingMisses = waiting
             forwarder = CachingForwarder(
                 cache: MemoryResponseCache(), fetcher: fetcher,
-                budget: UpstreamBudget(limit: 2, shares: share.map { ClientUpstreamShare(callsPerWindow: $0) }),
+                budget: UpstreamBudget(limit: 2, shares: share.map { CallerShare(callsPerWindow: $0) }),
                 clock: clock,
                 logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), policy: policy,
                 validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: statistics)
@@ -203,7 +203,7 @@ struct FairMissQueueTests {
 
     /// A budget whose window is spent until `frees` and whose clients have `share` calls each.
     private static func spent(share: Int, frees: Double) -> UpstreamBudget {
-        let budget = UpstreamBudget(limit: 1, shares: ClientUpstreamShare(callsPerWindow: share))
+        let budget = UpstreamBudget(limit: 1, shares: CallerShare(callsPerWindow: share))
         #expect(budget.acquire(.miss, client: "someone", now: frees - UpstreamBudget.window) == .granted)
         return budget
     }
@@ -252,7 +252,7 @@ struct FairMissQueueTests {
         let clock = SimulatedClock(1000)
         let tasks = BackgroundTasks(clock: clock)
         let queue = MissQueue(wait: 2, capacity: 256)
-        let budget = UpstreamBudget(limit: 2, shares: ClientUpstreamShare(callsPerWindow: 2))
+        let budget = UpstreamBudget(limit: 2, shares: CallerShare(callsPerWindow: 2))
         #expect(budget.acquire(.miss, client: "a", now: 941) == .granted)  // a has one call left
         #expect(budget.acquire(.miss, client: "b", now: 941) == .granted)  // the window is spent until 1001
         await withTaskGroup(of: CallDecision.self) { group in

@@ -18,7 +18,7 @@ struct ProxyLoggerTests {
         #expect(object["message"] == "leaked <redacted> here")
     }
 
-    @Test func scrubsTheClientTokensInForceFromEveryCopy() throws {
+    @Test func scrubsTheAppTokensInForceFromEveryCopy() throws {
         let capture = LogCapture()
         let logger = ProxyLogger(secrets: [Secret("the-amodb-key")], sink: capture.sink)
         let copy = logger

@@ -2,7 +2,7 @@ import AmodbBytes
 import AmodbCrypto
 import AmodbHTTP
 
-/// Who may call the API routes: app tokens (`ClientTokens`), users' ID tokens
+/// Who may call the API routes: app tokens (`AppTokens`), users' ID tokens
 /// (`TokenVerifier`), both (an app moving from one to the other), or anyone. It reads a
 /// request's `Authorization` (and, for app tokens, an `api_key` query parameter) and says
 /// who is calling, or the answer that refuses them; every outcome is counted in
@@ -15,12 +15,12 @@ import AmodbHTTP
 /// refusals it gets 429 before anything is checked: a flood of made-up tokens costs a
 /// lookup each, not a signature check.
 struct Callers: Sendable {
-    let tokens: ClientTokens
+    let tokens: AppTokens
     let users: TokenVerifier?
     /// The key set the users' tokens may need, for `/readyz`.
     let keySet: KeySetRefresher?
     /// The per-client limiter whose address buckets refusals are charged to; `nil`: none.
-    let rateLimiter: ClientRateLimiter?
+    let rateLimiter: CallerRateLimiter?
     let metrics: ProxyMetrics
 
     /// The outcome for one request.
@@ -41,8 +41,9 @@ struct Callers: Sendable {
         }
     }
 
-    /// The client a request comes from, as far as its refusals are concerned.
-    struct Client {
+    /// The address a request comes from, as far as its refusals are concerned: refused
+    /// credentials are charged to it, before any signature is checked.
+    struct Address {
         /// Its address (the peer's, or from a trusted `X-Forwarded-For`).
         let address: String
         /// Whether the address is limited (not in `AMODB_RATE_LIMIT_EXEMPT`).
@@ -56,7 +57,7 @@ struct Callers: Sendable {
     /// `api_key` speaks for, at `clock`'s now (read only when needed); `loop` is the event
     /// loop whose queue this runs on (`ResponderContext.loopIndex`), for the count.
     func identify(
-        _ authorization: String?, query: RequestQuery, client: Client, clock: any ProxyClock, loop: Int?
+        _ authorization: String?, query: RequestQuery, from client: Address, clock: any ProxyClock, loop: Int?
     ) -> Verdict {
         guard isEnabled else { return .open }
         guard var field = authorization else {
@@ -71,7 +72,7 @@ struct Callers: Sendable {
     }
 
     private func identify(
-        bearer: UnsafeBufferPointer<UInt8>?, headerSent: Bool, query: RequestQuery, client: Client,
+        bearer: UnsafeBufferPointer<UInt8>?, headerSent: Bool, query: RequestQuery, client: Address,
         clock: any ProxyClock, loop: Int?
     ) -> Verdict {
         if let bearer {
@@ -135,7 +136,7 @@ struct Callers: Sendable {
     /// A refusal that cost no signature check, charged to the client's address: 401, or
     /// 429 once the address has spent its rate.
     private func refuse(
-        _ result: AuthResult, _ message: String, challenge: Challenge = .realmOnly, client: Client,
+        _ result: AuthResult, _ message: String, challenge: Challenge = .realmOnly, client: Address,
         clock: any ProxyClock, loop: Int?
     ) -> Verdict {
         if client.limited, let rateLimiter, let wait = rateLimiter.take(Self.addressKey(client), now: clock.now()) {
@@ -147,7 +148,7 @@ struct Callers: Sendable {
     }
 
     /// 429 when the client's address has no request left in its bucket, else `nil`.
-    private func throttled(_ client: Client, now: Double, loop: Int?) -> Verdict? {
+    private func throttled(_ client: Address, now: Double, loop: Int?) -> Verdict? {
         guard client.limited, let rateLimiter, let wait = rateLimiter.wait(Self.addressKey(client), now: now) else {
             return nil
         }
@@ -156,13 +157,13 @@ struct Callers: Sendable {
     }
 
     /// Takes one request from the client's address bucket, for a refusal.
-    private func charge(_ client: Client, now: Double) {
+    private func charge(_ client: Address, now: Double) {
         guard client.limited, let rateLimiter else { return }
         _ = rateLimiter.take(Self.addressKey(client), now: now)
     }
 
     /// The address's bucket: the one an anonymous client there would use.
-    private static func addressKey(_ client: Client) -> String { "address:" + client.address }
+    private static func addressKey(_ client: Address) -> String { "address:" + client.address }
 
     /// Why user tokens cannot be verified yet, for `/readyz`; `nil` when they can.
     var notReadyReason: String? { keySet?.notReadyReason }
@@ -193,11 +194,11 @@ struct Callers: Sendable {
 
     /// The query's first `api_key`, when it has one: the identity of the app token it is,
     /// or `nil` inside when it is none.
-    private static func apiKey(in query: RequestQuery, tokens: ClientTokens) -> String?? {
+    private static func apiKey(in query: RequestQuery, tokens: AppTokens) -> String?? {
         let name = "api_key"
         var found: String??
         query.forEachItem { (item, value) in
-            guard found == nil, utf8(name, equals: item) else { return }
+            guard found == nil, ASCIIBytes.utf8(of: name, equals: item) else { return }
             found = .some(tokens.authenticate(token: value))
         }
         return found
@@ -210,10 +211,6 @@ struct Callers: Sendable {
         // Two characters carry the first byte; four decode to three bytes on their own.
         let head = UnsafeBufferPointer(rebasing: token[..<min(dot, 4)])
         return Base64URL.decode(head)?.first == UInt8(ascii: "{")
-    }
-
-    private static func utf8(_ text: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.utf8.count == bytes.count && text.utf8.elementsEqual(bytes)
     }
 
     /// What a 401's `WWW-Authenticate` says (RFC 6750 §3.1).

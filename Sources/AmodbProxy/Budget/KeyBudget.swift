@@ -15,7 +15,7 @@ import Synchronization
 ///   away grants nothing that the fleet could already have spent (see `RedisCallBudget`);
 /// - the misses-first rule: a refresh takes a call only while the window is at most half
 ///   spent, a miss may take every call;
-/// - each client's share of the calls for misses (`ClientUpstreamShare`), taken in the same
+/// - each client's share of the calls for misses (`CallerShare`), taken in the same
 ///   step as the window's call;
 /// - the miss queue (`MissQueue`): misses wait their turn for a call when the window is
 ///   spent, each client holding no more places than it has calls left;

@@ -136,13 +136,13 @@ final class RedisCallBudget: CallBudget {
         let replicas = max(1, replicas)
         return UpstreamBudget(
             limit: max(1, limit / replicas),
-            shares: clientShare.map { ClientUpstreamShare(callsPerWindow: max(1, $0 / replicas)) },
+            shares: clientShare.map { CallerShare(callsPerWindow: max(1, $0 / replicas)) },
             probeTimeout: callTimeout)
     }
 
     /// `client`'s share in Redis: its key is the first 16 bytes of a keyed hash of the client,
     /// so neither its length nor its characters are the client's to choose.
-    private func sharedShare(of client: String?) -> SharedBudget.ClientShare? {
+    private func sharedShare(of client: String?) -> SharedBudget.Share? {
         guard let client, let clientShare else { return nil }
         return shared.share(named: clientNames.hexCode(for: Array(client.utf8), bytes: 16), calls: clientShare)
     }
@@ -259,7 +259,7 @@ final class RedisCallBudget: CallBudget {
     /// A call from the fleet's window, seeding it first when this replica has not seeded the
     /// one in Redis (or called amodb behind its back), and once more if it was started again.
     private func acquireShared(
-        _ priority: SharedBudget.Priority, at: Int64, callID: String, share: SharedBudget.ClientShare?
+        _ priority: SharedBudget.Priority, at: Int64, callID: String, share: SharedBudget.Share?
     ) async throws(RedisError) -> SharedBudget.Decision {
         let known = memory.withLock { $0.mustSeed ? nil : $0.window }
         let window = if let known { known } else { try await seed(at: at) }

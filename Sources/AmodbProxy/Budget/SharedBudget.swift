@@ -52,7 +52,7 @@ struct SharedBudget: Sendable {
     }
 
     /// One client's share of the window's calls, as `acquire` checks it (made by `share(named:calls:)`).
-    struct ClientShare: Sendable, Equatable {
+    struct Share: Sendable, Equatable {
         /// Its sorted set of calls: `<prefix>share:<name>`.
         let key: String
         /// Calls the client may cause per window (at least 1).
@@ -118,13 +118,13 @@ struct SharedBudget: Sendable {
     /// The share of `calls` per window of the client named `name`, or `nil` when `name` is
     /// not 1 to `longestClientName` letters, digits, `-` or `_`: the key is the caller's name
     /// for the client (the proxy's is a keyed hash), never text a client chose.
-    func share(named name: String, calls: Int) -> ClientShare? {
+    func share(named name: String, calls: Int) -> Share? {
         let safe = name.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D
                 || byte == 0x5F
         }
         guard safe, (1...Self.longestClientName).contains(name.utf8.count) else { return nil }
-        return ClientShare(key: prefix + "share:" + name, calls: max(1, calls))
+        return Share(key: prefix + "share:" + name, calls: max(1, calls))
     }
 
     /// Takes one call from the fleet's window, or says how long until one could be had.
@@ -134,7 +134,7 @@ struct SharedBudget: Sendable {
     /// and no call is taken; when the window refuses, the share is not charged.
     /// `probeMilliseconds`: how long a probe after a 429's pause may stay out before another may try.
     func acquire(
-        _ priority: Priority, now: Int64, callID: String, window: Int64, share: ClientShare? = nil,
+        _ priority: Priority, now: Int64, callID: String, window: Int64, share: Share? = nil,
         probeMilliseconds: Int64 = 30_000
     ) async throws(RedisError) -> Decision {
         let reply = try await client.run(
@@ -162,7 +162,7 @@ struct SharedBudget: Sendable {
     /// How many calls `share` has left now, and when it has none, how long until it has one
     /// again (ms); takes nothing. For a miss that would wait in line for the window: one
     /// whose client has no call left is refused at once, and one holds no more places than it has calls.
-    func standing(_ share: ClientShare, now: Int64) async throws(RedisError) -> (left: Int, wait: Int64?) {
+    func standing(_ share: Share, now: Int64) async throws(RedisError) -> (left: Int, wait: Int64?) {
         let reply = try await client.run(
             Self.script, keys: keys + [share.key],
             arguments: [

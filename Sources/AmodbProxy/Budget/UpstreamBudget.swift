@@ -36,7 +36,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// The window, in seconds.
     public static let window: Double = 60
     private let state = Mutex(State())
-    private let shares: ClientUpstreamShare?
+    private let shares: CallerShare?
     /// How long a probe may stay out before another call may try, in seconds: longer than
     /// a call to amodb can take, so a probe whose answer was lost does not close the window for good.
     let probeTimeout: Double
@@ -48,14 +48,14 @@ public final class UpstreamBudget: CallBudget, Sendable {
 
     /// A budget of `limit` calls per window whose misses also spend their client's `shares`;
     /// a probe after a 429 is out for `probeTimeout` seconds at most.
-    init(limit: Int, shares: ClientUpstreamShare?, probeTimeout: Double = 30) {
+    init(limit: Int, shares: CallerShare?, probeTimeout: Double = 30) {
         self.limit = max(1, limit)
         self.shares = shares
         self.probeTimeout = max(1, probeTimeout)
     }
 
     /// Takes one call from the window and, for a miss of a `client`, one of its share with
-    /// it (`ClientUpstreamShare.take`): neither is taken unless both have one.
+    /// it (`CallerShare.take`): neither is taken unless both have one.
     func acquire(_ priority: Priority, client: String?, now: Double) -> Decision {
         guard priority == .miss, let client, let shares else { return acquire(priority, now: now) }
         return shares.take(client, now: now) { acquire(.miss, now: now) }

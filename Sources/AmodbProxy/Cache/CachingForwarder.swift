@@ -161,7 +161,7 @@ final class CachingForwarder: Sendable {
             return nil
         case .refused(let detail):
             if !counted { statistics.countMiss(key) }
-            return ClientFailure.noCall(detail, retryAfter: 1).answer(collapsed: false)
+            return FetchFailure.noCall(detail, retryAfter: 1).answer(collapsed: false)
         case .leads:
             if !counted { statistics.countMiss(key) }
             tasks.run(.awaited) {

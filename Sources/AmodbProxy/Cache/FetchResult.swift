@@ -8,7 +8,7 @@ enum FetchResult: Sendable {
     /// A fresh entry another replica fetched, read from the fleet's shared cache (no call made).
     case shared(CachedResponse)
     /// An error for the clients.
-    case failed(ClientFailure)
+    case failed(FetchFailure)
 
     /// The answer for one client at `now`; `collapsed` when it joined another's fetch.
     /// `ifNoneMatch`: the tags the client has (a stored 200 it has is a 304).

@@ -10,7 +10,7 @@ enum UpstreamAnswerTable {
         /// A 404: remember it for the negative lifetime and serve amodb's "not found".
         case storeNegative
         /// Anything else: answer the clients with this, after logging `log` at `level`.
-        case fail(ClientFailure, level: ProxyLogger.Level, log: String)
+        case fail(FetchFailure, level: ProxyLogger.Level, log: String)
     }
 
     /// The verdict on `outcome`; `retryAfter` is amodb's `Retry-After` already read (429 only).
@@ -18,8 +18,8 @@ enum UpstreamAnswerTable {
         switch outcome {
         case .success(let upstream):
             let status = upstream.status
-            func failure(_ clientStatus: Int, _ message: String) -> ClientFailure {
-                ClientFailure(status: clientStatus, message: message, fwdStatus: status)
+            func failure(_ clientStatus: Int, _ message: String) -> FetchFailure {
+                FetchFailure(status: clientStatus, message: message, fwdStatus: status)
             }
             switch status {
             case 200:
@@ -55,20 +55,20 @@ enum UpstreamAnswerTable {
             return .fail(timedOut, level: .warning, log: "amodb did not answer in time")
         case .failure(.unreachable):
             return .fail(
-                ClientFailure(status: 502, message: "amodb could not be reached."), level: .warning,
+                FetchFailure(status: 502, message: "amodb could not be reached."), level: .warning,
                 log: "amodb is unreachable")
         case .failure(.tooLarge):
             return .fail(
-                ClientFailure(status: 502, message: "amodb sent a response larger than the proxy accepts."),
+                FetchFailure(status: 502, message: "amodb sent a response larger than the proxy accepts."),
                 level: .error, log: "amodb sent a body larger than AMODB_MAX_UPSTREAM_BYTES; not stored")
         }
     }
 
     /// No answer from amodb in time (for a replica that waited on another's fetch: not within its timeout and margin).
-    static let timedOut = ClientFailure(status: 504, message: "amodb did not answer in time.")
+    static let timedOut = FetchFailure(status: 504, message: "amodb did not answer in time.")
 
     /// A 200 that must not be stored or served (see `AnswerValidator`).
-    static let unusable = ClientFailure(
+    static let unusable = FetchFailure(
         status: 502, message: "amodb sent a response the proxy could not read.", fwdStatus: 200)
 
     private static let credentialsRefused = "The proxy's amodb credentials were refused; the operator has been told."

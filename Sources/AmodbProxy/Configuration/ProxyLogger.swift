@@ -3,7 +3,7 @@ import Synchronization
 
 /// Events and errors, one line each (JSON or text) on standard error. Every line passes
 /// a scrubber that replaces the secrets it was given (the amodb key) and the client tokens
-/// in force (`ClientTokens` hands them over) with `<redacted>`: the last line of defence
+/// in force (`AppTokens` hands them over) with `<redacted>`: the last line of defence
 /// should any code ever interpolate one.
 ///
 /// Repeats are summarised: the first `repeatBurst` lines of a kind (its level and

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The secrets a logger's lines are scrubbed of, shared by the logger's copies: those the
 /// logger was made with (the amodb key), and the client tokens in force, which
-/// `ClientTokens` hands over again whenever it reads its file, so a token is scrubbed
+/// `AppTokens` hands over again whenever it reads its file, so a token is scrubbed
 /// however it arrived, a token added to the file later included.
 ///
 /// Text shorter than the shortest secret cannot hold one: it is passed on after one atomic

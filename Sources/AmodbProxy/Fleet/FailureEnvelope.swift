@@ -15,7 +15,7 @@ enum FailureEnvelope {
     static let longestWait: Int64 = 86_400_000
 
     /// The value stored for `failure` of the fetch of `key`, finished at `finishedAt` (ms).
-    static func encode(_ failure: ClientFailure, key: String, finishedAt: Int64) -> [UInt8] {
+    static func encode(_ failure: FetchFailure, key: String, finishedAt: Int64) -> [UInt8] {
         func milliseconds(_ seconds: Double) -> Int64 {
             (seconds * 1000).checkedInt(.up, clampedTo: 0...Int(longestWait)).map(Int64.init) ?? longestWait
         }
@@ -28,7 +28,7 @@ enum FailureEnvelope {
     }
 
     /// The failure in `bytes` if it was stored for `key`, else `nil`.
-    static func decode(_ bytes: [UInt8], key: String) -> ClientFailure? {
+    static func decode(_ bytes: [UInt8], key: String) -> FetchFailure? {
         var rest = bytes[...]
         func field() -> String? {
             guard let space = rest.firstIndex(of: 0x20) else { return nil }
@@ -55,7 +55,7 @@ enum FailureEnvelope {
         let message = rest.dropFirst(Int(keyLength))
         guard !message.isEmpty, message.count <= longestMessage, message.allSatisfy({ (0x20...0x7E).contains($0) })
         else { return nil }
-        return ClientFailure(
+        return FetchFailure(
             status: Int(status), message: String(decoding: message, as: UTF8.self), fwdStatus: fwdStatus.map(Int.init),
             retryAfter: retryAfter.map { Double($0) / 1000 }, detail: detail, backoff: Double(backoff) / 1000)
     }

@@ -155,7 +155,7 @@ final class RedisFetchLeases: FetchLeases {
     /// What clients are told when the replica holding a path's lease never said how its
     /// fetch went: no answer came from amodb through it, so this is no 504 but a `503` with
     /// a `Retry-After`, by when the lease has lapsed and one replica fetches again.
-    static let holderSilent = ClientFailure(
+    static let holderSilent = FetchFailure(
         status: 503, message: "Another replica's fetch of this path did not finish; try again in 1 s.",
         fwdStatus: nil, retryAfter: 1)
 

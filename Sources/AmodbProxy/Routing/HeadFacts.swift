@@ -6,8 +6,8 @@ import AmodbModels
 /// route, which amodb request and its cache key, which codings and validator the client
 /// sends. Read once per request, from the head's bytes where it can (the route, the query).
 struct HeadFacts: Sendable {
-    /// The client's address: the peer's, or from `X-Forwarded-For` when the peer is trusted.
-    let client: String
+    /// The caller's address: the peer's, or from `X-Forwarded-For` when the peer is trusted.
+    let address: String
     /// Whether the path is under the API root (`/3/…`).
     let underAPI: Bool
     /// The metrics label of the path.
@@ -34,7 +34,7 @@ struct HeadFacts: Sendable {
     init(_ request: borrowing HTTPRequest, access: ProxyResponder.Access, languages: [String]) {
         // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none).
         let peer = request.peerAddress
-        client =
+        address =
             access.trustedProxies.mayForward(peer)
             ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For"))
             : peer
@@ -42,7 +42,7 @@ struct HeadFacts: Sendable {
         self.underAPI = underAPI
         route = ProxyResponder.routeLabel(for: request.path, route: amodbRoute)
         loggedPath = route == .unmatched ? LoggedPath.of(target: request.target) : nil
-        limitedByAddress = !access.rateLimitExempt.contains(client)
+        limitedByAddress = !access.rateLimitExempt.contains(address)
         // amodb answers an untranslated language (or none) in English: one entry for all of
         // them, resolved while the query's bytes are read.
         amodbRequest = amodbRoute.map { RouteRequest.request($0, query: request.query, languages: languages) }

@@ -17,14 +17,14 @@ final class ProxyResponder: HTTPResponder {
     final class Access: Sendable {
         /// Who may call: app tokens, users' ID tokens, or anyone.
         let callers: Callers
-        let rateLimiter: ClientRateLimiter?
+        let rateLimiter: CallerRateLimiter?
         let trustedProxies: TrustedProxies
         /// Client addresses not limited by address: a token from one is limited by the token alone.
         let rateLimitExempt: AddressSet
         let cors: CORSPolicy?
 
         init(
-            callers: Callers, rateLimiter: ClientRateLimiter?, trustedProxies: TrustedProxies,
+            callers: Callers, rateLimiter: CallerRateLimiter?, trustedProxies: TrustedProxies,
             rateLimitExempt: AddressSet,
             cors: CORSPolicy?
         ) {

@@ -20,7 +20,7 @@ public final class ProxyServer: Sendable {
     /// What `/metrics` reports.
     public let metrics: ProxyMetrics
     /// The client tokens in force (re-read from their file when it changes).
-    public let tokens: ClientTokens
+    public let tokens: AppTokens
     /// The identity provider's key set users' ID tokens are verified with (`AMODB_JWT_JWKS_URL`).
     let keySet: KeySetRefresher?
     private let responder: ProxyResponder
@@ -59,7 +59,7 @@ public final class ProxyServer: Sendable {
                 largestBody: configuration.maxUpstreamBytes, clock: clock)
         }
         self.redis = redis
-        let clientShare = ClientUpstreamShare.callsPerWindow(
+        let clientShare = CallerShare.callsPerWindow(
             limit: configuration.rateLimit, fraction: configuration.clientUpstreamShare)
         self.budget =
             redis.map {
@@ -69,7 +69,7 @@ public final class ProxyServer: Sendable {
                     callTimeout: configuration.upstreamTimeout + 2)
             }
             ?? UpstreamBudget(
-                limit: configuration.rateLimit, shares: clientShare.map { ClientUpstreamShare(callsPerWindow: $0) },
+                limit: configuration.rateLimit, shares: clientShare.map { CallerShare(callsPerWindow: $0) },
                 probeTimeout: configuration.upstreamTimeout + 2)
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
@@ -96,7 +96,7 @@ public final class ProxyServer: Sendable {
             cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
             validator: validator, statistics: statistics, leases: leases)
         self.forwarder = forwarder
-        let tokens = ClientTokens(
+        let tokens = AppTokens(
             tokens: configuration.clientTokens, file: configuration.clientTokensFile, amodbKey: configuration.apiKey,
             logger: logger)
         self.tokens = tokens
@@ -118,7 +118,7 @@ public final class ProxyServer: Sendable {
         let cors = configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins))
         let rateLimiter =
             configuration.clientRateLimit > 0
-            ? ClientRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil
+            ? CallerRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil
         let access = ProxyResponder.Access(
             callers: Callers(tokens: tokens, users: users, keySet: keySet, rateLimiter: rateLimiter, metrics: metrics),
             rateLimiter: rateLimiter,

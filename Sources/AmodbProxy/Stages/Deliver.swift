@@ -47,7 +47,7 @@ final class Deliver: Sendable {
             route = head.route
             loggedPath = head.loggedPath
             key = head.key?.text
-            address = head.client
+            address = head.address
             decorates = head.corsApplies && request.method != "OPTIONS"
             origin = head.origin
             self.started = started

@@ -69,7 +69,7 @@ enum IdentifyCaller {
         if callers.isEnabled && head.underAPI && (request.method == "GET" || request.method == "HEAD") {
             switch callers.identify(
                 request.headers["Authorization"], query: request.query,
-                client: Callers.Client(address: head.client, limited: head.limitedByAddress), clock: clock,
+                from: Callers.Address(address: head.address, limited: head.limitedByAddress), clock: clock,
                 loop: loop)
             {
             case .open: credential = .none
@@ -81,6 +81,6 @@ enum IdentifyCaller {
             credential = .none
         }
         return .caller(
-            CallerIdentity(address: head.client, limitedByAddress: head.limitedByAddress, credential: credential))
+            CallerIdentity(address: head.address, limitedByAddress: head.limitedByAddress, credential: credential))
     }
 }

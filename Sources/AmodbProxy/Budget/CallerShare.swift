@@ -13,7 +13,7 @@ import Synchronization
 /// clients with no call in the window are swept (at most once a second, so a flood of new
 /// clients costs no scan per request); if every one is still active, a new client is let
 /// through unrecorded (the window still holds the line).
-final class ClientUpstreamShare: Sendable {
+final class CallerShare: Sendable {
     private struct State {
         /// When each client's calls in the window were made, oldest first.
         var calls: [String: [Double]] = [:]
@@ -36,7 +36,7 @@ final class ClientUpstreamShare: Sendable {
     }
 
     /// A share of `callsPerWindow` calls per window (at least one) for each of at most `capacity` clients.
-    init(callsPerWindow: Int, capacity: Int = ClientUpstreamShare.defaultCapacity) {
+    init(callsPerWindow: Int, capacity: Int = CallerShare.defaultCapacity) {
         self.callsPerWindow = max(1, callsPerWindow)
         self.capacity = max(1, capacity)
     }

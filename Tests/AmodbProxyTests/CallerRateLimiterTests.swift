@@ -5,9 +5,9 @@ import Testing
 @testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
-struct ClientRateLimiterTests {
+struct CallerRateLimiterTests {
     @Test func allowsABurstThenTheRate() {
-        let limiter = ClientRateLimiter(perMinute: 60, burst: 3)
+        let limiter = CallerRateLimiter(perMinute: 60, burst: 3)
         #expect(limiter.take("a", now: 0) == nil)
         #expect(limiter.take("a", now: 0) == nil)
         #expect(limiter.take("a", now: 0) == nil)
@@ -25,7 +25,7 @@ struct ClientRateLimiterTests {
     func aFloodOfDistinctClientsStaysWithinTheCap(_ perMinute: Int, _ burst: Int, _ step: Double, _ clients: Int)
         async throws
     {
-        let limiter = ClientRateLimiter(perMinute: perMinute, burst: burst, capacity: 8_192)
+        let limiter = CallerRateLimiter(perMinute: perMinute, burst: burst, capacity: 8_192)
         let highest = try await offloaded {
             var now = 0.0
             var highest = 0
@@ -44,7 +44,7 @@ struct ClientRateLimiterTests {
     }
 
     @Test func aClientWhoseBucketWasSweptGetsNoFreshBurst() async throws {
-        let limiter = ClientRateLimiter(perMinute: 1, burst: 5, capacity: 1024)
+        let limiter = CallerRateLimiter(perMinute: 1, burst: 5, capacity: 1024)
         for _ in 0..<5 { #expect(limiter.take("address:greedy", now: 0) == nil) }
         #expect(limiter.take("address:greedy", now: 0) != nil)
         // A flood of new keys, each owing less than the greedy client, sweeps the table many times.

@@ -7,7 +7,7 @@ import Testing
 @testable import AmodbProxy
 
 @Suite(.timeLimit(.minutes(1)))
-struct ClientShareTests {
+struct CallerShareTests {
     /// Clients told apart by a trusted `X-Forwarded-For`, none exempt, 40 calls a minute.
     private static func settings(share: Double = 0.125) -> ProxyConfiguration {
         ProxyHarness.configuration {
@@ -113,7 +113,7 @@ struct ClientShareTests {
     }
 
     @Test func theBudgetTakesAMissCallAndItsClientsShareInOneStep() {
-        let budget = UpstreamBudget(limit: 4, shares: ClientUpstreamShare(callsPerWindow: 2))
+        let budget = UpstreamBudget(limit: 4, shares: CallerShare(callsPerWindow: 2))
         #expect(budget.acquire(.miss, client: "a", now: 0) == .granted)
         #expect(budget.acquire(.miss, client: "a", now: 1) == .granted)
         #expect(budget.acquire(.miss, client: "a", now: 2) == .shareSpent(retryAfter: 58))
@@ -176,7 +176,7 @@ struct ClientShareTests {
     @Test func aRequestThatJoinedAMissRefusedByItsLeadersShareAsksAgainAsItself() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let inner = UpstreamBudget(limit: 40, shares: ClientUpstreamShare(callsPerWindow: 1))
+        let inner = UpstreamBudget(limit: 40, shares: CallerShare(callsPerWindow: 1))
         #expect(inner.acquire(.miss, client: "greedy", now: clock.now()) == .granted)  // its one call of the window
         let budget = GatedBudget(inner)
         let statistics = CacheStatistics()
@@ -202,7 +202,7 @@ struct ClientShareTests {
     }
 
     @Test func theTableOfClientsIsBounded() {
-        let shares = ClientUpstreamShare(callsPerWindow: 5, capacity: 100)
+        let shares = CallerShare(callsPerWindow: 5, capacity: 100)
         for client in 0..<10_000 {
             _ = shares.take("address:10.0.\(client / 256).\(client % 256)", now: 1000) { .granted }
         }

@@ -4,10 +4,10 @@ import Testing
 
 @testable import AmodbProxy
 
-struct ClientTokensTests {
+struct AppTokensTests {
     @Test func acceptsOnlyABearerTokenItKnows() {
         let key = Secret("the-amodb-key")
-        let tokens = ClientTokens(
+        let tokens = AppTokens(
             tokens: [Secret("alpha"), Secret("beta")], file: nil, amodbKey: key, logger: ProxyLogger(sink: { _ in }))
         let identifier = TokenIdentifier(amodbKey: key)
         #expect(tokens.authenticate("Bearer alpha") == identifier.identity(of: Secret("alpha")))
@@ -23,9 +23,9 @@ struct ClientTokensTests {
     @Test func namesATokenTheSameWhateverItsPlaceInTheList() {
         let key = Secret("the-amodb-key")
         let logger = ProxyLogger(sink: { _ in })
-        let both = ClientTokens(
+        let both = AppTokens(
             tokens: [Secret("first-token"), Secret("second-token")], file: nil, amodbKey: key, logger: logger)
-        let second = ClientTokens(tokens: [Secret("second-token")], file: nil, amodbKey: key, logger: logger)
+        let second = AppTokens(tokens: [Secret("second-token")], file: nil, amodbKey: key, logger: logger)
         #expect(both.authenticate("Bearer second-token") == second.authenticate("Bearer second-token"))
         #expect(both.authenticate("Bearer first-token") != both.authenticate("Bearer second-token"))
     }

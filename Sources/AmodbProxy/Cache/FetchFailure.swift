@@ -3,7 +3,7 @@ import AmodbModels
 
 /// An error answer for the clients of one fetch: what amodb (or the budget, or the
 /// transport) did, as the app should see it. Never amodb's body or headers.
-struct ClientFailure: Sendable {
+struct FetchFailure: Sendable {
     /// The client's status.
     var status: Int
     /// The `status_message`.
@@ -18,7 +18,7 @@ struct ClientFailure: Sendable {
     var backoff: Double = 0
 
     /// The 503 for a miss that no call could be made for; `retryAfter` says when one could.
-    static func noCall(_ detail: CacheOutcome.MissDetail, retryAfter: Double) -> ClientFailure {
+    static func noCall(_ detail: CacheOutcome.MissDetail, retryAfter: Double) -> FetchFailure {
         let seconds = Self.retryAfterSeconds(retryAfter)
         let message =
             switch detail {
@@ -27,7 +27,7 @@ struct ClientFailure: Sendable {
                 "This client has used its share of the proxy's amodb calls; try again in \(seconds) s."
             case .tooManyFetches: "The proxy is fetching too many paths from amodb at once; try again in \(seconds) s."
             }
-        return ClientFailure(
+        return FetchFailure(
             status: 503, message: message, fwdStatus: nil, retryAfter: retryAfter, detail: detail, backoff: retryAfter)
     }
 

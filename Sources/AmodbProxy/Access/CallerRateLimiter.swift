@@ -13,7 +13,7 @@ import Synchronization
 /// the larger debt when two swept clients share it, and a client whose fingerprint is
 /// not in its slot starts full, as it would have anyway: a flood of new keys can
 /// neither drain other clients' slots nor wipe a greedy client's debt with small ones.
-final class ClientRateLimiter: Sendable {
+final class CallerRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updatedAt: Double
@@ -45,7 +45,7 @@ final class ClientRateLimiter: Sendable {
     private static let shardCount = 16
     /// Debt slots per shard (32 bytes each).
     fileprivate static let slotCount = 1024
-    private let shards = (0..<ClientRateLimiter.shardCount).map { _ in Shard() }
+    private let shards = (0..<CallerRateLimiter.shardCount).map { _ in Shard() }
 
     /// A limiter holding at most `capacity` buckets (about 100 bytes each with its key).
     init(perMinute: Int, burst: Int, capacity: Int = 65_536) {

@@ -7,7 +7,7 @@ import Synchronization
 /// `AMODB_PROXY_TOKENS_FILE`, which is read again when it changes. Tokens are compared
 /// in constant time and never forwarded; every token in force, however it arrived, is
 /// handed to the logger's scrubber, so none is ever logged.
-public final class ClientTokens: Sendable {
+public final class AppTokens: Sendable {
     /// A valid token: the bytes a client must present, and the name the limits know it by.
     private struct Entry: Sendable {
         let bytes: [UInt8]
