@@ -6,7 +6,8 @@
 /// Everything is `@inlinable` and public (the target is internal to the package all the
 /// same: no product exports it): these run on every byte of every request, and a call across
 /// the module boundary would cost more than the test itself; a `package` function's body was
-/// measured not to be inlined into the proxy (each of these a call, 800 instructions a hit). Constants are literals, not
+/// measured not to be inlined into the proxy (each of these a call, 800 instructions a hit:
+/// docs/performance.md, "Invariants"). Constants are literals, not
 /// `UInt8(ascii:)`, so that they need no lazy initialisation on the hit path.
 public enum ASCIIBytes {
     /// `tchar` (RFC 9110 §5.6.2): the characters a method, a field name or a coding name is
