@@ -55,7 +55,16 @@ public enum Route: Sendable, Hashable {
     /// The path relative to the API root, e.g. `/trending/movie/week`.
     public var path: String {
         switch self {
-        case .trending(let media, let window): "/trending/\(media.rawValue)/\(window.rawValue)"
+        // Written out, not interpolated: a literal is no allocation, and the proxy's cache
+        // key of a trending list is this path (`CacheKey` in AmodbProxy).
+        case .trending(.all, .day): "/trending/all/day"
+        case .trending(.all, .week): "/trending/all/week"
+        case .trending(.movie, .day): "/trending/movie/day"
+        case .trending(.movie, .week): "/trending/movie/week"
+        case .trending(.tv, .day): "/trending/tv/day"
+        case .trending(.tv, .week): "/trending/tv/week"
+        case .trending(.person, .day): "/trending/person/day"
+        case .trending(.person, .week): "/trending/person/week"
         case .movie(let id): "/movie/\(id)"
         case .configuration: "/configuration"
         }

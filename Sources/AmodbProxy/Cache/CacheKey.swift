@@ -35,24 +35,14 @@ struct CacheKey: Sendable, Hashable {
         return request
     }
 
-    /// A route's path: `Route.path`, with the literals written out (no interpolation, no
-    /// allocation: the path is the key of most hits).
+    /// A route's path: `Route.path`, a literal for every route but a movie's, whose path is
+    /// written here (an `Int`'s description and an interpolation cost more than the rest of
+    /// the key).
     static func path(of route: Route) -> String {
-        switch route {
-        case .trending(.all, .day): "/trending/all/day"
-        case .trending(.all, .week): "/trending/all/week"
-        case .trending(.movie, .day): "/trending/movie/day"
-        case .trending(.movie, .week): "/trending/movie/week"
-        case .trending(.tv, .day): "/trending/tv/day"
-        case .trending(.tv, .week): "/trending/tv/week"
-        case .trending(.person, .day): "/trending/person/day"
-        case .trending(.person, .week): "/trending/person/week"
-        case .movie(let id):
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxMoviePathBytes) { buffer in
-                let count = writeMoviePath(id, to: buffer.baseAddress!)
-                return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
-            }
-        case .configuration: "/configuration"
+        guard case .movie(let id) = route else { return route.path }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxMoviePathBytes) { buffer in
+            let count = writeMoviePath(id, to: buffer.baseAddress!)
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
         }
     }
 
@@ -92,7 +82,7 @@ struct CacheKey: Sendable, Hashable {
     /// many bytes: a key with parameters is written with its path this way.
     static func writePath(of route: Route, to target: UnsafeMutablePointer<UInt8>) -> Int {
         if case .movie(let id) = route { return writeMoviePath(id, to: target) }
-        var path = path(of: route)  // a literal: no allocation
+        var path = route.path  // a literal: no allocation
         return path.withUTF8 { bytes in
             // A longer literal added one day must stop here, not write past the room.
             precondition(bytes.count <= maxPathBytes, "a route's path is longer than CacheKey.maxPathBytes")
