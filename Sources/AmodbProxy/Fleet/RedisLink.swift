@@ -98,10 +98,16 @@ final class RedisLink: Sendable {
 
     /// Starts the heartbeat and the announcement listener; returns at once (Redis may be unreachable).
     func start() {
+        // Beats keep their cadence: the next is due an interval after the last began, not
+        // after its work ended, so a slow Redis call or a late reconcile does not stretch
+        // the gap between beats towards the lifetime the others count this replica by.
         let heartbeat = Task { [weak self] in
+            var due = ContinuousClock.now
             while let self, !Task.isCancelled {
                 await self.beat()
-                try? await Task.sleep(for: .milliseconds(Int(self.heartbeatInterval * 1000)))
+                let interval = Duration.milliseconds(Int(self.heartbeatInterval * 1000))
+                due = max(due + interval, ContinuousClock.now + interval / 4)
+                try? await Task.sleep(until: due, clock: .continuous)
             }
         }
         let channel = fillsChannel
