@@ -50,32 +50,17 @@ public struct AcceptEncoding: Sendable, Hashable {
         // The usual spelling first: equality of a short string compares two words.
         if name == "Accept-Encoding" { return true }
         guard name.utf8.count == 15 else { return false }
-        if let equal = name.utf8.withContiguousStorageIfAvailable({
-            ASCIIBytes.equalsIgnoringCase($0, 0, $0.count, "accept-encoding")
-        }) {
-            return equal
-        }
-        return Array(name.utf8).withUnsafeBufferPointer {
-            ASCIIBytes.equalsIgnoringCase($0, 0, $0.count, "accept-encoding")
-        }
+        return ASCIIBytes.equalsIgnoringCase(name.utf8.span, 0, 15, "accept-encoding")
     }
 
     /// Adds one `Accept-Encoding` field value (a comma-separated list of members).
     public mutating func add(fieldValue: String) {
-        let done: Void? = fieldValue.utf8.withContiguousStorageIfAvailable { add(bytes: $0) }
-        if done == nil {
-            add(fieldValue: Array(fieldValue.utf8))
-        }
-    }
-
-    /// Adds one field value.
-    private mutating func add(bytes: UnsafeBufferPointer<UInt8>) {
-        parse(bytes)
+        parse(fieldValue.utf8.span)
     }
 
     /// Adds one `Accept-Encoding` field value given as its bytes.
     public mutating func add(fieldValue: [UInt8]) {
-        fieldValue.withUnsafeBufferPointer { add(bytes: $0) }
+        parse(fieldValue.span)
     }
 
     /// Which coding to send, among those the answer has (`available`).
@@ -122,7 +107,7 @@ public struct AcceptEncoding: Sendable, Hashable {
     }
 
     /// Reads one field value: members split at commas, empty ones skipped (§5.6.1).
-    private mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private mutating func parse(_ bytes: Span<UInt8>) {
         isPresent = true
         var start = 0
         while start <= bytes.count {
@@ -137,7 +122,7 @@ public struct AcceptEncoding: Sendable, Hashable {
 
     /// Reads `codings [ OWS ";" OWS "q=" qvalue ]` from `bytes[start..<end]`; anything
     /// else there (another parameter, a quoted or out-of-range q) leaves it out.
-    private mutating func addMember(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
+    private mutating func addMember(_ bytes: Span<UInt8>, _ start: Int, _ end: Int) {
         var low = start
         var high = end
         while low < high, ASCIIBytes.isWhitespace(bytes[low]) { low += 1 }
@@ -170,7 +155,7 @@ public struct AcceptEncoding: Sendable, Hashable {
 
     /// `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )` (RFC 9110 §12.4.2)
     /// in thousandths, or `nil` if `bytes[start..<end]` is not one.
-    private static func qValue(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt16? {
+    private static func qValue(_ bytes: Span<UInt8>, _ start: Int, _ end: Int) -> UInt16? {
         let length = end - start
         guard length >= 1, length <= 5 else { return nil }
         let unit = bytes[start]
@@ -193,7 +178,7 @@ public struct AcceptEncoding: Sendable, Hashable {
     }
 
     /// Which coding `bytes[start..<end]` names, ignoring case.
-    private static func name(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Name {
+    private static func name(_ bytes: Span<UInt8>, _ start: Int, _ end: Int) -> Name {
         if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "br") { return .br }
         if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "gzip") { return .gzip }
         if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "x-gzip") { return .gzip }

@@ -10,8 +10,8 @@ extension ContentCoding {
     /// It also reads back the coding of every answer sent, for the metrics and the log:
     /// so it reads the bytes in place, with no string made.
     public init?(contentEncoding: String) {
-        var value = contentEncoding
-        let coding: ContentCoding? = value.withUTF8 { bytes in
+        let coding: ContentCoding? = {
+            let bytes = contentEncoding.utf8.span
             var start = 0
             var end = bytes.count
             while start < end, ASCIIBytes.isWhitespace(bytes[start]) { start += 1 }
@@ -21,7 +21,7 @@ extension ContentCoding {
             if start == end || ASCIIBytes.equalsIgnoringCase(bytes, start, end, "identity") { return .identity }
             if ASCIIBytes.equalsIgnoringCase(bytes, start, end, "x-gzip") { return .gzip }
             return nil
-        }
+        }()
         guard let coding else { return nil }
         self = coding
     }

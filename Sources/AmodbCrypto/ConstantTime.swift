@@ -15,6 +15,13 @@ public enum ConstantTime {
         }
     }
 
+    /// The same, for bytes read in place.
+    public static func equals(_ presented: Span<UInt8>, _ expected: [UInt8]) -> Bool {
+        presented.withUnsafeBufferPointer { presented in
+            expected.withUnsafeBufferPointer { expected in equals(presented, expected) }
+        }
+    }
+
     private static func equals(_ presented: UnsafeBufferPointer<UInt8>, _ expected: UnsafeBufferPointer<UInt8>) -> Bool
     {
         guard let expectedBase = expected.baseAddress, !expected.isEmpty else { return presented.isEmpty }

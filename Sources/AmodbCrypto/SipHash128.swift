@@ -104,6 +104,11 @@ public struct SipHash128: Sendable, CustomStringConvertible, CustomDebugStringCo
     }
 
     /// The digest of `message`'s bytes.
+    public func digest(_ message: Span<UInt8>) -> Digest {
+        message.withUnsafeBytes { digest($0) }
+    }
+
+    /// The same, of any bytes.
     public func digest(_ message: some Collection<UInt8>) -> Digest {
         if let digest = message.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0)) }) {
             return digest

@@ -28,16 +28,15 @@ struct ASCIIBytesTests {
     @Test(arguments: ["", "/", "/movie/", "/movie/550", "/MOVIE/", "/movi", "é/movie/"])
     func literalComparisonsAgreeWithArrays(text: String) {
         let literals: [(StaticString, String)] = [("/movie/", "/movie/"), ("", ""), ("/", "/")]
-        var text = text
-        text.withUTF8 { bytes in
-            for (literal, spelled) in literals {
-                #expect(ASCIIBytes.equals(bytes, literal) == Array(bytes).elementsEqual(spelled.utf8))
-                #expect(ASCIIBytes.startsWith(bytes, literal) == Array(bytes).starts(with: spelled.utf8))
-                #expect(
-                    ASCIIBytes.equalsIgnoringCase(bytes, 0, bytes.count, literal)
-                        == Array(bytes).map(ASCIIBytes.lowercased).elementsEqual(spelled.utf8))
-                #expect(ASCIIBytes.utf8(of: spelled, equals: bytes) == Array(bytes).elementsEqual(spelled.utf8))
-            }
+        let bytes = text.utf8.span
+        let array = Array(text.utf8)
+        for (literal, spelled) in literals {
+            #expect(ASCIIBytes.equals(bytes, literal) == array.elementsEqual(spelled.utf8))
+            #expect(ASCIIBytes.startsWith(bytes, literal) == array.starts(with: spelled.utf8))
+            #expect(
+                ASCIIBytes.equalsIgnoringCase(bytes, 0, bytes.count, literal)
+                    == array.map(ASCIIBytes.lowercased).elementsEqual(spelled.utf8))
+            #expect(ASCIIBytes.utf8(of: spelled, equals: bytes) == array.elementsEqual(spelled.utf8))
         }
     }
 }

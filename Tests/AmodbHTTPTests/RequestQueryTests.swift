@@ -1,3 +1,4 @@
+import AmodbBytes
 import Testing
 
 @testable import AmodbHTTP
@@ -38,7 +39,7 @@ struct RequestQueryTests {
         #expect(request.queryValue("missing") == nil)
         var seen: [String] = []
         request.query.forEachItem { name, value in
-            seen.append(String(decoding: name, as: UTF8.self) + "|" + String(decoding: value, as: UTF8.self))
+            seen.append(name.decodedString() + "|" + value.decodedString())
         }
         #expect(seen == ["language|fr-FR", "q|a b c", "flag|"])
         #expect(!request.query.isEmpty)
@@ -51,7 +52,7 @@ struct RequestQueryTests {
         #expect(throws: Stop.self) {
             try RequestQuery(Substring("a=1&b=%32&c=3"))!.forEachItem { (_, value) throws(Stop) in
                 calls += 1
-                if value.first == UInt8(ascii: "2") { throw Stop() }
+                if !value.isEmpty, value[0] == UInt8(ascii: "2") { throw Stop() }
             }
         }
         #expect(calls == 2)

@@ -35,8 +35,7 @@ struct RouteRequestTests {
     @Test func pathsAreRoutedAsTheStringReadingRoutesThem() {
         var matched = 0
         for path in Self.paths {
-            var bytes = path
-            let routed = bytes.withUTF8 { RouteRequest.route(pathBytes: $0) }
+            let routed = RouteRequest.route(pathBytes: path.utf8.span)
             #expect(routed == Route(path: path), "\(path.debugDescription)")
             if routed != nil { matched += 1 }
         }
@@ -51,8 +50,7 @@ struct RouteRequestTests {
             ("/3/movie/550/", nil), ("/3/trending/tv/weekly", nil), ("/3", nil), ("/3/configuration", .configuration),
         ])
     func bytesMatchInPlace(path: String, route: Route?) {
-        var path = path
-        let matched = path.withUTF8 { RouteRequest.route(pathBytes: UnsafeBufferPointer(rebasing: $0[2...])) }
+        let matched = RouteRequest.route(pathBytes: path.utf8.span.extracting(2...))
         #expect(matched == route)
         #expect(Route(path: String(path.dropFirst(2))) == route)
     }
@@ -74,24 +72,9 @@ struct RouteRequestTests {
     ) -> Result<AmodbRequest, RequestError> {
         Result { () throws(RequestError) in
             try RouteRequest.request(route, resolvingLanguageAmong: base) { (item) throws(RequestError) in
-                for (name, value) in query {
-                    try bytes(of: name) { (name) throws(RequestError) in
-                        try bytes(of: value) { (value) throws(RequestError) in try item(name, value) }
-                    }
-                }
+                for (name, value) in query { try item(name.utf8.span, value.utf8.span) }
             }
         }
-    }
-
-    /// Calls `body` with a string's UTF-8 (`String.withUTF8` rethrows only untyped errors).
-    static func bytes<Result>(
-        of text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(RequestError) -> Result
-    ) throws(RequestError) -> Result {
-        var text = text
-        let outcome: Swift.Result<Result, RequestError> = text.withUTF8 { bytes in
-            do throws(RequestError) { return .success(try body(bytes)) } catch { return .failure(error) }
-        }
-        return try outcome.get()
     }
 
     /// The string reading: `AmodbRequest(route:query:)`, resolved among `base` when given.
@@ -142,13 +125,13 @@ struct RouteRequestTests {
 
     @Test func appendedNamesAreABitSetInTheSortedOrder() {
         #expect(RouteRequest.appendableInOrder == AmodbRequest.appendableResources.sorted())
-        var all = RouteRequest.appendableInOrder.joined(separator: " , ")
-        let mask = all.withUTF8 { RouteRequest.appendedMask($0) }
+        let all = RouteRequest.appendableInOrder.joined(separator: " , ")
+        let mask = RouteRequest.appendedMask(all.utf8.span)
         #expect(mask == (1 << RouteRequest.appendableInOrder.count) - 1)
         #expect(RouteRequest.appendedResources(mask: mask) == RouteRequest.appendableInOrder)
-        var odd = ",, credits ,videos,credits,Videos,watch/providers,"
+        let odd = ",, credits ,videos,credits,Videos,watch/providers,"
         #expect(
-            RouteRequest.appendedResources(mask: odd.withUTF8 { RouteRequest.appendedMask($0) }) == [
+            RouteRequest.appendedResources(mask: RouteRequest.appendedMask(odd.utf8.span)) == [
                 "credits", "videos", "watch/providers",
             ])
     }

@@ -24,7 +24,7 @@ struct VerifiedTokensTests {
     }
 
     static func digest(_ verifier: TokenVerifier, _ token: [UInt8]) -> SipHash128.Digest {
-        token.withUnsafeBytes { verifier.memory.digest(of: $0) }
+        verifier.memory.digest(of: token.span)
     }
 
     @Test func aTokenThatVerifiedIsRememberedByItsDigest() throws {

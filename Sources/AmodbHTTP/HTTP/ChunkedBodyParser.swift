@@ -64,13 +64,11 @@ struct ChunkedBodyParser: Sendable {
     /// (all of them, unless the body ended within them). Throws on a framing error or a
     /// body over `maxBodyBytes` (413); after a throw the connection must be answered and closed.
     mutating func consume(_ buffer: [UInt8], from start: Int) throws(HTTPParseError) -> Int {
-        try buffer.withUnsafeBufferPointer { (all) throws(HTTPParseError) -> Int in
-            try consume(UnsafeBufferPointer(rebasing: all[start...]))
-        }
+        try consume(buffer.span.extracting(start...))
     }
 
     /// The same, from bytes in place.
-    mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Int {
+    mutating func consume(_ bytes: Span<UInt8>) throws(HTTPParseError) -> Int {
         var index = 0
         while index < bytes.count {
             if case .data(let remaining) = state {

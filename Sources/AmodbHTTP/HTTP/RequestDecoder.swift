@@ -50,13 +50,11 @@ struct RequestDecoder: Sendable {
     /// still have used body bytes). Throws `HTTPParseError` for anything malformed or over
     /// a limit; the connection must then be answered and closed.
     mutating func decode(_ buffer: [UInt8], from start: Int) throws(HTTPParseError) -> (event: Event, consumed: Int) {
-        try buffer.withUnsafeBufferPointer { (all) throws(HTTPParseError) -> (event: Event, consumed: Int) in
-            try decode(UnsafeBufferPointer(rebasing: all[start...]))
-        }
+        try decode(buffer.span.extracting(start...))
     }
 
     /// The same, from bytes in place: where they were read, when nothing was buffered before them.
-    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> (event: Event, consumed: Int) {
+    mutating func decode(_ bytes: Span<UInt8>) throws(HTTPParseError) -> (event: Event, consumed: Int) {
         guard let (head, body) = pending else {
             switch try heads.parse(bytes) {
             case .needMore:

@@ -53,14 +53,11 @@ struct RequestHeadParser: Sendable {
     /// Looks for a complete head in `buffer[start...]`. Throws for anything malformed
     /// or over a limit; after a throw the connection must be answered and closed.
     mutating func parse(_ buffer: [UInt8], from start: Int) throws(HTTPParseError) -> Outcome {
-        try buffer.withUnsafeBufferPointer { (all) throws(HTTPParseError) -> Outcome in
-            let bytes = UnsafeBufferPointer(rebasing: all[start...])
-            return try parse(bytes)
-        }
+        try parse(buffer.span.extracting(start...))
     }
 
     /// The same, from bytes in place (the head starts at the first of them).
-    mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Outcome {
+    mutating func parse(_ bytes: Span<UInt8>) throws(HTTPParseError) -> Outcome {
         // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request line.
         var headStart = 0
         while headStart + 1 < bytes.count, bytes[headStart] == cr, bytes[headStart + 1] == lf, headStart < 8 {
@@ -91,14 +88,9 @@ struct RequestHeadParser: Sendable {
         var index = max(lineEnd + 1, scanned)
         var headEnd: Int?
         while index < scanEnd {
-            // Sixteen, then eight bytes at a time past those that cannot matter here (no byte
-            // under 0x0E, so neither CR nor LF): a long field, a user's token, is most of a head.
-            while index &+ 16 <= scanEnd, !hasByteBelow(0x0E, word(bytes, at: index), word(bytes, at: index &+ 8)) {
-                index &+= 16
-            }
-            while index &+ 8 <= scanEnd, !hasByteBelow(0x0E, word(bytes, at: index), 0xFFFF_FFFF_FFFF_FFFF) {
-                index &+= 8
-            }
+            // Whole words past those that cannot matter here (no byte under 0x0E, so neither
+            // CR nor LF): a long field, a user's token, is most of a head.
+            index = bytes.skippingWords(withNoByteBelow: 0x0E, from: index, to: scanEnd)
             guard index < scanEnd else { break }
             let byte = bytes[index]
             if byte == lf {
@@ -122,8 +114,8 @@ struct RequestHeadParser: Sendable {
 
         // The request is built once, from its parts, at the end: one changed in place across
         // calls that may throw is copied once more on its way out (a retain per string).
-        let line = try parseRequestLine(UnsafeBufferPointer(rebasing: bytes[headStart..<(lineEnd - 1)]))
-        let headers = try parseFields(UnsafeBufferPointer(rebasing: bytes[(lineEnd + 1)..<(headEnd - 2)]))
+        let line = try parseRequestLine(bytes.extracting(headStart..<(lineEnd - 1)))
+        let headers = try parseFields(bytes.extracting((lineEnd + 1)..<(headEnd - 2)))
         let framing = try framing(headers, version: line.version)
         let request = HTTPRequest(
             method: line.method, target: line.target, path: line.path, query: line.query, version: line.version,
@@ -134,27 +126,22 @@ struct RequestHeadParser: Sendable {
         return .complete(parsed, consumed: headEnd)
     }
 
-    private func firstLineFeed(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) -> Int? {
-        var index = start
-        while index < end {
-            if bytes[index] == lf { return index }
-            index += 1
-        }
-        return nil
+    private func firstLineFeed(_ bytes: Span<UInt8>, from start: Int, end: Int) -> Int? {
+        bytes.firstIndex(of: lf, from: start, to: end)
     }
 
     /// `method SP request-target SP HTTP-version` with single spaces (RFC 9112 §3).
     private func parseRequestLine(
-        _ line: UnsafeBufferPointer<UInt8>
+        _ line: Span<UInt8>
     ) throws(HTTPParseError) -> (
         method: String, target: String, path: String, query: RequestQuery, version: HTTPVersion
     ) {
-        if line.first == UInt8(ascii: "P"), line.starts(with: "PRI * HTTP/2.0".utf8) { throw .http2Preface }
+        if ASCIIBytes.startsWith(line, "PRI * HTTP/2.0") { throw .http2Preface }
         guard let firstSpace = line.firstIndex(of: space) else { throw .malformedRequestLine }
         guard let lastSpace = line.lastIndex(of: space), lastSpace > firstSpace + 1 else { throw .malformedRequestLine }
-        let method = UnsafeBufferPointer(rebasing: line[..<firstSpace])
-        let target = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<lastSpace])
-        let versionBytes = UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])
+        let method = line.extracting(..<firstSpace)
+        let target = line.extracting((firstSpace + 1)..<lastSpace)
+        let versionBytes = line.extracting((lastSpace + 1)...)
         guard !method.isEmpty, method.allSatisfy(ASCIIBytes.isToken) else { throw .malformedRequestLine }
         guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw .invalidTarget }
 
@@ -172,13 +159,13 @@ struct RequestHeadParser: Sendable {
         default: throw .unsupportedVersion
         }
 
-        let targetText = String(decoding: target, as: UTF8.self)
+        let targetText = target.decodedString()
         let (path, query) = try RequestTarget.parse(targetText)
         return (methodName(method), targetText, path, query, version)
     }
 
     /// `field-name ":" OWS field-value OWS CRLF`, strictly (RFC 9112 §5, RFC 9110 §5.5).
-    private func parseFields(_ block: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> HTTPHeaders {
+    private func parseFields(_ block: Span<UInt8>) throws(HTTPParseError) -> HTTPHeaders {
         var fields: [(name: String, value: String)] = []
         var count = 0
         var lineStart = 0
@@ -191,20 +178,14 @@ struct RequestHeadParser: Sendable {
             // The name's bytes, all tokens: so also no space before the colon.
             while index < block.count, ASCIIBytes.isToken(block[index]) { index += 1 }
             guard index > lineStart, index < block.count, block[index] == colon else { throw .malformedHeader }
-            let name = UnsafeBufferPointer(rebasing: block[lineStart..<index])
+            let name = block.extracting(lineStart..<index)
             index += 1
             while index < block.count, block[index] == space || block[index] == tab { index += 1 }
             let valueStart = index
             while true {
-                // Sixteen, then eight bytes at a time while all are printable ASCII (no CR): a long
-                // value, a user's token, is most of such a head.
-                while index &+ 16 <= block.count, isPrintableASCII(word(block, at: index), word(block, at: index &+ 8))
-                {
-                    index &+= 16
-                }
-                while index &+ 8 <= block.count, isPrintableASCII(word(block, at: index), 0x2020_2020_2020_2020) {
-                    index &+= 8
-                }
+                // Whole words while all are printable ASCII (no CR): a long value, a user's
+                // token, is most of such a head.
+                index = block.skippingWords(ofPrintableASCIIFrom: index, to: block.count)
                 guard index < block.count, block[index] != cr else { break }
                 let byte = block[index]
                 guard byte == tab || (byte >= 0x20 && byte != 0x7F) else { throw .malformedHeader }
@@ -213,12 +194,12 @@ struct RequestHeadParser: Sendable {
             guard index + 1 < block.count, block[index + 1] == lf else { throw .malformedHeader }
             var valueEnd = index
             while valueEnd > valueStart, block[valueEnd - 1] == space || block[valueEnd - 1] == tab { valueEnd -= 1 }
-            let value = UnsafeBufferPointer(rebasing: block[valueStart..<valueEnd])
+            let value = block.extracting(valueStart..<valueEnd)
             lineStart = index + 2
             count += 1
             if count > limits.maxHeaderCount { throw .tooManyHeaders }
             if fields.isEmpty { fields.reserveCapacity(8) }
-            fields.append((fieldName(name), String(decoding: value, as: UTF8.self)))
+            fields.append((fieldName(name), value.decodedString()))
         }
         return HTTPHeaders(fields)
     }
@@ -318,16 +299,16 @@ extension RequestHeadParser {
 }
 
 /// The method as a string: the usual ones are literals, not built from the bytes.
-private func methodName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+private func methodName(_ bytes: Span<UInt8>) -> String {
     if ASCIIBytes.equals(bytes, "GET") { return "GET" }
     if ASCIIBytes.equals(bytes, "HEAD") { return "HEAD" }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes.decodedString()
 }
 
 /// A field's name as a string: the names clients send on every request, spelled as they
 /// send them (`Host`, `accept-encoding`), are literals, not built and validated from the
 /// bytes; any other name is made from its bytes. Either way the string is the bytes as sent.
-private func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+private func fieldName(_ bytes: Span<UInt8>) -> String {
     switch bytes.count {
     case 4:
         if ASCIIBytes.equals(bytes, "Host") { return "Host" }
@@ -354,7 +335,7 @@ private func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         if ASCIIBytes.equals(bytes, "accept-language") { return "accept-language" }
     default: break
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes.decodedString()
 }
 
 private let cr = UInt8(ascii: "\r")
@@ -364,32 +345,3 @@ private let tab = UInt8(ascii: "\t")
 private let colon = UInt8(ascii: ":")
 
 private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-
-/// The eight bytes from `index` (which has eight after it) as one word, in memory order.
-@inline(__always)
-private func word(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
-    UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped).loadUnaligned(fromByteOffset: index, as: UInt64.self)
-}
-
-/// Whether any byte of two words is below `limit` (at most 128). A byte below it borrows in
-/// its subtraction and so sets its top bit, where the byte's own top bit was clear; a borrow
-/// carried into the next byte comes only from a byte already found, so the answer for a
-/// word is exact ("Bit Twiddling Hacks", `hasless`). Two words a test: a loop's overhead is
-/// paid once for sixteen bytes (pass all ones as the second for one word).
-@inline(__always)
-private func hasByteBelow(_ limit: UInt8, _ first: UInt64, _ second: UInt64) -> Bool {
-    let subtrahend = 0x0101_0101_0101_0101 &* UInt64(limit)
-    return ((first &- subtrahend) & ~first | (second &- subtrahend) & ~second) & 0x8080_8080_8080_8080 != 0
-}
-
-/// Whether every byte of two words is printable ASCII, 0x20 to 0x7E: none is below 0x20 (as
-/// `hasByteBelow`), and none is above 0x7E (adding 1 carries into a byte's top bit exactly
-/// when it is 0x7F or more, or the top bit was set already; "Bit Twiddling Hacks", `hasmore`).
-/// Pass spaces as the second word for one.
-@inline(__always)
-private func isPrintableASCII(_ first: UInt64, _ second: UInt64) -> Bool {
-    func outside(_ word: UInt64) -> UInt64 {
-        ((word &- 0x2020_2020_2020_2020) & ~word) | (word &+ 0x0101_0101_0101_0101) | word
-    }
-    return (outside(first) | outside(second)) & 0x8080_8080_8080_8080 == 0
-}

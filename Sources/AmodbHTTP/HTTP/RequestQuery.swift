@@ -1,3 +1,5 @@
+import AmodbBytes
+
 /// A request's query (what follows `?` in the target), as the client sent it, already
 /// checked: every `%XX` escape is well formed, nothing decodes to a control byte, and each
 /// name and value decodes to valid UTF-8. It is a slice of the target's string: reading a
@@ -23,8 +25,7 @@ public struct RequestQuery: Sendable {
 
     /// A query from its text as sent (without the `?`); `nil` when `isValid` refuses it.
     public init?(_ text: Substring) {
-        var copy = text
-        guard copy.withUTF8({ Self.isValid($0) }) else { return nil }
+        guard Self.isValid(text.utf8.span) else { return nil }
         self.text = text
     }
 
@@ -35,24 +36,15 @@ public struct RequestQuery: Sendable {
     /// only during the call (a piece with an escape or a `+` is decoded into a scratch
     /// buffer; one without is passed as it stands).
     public func forEachItem<Failure: Error>(
-        _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
+        _ body: (_ name: Span<UInt8>, _ value: Span<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
-        var text = text
-        let outcome: Result<Void, Failure> = text.withUTF8 { bytes in
-            do throws(Failure) {
-                try Self.forEachItem(in: bytes, body)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        try outcome.get()
+        try Self.forEachItem(in: text.utf8.span, body)
     }
 
     /// `forEachItem` over the query's bytes.
     private static func forEachItem<Failure: Error>(
-        in bytes: UnsafeBufferPointer<UInt8>,
-        _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
+        in bytes: Span<UInt8>,
+        _ body: (_ name: Span<UInt8>, _ value: Span<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
         var start = 0
         while start < bytes.count {
@@ -68,8 +60,8 @@ public struct RequestQuery: Sendable {
             if end > start {
                 let nameEnd = equals < 0 ? end : equals
                 let valueStart = equals < 0 ? end : equals + 1
-                let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
-                let value = UnsafeBufferPointer(rebasing: bytes[valueStart..<end])
+                let name = bytes.extracting(start..<nameEnd)
+                let value = bytes.extracting(valueStart..<end)
                 if encoded {
                     try decoded(name) { (name) throws(Failure) in
                         try decoded(value) { (value) throws(Failure) in try body(name, value) }
@@ -86,7 +78,7 @@ public struct RequestQuery: Sendable {
     public var items: [(name: String, value: String)] {
         var items: [(name: String, value: String)] = []
         forEachItem { name, value in
-            items.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            items.append((name.decodedString(), value.decodedString()))
         }
         return items
     }
@@ -95,7 +87,7 @@ public struct RequestQuery: Sendable {
     public func value(of name: String) -> String? {
         var found: String?
         forEachItem { itemName, value in
-            if found == nil, itemName.elementsEqual(name.utf8) { found = String(decoding: value, as: UTF8.self) }
+            if found == nil, itemName.elementsEqual(name.utf8) { found = value.decodedString() }
         }
         return found
     }
@@ -103,7 +95,7 @@ public struct RequestQuery: Sendable {
     /// Whether a query's bytes are one this type holds: escapes well formed, no control byte once decoded, each name and value
     /// valid UTF-8 once decoded. One pass over the bytes; only a query with an escape above
     /// 0x7F decodes its pieces to check their UTF-8.
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isValid(_ bytes: Span<UInt8>) -> Bool {
         var index = 0
         var nonASCII = false
         while index < bytes.count {
@@ -128,11 +120,10 @@ public struct RequestQuery: Sendable {
         while start <= bytes.count {
             var end = start
             while end < bytes.count, bytes[end] != ampersand { end += 1 }
-            let piece = UnsafeBufferPointer(rebasing: bytes[start..<end])
-            let equals = piece.firstIndex(of: UInt8(ascii: "=")) ?? piece.endIndex
-            for part in [piece[piece.startIndex..<equals], piece[min(equals + 1, piece.endIndex)...]] {
+            let equals = bytes.firstIndex(of: UInt8(ascii: "="), from: start, to: end) ?? end
+            for part in [start..<equals, min(equals + 1, end)..<end] {
                 guard
-                    let decoded = RequestTarget.percentDecoded(UnsafeBufferPointer(rebasing: part), plusIsSpace: true),
+                    let decoded = RequestTarget.percentDecoded(bytes.extracting(part), plusIsSpace: true),
                     String(validating: decoded, as: UTF8.self) != nil
                 else { return false }
             }
@@ -144,18 +135,10 @@ public struct RequestQuery: Sendable {
     /// Calls `body` with `piece` decoded (`%XX` and `+`): a piece `isValid` accepted, so the
     /// decoding never fails.
     private static func decoded<Failure: Error>(
-        _ piece: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
+        _ piece: Span<UInt8>, _ body: (Span<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
-        let bytes = RequestTarget.percentDecoded(piece, plusIsSpace: true) ?? Array(piece)
-        let result: Result<Void, Failure> = bytes.withUnsafeBufferPointer { decoded in
-            do throws(Failure) {
-                try body(decoded)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        try result.get()
+        let bytes = RequestTarget.percentDecoded(piece, plusIsSpace: true) ?? piece.array()
+        try body(bytes.span)
     }
 }
 

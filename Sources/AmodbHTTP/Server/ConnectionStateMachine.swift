@@ -1,3 +1,4 @@
+import AmodbBytes
 import Dispatch
 
 /// One HTTP/1.1 connection's logic as a value, after async-http-client's
@@ -185,8 +186,8 @@ struct ConnectionStateMachine {
                 // is kept, so a request read whole costs no copy and no buffer.
                 inbound = []
                 readIndex = 0
-                let used = decodeRequests(in: fresh, from: 0, at: now)
-                if used < fresh.count { inbound.append(contentsOf: UnsafeBufferPointer(rebasing: fresh[used...])) }
+                let used = decodeRequests(in: fresh.span, from: 0, at: now)
+                if used < fresh.count { inbound.append(contentsOf: fresh[used...]) }
             } : nil
         if decodedInPlace == nil {
             inbound.append(contentsOf: bytes)
@@ -345,7 +346,7 @@ struct ConnectionStateMachine {
     /// Decodes every complete request in the buffer and hands each on.
     private mutating func processInbound(at now: DispatchTime) {
         let buffered = inbound  // kept alive while its bytes are read in place
-        readIndex = buffered.withUnsafeBufferPointer { decodeRequests(in: $0, from: readIndex, at: now) }
+        readIndex = decodeRequests(in: buffered.span, from: readIndex, at: now)
         compactInbound()
     }
 
@@ -353,7 +354,7 @@ struct ConnectionStateMachine {
     /// it stopped (the bytes from there on are not used yet). Bodies are read (and dropped)
     /// before their request is answered; reading bodies never counts as activity, and each
     /// body has its own deadline.
-    private mutating func decodeRequests(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, at now: DispatchTime)
+    private mutating func decodeRequests(in bytes: Span<UInt8>, from start: Int, at now: DispatchTime)
         -> Int
     {
         var index = start
@@ -368,7 +369,7 @@ struct ConnectionStateMachine {
                 break
             }
             do {
-                let (event, consumed) = try decoder.decode(UnsafeBufferPointer(rebasing: bytes[index...]))
+                let (event, consumed) = try decoder.decode(bytes.extracting(index...))
                 index += consumed
                 switch consume event {
                 case .needMore:
@@ -393,7 +394,7 @@ struct ConnectionStateMachine {
                     actions.append(.respond(sequence: sequence))
                 }
             } catch {
-                reject(error, head: Array(UnsafeBufferPointer(rebasing: bytes[min(index, bytes.count)...]))[...])
+                reject(error, head: bytes.extracting(min(index, bytes.count)...).array()[...])
             }
         }
         return index

@@ -69,12 +69,12 @@ public final class AppTokens: Sendable {
             authorization.prefix(prefix.count).lowercased() == prefix
         else { return nil }
         let presented = Array(authorization.dropFirst(prefix.count).trimmingSpaces().utf8)
-        return presented.withUnsafeBufferPointer { authenticate(token: $0) }
+        return authenticate(token: presented.span)
     }
 
     /// The identity of the token `presented` (the bytes after `Bearer `, or an `api_key`
     /// value), or `nil` when it is no valid token; compared as `authenticate(_:)` compares.
-    func authenticate(token presented: UnsafeBufferPointer<UInt8>) -> String? {
+    func authenticate(token presented: Span<UInt8>) -> String? {
         var match: String?
         for entry in state.withLock({ $0.entries }) where ConstantTime.equals(presented, entry.bytes) {
             match = match ?? entry.identity

@@ -60,22 +60,25 @@ struct Callers: Sendable {
         _ authorization: String?, query: RequestQuery, from client: Address, clock: any ProxyClock, loop: Int?
     ) -> Verdict {
         guard isEnabled else { return .open }
-        guard var field = authorization else {
-            return identify(bearer: nil, headerSent: false, query: query, client: client, clock: clock, loop: loop)
-        }
-        // The field's own bytes, in place: a token is never copied unless it must be parsed.
-        return field.withUTF8 { bytes in
-            identify(
-                bearer: Self.bearer(in: bytes), headerSent: true, query: query, client: client, clock: clock,
+        guard let field = authorization else {
+            return identify(
+                field: "".utf8.span, bearer: nil, headerSent: false, query: query, client: client, clock: clock,
                 loop: loop)
         }
+        // The field's own bytes, in place: a token is never copied unless it must be parsed.
+        let bytes = field.utf8.span
+        return identify(
+            field: bytes, bearer: Self.bearer(in: bytes), headerSent: true, query: query, client: client, clock: clock,
+            loop: loop)
     }
 
+    /// `bearer`: where the token is in `field`, if it holds one.
     private func identify(
-        bearer: UnsafeBufferPointer<UInt8>?, headerSent: Bool, query: RequestQuery, client: Address,
+        field: Span<UInt8>, bearer: Range<Int>?, headerSent: Bool, query: RequestQuery, client: Address,
         clock: any ProxyClock, loop: Int?
     ) -> Verdict {
         if let bearer {
+            let bearer = field.extracting(bearer)
             if tokens.isEnabled, let token = tokens.authenticate(token: bearer) {
                 metrics.recordAuth(.staticToken, loop: loop)
                 return .token(token)
@@ -83,7 +86,7 @@ struct Callers: Sendable {
             guard let users else {
                 return refuse(.invalidStaticToken, Self.notAClientToken, client: client, clock: clock, loop: loop)
             }
-            let digest = users.memory.digest(of: UnsafeRawBufferPointer(bearer))
+            let digest = users.memory.digest(of: bearer)
             let now = clock.now()
             if let user = users.remembered(digest, now: now) {
                 metrics.recordAuth(.verified, loop: loop)
@@ -96,7 +99,7 @@ struct Callers: Sendable {
             }
             // A signature to check: not for an address that has spent its rate on refusals.
             if let throttled = throttled(client, now: now, loop: loop) { return throttled }
-            switch users.verify(bearer, digest: digest, now: now) {
+            switch users.verify(bearer.array(), digest: digest, now: now) {
             case .success(let user):
                 metrics.recordAuth(.verified, loop: loop)
                 return .user(user)
@@ -181,7 +184,7 @@ struct Callers: Sendable {
 
     /// The token after `Bearer ` (the scheme in any case, RFC 7235 §2.1), or `nil` when
     /// the field names another scheme or holds nothing after it.
-    static func bearer(in field: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+    static func bearer(in field: Span<UInt8>) -> Range<Int>? {
         let scheme: StaticString = "bearer "
         let count = scheme.utf8CodeUnitCount
         guard field.count > count, ASCIIBytes.equalsIgnoringCase(field, 0, count, scheme) else { return nil }
@@ -189,7 +192,7 @@ struct Callers: Sendable {
         var end = field.count
         while start < end, field[start] == UInt8(ascii: " ") { start += 1 }
         while end > start, field[end - 1] == UInt8(ascii: " ") { end -= 1 }
-        return start < end ? UnsafeBufferPointer(rebasing: field[start..<end]) : nil
+        return start < end ? start..<end : nil
     }
 
     /// The query's first `api_key`, when it has one: the identity of the app token it is,
@@ -206,11 +209,10 @@ struct Callers: Sendable {
 
     /// Whether a token has the form of a JSON Web Token: a first part, before a dot, that
     /// is base64url for a JSON object. An app token is anything else.
-    static func looksLikeJSONWebToken(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func looksLikeJSONWebToken(_ token: Span<UInt8>) -> Bool {
         guard let dot = token.firstIndex(of: UInt8(ascii: ".")), dot >= 2 else { return false }
         // Two characters carry the first byte; four decode to three bytes on their own.
-        let head = UnsafeBufferPointer(rebasing: token[..<min(dot, 4)])
-        return Base64URL.decode(head)?.first == UInt8(ascii: "{")
+        return Base64URL.decode(token.extracting(..<min(dot, 4)).array())?.first == UInt8(ascii: "{")
     }
 
     /// What a 401's `WWW-Authenticate` says (RFC 6750 §3.1).

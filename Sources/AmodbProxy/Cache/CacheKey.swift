@@ -26,8 +26,7 @@ struct CacheKey: Sendable, Hashable {
     /// as a snapshot file or Redis may hold anything.
     static func request(of text: String) -> AmodbRequest? {
         let question = text.utf8.firstIndex(of: UInt8(ascii: "?"))
-        var path = String(text[..<(question ?? text.endIndex)])
-        guard let route = path.withUTF8({ RouteRequest.route(pathBytes: $0) }),
+        guard let route = RouteRequest.route(pathBytes: text[..<(question ?? text.endIndex)].utf8.span),
             let query = question.map({ RequestQuery(text[text.index(after: $0)...]) }) ?? RequestQuery(),
             let request = try? RouteRequest.request(route, query: query, languages: nil).get(),
             CacheKey(request).text == text

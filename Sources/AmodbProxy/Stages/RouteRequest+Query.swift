@@ -21,7 +21,7 @@ extension RouteRequest {
 
     /// The bits of the names in an `append_to_response` value (comma-separated, spaces around
     /// a name ignored, unknown names dropped).
-    static func appendedMask(_ value: UnsafeBufferPointer<UInt8>) -> UInt32 {
+    static func appendedMask(_ value: Span<UInt8>) -> UInt32 {
         var mask: UInt32 = 0
         var start = 0
         while start <= value.count {
@@ -32,7 +32,7 @@ extension RouteRequest {
             while first < last, value[first] == UInt8(ascii: " ") { first += 1 }
             while last > first, value[last - 1] == UInt8(ascii: " ") { last -= 1 }
             if last > first {
-                let name = UnsafeBufferPointer(rebasing: value[first..<last])
+                let name = value.extracting(first..<last)
                 for (index, known) in appendableInOrder.enumerated() where ASCIIBytes.utf8(of: known, equals: name) {
                     mask |= 1 << index
                     break
@@ -62,7 +62,7 @@ extension RouteRequest {
             self.base = base
         }
 
-        mutating func read(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) throws(RequestError) {
+        mutating func read(name: Span<UInt8>, value: Span<UInt8>) throws(RequestError) {
             guard let parameter = RouteRequest.parameter(named: name), route.parameters.contains(parameter) else {
                 return
             }
@@ -75,7 +75,7 @@ extension RouteRequest {
                 guard !value.isEmpty else { return }
                 language = Result { () throws(RequestError) in
                     try RouteRequest.normalizingLanguage(value) { (tag) -> String? in
-                        guard let base else { return String(decoding: tag, as: UTF8.self) }
+                        guard let base else { return tag.decodedString() }
                         return RouteRequest.resolve(tag, among: base)
                     }
                 }
@@ -94,7 +94,7 @@ extension RouteRequest {
     }
 
     /// The parameter a query item's name is, exactly.
-    static func parameter(named name: UnsafeBufferPointer<UInt8>) -> QueryParameter? {
+    static func parameter(named name: Span<UInt8>) -> QueryParameter? {
         QueryParameter.allCases.first { ASCIIBytes.utf8(of: $0.rawValue, equals: name) }
     }
 
@@ -112,12 +112,13 @@ extension RouteRequest {
     /// digits and `-` in a tag's shape (a 2–3 letter language, subtags of 1–8), as
     /// `AmodbRequest.normalizedLanguage` does.
     static func normalizingLanguage<Result>(
-        _ tag: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+        _ tag: Span<UInt8>, _ body: (Span<UInt8>) -> Result
     ) throws(RequestError) -> Result {
         let invalid = RequestError.invalidValue(.language, "must be a language tag such as en-US")
         guard (2...35).contains(tag.count) else { throw invalid }
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tag.count) {
-            (normalized) throws(RequestError) in
+        // On the stack: a tag is at most 35 bytes.
+        var normalized = InlineArray<35, UInt8>(repeating: 0)
+        do {
             var start = 0
             var index = 0
             while start <= tag.count {
@@ -145,18 +146,19 @@ extension RouteRequest {
                 index += 1
                 start = end + 1
             }
-            return body(UnsafeBufferPointer(rebasing: normalized[..<tag.count]))
         }
+        return body(normalized.span.extracting(..<tag.count))
     }
 
     /// `AmodbLanguage.resolve` of a normalized tag's bytes: one of `base`'s own strings (no
     /// copy made per request), or `nil` for the fallback (whether or not `base` holds it).
-    static func resolve(_ tag: UnsafeBufferPointer<UInt8>, among base: [String]) -> String? {
+    static func resolve(_ tag: Span<UInt8>, among base: [String]) -> String? {
         var match = base.first { ASCIIBytes.utf8(of: $0, equals: tag) }
         if match == nil, !tag.contains(UInt8(ascii: "-")) {
             match = base.first { language in
-                language.utf8.count > tag.count && language.utf8.starts(with: tag)
-                    && language.utf8.dropFirst(tag.count).first == UInt8(ascii: "-")
+                let utf8 = language.utf8.span
+                return utf8.count > tag.count && utf8[tag.count] == UInt8(ascii: "-")
+                    && utf8.extracting(..<tag.count).elementsEqual(tag)
             }
         }
         guard let match, match != AmodbLanguage.fallback else { return nil }

@@ -8,40 +8,42 @@ import AmodbModels
 ///
 /// AmodbModels reads the same from strings, for apps (`Route(path:)`,
 /// `AmodbRequest(route:query:)`): those readings are this one's test oracle, and the two agree
-/// on every path and query (`RouteRequestTests`). The bytes are read here, not in the models,
-/// so that the code apps compile holds no unsafe pointer.
+/// on every path and query (`RouteRequestTests`). The bytes are read here, as `Span`s, not in
+/// the models, which apps compile and which read strings only.
 enum RouteRequest {
     /// Whether a path is under the API root (`/3/…`), and the forwarded route it names
     /// there, if any: both read from the path's bytes in place.
     static func route(for path: String) -> (underAPI: Bool, route: Route?) {
-        var path = path
-        return path.withUTF8 { bytes in
-            guard bytes.starts(with: apiRoot) else { return (false, nil) }
-            return (
-                true, route(pathBytes: UnsafeBufferPointer(rebasing: bytes[ProxyResponder.apiPrefix.utf8.count...]))
-            )
+        let bytes = path.utf8.span
+        guard bytes.count >= apiRoot.count, bytes.extracting(..<apiRoot.count).elementsEqual(apiRoot) else {
+            return (false, nil)
         }
+        return (true, route(pathBytes: bytes.extracting((apiRoot.count - 1)...)))
     }
 
-    /// `/3/`: what every path under the API root starts with.
+    /// `/3/`: what every path under the API root starts with (a route's path starts at its `/`).
     private static let apiRoot = Array((ProxyResponder.apiPrefix + "/").utf8)
 
     /// The route a path's bytes, relative to the API root, name exactly. Read byte by byte:
     /// no split, no intermediate `String`, no grapheme breaking (which a `Character` split of
     /// the path pays on every byte).
-    static func route(pathBytes path: UnsafeBufferPointer<UInt8>) -> Route? {
-        if let rest = dropping("/trending/", from: path) {
+    static func route(pathBytes path: Span<UInt8>) -> Route? {
+        if ASCIIBytes.startsWith(path, trending) {
+            let rest = path.extracting(trending.utf8CodeUnitCount...)
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-                let media = mediaType(UnsafeBufferPointer(rebasing: rest[..<slash])),
-                let window = timeWindow(UnsafeBufferPointer(rebasing: rest[(slash + 1)...]))
+                let media = mediaType(rest.extracting(..<slash)),
+                let window = timeWindow(rest.extracting((slash + 1)...))
             else { return nil }
             return .trending(media, window)
         }
-        if let rest = dropping("/movie/", from: path) {
-            return positiveInteger(rest).map { .movie(id: $0) }
+        if ASCIIBytes.startsWith(path, movie) {
+            return positiveInteger(path.extracting(movie.utf8CodeUnitCount...)).map { .movie(id: $0) }
         }
         return ASCIIBytes.equals(path, "/configuration") ? .configuration : nil
     }
+
+    private static let trending: StaticString = "/trending/"
+    private static let movie: StaticString = "/movie/"
 
     /// The canonical request a route's query names, its language resolved among `languages`
     /// (`AmodbRequest.resolvingLanguage(among:)`) when given, or why the query names none.
@@ -61,8 +63,7 @@ enum RouteRequest {
     static func request(
         _ route: Route, resolvingLanguageAmong base: [String]?,
         items: (
-            _ item: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(RequestError) ->
-                Void
+            _ item: (_ name: Span<UInt8>, _ value: Span<UInt8>) throws(RequestError) -> Void
         ) throws(RequestError) -> Void
     ) throws(RequestError) -> AmodbRequest {
         var reader = QueryReader(route: route, base: base)
@@ -84,16 +85,8 @@ enum RouteRequest {
 
     // MARK: The path
 
-    /// `bytes` after `prefix`, or `nil` if they do not start with it.
-    private static func dropping(
-        _ prefix: StaticString, from bytes: UnsafeBufferPointer<UInt8>
-    ) -> UnsafeBufferPointer<UInt8>? {
-        guard ASCIIBytes.startsWith(bytes, prefix) else { return nil }
-        return UnsafeBufferPointer(rebasing: bytes[prefix.utf8CodeUnitCount...])
-    }
-
     /// The media type a segment names exactly (lower case, as amodb spells it).
-    private static func mediaType(_ segment: UnsafeBufferPointer<UInt8>) -> MediaType? {
+    private static func mediaType(_ segment: Span<UInt8>) -> MediaType? {
         if ASCIIBytes.equals(segment, "movie") { return .movie }
         if ASCIIBytes.equals(segment, "all") { return .all }
         if ASCIIBytes.equals(segment, "tv") { return .tv }
@@ -102,18 +95,18 @@ enum RouteRequest {
     }
 
     /// The time window a segment names exactly.
-    private static func timeWindow(_ segment: UnsafeBufferPointer<UInt8>) -> TimeWindow? {
+    private static func timeWindow(_ segment: Span<UInt8>) -> TimeWindow? {
         if ASCIIBytes.equals(segment, "day") { return .day }
         if ASCIIBytes.equals(segment, "week") { return .week }
         return nil
     }
 
     /// Digits only (no sign, no leading zero), 1 … 2^31-1: ids and pages are never anything else.
-    static func positiveInteger(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func positiveInteger(_ digits: Span<UInt8>) -> Int? {
         guard (1...10).contains(digits.count), digits[0] != UInt8(ascii: "0") else { return nil }
         var value = 0
-        for byte in digits {
-            let digit = byte &- UInt8(ascii: "0")
+        for index in digits.indices {
+            let digit = digits[index] &- UInt8(ascii: "0")
             guard digit <= 9 else { return nil }
             value = value * 10 + Int(digit)
         }

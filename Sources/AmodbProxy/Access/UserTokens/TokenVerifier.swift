@@ -44,9 +44,7 @@ struct TokenVerifier: Sendable {
 
     /// The user `token` (the bytes after `Bearer `) speaks for, or why it is refused.
     func verify(_ token: some Collection<UInt8>, now: Double) -> Result<UserIdentity, TokenRefusal> {
-        let digest =
-            token.withContiguousStorageIfAvailable { memory.digest(of: UnsafeRawBufferPointer($0)) }
-            ?? Array(token).withUnsafeBytes { memory.digest(of: $0) }
+        let digest = memory.digest(of: Array(token).span)
         if let user = remembered(digest, now: now) { return .success(user) }
         return verify(token, digest: digest, now: now)
     }

@@ -61,7 +61,7 @@ final class VerifiedTokens: Sendable {
     }
 
     /// The digest a token is remembered under.
-    func digest(of token: UnsafeRawBufferPointer) -> SipHash128.Digest {
+    func digest(of token: Span<UInt8>) -> SipHash128.Digest {
         hash.digest(token)
     }
 
