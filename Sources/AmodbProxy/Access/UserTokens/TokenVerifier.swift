@@ -1,3 +1,4 @@
+import AmodbBytes
 import AmodbCrypto
 
 /// Verifies a user's ID token (a JSON Web Token, RFC 7519) against the proxy's settings:
@@ -133,19 +134,21 @@ struct UserIdentity: Sendable, Equatable {
     /// strings (each a copy of ASCII bytes).
     init(hash: UInt64) {
         self.hash = hash
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        (limitKey, logName) = withUnsafeMutableBytes(of: &text) { raw in
-            let prefix = TokenIdentifier.userPrefix.utf8
-            raw.copyBytes(from: prefix)
-            for index in 0..<16 {
-                let digit = UInt8(truncatingIfNeeded: hash >> (60 - 4 * UInt64(index))) & 0x0F
-                raw[prefix.count + index] = digit < 10 ? 0x30 + digit : 0x57 + digit
-            }
-            let bytes = raw.bindMemory(to: UInt8.self)
-            return (
-                String(decoding: bytes[..<(prefix.count + 16)], as: UTF8.self),
-                String(decoding: bytes[prefix.count..<(prefix.count + 16)], as: UTF8.self)
-            )
+        // The prefix (`user:`) and 16 hex digits; room for a prefix of up to 8 bytes.
+        var text = InlineArray<24, UInt8>(repeating: 0)
+        var count = 0
+        for byte in TokenIdentifier.userPrefix.utf8 {
+            text[count] = byte
+            count += 1
         }
+        let digitsStart = count
+        for index in 0..<16 {
+            let digit = UInt8(truncatingIfNeeded: hash >> (60 - 4 * UInt64(index))) & 0x0F
+            text[count] = digit < 10 ? 0x30 + digit : 0x57 + digit
+            count += 1
+        }
+        let bytes = text.span
+        limitKey = bytes.extracting(..<count).decodedString()
+        logName = bytes.extracting(digitsStart..<count).decodedString()
     }
 }
