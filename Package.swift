@@ -80,7 +80,8 @@ let package = Package(
         .testTarget(name: "AmodbModelsTests", dependencies: ["AmodbModels"]),
         // The server alone: parser, connection state machine, HTTPServer, hostile bytes.
         .testTarget(name: "AmodbBytesTests", dependencies: ["AmodbBytes"]),
-        .testTarget(name: "AmodbHTTPTests", dependencies: ["AmodbHTTP", "AmodbHTTPTestSupport", "AmodbSockets"]),
+        .testTarget(
+            name: "AmodbHTTPTests", dependencies: ["AmodbBytes", "AmodbHTTP", "AmodbHTTPTestSupport", "AmodbSockets"]),
         .testTarget(
             name: "AmodbCompressionTests",
             dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox", "AmodbHTTPTestSupport"]
