@@ -89,7 +89,8 @@ let package = Package(
         .testTarget(name: "AmodbCryptoTests", dependencies: ["AmodbCrypto", "AmodbDynamicLibrary"]),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(
-            name: "AmodbProxyTests", dependencies: ["AmodbHTTP", "AmodbProxy", "AmodbPlanner", "AmodbTestSupport"]),
+            name: "AmodbProxyTests",
+            dependencies: ["AmodbBytes", "AmodbHTTP", "AmodbProxy", "AmodbPlanner", "AmodbTestSupport"]),
         // The planner: its options, the access-log reader and the report.
         .testTarget(name: "AmodbPlannerTests", dependencies: ["AmodbPlanner", "AmodbProxy", "AmodbTestSupport"]),
         .testTarget(name: "AmodbSandboxTests", dependencies: ["AmodbHTTP", "AmodbSandbox", "AmodbTestSupport"]),

@@ -1,3 +1,4 @@
+import AmodbBytes
 import Testing
 
 @testable import AmodbProxy
@@ -14,27 +15,34 @@ struct JSONTextTests {
 
     /// Text is checked eight bytes at a time: bytes that need an escape and bytes next to
     /// them in value that do not, at every position of texts up to three words long, must
-    /// come out as a byte-by-byte escape writes them.
+    /// come out as a byte-by-byte escape writes them. Bytes from 0x80 up come in scalars of
+    /// two to four bytes, as they do in every `String`.
     @Test
     func escapesEveryByteAtEveryPositionAsByteByByteEscaping() {
-        let probes: [UInt8] = [
-            0x00, 0x01, 0x0A, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xC3, 0xFF,
+        let probes: [Unicode.Scalar] = [
+            "\u{0}", "\u{1}", "\n", "\u{1F}", " ", "!", "\"", "#", "[", "\\", "]", "\u{7F}", "\u{80}", "é", "\u{7FF}",
+            "\u{FFFF}", "\u{10FFFF}",
         ]
         for length in 1...25 {
             for position in 0..<length {
                 for probe in probes {
-                    var text = [UInt8](repeating: UInt8(ascii: "a"), count: length)
-                    text[position] = probe
-                    #expect(Self.written(text) == Self.escapedByteByByte(text), "\(text)")
+                    var scalars = [Unicode.Scalar](repeating: "a", count: length)
+                    scalars[position] = probe
+                    var text = ""
+                    text.unicodeScalars.append(contentsOf: scalars)
+                    #expect(Self.written(text) == Self.escapedByteByByte(Array(text.utf8)), "\(scalars)")
                 }
             }
         }
     }
 
-    private static func written(_ text: [UInt8]) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: text.count * JSONText.maxBytesPerByte + 2) { buffer, count in
-            count = text.withUnsafeBufferPointer { JSONText.write(quoting: $0, to: buffer.baseAddress!) }
+    /// Written into room of exactly the most the text can take.
+    private static func written(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        ByteWriter.append(to: &bytes, atMost: text.utf8.count * JSONText.maxBytesPerByte + 2) {
+            JSONText.write(quoting: text, to: &$0)
         }
+        return bytes
     }
 
     private static func escapedByteByByte(_ text: [UInt8]) -> [UInt8] {

@@ -1,3 +1,4 @@
+import AmodbBytes
 import AmodbCompression
 import Glibc
 import Testing
@@ -146,20 +147,6 @@ struct LogLineTests {
         }
     }
 
-    /// Short bytes are copied by words, long ones by `memmove`: every length comes out exact,
-    /// and nothing is written past it.
-    @Test func bytesOfEveryLengthAreCopiedExactly() {
-        for count in 0...40 {
-            let text = String((0..<count).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
-            var bytes: [UInt8] = []
-            LogLine.write(.text, maxBytes: count + 16, into: &bytes) { line in
-                text.utf8.withContiguousStorageIfAvailable { line.put($0) }
-                line.put(UInt8(ascii: "|"))
-            }
-            #expect(String(decoding: bytes, as: UTF8.self) == text + "|")
-        }
-    }
-
     @Test(arguments: cases)
     func anAccessLogEntryIsWrittenAsTextByteForByte(_ test: Case) {
         let line = line(test.entry, .text)
@@ -186,13 +173,13 @@ struct LogLineTests {
         // The room is the start of a larger allocation: a write past it would land in memory
         // that is there, so only a check made before the write stops the process.
         await #expect(processExitsWith: .failure) {
-            let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 4096)
-            var line = LogFields(.json, into: UnsafeMutableBufferPointer(rebasing: memory[..<16]))
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+            var line = LogFields(.json, into: ByteWriter(into: UnsafeMutableRawBufferPointer(rebasing: memory[..<16])))
             line.text("path", String(repeating: "a", count: 64))
         }
         await #expect(processExitsWith: .failure) {
-            let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 4096)
-            var line = LogFields(.text, into: UnsafeMutableBufferPointer(rebasing: memory[..<2]))
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+            var line = LogFields(.text, into: ByteWriter(into: UnsafeMutableRawBufferPointer(rebasing: memory[..<2])))
             line.integer("n", 1)
         }
     }
@@ -229,7 +216,7 @@ struct LogLineTests {
 
     private func write(_ time: inout LogTime, _ seconds: Int, _ nanoseconds: Int) -> String {
         var bytes: [UInt8] = []
-        LogLine.write(.text, maxBytes: LogTime.length, into: &bytes) {
+        ByteWriter.append(to: &bytes, atMost: LogTime.length) {
             time.write(timespec(tv_sec: seconds, tv_nsec: nanoseconds), to: &$0)
         }
         return String(decoding: bytes, as: UTF8.self)

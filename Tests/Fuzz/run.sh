@@ -46,7 +46,6 @@ sources=(
     "$http/HTTPResponse.swift"
     "$http/HTTPResponse+PlainText.swift"
     "$http/RenderedFields.swift"
-    "$http/DecimalDigits.swift"
     "$http/ThreadDate.swift"
     "$http/Clocks.swift"
     "$http/CivilTime.swift"

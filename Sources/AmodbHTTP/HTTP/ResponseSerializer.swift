@@ -1,3 +1,4 @@
+import AmodbBytes
 import Glibc
 
 /// A response as bytes for the wire: its head, serialized, and its body, which is a
@@ -61,55 +62,51 @@ enum ResponseSerializer {
         // reads a coding on a 304 tries to decode its empty body).
         let hasBody = response.status >= 200 && response.status != 204 && response.status != 304
         let coding = hasBody ? response.contentEncoding : nil
-        return withStatusLine(response.status) { statusLine in
-            var size = statusLine.count + response.renderedFields.count + HTTPDate.fieldLength + 2
-            for (name, value) in response.headers where isWritten(name, hasBody: hasBody) {
-                size += name.utf8.count + value.utf8.count + 4
-            }
-            if let coding { size += contentEncoding.utf8CodeUnitCount + coding.utf8.count + 2 }
-            if hasBody { size += contentLength.utf8CodeUnitCount + 20 + 2 }
-            if closing {
-                size += connectionClose.utf8CodeUnitCount
-            } else if version == .http1_0 {
-                size += connectionKeepAlive.utf8CodeUnitCount
-            }
-            // The closure reaches the response through a pointer: captured, it was retained
-            // and released around the call (a pair for each of its arrays, every answer).
-            if storage.count < size {
-                storage = [UInt8](repeating: 0, count: (size + storageGrain - 1) / storageGrain * storageGrain)
-            }
-            let written = withUnsafePointer(to: response) { response in
-                storage.withUnsafeMutableBufferPointer { buffer in
-                    var head = RenderedFields.Writer(into: buffer)
-                    head.write(statusLine)
-                    response.pointee.renderedFields.write(to: &head)
-                    for (name, value) in response.pointee.headers where isWritten(name, hasBody: hasBody) {
-                        head.write(name)
-                        head.write(": ")
-                        head.write(value)
-                        head.write("\r\n")
-                    }
-                    HTTPDate.withField(epochSeconds: now) { head.write(UnsafeRawBufferPointer($0)) }
-                    if let coding {
-                        head.write(contentEncoding)
-                        head.write(coding)
-                        head.write("\r\n")
-                    }
-                    if hasBody { head.line(contentLength, number: response.pointee.body.count) }
-                    if closing {
-                        head.write(connectionClose)
-                    } else if version == .http1_0 {
-                        head.write(connectionKeepAlive)
-                    }
-                    head.write("\r\n")
-                    return head.count
-                }
-            }
-            guard hasBody, !isHead else { return SerializedResponse(head: storage[..<written], body: []) }
-            var length = response.body.count
-            if case .abortAfterBodyBytes(let sent) = response.connection { length = min(max(0, sent), length) }
-            return SerializedResponse(head: storage[..<written], body: response.body[..<length])
+        // Every status but 200 takes its line from the table; 200 writes `okLine`.
+        let statusLine = response.status == 200 ? nil : Self.statusLine(response.status)
+        var size =
+            (statusLine?.count ?? okLine.utf8CodeUnitCount) + response.renderedFields.count + HTTPDate.fieldLength + 2
+        for (name, value) in response.headers where isWritten(name, hasBody: hasBody) {
+            size += name.utf8.count + value.utf8.count + 4
         }
+        if let coding { size += contentEncoding.utf8CodeUnitCount + coding.utf8.count + 2 }
+        if hasBody { size += contentLength.utf8CodeUnitCount + ByteWriter.maxNumberBytes + 2 }
+        if closing {
+            size += connectionClose.utf8CodeUnitCount
+        } else if version == .http1_0 {
+            size += connectionKeepAlive.utf8CodeUnitCount
+        }
+        if storage.count < size {
+            storage = [UInt8](repeating: 0, count: (size + storageGrain - 1) / storageGrain * storageGrain)
+        }
+        let written = ByteWriter.overwriting(&storage) { head in
+            if let statusLine { head.write(statusLine) } else { head.write(okLine) }
+            response.renderedFields.write(to: &head)
+            for (name, value) in response.headers where isWritten(name, hasBody: hasBody) {
+                head.write(name)
+                head.write(": ")
+                head.write(value)
+                head.write("\r\n")
+            }
+            HTTPDate.write(epochSeconds: now, to: &head)
+            if let coding {
+                head.write(contentEncoding)
+                head.write(coding)
+                head.write("\r\n")
+            }
+            if hasBody { head.line(contentLength, number: response.body.count) }
+            if closing {
+                head.write(connectionClose)
+            } else if version == .http1_0 {
+                head.write(connectionKeepAlive)
+            }
+            head.write("\r\n")
+            return head.count
+        }
+        guard hasBody, !isHead else { return SerializedResponse(head: storage[..<written], body: []) }
+        var length = response.body.count
+        if case .abortAfterBodyBytes(let sent) = response.connection { length = min(max(0, sent), length) }
+        return SerializedResponse(head: storage[..<written], body: response.body[..<length])
     }
 
     /// Head storage is made in multiples of this: room for the head and for its neighbours
@@ -129,15 +126,10 @@ enum ResponseSerializer {
                 || !name.caseInsensitiveEquals("Content-Type") && !name.caseInsensitiveEquals("Content-Encoding"))
     }
 
-    /// Calls `body` with the status line's bytes, CRLF included.
-    private static func withStatusLine<R>(_ status: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        if status == 200 {
-            return body(UnsafeRawBufferPointer(start: okLine.utf8Start, count: okLine.utf8CodeUnitCount))
-        }
-        if let line = statusLines[status] {
-            return line.withUnsafeBytes(body)
-        }
-        return Array("HTTP/1.1 \(status) \(HTTPStatusText.reason(status))\r\n".utf8).withUnsafeBytes(body)
+    /// The status line of a status other than 200, CRLF included: the table's, or built for a
+    /// status without a reason phrase.
+    private static func statusLine(_ status: Int) -> [UInt8] {
+        statusLines[status] ?? Array("HTTP/1.1 \(status) \(HTTPStatusText.reason(status))\r\n".utf8)
     }
 }
 
@@ -148,62 +140,71 @@ enum HTTPDate {
     /// The field's length: `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n`.
     static let fieldLength = 37
 
-    /// Calls `body` with `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for `epochSeconds`: this
-    /// thread's copy when it is for the same second, else rendered into it first.
-    static func withField<R>(epochSeconds: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        guard let cached = ThreadDate.current else {
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fieldLength) { field in
-                render(epochSeconds: epochSeconds, into: field)
-                return body(UnsafeBufferPointer(field))
-            }
+    /// Writes `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for `epochSeconds`: this thread's
+    /// copy when it is for the same second, else rendered into it first.
+    static func write(epochSeconds: Int, to head: inout ByteWriter) {
+        guard let kept = ThreadDate.current else {
+            render(epochSeconds: epochSeconds, to: &head)
+            return
         }
-        if cached.second != epochSeconds {
-            render(epochSeconds: epochSeconds, into: cached.field)
-            cached.second = epochSeconds
+        if kept.second != epochSeconds {
+            ByteWriter.overwriting(&kept.field) { render(epochSeconds: epochSeconds, to: &$0) }
+            kept.second = epochSeconds
         }
-        return body(UnsafeBufferPointer(cached.field))
+        // Read while `kept` is known to live: the field is then copied from where it is,
+        // without a retain of its own.
+        withExtendedLifetime(kept) { head.write(kept.field) }
     }
 
-    /// Writes the field for `epochSeconds` into `field` (`fieldLength` bytes). Years outside
-    /// 0…9999 are clamped.
-    static func render(epochSeconds: Int, into field: UnsafeMutableBufferPointer<UInt8>) {
+    /// Writes the field for `epochSeconds` (`fieldLength` bytes). Years outside 0…9999 are
+    /// clamped.
+    static func render(epochSeconds: Int, to field: inout ByteWriter) {
         let time = CivilTime(epochSeconds: epochSeconds)
-        copy("Date: ", into: field, at: 0)
-        copy(dayNames, range: time.weekday * 3, count: 3, into: field, at: 6)
-        field[9] = UInt8(ascii: ",")
-        field[10] = UInt8(ascii: " ")
-        two(time.day, into: field, at: 11)
-        field[13] = UInt8(ascii: " ")
-        copy(monthNames, range: (time.month - 1) * 3, count: 3, into: field, at: 14)
-        field[17] = UInt8(ascii: " ")
-        two(time.year / 100, into: field, at: 18)
-        two(time.year % 100, into: field, at: 20)
-        field[22] = UInt8(ascii: " ")
-        two(time.hour, into: field, at: 23)
-        field[25] = UInt8(ascii: ":")
-        two(time.minute, into: field, at: 26)
-        field[28] = UInt8(ascii: ":")
-        two(time.second, into: field, at: 29)
-        copy(" GMT\r\n", into: field, at: 31)
+        field.write("Date: ")
+        field.write(dayName(time.weekday))
+        field.write(", ")
+        field.write(decimal: time.day, width: 2)
+        field.write(UInt8(ascii: " "))
+        field.write(monthName(time.month))
+        field.write(UInt8(ascii: " "))
+        field.write(decimal: time.year, width: 4)
+        field.write(UInt8(ascii: " "))
+        field.write(decimal: time.hour, width: 2)
+        field.write(UInt8(ascii: ":"))
+        field.write(decimal: time.minute, width: 2)
+        field.write(UInt8(ascii: ":"))
+        field.write(decimal: time.second, width: 2)
+        field.write(" GMT\r\n")
     }
 
-    private static let dayNames: StaticString = "SunMonTueWedThuFriSat"
-    private static let monthNames: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
-
-    private static func two(_ value: Int, into field: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
-        field[index] = UInt8(ascii: "0") + UInt8(value / 10)
-        field[index + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+    /// The day's name, 0 for Sunday (`CivilTime.weekday`).
+    private static func dayName(_ weekday: Int) -> StaticString {
+        switch weekday {
+        case 0: "Sun"
+        case 1: "Mon"
+        case 2: "Tue"
+        case 3: "Wed"
+        case 4: "Thu"
+        case 5: "Fri"
+        default: "Sat"
+        }
     }
 
-    private static func copy(_ text: StaticString, into field: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
-        copy(text, range: 0, count: text.utf8CodeUnitCount, into: field, at: index)
-    }
-
-    private static func copy(
-        _ text: StaticString, range start: Int, count: Int, into field: UnsafeMutableBufferPointer<UInt8>, at index: Int
-    ) {
-        for offset in 0..<count {
-            field[index + offset] = text.utf8Start[start + offset]
+    /// The month's name, 1 for January.
+    private static func monthName(_ month: Int) -> StaticString {
+        switch month {
+        case 1: "Jan"
+        case 2: "Feb"
+        case 3: "Mar"
+        case 4: "Apr"
+        case 5: "May"
+        case 6: "Jun"
+        case 7: "Jul"
+        case 8: "Aug"
+        case 9: "Sep"
+        case 10: "Oct"
+        case 11: "Nov"
+        default: "Dec"
         }
     }
 }

@@ -2,21 +2,16 @@ import Glibc
 
 /// One thread's rendered `Date` field and the second it is for (`HTTPDate`): found through
 /// a POSIX thread-specific key, made on the thread's first answer and freed when the thread
-/// exits. Only its own thread ever reads or writes it, so it needs no lock.
+/// exits. Only its own thread ever reads or writes it, so it needs no lock, and its properties
+/// are not checked for exclusive access at run time: that check, a runtime call on every
+/// read of a class's property, would cost every answer more than copying the field.
 final class ThreadDate {
     /// The second `field` holds; `Int.min` before the first.
-    var second = Int.min
-    /// The field's bytes (`HTTPDate.fieldLength`).
-    let field: UnsafeMutableBufferPointer<UInt8>
+    @exclusivity(unchecked) var second = Int.min
+    /// The field's bytes (`HTTPDate.fieldLength`), written over when the second changes.
+    @exclusivity(unchecked) var field = [UInt8](repeating: 0, count: HTTPDate.fieldLength)
 
-    private init() {
-        field = .allocate(capacity: HTTPDate.fieldLength)
-        field.initialize(repeating: 0)
-    }
-
-    deinit {
-        field.deallocate()
-    }
+    private init() {}
 
     /// The key under which each thread keeps its own; the destructor releases it at exit.
     /// `nil` if the process has no key left (then every answer renders its own field).

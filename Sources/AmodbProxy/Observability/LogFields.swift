@@ -1,10 +1,9 @@
-import AmodbHTTP
+import AmodbBytes
 import Glibc
 
-/// Writes the fields of one log line through a pointer into room `LogLine` made:
-/// `,"name":value` in JSON, ` name=value` in text. Each write checks that its bytes fit
-/// before it makes them (one comparison for a byte, a copy or a quoted text), then writes
-/// them unchecked (docs/performance.md, "Invariants": the log line's bound).
+/// Writes the fields of one log line into room `LogLine` made: `,"name":value` in JSON,
+/// ` name=value` in text. Every write goes through a `ByteWriter`, which checks that its
+/// bytes fit before it makes them (docs/performance.md, "Invariants": the log line's bound).
 ///
 /// Text that a caller may control is escaped (JSON) or quoted when it must be (text); a
 /// label from a fixed set (a route template, a cache outcome, a content coding) is
@@ -16,26 +15,13 @@ struct LogFields {
 
     private let json: Bool
     private var first = true
-    /// Where the next byte goes.
-    private(set) var pointer: UnsafeMutablePointer<UInt8>
-    /// Just past the room: no write reaches it.
-    private let end: UnsafeMutablePointer<UInt8>
+    /// Where the line's bytes go: `LogLine` reads back how many were written.
+    private(set) var writer: ByteWriter
 
-    /// Fields in `format` written into `room`; `continuing` a line begun elsewhere (the
-    /// first field then gets its separator too).
-    init(_ format: LogFormat, into room: UnsafeMutableBufferPointer<UInt8>, continuing: Bool = false) {
+    /// Fields in `format`, written by `writer`.
+    init(_ format: LogFormat, into writer: ByteWriter) {
         json = format == .json
-        first = !continuing
-        pointer = room.baseAddress!
-        end = pointer + room.count
-    }
-
-    /// Stops the process before `count` more bytes would be written past the room: a line
-    /// whose fields outgrew the bound its writer computed is a bug, and the stack past the
-    /// room is not the line's.
-    @inline(__always)
-    private func reserve(_ count: Int) {
-        precondition(end - pointer >= count, "a log line's fields outgrew the room computed for them")
+        self.writer = writer
     }
 
     /// Whether fields are written as JSON.
@@ -44,14 +30,14 @@ struct LogFields {
     /// The `time` field, now, first on every line; in text, written bare.
     mutating func time(_ time: inout LogTime) {
         openTime()
-        time.write(to: &self)
+        time.write(to: &writer)
         closeTime()
     }
 
     /// The `time` field for a moment past, for a line written after the fact (`AccessLogLine`).
     mutating func time(_ time: inout LogTime, at moment: timespec) {
         openTime()
-        time.write(moment, to: &self)
+        time.write(moment, to: &writer)
         closeTime()
     }
 
@@ -74,16 +60,13 @@ struct LogFields {
 
     /// A field that starts a line people read (`level`, `message`): bare in text, a JSON
     /// string in JSON.
-    mutating func lead(_ name: UnsafeBufferPointer<UInt8>, _ value: String) {
-        var value = value
-        value.withUTF8 { value in
-            if json {
-                self.name(name)
-                put(quoting: value)
-            } else {
-                separate()
-                put(value)
-            }
+    mutating func lead(_ name: String, _ value: String) {
+        if json {
+            self.name(name)
+            put(quoting: value)
+        } else {
+            separate()
+            writer.write(value)
         }
     }
 
@@ -91,25 +74,14 @@ struct LogFields {
     /// in text, bare unless it is empty or holds a space, `"` or `=`, then as a JSON string.
     @inline(__always)
     mutating func text(_ name: StaticString, _ value: String) {
-        text(Self.bytes(name), value)
+        self.name(name)
+        put(text: value)
     }
 
     /// As `text(_:_:)`, for a name known only at run time (an event's fields).
-    @inline(__always)
-    mutating func text(_ name: UnsafeBufferPointer<UInt8>, _ value: String) {
-        var value = value
-        value.withUTF8 { value in
-            self.name(name)
-            if json || value.isEmpty
-                || value.contains(where: {
-                    $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=")
-                })
-            {
-                put(quoting: value)
-            } else {
-                put(value)
-            }
-        }
+    mutating func text(_ name: String, _ value: String) {
+        self.name(name)
+        put(text: value)
     }
 
     /// A value from a fixed set the code owns (a route template, `hit`, `gzip`): never
@@ -118,35 +90,34 @@ struct LogFields {
     mutating func label(_ name: StaticString, _ value: StaticString) {
         self.name(name)
         if json { put(UInt8(ascii: "\"")) }
-        put(Self.bytes(value))
+        writer.write(value)
         if json { put(UInt8(ascii: "\"")) }
     }
 
     /// As `label(_:_:)`, for a label kept as a string (a content coding).
     @inline(__always)
     mutating func label(_ name: StaticString, _ value: String) {
-        var value = value
         self.name(name)
         if json { put(UInt8(ascii: "\"")) }
-        value.withUTF8 { put($0) }
+        writer.write(value)
         if json { put(UInt8(ascii: "\"")) }
     }
 
     /// An integer field.
     @inline(__always)
     mutating func integer(_ name: StaticString, _ value: Int) {
-        integer(Self.bytes(name), value)
+        self.name(name)
+        put(integer: value)
     }
 
     /// As `integer(_:_:)`, for a name known only at run time.
-    @inline(__always)
-    mutating func integer(_ name: UnsafeBufferPointer<UInt8>, _ value: Int) {
+    mutating func integer(_ name: String, _ value: Int) {
         self.name(name)
         put(integer: value)
     }
 
     /// A number with at most three decimals, trailing zeros dropped (`0.123`, `12.5`, `3`).
-    mutating func number(_ name: UnsafeBufferPointer<UInt8>, _ value: Double) {
+    mutating func number(_ name: String, _ value: Double) {
         self.name(name)
         put(number: value)
     }
@@ -169,59 +140,19 @@ struct LogFields {
     /// One byte.
     @inline(__always)
     mutating func put(_ byte: UInt8) {
-        reserve(1)
-        pointer.pointee = byte
-        pointer += 1
-    }
-
-    /// Bytes as they are. Most are short (a field's name, a label, an address), and a
-    /// call to `memmove` for each cost more than the copy: up to 16 bytes are copied with
-    /// two overlapping loads and stores. The source is never the line's own room.
-    @inline(__always)
-    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
-        let count = bytes.count
-        reserve(count)
-        let source = UnsafeRawPointer(base)
-        let target = UnsafeMutableRawPointer(pointer)
-        switch count {
-        case 8...16:
-            let head = source.loadUnaligned(as: UInt64.self)
-            let tail = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-            target.storeBytes(of: head, as: UInt64.self)
-            target.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
-        case 4..<8:
-            let head = source.loadUnaligned(as: UInt32.self)
-            let tail = source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-            target.storeBytes(of: head, as: UInt32.self)
-            target.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
-        case 0..<4:
-            for index in 0..<count { pointer[index] = base[index] }
-        default:
-            pointer.update(from: base, count: count)
-        }
-        pointer += count
-    }
-
-    /// The bytes of a literal of two or more characters (every name and label the logs
-    /// use): such a literal is kept as a pointer to its UTF-8, read without a closure.
-    @inline(__always)
-    static func bytes(_ text: StaticString) -> UnsafeBufferPointer<UInt8> {
-        precondition(text.hasPointerRepresentation, "a log literal of one character")
-        return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        writer.write(byte)
     }
 
     /// Constant text of a line (a JSON line's `,"status":`), copied as it is.
     @inline(__always)
     mutating func put(_ text: StaticString) {
-        put(Self.bytes(text))
+        writer.write(text)
     }
 
     /// `value` as a JSON string, by `JSONText`'s rule.
     @inline(__always)
     mutating func put(quoting value: String) {
-        var value = value
-        value.withUTF8 { put(quoting: $0) }
+        JSONText.write(quoting: value, to: &writer)
     }
 
     /// `value` with at most three decimals, trailing zeros dropped, in integer arithmetic:
@@ -229,8 +160,7 @@ struct LogFields {
     mutating func put(number value: Double) {
         let scaled = (value * 1000).rounded()
         guard scaled.isFinite, abs(scaled) < 1e15 else {
-            var text = String(scaled / 1000)
-            text.withUTF8 { put($0) }
+            writer.write(String(scaled / 1000))
             return
         }
         let thousandths = Int(scaled)
@@ -244,46 +174,72 @@ struct LogFields {
             digits -= 1
         }
         put(UInt8(ascii: "."))
-        var divisor = 1
-        for _ in 1..<digits { divisor *= 10 }
-        while divisor > 0 {
-            put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction / divisor % 10))
-            divisor /= 10
+        writer.write(decimal: fraction, width: digits)
+    }
+
+    /// `value` in decimal, as the server writes its numbers (`ByteWriter.write(decimal:)`).
+    @inline(__always)
+    mutating func put(integer value: Int) {
+        writer.write(decimal: value)
+    }
+
+    /// A text field's value: a JSON string in JSON; in text, bare unless it is empty or
+    /// holds a space, `"` or `=`.
+    private mutating func put(text value: String) {
+        if json || Self.needsQuotes(value) {
+            put(quoting: value)
+        } else {
+            writer.write(value)
         }
     }
 
-    /// `value` in decimal, as the server writes its numbers (`DecimalDigits`).
-    @inline(__always)
-    mutating func put(integer value: Int) {
-        DecimalDigits.withDigits(of: value) { put($0) }
-    }
-
-    /// `bytes` as a JSON string, by `JSONText`'s rule.
-    private mutating func put(quoting bytes: UnsafeBufferPointer<UInt8>) {
-        reserve(bytes.count * JSONText.maxBytesPerByte + 2)
-        pointer += JSONText.write(quoting: bytes, to: pointer)
-    }
-
-    @inline(__always)
-    private mutating func name(_ name: StaticString) {
-        self.name(Self.bytes(name))
+    /// Whether text written bare in a text line would not read back as one value.
+    private static func needsQuotes(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes in
+            bytes.isEmpty
+                || bytes.contains {
+                    $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=")
+                }
+        }
     }
 
     /// `,"name":` in JSON, ` name=` in text.
     @inline(__always)
-    private mutating func name(_ name: UnsafeBufferPointer<UInt8>) {
+    private mutating func name(_ name: StaticString) {
+        openName()
+        writer.write(name)
+        closeName()
+    }
+
+    /// As `name(_:)`, for a name known only at run time.
+    private mutating func name(_ name: String) {
+        openName()
+        writer.write(name)
+        closeName()
+    }
+
+    /// What comes before a field's name: `,"` in JSON (`"` first), the separator in text.
+    @inline(__always)
+    private mutating func openName() {
         if json {
             if !first { put(UInt8(ascii: ",")) }
             put(UInt8(ascii: "\""))
-            put(name)
+        } else {
+            separate()
+        }
+        first = false
+    }
+
+    /// What comes after a field's name: `":` in JSON, `=` in text.
+    @inline(__always)
+    private mutating func closeName() {
+        if json {
             put(UInt8(ascii: "\""))
             put(UInt8(ascii: ":"))
         } else {
-            separate()
-            put(name)
             put(UInt8(ascii: "="))
         }
-        first = false
     }
 
     /// The space between fields of a text line.

@@ -18,15 +18,11 @@ public enum LogFormat: String, Sendable, CaseIterable {
         var bytes: [UInt8] = []
         LogLine.write(self, maxBytes: maxBytes, into: &bytes) { line in
             for (name, value) in fields {
-                let isLead = Self.isLead(name)
-                var name = name
-                name.withUTF8 { name in
-                    switch value {
-                    case .string(let text) where isLead: line.lead(name, text)
-                    case .string(let text): line.text(name, text)
-                    case .number(let number): line.number(name, number)
-                    case .integer(let integer): line.integer(name, integer)
-                    }
+                switch value {
+                case .string(let text) where Self.isLead(name): line.lead(name, text)
+                case .string(let text): line.text(name, text)
+                case .number(let number): line.number(name, number)
+                case .integer(let integer): line.integer(name, integer)
                 }
             }
         }

@@ -1,3 +1,4 @@
+import AmodbBytes
 import AmodbHTTP
 import Glibc
 
@@ -15,7 +16,7 @@ struct LogTime {
     static var now: String {
         var time = LogTime()
         var bytes: [UInt8] = []
-        LogLine.write(.text, maxBytes: length, into: &bytes) { time.write(to: &$0) }
+        ByteWriter.append(to: &bytes, atMost: length) { time.write(to: &$0) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -23,47 +24,38 @@ struct LogTime {
     static let length = 24
 
     /// Writes the time now (`CLOCK_REALTIME`, UTC, milliseconds).
-    mutating func write(to cursor: inout LogFields) {
+    mutating func write(to writer: inout ByteWriter) {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
-        write(time, to: &cursor)
+        write(time, to: &writer)
     }
 
     /// Writes `time`, reformatting the calendar part only when its second changed.
-    mutating func write(_ time: timespec, to cursor: inout LogFields) {
+    mutating func write(_ time: timespec, to writer: inout ByteWriter) {
         let second = Int(time.tv_sec)
         if second != self.second { format(second) }
-        prefix.withUnsafeBufferPointer { cursor.put($0) }
-        let millis = Int(time.tv_nsec / 1_000_000)
-        cursor.put(UInt8(ascii: "."))
-        cursor.put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis / 100))
-        cursor.put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis / 10 % 10))
-        cursor.put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: millis % 10))
-        cursor.put(UInt8(ascii: "Z"))
+        writer.write(prefix)
+        writer.write(UInt8(ascii: "."))
+        writer.write(decimal: Int(time.tv_nsec / 1_000_000), width: 3)
+        writer.write(UInt8(ascii: "Z"))
     }
 
     private mutating func format(_ second: Int) {
         let time = CivilTime(epochSeconds: second)
         prefix.removeAll(keepingCapacity: true)
-        func digits(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                prefix.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
-                divisor /= 10
-            }
+        ByteWriter.append(to: &prefix, atMost: 19) { text in
+            text.write(decimal: time.year, width: 4)
+            text.write(UInt8(ascii: "-"))
+            text.write(decimal: time.month, width: 2)
+            text.write(UInt8(ascii: "-"))
+            text.write(decimal: time.day, width: 2)
+            text.write(UInt8(ascii: "T"))
+            text.write(decimal: time.hour, width: 2)
+            text.write(UInt8(ascii: ":"))
+            text.write(decimal: time.minute, width: 2)
+            text.write(UInt8(ascii: ":"))
+            text.write(decimal: time.second, width: 2)
         }
-        digits(time.year, 4)
-        prefix.append(UInt8(ascii: "-"))
-        digits(time.month, 2)
-        prefix.append(UInt8(ascii: "-"))
-        digits(time.day, 2)
-        prefix.append(UInt8(ascii: "T"))
-        digits(time.hour, 2)
-        prefix.append(UInt8(ascii: ":"))
-        digits(time.minute, 2)
-        prefix.append(UInt8(ascii: ":"))
-        digits(time.second, 2)
         self.second = second
     }
 }
