@@ -77,6 +77,18 @@ public struct ByteWriter {
         }
     }
 
+    /// A string of what `body` writes into room of `capacity` bytes, made in place (no copy
+    /// of the bytes, no appends). The bytes are read as UTF-8 (an invalid sequence becomes
+    /// U+FFFD), as `String(decoding:as:)` reads them.
+    @inlinable @inline(__always)
+    public static func string(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) -> String {
+        String(unsafeUninitializedCapacity: capacity) { room in
+            var writer = ByteWriter(into: UnsafeMutableRawBufferPointer(room))
+            body(&writer)
+            return writer.written
+        }
+    }
+
     /// Writes over `bytes` from their start, within their count: an array kept to be written
     /// over again (a connection's head storage, a thread's `Date` field) allocates nothing.
     /// `bytes` is copied first if its storage is shared.

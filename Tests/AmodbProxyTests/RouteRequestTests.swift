@@ -153,4 +153,15 @@ struct RouteRequestTests {
             #expect(CacheKey(request).text == "/movie/\(id)?language=de-DE")
         }
     }
+
+    /// The widest keys code can ask for (every parameter, the widest numbers) fit the room
+    /// the key is written into, and read as the models write them.
+    @Test func theWidestKeysAreWrittenWhole() {
+        for route in [Route.movie(id: Int.min), .trending(.person, .week)] {
+            let request = AmodbRequest(
+                canonical: route, language: "zh-Hant-TW", page: Int.min,
+                appendToResponse: RouteRequest.appendableInOrder)
+            #expect(CacheKey(request).text == request.pathAndQuery)
+        }
+    }
 }

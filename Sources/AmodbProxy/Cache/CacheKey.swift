@@ -1,3 +1,4 @@
+import AmodbBytes
 import AmodbHTTP
 import AmodbModels
 
@@ -38,112 +39,64 @@ struct CacheKey: Sendable, Hashable {
     /// written here (an `Int`'s description and an interpolation cost more than the rest of
     /// the key).
     static func path(of route: Route) -> String {
-        guard case .movie(let id) = route else { return route.path }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxMoviePathBytes) { buffer in
-            let count = writeMoviePath(id, to: buffer.baseAddress!)
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
-        }
+        guard case .movie = route else { return route.path }
+        return ByteWriter.string(atMost: maxPathBytes) { write(pathOf: route, to: &$0) }
     }
 
-    /// Most bytes a path takes: a movie's, at most `maxMoviePathBytes`; every other path is
-    /// a literal of at most 21 bytes (`/trending/person/week`).
-    static let maxPathBytes = maxMoviePathBytes
-    /// Most bytes `/movie/<id>` takes: the prefix, a sign and the digits of `Int.min`.
-    static let maxMoviePathBytes = 7 + 20
+    /// Most bytes a path takes: a movie's, `/movie/` and the digits of an `Int` at their
+    /// widest; every other path is a literal of at most 21 bytes (`/trending/person/week`).
+    static let maxPathBytes = 7 + ByteWriter.maxNumberBytes
 
-    /// Writes `/movie/<id>` at `target`, which has room for `maxMoviePathBytes`, and returns
-    /// how many bytes it wrote: an `Int`'s description and a concatenation cost more than the
-    /// rest of the key. A negative id (only code makes one: the reader refuses a sign) gets its `-`.
-    static func writeMoviePath(_ id: Int, to target: UnsafeMutablePointer<UInt8>) -> Int {
-        let prefix: StaticString = "/movie/"
-        target.update(from: prefix.utf8Start, count: 7)
-        var start = 7
-        if id < 0 {
-            target[start] = UInt8(ascii: "-")
-            start += 1
-        }
-        // The magnitude as a `UInt`: `-Int.min` is not an `Int`.
-        var digits = 1
-        var rest = id.magnitude / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        var value = id.magnitude
-        for position in stride(from: start + digits - 1, through: start, by: -1) {
-            target[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
-            value /= 10
-        }
-        return start + digits
-    }
-
-    /// Writes a route's path at `target`, which has room for `maxPathBytes`, and returns how
-    /// many bytes: a key with parameters is written with its path this way.
-    static func writePath(of route: Route, to target: UnsafeMutablePointer<UInt8>) -> Int {
-        if case .movie(let id) = route { return writeMoviePath(id, to: target) }
-        var path = route.path  // a literal: no allocation
-        return path.withUTF8 { bytes in
-            // A longer literal added one day must stop here, not write past the room.
-            precondition(bytes.count <= maxPathBytes, "a route's path is longer than CacheKey.maxPathBytes")
-            target.update(from: bytes.baseAddress!, count: bytes.count)
-            return bytes.count
+    /// Writes a route's path. A negative id (only code makes one: the reader refuses a sign)
+    /// gets its `-`.
+    static func write(pathOf route: Route, to writer: inout ByteWriter) {
+        if case .movie(let id) = route {
+            writer.write("/movie/" as StaticString)
+            writer.write(decimal: id)
+        } else {
+            writer.write(route.path)  // a literal: no allocation
         }
     }
 
     /// The key of a request with parameters, in `queryItems`' order (sorted by name). The
-    /// path may take less than the room counted for it (`maxPathBytes`).
+    /// path may take less than the room counted for it (`maxPathBytes`); the writer checks
+    /// every write against the room, so a count that came out short stops the process
+    /// rather than write past it.
     private static func text(of request: AmodbRequest) -> String {
         let appended = request.appendToResponse
         let language = request.language
-        let pageText = request.page.map { String($0) }
+        let page = request.page
         var count = maxPathBytes
         if !appended.isEmpty {
             count += 1 + QueryParameter.appendToResponse.rawValue.utf8.count + 1 + appended.count - 1
             for name in appended { count += name.utf8.count }
         }
         if let language { count += 1 + QueryParameter.language.rawValue.utf8.count + 1 + language.utf8.count }
-        if let pageText { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + pageText.utf8.count }
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            guard let start = buffer.baseAddress else { return 0 }
-            var next = start + writePath(of: request.route, to: start)
-            let end = start + buffer.count
+        if page != nil { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + ByteWriter.maxNumberBytes }
+        return ByteWriter.string(atMost: count) { writer in
+            write(pathOf: request.route, to: &writer)
             var separator = UInt8(ascii: "?")
-            func put(_ byte: UInt8) {
-                precondition(next < end, "a cache key is longer than the room counted for it")
-                next.initialize(to: byte)
-                next += 1
-            }
-            func put(_ text: String) {
-                var text = text
-                text.withUTF8 { bytes in
-                    guard let base = bytes.baseAddress else { return }
-                    precondition(end - next >= bytes.count, "a cache key is longer than the room counted for it")
-                    next.initialize(from: base, count: bytes.count)
-                    next += bytes.count
-                }
-            }
             func parameter(_ name: QueryParameter) {
-                put(separator)
+                writer.write(separator)
                 separator = UInt8(ascii: "&")
-                put(name.rawValue)
-                put(UInt8(ascii: "="))
+                writer.write(name.rawValue)
+                writer.write(UInt8(ascii: "="))
             }
             if !appended.isEmpty {
                 parameter(.appendToResponse)
                 for (index, name) in appended.enumerated() {
-                    if index > 0 { put(UInt8(ascii: ",")) }
-                    put(name)
+                    if index > 0 { writer.write(UInt8(ascii: ",")) }
+                    writer.write(name)
                 }
             }
             if let language {
                 parameter(.language)
-                put(language)
+                writer.write(language)
             }
-            if let pageText {
+            if let page {
                 parameter(.page)
-                put(pageText)
+                writer.write(decimal: page)
             }
-            return next - start
         }
     }
 }
