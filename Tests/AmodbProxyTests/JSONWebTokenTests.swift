@@ -71,6 +71,89 @@ struct JSONWebTokenTests {
         }
     }
 
+    /// A token of `header` and `claims` (JSON texts) with an empty signature.
+    static func token(_ header: String, _ claims: String) -> [UInt8] {
+        Array((Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + ".").utf8)
+    }
+
+    @Test(
+        arguments: [
+            ("1300819380", 1_300_819_380), ("1300819380.5", 1_300_819_380.5), ("-5", -5), ("0", 0), ("1e9", 1e9),
+            ("123456789012345678901234567890", 1.2345678901234568e29),
+        ] as [(String, Double)])
+    func aNumericDateIsAnyNumber(_ json: String, _ seconds: Double) throws {
+        let jwt = try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"exp":\#(json),"nbf":\#(json),"iat":\#(json)}"#))
+        #expect(jwt.expires == seconds && jwt.notBefore == seconds && jwt.issuedAt == seconds)
+    }
+
+    /// RFC 7519 §2: a NumericDate is a number. (JSONSerialization gave a Bool as an NSNumber,
+    /// so `true` was once read as 1.)
+    @Test(arguments: ["exp", "nbf", "iat"], ["true", "false", "null", #""1300819380""#, "[1]", "{}"])
+    func aNumericDateIsNoBoolNorAnythingElse(_ claim: String, _ json: String) {
+        #expect(throws: TokenRefusal.malformed(.claimType)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"\#(claim)":\#(json)}"#))
+        }
+    }
+
+    @Test(arguments: ["null", "[]", #"["exp"]"#, "{}", "false", "0", #""""#])
+    func aCritHeaderOfAnyValueIsRefused(_ json: String) {
+        #expect(throws: TokenRefusal.critical) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256","crit":\#(json)}"#, #"{"exp":"not checked first"}"#))
+        }
+    }
+
+    @Test(arguments: [#"{}"#, #"{"alg":null}"#, #"{"alg":256}"#, #"{"alg":["HS256"]}"#, #"{"ALG":"HS256"}"#])
+    func anAlgorithmThatIsNoStringIsMissing(_ header: String) {
+        #expect(throws: TokenRefusal.malformed(.missingAlgorithm)) { try JSONWebToken(Self.token(header, "{}")) }
+    }
+
+    @Test(arguments: [
+        (#"{"alg":"HS256"}"#, #"{"iss":null}"#, TokenRefusal.malformed(.claimType)),
+        (#"{"alg":"HS256","kid":7}"#, "{}", .malformed(.claimType)),
+        (#"{"alg":"HS256","kid":null}"#, "{}", .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"sub":true}"#, .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"aud":{}}"#, .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"aud":["a",null]}"#, .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"exp":1e400}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256","kid":"\ud800"}"#, "{}", .malformed(.headerJSON)),
+        ("5", "{}", .malformed(.headerJSON)), ("null", "{}", .malformed(.headerJSON)),
+        (#"{"alg":"HS256""#, "{}", .malformed(.headerJSON)), (#"{"alg":"HS256"}"#, #""{}""#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, "", .malformed(.claimsJSON)), ("[]", "[]", .malformed(.headerJSON)),
+    ])
+    func eachPartAndClaimIsJudgedAsBefore(_ header: String, _ claims: String, _ refusal: TokenRefusal) {
+        #expect(throws: refusal) { try JSONWebToken(Self.token(header, claims)) }
+    }
+
+    @Test(
+        arguments: [
+            (#"{}"#, []), (#"{"aud":"a"}"#, ["a"]), (#"{"aud":[]}"#, []), (#"{"aud":["a","b"]}"#, ["a", "b"]),
+        ] as [(String, [String])])
+    func anAudienceIsAStringOrAnArrayOfStrings(_ claims: String, _ audiences: [String]) throws {
+        #expect(try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, claims)).audiences == audiences)
+    }
+
+    /// JSONDecoder accepts 512 levels, as JSONSerialization did; a claim the proxy reads is
+    /// judged by its kind alone, so the deepest costs a few tries, not one per level.
+    @Test func nestingIsReadToJSONDecodersLimit() throws {
+        let arrays = { (depth: Int) in String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        #expect(throws: TokenRefusal.malformed(.claimType)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"aud":\#(arrays(511))}"#))
+        }
+        #expect(try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":\#(arrays(511)),"sub":"u"}"#)).subject == "u")
+        #expect(throws: TokenRefusal.malformed(.claimsJSON)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":\#(arrays(512))}"#))
+        }
+    }
+
+    @Test func aTokenOverTheSizeLimitIsRefusedBeforeItIsRead() throws {
+        let padding = String(repeating: "a", count: TokenRefusal.maxTokenBytes)
+        #expect(throws: TokenRefusal.malformed(.tooLong)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":"\#(padding)"}"#))
+        }
+        let fits = String(repeating: "a", count: TokenRefusal.maxTokenBytes / 2)
+        #expect(try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":"\#(fits)"}"#)).algorithm == "HS256")
+    }
+
     @Test func aKeySetRefusesJunkAndKeepsOnlyVerificationKeys() throws {
         #expect(throws: JSONWebKeySet.Problem.notJSON) { try JSONWebKeySet(parsing: Array("[]".utf8)) }
         #expect(throws: JSONWebKeySet.Problem.noKeysArray) { try JSONWebKeySet(parsing: Array("{}".utf8)) }
