@@ -145,6 +145,47 @@ struct JSONWebTokenTests {
         }
     }
 
+    /// RFC 7515 §5.2: a recipient may refuse a member given twice, and parsers disagree on
+    /// which one counts (JSONDecoder the first, JSONSerialization the last).
+    @Test(arguments: [
+        (#"{"alg":"HS256","alg":"none"}"#, "{}", TokenRefusal.malformed(.headerJSON)),
+        (#"{"alg":"HS256","kid":"a","kid":"b"}"#, "{}", .malformed(.headerJSON)),
+        (#"{"alg":"HS256","crit":null,"crit":null}"#, "{}", .malformed(.headerJSON)),
+        (#"{"alg":"HS256"}"#, #"{"sub":"a","sub":"b"}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, #"{"sub":"a","\u0073ub":"b"}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, #"{"exp":1,"exp":"x"}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, #"{"aud":"a","aud":["b"]}"#, .malformed(.claimsJSON)),
+    ])
+    func aMemberTheVerifierReadsGivenTwiceIsRefused(_ header: String, _ claims: String, _ refusal: TokenRefusal) {
+        #expect(throws: refusal) { try JSONWebToken(Self.token(header, claims)) }
+    }
+
+    @Test func aMemberTheVerifierDoesNotReadMayBeGivenTwice() throws {
+        let jwt = try JSONWebToken(Self.token(#"{"alg":"HS256","typ":"JWT","typ":"at+jwt"}"#, #"{"x":1,"x":"y"}"#))
+        #expect(jwt.algorithm == "HS256")
+    }
+
+    /// The whole of each part is judged as RFC 8259 has it, members the verifier does not
+    /// read included; JSONDecoder alone would read their strings and numbers only on demand,
+    /// and take UTF-16, a byte order mark and trailing commas.
+    @Test func eachPartMustBeStrictJSONToTheLastByte() {
+        let header = Array(#"{"alg":"HS256"}"#.utf8)
+        let claims = { (bytes: [UInt8]) in Array((Base64URL.encode(header) + "." + Base64URL.encode(bytes) + ".").utf8)
+        }
+        let refused: [[UInt8]] = [
+            Array(#"{"x":"\ud800"}"#.utf8), Array(#"{"x":01}"#.utf8), Array(#"{"x":"a\x"}"#.utf8),
+            Array(#"{"x":""#.utf8) + [0xFF] + Array(#""}"#.utf8), Array("{\"x\":\"\u{01}\"}".utf8),
+            [0xEF, 0xBB, 0xBF] + Array("{}".utf8), Array(#"{"sub":"u",}"#.utf8), Array(#"{"sub":["u",]}"#.utf8),
+            Array("{\"sub\":\"u\"}".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
+        ]
+        for bytes in refused {
+            #expect(throws: TokenRefusal.malformed(.claimsJSON)) { try JSONWebToken(claims(bytes)) }
+        }
+        #expect(throws: TokenRefusal.malformed(.headerJSON)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256","crit":"\ud800"}"#, "{}"))
+        }
+    }
+
     @Test func aTokenOverTheSizeLimitIsRefusedBeforeItIsRead() throws {
         let padding = String(repeating: "a", count: TokenRefusal.maxTokenBytes)
         #expect(throws: TokenRefusal.malformed(.tooLong)) {

@@ -56,14 +56,22 @@ struct JSONWebToken: Sendable {
         self.signature = signature
     }
 
+    /// The header or the claims: the members read from a JSON object.
+    private protocol Part: Decodable {
+        /// The names of the members read.
+        static var names: Set<String> { get }
+    }
+
     /// The header members the proxy reads.
-    private struct Header: Decodable {
+    private struct Header: Part {
+        static let names = Set(CodingKeys.allCases.map(\.stringValue))
+
         /// Whether `crit` is there, whatever its value (`null` included).
         let critical: Bool
         let algorithm: JSONValue?
         let keyID: JSONValue?
 
-        private enum CodingKeys: String, CodingKey {
+        private enum CodingKeys: String, CodingKey, CaseIterable {
             case crit, alg, kid
         }
 
@@ -76,7 +84,9 @@ struct JSONWebToken: Sendable {
     }
 
     /// The claims the proxy reads, each as sent.
-    private struct Claims: Decodable {
+    private struct Claims: Part {
+        static let names = Set(CodingKeys.allCases.map(\.stringValue))
+
         let issuer: JSONValue?
         let subject: JSONValue?
         let audience: JSONValue?
@@ -84,7 +94,7 @@ struct JSONWebToken: Sendable {
         let notBefore: JSONValue?
         let issuedAt: JSONValue?
 
-        private enum CodingKeys: String, CodingKey {
+        private enum CodingKeys: String, CodingKey, CaseIterable {
             case iss, sub, aud, exp, nbf, iat
         }
 
@@ -99,12 +109,21 @@ struct JSONWebToken: Sendable {
         }
     }
 
-    /// `Part`, read from the JSON object in `bytes`; `malformation` when they are not one, or
-    /// a member `Part` reads holds no value (a number beyond a `Double`'s range).
-    private static func read<Part: Decodable>(
-        _ part: Part.Type, _ bytes: [UInt8], or malformation: TokenRefusal.Malformation
-    ) throws(TokenRefusal) -> Part {
-        guard let read = try? JSONDecoder().decode(part, from: Data(bytes)) else { throw .malformed(malformation) }
+    /// `Members`, read from the JSON object in `bytes`; `malformation` when they are not one
+    /// in strict JSON, give a member read twice, or a member read holds no value (a number
+    /// beyond a `Double`'s range).
+    private static func read<Members: Part>(
+        _ members: Members.Type, _ bytes: [UInt8], or malformation: TokenRefusal.Malformation
+    ) throws(TokenRefusal) -> Members {
+        // JSONScanner judges the whole text first, as RFC 8259 has it (UTF-8 to the last
+        // byte), where JSONDecoder checks a string or a number only when it is read, and takes
+        // UTF-16, a byte order mark and trailing commas. And a member read may not be given
+        // twice (RFC 7515 §5.2 lets a recipient refuse that): JSONDecoder would take the
+        // first, ECMAScript's JSON.parse and Foundation's untyped reader the last, so parsers
+        // disagree on what the token says.
+        guard (try? JSONScanner.scan(bytes, watching: Members.names)) != nil,
+            let read = try? JSONDecoder().decode(members, from: Data(bytes))
+        else { throw .malformed(malformation) }
         return read
     }
 
