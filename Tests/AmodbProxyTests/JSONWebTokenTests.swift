@@ -71,6 +71,130 @@ struct JSONWebTokenTests {
         }
     }
 
+    /// A token of `header` and `claims` (JSON texts) with an empty signature.
+    static func token(_ header: String, _ claims: String) -> [UInt8] {
+        Array((Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + ".").utf8)
+    }
+
+    @Test(
+        arguments: [
+            ("1300819380", 1_300_819_380), ("1300819380.5", 1_300_819_380.5), ("-5", -5), ("0", 0), ("1e9", 1e9),
+            ("123456789012345678901234567890", 1.2345678901234568e29),
+        ] as [(String, Double)])
+    func aNumericDateIsAnyNumber(_ json: String, _ seconds: Double) throws {
+        let jwt = try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"exp":\#(json),"nbf":\#(json),"iat":\#(json)}"#))
+        #expect(jwt.expires == seconds && jwt.notBefore == seconds && jwt.issuedAt == seconds)
+    }
+
+    /// RFC 7519 §2: a NumericDate is a number. (JSONSerialization gave a Bool as an NSNumber,
+    /// so `true` was once read as 1.)
+    @Test(arguments: ["exp", "nbf", "iat"], ["true", "false", "null", #""1300819380""#, "[1]", "{}"])
+    func aNumericDateIsNoBoolNorAnythingElse(_ claim: String, _ json: String) {
+        #expect(throws: TokenRefusal.malformed(.claimType)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"\#(claim)":\#(json)}"#))
+        }
+    }
+
+    @Test(arguments: ["null", "[]", #"["exp"]"#, "{}", "false", "0", #""""#])
+    func aCritHeaderOfAnyValueIsRefused(_ json: String) {
+        #expect(throws: TokenRefusal.critical) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256","crit":\#(json)}"#, #"{"exp":"not checked first"}"#))
+        }
+    }
+
+    @Test(arguments: [#"{}"#, #"{"alg":null}"#, #"{"alg":256}"#, #"{"alg":["HS256"]}"#, #"{"ALG":"HS256"}"#])
+    func anAlgorithmThatIsNoStringIsMissing(_ header: String) {
+        #expect(throws: TokenRefusal.malformed(.missingAlgorithm)) { try JSONWebToken(Self.token(header, "{}")) }
+    }
+
+    @Test(arguments: [
+        (#"{"alg":"HS256"}"#, #"{"iss":null}"#, TokenRefusal.malformed(.claimType)),
+        (#"{"alg":"HS256","kid":7}"#, "{}", .malformed(.claimType)),
+        (#"{"alg":"HS256","kid":null}"#, "{}", .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"sub":true}"#, .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"aud":{}}"#, .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"aud":["a",null]}"#, .malformed(.claimType)),
+        (#"{"alg":"HS256"}"#, #"{"exp":1e400}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256","kid":"\ud800"}"#, "{}", .malformed(.headerJSON)),
+        ("5", "{}", .malformed(.headerJSON)), ("null", "{}", .malformed(.headerJSON)),
+        (#"{"alg":"HS256""#, "{}", .malformed(.headerJSON)), (#"{"alg":"HS256"}"#, #""{}""#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, "", .malformed(.claimsJSON)), ("[]", "[]", .malformed(.headerJSON)),
+    ])
+    func eachPartAndClaimIsJudgedAsBefore(_ header: String, _ claims: String, _ refusal: TokenRefusal) {
+        #expect(throws: refusal) { try JSONWebToken(Self.token(header, claims)) }
+    }
+
+    @Test(
+        arguments: [
+            (#"{}"#, []), (#"{"aud":"a"}"#, ["a"]), (#"{"aud":[]}"#, []), (#"{"aud":["a","b"]}"#, ["a", "b"]),
+        ] as [(String, [String])])
+    func anAudienceIsAStringOrAnArrayOfStrings(_ claims: String, _ audiences: [String]) throws {
+        #expect(try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, claims)).audiences == audiences)
+    }
+
+    /// JSONDecoder accepts 512 levels, as JSONSerialization did; a claim the proxy reads is
+    /// judged by its kind alone, so the deepest costs a few tries, not one per level.
+    @Test func nestingIsReadToJSONDecodersLimit() throws {
+        let arrays = { (depth: Int) in String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        #expect(throws: TokenRefusal.malformed(.claimType)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"aud":\#(arrays(511))}"#))
+        }
+        #expect(try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":\#(arrays(511)),"sub":"u"}"#)).subject == "u")
+        #expect(throws: TokenRefusal.malformed(.claimsJSON)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":\#(arrays(512))}"#))
+        }
+    }
+
+    /// RFC 7515 §5.2: a recipient may refuse a member given twice, and parsers disagree on
+    /// which one counts (JSONDecoder the first, JSONSerialization the last).
+    @Test(arguments: [
+        (#"{"alg":"HS256","alg":"none"}"#, "{}", TokenRefusal.malformed(.headerJSON)),
+        (#"{"alg":"HS256","kid":"a","kid":"b"}"#, "{}", .malformed(.headerJSON)),
+        (#"{"alg":"HS256","crit":null,"crit":null}"#, "{}", .malformed(.headerJSON)),
+        (#"{"alg":"HS256"}"#, #"{"sub":"a","sub":"b"}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, #"{"sub":"a","\u0073ub":"b"}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, #"{"exp":1,"exp":"x"}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256"}"#, #"{"aud":"a","aud":["b"]}"#, .malformed(.claimsJSON)),
+    ])
+    func aMemberTheVerifierReadsGivenTwiceIsRefused(_ header: String, _ claims: String, _ refusal: TokenRefusal) {
+        #expect(throws: refusal) { try JSONWebToken(Self.token(header, claims)) }
+    }
+
+    @Test func aMemberTheVerifierDoesNotReadMayBeGivenTwice() throws {
+        let jwt = try JSONWebToken(Self.token(#"{"alg":"HS256","typ":"JWT","typ":"at+jwt"}"#, #"{"x":1,"x":"y"}"#))
+        #expect(jwt.algorithm == "HS256")
+    }
+
+    /// The whole of each part is judged as RFC 8259 has it, members the verifier does not
+    /// read included; JSONDecoder alone would read their strings and numbers only on demand,
+    /// and take UTF-16, a byte order mark and trailing commas.
+    @Test func eachPartMustBeStrictJSONToTheLastByte() {
+        let header = Array(#"{"alg":"HS256"}"#.utf8)
+        let claims = { (bytes: [UInt8]) in Array((Base64URL.encode(header) + "." + Base64URL.encode(bytes) + ".").utf8)
+        }
+        let refused: [[UInt8]] = [
+            Array(#"{"x":"\ud800"}"#.utf8), Array(#"{"x":01}"#.utf8), Array(#"{"x":"a\x"}"#.utf8),
+            Array(#"{"x":""#.utf8) + [0xFF] + Array(#""}"#.utf8), Array("{\"x\":\"\u{01}\"}".utf8),
+            [0xEF, 0xBB, 0xBF] + Array("{}".utf8), Array(#"{"sub":"u",}"#.utf8), Array(#"{"sub":["u",]}"#.utf8),
+            Array("{\"sub\":\"u\"}".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
+        ]
+        for bytes in refused {
+            #expect(throws: TokenRefusal.malformed(.claimsJSON)) { try JSONWebToken(claims(bytes)) }
+        }
+        #expect(throws: TokenRefusal.malformed(.headerJSON)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256","crit":"\ud800"}"#, "{}"))
+        }
+    }
+
+    @Test func aTokenOverTheSizeLimitIsRefusedBeforeItIsRead() throws {
+        let padding = String(repeating: "a", count: TokenRefusal.maxTokenBytes)
+        #expect(throws: TokenRefusal.malformed(.tooLong)) {
+            try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":"\#(padding)"}"#))
+        }
+        let fits = String(repeating: "a", count: TokenRefusal.maxTokenBytes / 2)
+        #expect(try JSONWebToken(Self.token(#"{"alg":"HS256"}"#, #"{"x":"\#(fits)"}"#)).algorithm == "HS256")
+    }
+
     @Test func aKeySetRefusesJunkAndKeepsOnlyVerificationKeys() throws {
         #expect(throws: JSONWebKeySet.Problem.notJSON) { try JSONWebKeySet(parsing: Array("[]".utf8)) }
         #expect(throws: JSONWebKeySet.Problem.noKeysArray) { try JSONWebKeySet(parsing: Array("{}".utf8)) }

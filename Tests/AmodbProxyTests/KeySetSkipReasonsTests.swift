@@ -75,6 +75,87 @@ struct KeySetSkipReasonsTests {
         #expect(set.skipped.count == 9)
     }
 
+    /// The reasons of a set whose only entry is the RSA key with `members` (JSON texts by
+    /// name; `nil` removes one) or, with `entry`, that JSON text.
+    static func reasons(_ members: [String: String?] = [:], entry: String? = nil) throws -> [String] {
+        var fields = try rsaParameters().mapValues { Optional(#""\#($0)""#) }
+        fields["kid"] = #""k""#
+        fields.merge(members) { $1 }
+        let object =
+            "{" + fields.compactMap { name, json in json.map { #""\#(name)":\#($0)"# } }.joined(separator: ",") + "}"
+        let set = try JSONWebKeySet(parsing: Array(#"{"keys":[\#(entry ?? object)]}"#.utf8))
+        return set.skipped.map(\.reason)
+    }
+
+    /// How a reason shows an unexpected member: a string quoted, cut after 24 characters
+    /// (not bytes: an emoji is one), anything else by kind, and a member not there as missing.
+    @Test(arguments: [
+        (#""enc""#, #""enc""#), (#""exactly-24-characters-ab""#, #""exactly-24-characters-ab""#),
+        (#""25-characters-exactly-abc""#, #""25-characters-exactly-ab…""#),
+        (#""\u00e9\u00e9""#, #""éé""#),
+        ("\"" + String(repeating: "😀", count: 25) + "\"", "\"" + String(repeating: "😀", count: 24) + "…\""),
+        (#""""#, #""""#), ("1", "not a string"), ("-1.5", "not a string"), ("true", "not a string"),
+        ("false", "not a string"), ("null", "not a string"), ("[]", "not a string"), (#"["sig"]"#, "not a string"),
+        ("{}", "not a string"), (#"{"use":"sig"}"#, "not a string"),
+    ])
+    func aReasonShowsAValueAsBefore(_ json: String, _ shown: String) throws {
+        #expect(try Self.reasons(["use": json]) == ["its use is \(shown), not sig"])
+        #expect(try Self.reasons(["alg": json]) == ["its alg is \(shown); RSA keys are used for RS256"])
+    }
+
+    @Test func aReasonSaysWhenAMemberIsMissingOrNotAString() throws {
+        let ec = try Self.provider.get().keys["ec-1"]!.publicParameters
+        let entry = { (crv: String?) in
+            #"{"kid":"k","kty":"EC","x":"\#(ec["x"]!)","y":"\#(ec["y"]!)""# + (crv.map { #","crv":\#($0)"# } ?? "")
+                + "}"
+        }
+        #expect(try Self.reasons(entry: entry(nil)) == ["its curve is missing; ES256 keys are P-256"])
+        #expect(try Self.reasons(entry: entry("256")) == ["its curve is not a string; ES256 keys are P-256"])
+        #expect(try Self.reasons(entry: entry(#""P-384""#)) == [#"its curve is "P-384"; ES256 keys are P-256"#])
+        #expect(try Self.reasons(["kty": nil]) == ["its kty is missing; RSA and EC keys are used"])
+        #expect(try Self.reasons(["kty": #""oct""#]) == [#"its kty is "oct"; RSA and EC keys are used"#])
+        // A kty that is not a string has always been shown as missing.
+        #expect(try Self.reasons(["kty": "5"]) == ["its kty is missing; RSA and EC keys are used"])
+        #expect(try Self.reasons(["n": "5"]) == ["its n or e is missing or not base64url"])
+        #expect(try Self.reasons(["e": #""A*""#]) == ["its n or e is missing or not base64url"])
+    }
+
+    @Test(arguments: ["5", #""k""#, "null", "true", "[]", #"[{"kid":"k"}]"#])
+    func anEntryThatIsNoObjectIsSkipped(_ json: String) throws {
+        #expect(try Self.reasons(entry: json) == ["it is not a JSON object"])
+    }
+
+    @Test(arguments: [nil, "5", #""""#, "null", #"["k"]"#] as [String?])
+    func anEntryWithoutAStringKidIsSkipped(_ json: String?) throws {
+        #expect(try Self.reasons(["kid": json]) == ["it has no kid"])
+    }
+
+    @Test(arguments: [
+        (#"["verify"]"#, true), (#"["sign","verify"]"#, true), (#"["sign"]"#, false), ("[]", false),
+        (#""verify""#, false), (#"["verify",1]"#, false), ("null", false), (#"{"verify":true}"#, false),
+    ])
+    func keyOperationsMustListVerify(_ json: String, _ kept: Bool) throws {
+        #expect(try Self.reasons(["key_ops": json]) == (kept ? [] : ["its key_ops do not include verify"]))
+    }
+
+    @Test(arguments: [
+        ("[]", JSONWebKeySet.Problem.notJSON), (#"{"keys":[]"#, .notJSON), ("", .notJSON), (#""keys""#, .notJSON),
+        (#"{"keys":{}}"#, .noKeysArray), (#"{"keys":null}"#, .noKeysArray), (#"{"keys":"[]"}"#, .noKeysArray),
+        (#"{"Keys":[]}"#, .noKeysArray), (#"{"keys":[{"kid":"\ud800"}]}"#, .notJSON),
+    ])
+    func aDocumentThatIsNoKeySetIsRefused(_ text: String, _ problem: JSONWebKeySet.Problem) {
+        #expect(throws: problem) { try JSONWebKeySet(parsing: Array(text.utf8)) }
+    }
+
+    @Test func aSetListsAtMostMaxKeys() throws {
+        let rsa = try Self.rsaParameters()
+        let keys = (0...JSONWebKeySet.maxKeys).map { rsa.merging(["kid": "k\($0)"]) { $1 } }
+        #expect(try JSONWebKeySet(parsing: Self.set(Array(keys.dropLast()))).keys.count == JSONWebKeySet.maxKeys)
+        #expect(throws: JSONWebKeySet.Problem.tooManyKeys(JSONWebKeySet.maxKeys + 1)) {
+            try JSONWebKeySet(parsing: Self.set(keys))
+        }
+    }
+
     @Test func twoSetsWithTheSameKeysHaveTheSameMaterial() throws {
         let rsa = try Self.rsaParameters()
         let one = try JSONWebKeySet(parsing: Self.set([rsa.merging(["kid": "a", "use": "sig"]) { $1 }]))

@@ -2,6 +2,8 @@
 /// is it complete, well-formed UTF-8 JSON; what kind is its top level; what are the
 /// few top-level members the proxy looks at; does a string that JSON escapes hide a
 /// given byte string once decoded (the key written as `\u0074\u0065…` or with `\/`).
+/// The same pass judges a user token's header and claims before JSONDecoder reads the
+/// members the verifier uses (`JSONWebToken`): strict JSON, none of those members twice.
 ///
 /// Iterative, with a depth limit, so a hostile nesting cannot exhaust the stack; a pure
 /// value, tested without sockets.

@@ -53,23 +53,25 @@ struct JSONWebKeySet: Sendable {
         material = keys.mapValues { Array($0.algorithm.rawValue.utf8) }
     }
 
-    /// Reads a key set document.
+    /// Reads a key set document, with JSONDecoder: of each entry, only the members a key is
+    /// read from.
     init(parsing bytes: [UInt8]) throws(Problem) {
         guard bytes.count <= Self.maxBytes else { throw .tooLarge }
-        guard let document = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
-            throw .notJSON
+        let entries: [Entry]
+        do {
+            entries = try JSONDecoder().decode(Document.self, from: Data(bytes)).entries
+        } catch {
+            throw error as? Problem ?? .notJSON
         }
-        guard let entries = document["keys"] as? [Any] else { throw .noKeysArray }
-        guard entries.count <= Self.maxKeys else { throw .tooManyKeys(entries.count) }
         var keys: [String: PublicKey] = [:]
         var material: [String: [UInt8]] = [:]
         var skipped: [SkippedKey] = []
         for (index, element) in entries.enumerated() {
-            guard let entry = element as? [String: Any] else {
+            guard let entry = element.members else {
                 skipped.append(SkippedKey(keyID: nil, index: index, reason: "it is not a JSON object"))
                 continue
             }
-            guard let kid = entry["kid"] as? String, !kid.isEmpty else {
+            guard let kid = entry["kid"]?.text, !kid.isEmpty else {
                 skipped.append(SkippedKey(keyID: nil, index: index, reason: "it has no kid"))
                 continue
             }
@@ -90,6 +92,54 @@ struct JSONWebKeySet: Sendable {
         self.material = material
     }
 
+    /// A key set document: its `keys`, each entry as far as a key is read from it.
+    private struct Document: Decodable {
+        let entries: [Entry]
+
+        private enum CodingKeys: String, CodingKey {
+            case keys
+        }
+
+        /// Throws `Problem.noKeysArray`, or `.tooManyKeys` before reading an entry past
+        /// `maxKeys`; JSONDecoder's error when the document is not a JSON object, or a member
+        /// read holds no value.
+        init(from decoder: any Decoder) throws {
+            let members = try decoder.container(keyedBy: CodingKeys.self)
+            guard members.contains(.keys), var keys = try? members.nestedUnkeyedContainer(forKey: .keys) else {
+                throw Problem.noKeysArray
+            }
+            var entries: [Entry] = []
+            while !keys.isAtEnd {
+                guard entries.count < JSONWebKeySet.maxKeys else {
+                    throw Problem.tooManyKeys(keys.count ?? entries.count + 1)
+                }
+                entries.append(try keys.decode(Entry.self))
+            }
+            self.entries = entries
+        }
+    }
+
+    /// One element of `keys`.
+    private struct Entry: Decodable {
+        /// The members a key is read from, by name; `nil` when the element is not an object.
+        let members: [String: JSONValue]?
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case kty, kid, use, alg, crv, n, e, x, y
+            case keyOperations = "key_ops"
+        }
+
+        init(from decoder: any Decoder) throws {
+            guard let object = try? decoder.container(keyedBy: CodingKeys.self) else {
+                members = nil
+                return
+            }
+            var members: [String: JSONValue] = [:]
+            for name in CodingKeys.allCases { members[name.stringValue] = try object.member(name) }
+            self.members = members
+        }
+    }
+
     /// Why a JSON Web Key is not used.
     struct Skip: Error {
         let reason: String
@@ -97,19 +147,19 @@ struct JSONWebKeySet: Sendable {
 
     /// The verification key a JSON Web Key describes, with its parameters, or why it is
     /// none this proxy uses.
-    static func key(_ entry: [String: Any]) -> Result<(PublicKey, [UInt8]), Skip> {
+    static func key(_ entry: [String: JSONValue]) -> Result<(PublicKey, [UInt8]), Skip> {
         if let use = entry["use"] {
-            guard let text = use as? String, text == "sig" else {
+            guard use.text == "sig" else {
                 return .failure(Skip(reason: "its use is \(shown(use)), not sig"))
             }
         }
         if let operations = entry["key_ops"] {
-            guard (operations as? [String])?.contains("verify") == true else {
+            guard operations.strings?.contains("verify") == true else {
                 return .failure(Skip(reason: "its key_ops do not include verify"))
             }
         }
-        let declared = entry["alg"].map { $0 as? String }
-        let kty = entry["kty"] as? String
+        let declared = entry["alg"].map(\.text)
+        let kty = entry["kty"]?.text
         switch kty {
         case "RSA":
             guard declared == nil || declared == "RS256" else {
@@ -142,7 +192,7 @@ struct JSONWebKeySet: Sendable {
             guard declared == nil || declared == "ES256" else {
                 return .failure(Skip(reason: "its alg is \(shown(entry["alg"])); EC keys are used for ES256"))
             }
-            guard entry["crv"] as? String == "P-256" else {
+            guard entry["crv"]?.text == "P-256" else {
                 return .failure(Skip(reason: "its curve is \(shown(entry["crv"])); ES256 keys are P-256"))
             }
             guard let x = bytes(entry["x"]), let y = bytes(entry["y"]) else {
@@ -154,19 +204,20 @@ struct JSONWebKeySet: Sendable {
                 return .failure(Skip(reason: "libcrypto refused it (\(error.description))"))
             }
         default:
-            return .failure(Skip(reason: "its kty is \(shown(kty)); RSA and EC keys are used"))
+            // A kty that is not a string is shown as missing, as it always has been.
+            return .failure(Skip(reason: "its kty is \(shown(kty.map(JSONValue.string))); RSA and EC keys are used"))
         }
     }
 
     /// A key parameter's bytes: a base64url string (RFC 7518 §6), else `nil`.
-    private static func bytes(_ parameter: Any?) -> [UInt8]? {
-        (parameter as? String).flatMap { Base64URL.decode($0) }
+    private static func bytes(_ parameter: JSONValue?) -> [UInt8]? {
+        parameter?.text.flatMap { Base64URL.decode($0) }
     }
 
     /// A member's value as a reason shows it: a short string quoted, anything else by kind.
-    private static func shown(_ value: Any?) -> String {
+    private static func shown(_ value: JSONValue?) -> String {
         guard let value else { return "missing" }
-        guard let text = value as? String else { return "not a string" }
+        guard let text = value.text else { return "not a string" }
         return text.count <= 24 ? "\"\(text)\"" : "\"\(text.prefix(24))…\""
     }
 }

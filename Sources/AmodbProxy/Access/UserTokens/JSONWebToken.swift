@@ -32,50 +32,115 @@ struct JSONWebToken: Sendable {
         guard let headerBytes = Base64URL.decode(parts[0]), let claimsBytes = Base64URL.decode(parts[1]),
             let signature = Base64URL.decode(parts[2])
         else { throw .malformed(.encoding) }
-        guard let header = Self.object(headerBytes) else { throw .malformed(.headerJSON) }
-        guard let claims = Self.object(claimsBytes) else { throw .malformed(.claimsJSON) }
+        let header = try Self.read(Header.self, headerBytes, or: .headerJSON)
+        let claims = try Self.read(Claims.self, claimsBytes, or: .claimsJSON)
         // RFC 7515 §4.1.11: a recipient that does not understand a listed extension must
         // refuse the token, and this one understands none.
-        if header["crit"] != nil { throw .critical }
-        guard let algorithm = header["alg"] as? String else { throw .malformed(.missingAlgorithm) }
+        if header.critical { throw .critical }
+        guard let algorithm = header.algorithm?.text else { throw .malformed(.missingAlgorithm) }
         self.algorithm = algorithm
-        keyID = try Self.optional(String.self, header["kid"])
-        issuer = try Self.optional(String.self, claims["iss"])
-        subject = try Self.optional(String.self, claims["sub"])
-        switch claims["aud"] {
+        keyID = try Self.string(header.keyID)
+        issuer = try Self.string(claims.issuer)
+        subject = try Self.string(claims.subject)
+        switch claims.audience {
         case nil: audiences = []
-        case let one as String: audiences = [one]
-        case let many as [Any]:
-            let strings = many.compactMap { $0 as? String }
-            guard strings.count == many.count else { throw .malformed(.claimType) }
-            audiences = strings
-        default: throw .malformed(.claimType)
+        case .string(let one): audiences = [one]
+        case let other?:
+            guard let many = other.strings else { throw .malformed(.claimType) }
+            audiences = many
         }
-        expires = try Self.time(claims["exp"])
-        notBefore = try Self.time(claims["nbf"])
-        issuedAt = try Self.time(claims["iat"])
+        expires = try Self.time(claims.expires)
+        notBefore = try Self.time(claims.notBefore)
+        issuedAt = try Self.time(claims.issuedAt)
         signingInput = Array(parts[0]) + [UInt8(ascii: ".")] + Array(parts[1])
         self.signature = signature
     }
 
-    /// A JSON object, or `nil` when the bytes are not one.
-    private static func object(_ bytes: [UInt8]) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+    /// The header or the claims: the members read from a JSON object.
+    private protocol Part: Decodable {
+        /// The names of the members read.
+        static var names: Set<String> { get }
     }
 
-    /// A value that must have `type` when present.
-    private static func optional<Value>(_ type: Value.Type, _ value: Any?) throws(TokenRefusal) -> Value? {
-        guard let value else { return nil }
-        guard let typed = value as? Value else { throw .malformed(.claimType) }
-        return typed
-    }
+    /// The header members the proxy reads.
+    private struct Header: Part {
+        static let names = Set(CodingKeys.allCases.map(\.stringValue))
 
-    /// A NumericDate (RFC 7519 §2): a finite number of seconds since 1970, when present.
-    private static func time(_ value: Any?) throws(TokenRefusal) -> Double? {
-        guard let value else { return nil }
-        guard let number = value as? NSNumber, number.doubleValue.isFinite else {
-            throw .malformed(.claimType)
+        /// Whether `crit` is there, whatever its value (`null` included).
+        let critical: Bool
+        let algorithm: JSONValue?
+        let keyID: JSONValue?
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case crit, alg, kid
         }
-        return number.doubleValue
+
+        init(from decoder: any Decoder) throws {
+            let members = try decoder.container(keyedBy: CodingKeys.self)
+            critical = members.contains(.crit)
+            algorithm = try members.member(.alg)
+            keyID = try members.member(.kid)
+        }
+    }
+
+    /// The claims the proxy reads, each as sent.
+    private struct Claims: Part {
+        static let names = Set(CodingKeys.allCases.map(\.stringValue))
+
+        let issuer: JSONValue?
+        let subject: JSONValue?
+        let audience: JSONValue?
+        let expires: JSONValue?
+        let notBefore: JSONValue?
+        let issuedAt: JSONValue?
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case iss, sub, aud, exp, nbf, iat
+        }
+
+        init(from decoder: any Decoder) throws {
+            let members = try decoder.container(keyedBy: CodingKeys.self)
+            issuer = try members.member(.iss)
+            subject = try members.member(.sub)
+            audience = try members.member(.aud)
+            expires = try members.member(.exp)
+            notBefore = try members.member(.nbf)
+            issuedAt = try members.member(.iat)
+        }
+    }
+
+    /// `Members`, read from the JSON object in `bytes`; `malformation` when they are not one
+    /// in strict JSON, give a member read twice, or a member read holds no value (a number
+    /// beyond a `Double`'s range).
+    private static func read<Members: Part>(
+        _ members: Members.Type, _ bytes: [UInt8], or malformation: TokenRefusal.Malformation
+    ) throws(TokenRefusal) -> Members {
+        // JSONScanner judges the whole text first, as RFC 8259 has it (UTF-8 to the last
+        // byte), where JSONDecoder checks a string or a number only when it is read, and takes
+        // UTF-16, a byte order mark and trailing commas. And a member read may not be given
+        // twice (RFC 7515 §5.2 lets a recipient refuse that): JSONDecoder would take the
+        // first, ECMAScript's JSON.parse and Foundation's untyped reader the last, so parsers
+        // disagree on what the token says.
+        guard (try? JSONScanner.scan(bytes, watching: Members.names)) != nil,
+            let read = try? JSONDecoder().decode(members, from: Data(bytes))
+        else { throw .malformed(malformation) }
+        return read
+    }
+
+    /// A value that must be a string when present.
+    private static func string(_ value: JSONValue?) throws(TokenRefusal) -> String? {
+        guard let value else { return nil }
+        guard let text = value.text else { throw .malformed(.claimType) }
+        return text
+    }
+
+    /// A NumericDate (RFC 7519 §2): a finite number of seconds since 1970, when present; a
+    /// JSON `true` or `false` is not one.
+    private static func time(_ value: JSONValue?) throws(TokenRefusal) -> Double? {
+        switch value {
+        case nil: return nil
+        case .number(let seconds) where seconds.isFinite: return seconds
+        default: throw .malformed(.claimType)
+        }
     }
 }
