@@ -86,9 +86,12 @@ public final class RedisServer: Sendable {
     /// Starts a sentinel (`redis-server sentinel.conf --sentinel`) monitoring `master` under
     /// `name`, with a quorum of one and failover timings short enough for a test: the
     /// master is down after `downAfter` without answering, and promotion follows at once.
+    /// The master's (and its replicas') password, when it has one, is given to the sentinel
+    /// (`sentinel auth-pass`).
     public static func startSentinel(
         monitoring master: RedisServer, name: String, downAfter: Duration = .milliseconds(1000)
     ) async throws -> RedisServer {
+        let authPass = master.password.map { "sentinel auth-pass \(name) \($0)\n" } ?? ""
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "amodb-sentinel-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -103,7 +106,7 @@ public final class RedisServer: Sendable {
             sentinel monitor \(name) 127.0.0.1 \(master.port) 1
             sentinel down-after-milliseconds \(name) \(milliseconds)
             sentinel failover-timeout \(name) 5000
-
+            \(authPass)
             """.utf8
         ).write(to: file)
         var lastError: (any Error)?

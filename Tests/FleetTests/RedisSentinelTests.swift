@@ -13,9 +13,15 @@ import Testing
 struct RedisSentinelTests {
     static let master = "amodb"
 
-    @Test func twoReplicasFollowAFailoverAndTheLimitHoldsAcrossIt() async throws {
-        try await withRedisServer { primary in
-            try await withRedisServer(arguments: ["--replicaof", "127.0.0.1", String(primary.port)]) { secondary in
+    /// Without a password, and with `requirepass` on the master and its replica (the replicas
+    /// then log in before they ask a server its `ROLE`, which it answers only after `AUTH`).
+    @Test(arguments: [nil, "sentinel-test-password"])
+    func twoReplicasFollowAFailoverAndTheLimitHoldsAcrossIt(password: String?) async throws {
+        let auth = password.map { ["--masterauth", $0] } ?? []
+        try await withRedisServer(password: password, arguments: auth) { primary in
+            try await withRedisServer(
+                password: password, arguments: auth + ["--replicaof", "127.0.0.1", String(primary.port)]
+            ) { secondary in
                 try await withRedisClient(secondary.configuration()) { observer in
                     #expect(
                         await eventually {
@@ -44,7 +50,9 @@ struct RedisSentinelTests {
     private func followsTheFailover(
         primary: RedisServer, secondary: RedisServer, sentinel: RedisClient, at sentinelServer: RedisServer
     ) async throws {
-        var redis = RedisConfiguration(endpoint: RedisEndpoint(host: Self.master)).withTestTimeouts()
+        var redis = RedisConfiguration(
+            endpoint: RedisEndpoint(host: Self.master, password: primary.password.map(RedisPassword.init))
+        ).withTestTimeouts()
         redis.sentinels = RedisSentinels(addresses: [sentinelServer.endpoint], masterName: Self.master)
         let limit = 20
         let fleet = try Fleet(

@@ -395,19 +395,23 @@ final class RedisConnection: @unchecked Sendable {
         parser = RESPParser(limits: configuration.limits)
         socket.startReading()
         let endpoint = configuration.endpoint
-        var commands: [[RedisValue]] = []
+        // `AUTH` first: a server with `requirepass` answers nothing else (not even `ROLE`)
+        // before it, and replies come back in the order the commands were written.
         if let password = endpoint.password {
-            if let username = endpoint.username {
-                commands.append(["AUTH", .bulk(username), .bulk(password.revealed)])
-            } else {
-                commands.append(["AUTH", .bulk(password.revealed)])
-            }
+            let auth: [RedisValue] =
+                if let username = endpoint.username {
+                    ["AUTH", .bulk(username), .bulk(password.revealed)]
+                } else {
+                    ["AUTH", .bulk(password.revealed)]
+                }
+            write(RESPEncoder.command(auth), InFlight(purpose: .handshake, deadline: deadline))
         }
-        if endpoint.database != 0 { commands.append(["SELECT", .integer(Int64(endpoint.database))]) }
-        commands.append(["PING"])
         if configuration.sentinels != nil {
             write(RESPEncoder.command(["ROLE"]), InFlight(purpose: .roleCheck, deadline: deadline))
         }
+        var commands: [[RedisValue]] = []
+        if endpoint.database != 0 { commands.append(["SELECT", .integer(Int64(endpoint.database))]) }
+        commands.append(["PING"])
         // A subscriber's channels were lost with the old session (and what was published meanwhile:
         // whoever waits on an announcement must also poll).
         for channel in channels.sorted() { commands.append(["SUBSCRIBE", .bulk(channel)]) }
