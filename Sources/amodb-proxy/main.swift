@@ -154,7 +154,23 @@ if configuration.sandbox {
 if let problem = ContentEncoder.brotliUnavailability {
     logger.warning("br answers are off: brotli is not installed; gzip and identity are sent", ["problem": problem])
 }
-let proxy = ProxyServer(configuration: configuration, logger: logger)
+// The calls to amodb of the last minute outlive this process in the state directory: a
+// restart within a minute of a burst must not spend the window again.
+var ledger: CallLedger?
+if let directory = configuration.stateDirectory {
+    do throws(CallLedger.LedgerError) {
+        let opened = try CallLedger(directory: directory, now: SystemClock().now(), logger: logger)
+        if opened.loaded.damaged {
+            logger.warning(
+                "the budget's ledger could not be read whole: its calls are unknown, so none is made to amodb for a window and a call's time",
+                ["path": opened.path])
+        }
+        ledger = opened
+    } catch {
+        fail("\(error.description) (AMODB_STATE_DIR)")
+    }
+}
+let proxy = ProxyServer(configuration: configuration, logger: logger, ledger: ledger)
 let port: Int
 do {
     port = try proxy.start()

@@ -23,9 +23,34 @@ public enum CallDecision: Sendable, Equatable {
     /// The client's share of the window's calls for misses is spent: no call taken from the
     /// window; one of the client's calls leaves it after this many seconds.
     case shareSpent(retryAfter: Double)
+    /// The fleet's window cannot be read or is not to be trusted (`PauseReason`), and this
+    /// replica's reserve has no call: none for this many seconds (a guess, for Redis unreachable).
+    case paused(PauseReason, retryAfter: Double)
 
     /// Whether a call may be made.
     var isGranted: Bool { self == .granted || self == .probe }
+
+    /// How long until a call may be had, for a decision a miss may wait out in line.
+    var wait: Double? {
+        switch self {
+        case .denied(let retryAfter), .paused(_, let retryAfter): retryAfter
+        case .granted, .probe, .shareSpent: nil
+        }
+    }
+}
+
+/// Why calls to amodb are paused although the key's window may have calls left: the fleet's
+/// window, which vouches for what every replica spent, cannot be read or was lost, so only
+/// what is provably free (this replica's outage reserve) may be spent.
+public enum PauseReason: String, Sendable, Equatable, CaseIterable {
+    /// This replica cannot reach Redis.
+    case redisUnreachable = "redis_unreachable"
+    /// The fleet's window was lost, or may be older than what the replicas saw: nothing is
+    /// granted from it until a full window and a call's time have passed since the loss.
+    case budgetLost = "budget_lost"
+    /// The fleet's window was just started by a replica that remembers none (a new fleet):
+    /// it settles for a few seconds, so a replica that remembers a lost one can say so first.
+    case budgetStarting = "budget_starting"
 }
 
 /// Where a client's share of the calls for misses stands.
@@ -74,9 +99,14 @@ protocol CallBudget: Sendable {
     func used(now: Double) -> Int
     /// Clients whose share this replica holds in memory.
     var trackedClients: Int { get }
+    /// Why calls from the fleet's window are paused at `now`, and until when (seconds; a
+    /// guess for an unreachable Redis); `nil` while they are not (always, for one replica's window).
+    func pause(now: Double) -> (reason: PauseReason, until: Double)?
 }
 
 extension CallBudget {
+    func pause(now: Double) -> (reason: PauseReason, until: Double)? { nil }
+
     /// Takes one call from the window, for no client's share.
     func acquire(_ priority: CallPriority, now: Double) async -> CallDecision {
         await acquire(priority, client: nil, now: now)

@@ -68,17 +68,6 @@ final class CallerShare: Sendable {
         }
     }
 
-    /// Counts a call of `client`'s made with another's leave (the fleet's window), so that a
-    /// Redis outage does not start this share believing it unspent. Keeps the newest calls.
-    func record(_ client: String, now: Double) {
-        state.withLock { state in
-            guard Self.admit(client, into: &state, capacity: capacity, now: now) else { return }
-            var times = Self.current(state.calls[client] ?? [], now: now)
-            times.append(now)
-            state.calls[client] = Array(times.suffix(callsPerWindow))
-        }
-    }
-
     /// Clients remembered now.
     var count: Int { state.withLock { $0.calls.count } }
 

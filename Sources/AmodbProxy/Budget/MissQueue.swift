@@ -64,7 +64,7 @@ final class MissQueue: Sendable {
         if asked {
             decision = await budget.acquire(.miss, client: client, now: start)
             // No wait, or the call frees after the wait would be over: refused now.
-            guard case .denied(let retryAfter) = decision, wait > 0, start + retryAfter <= deadline else {
+            guard let retryAfter = decision.wait, wait > 0, start + retryAfter <= deadline else {
                 return (decision, start)
             }
         } else if let client, let standing = await budget.shareStanding(for: client, now: start) {
@@ -86,7 +86,7 @@ final class MissQueue: Sendable {
         defer { leave(id, client: client, tasks: tasks) }
         // The head asks when the call it was told of frees; one that joined without asking, at once.
         var nextTry = start
-        if asked, case .denied(let retryAfter) = decision { nextTry = start + retryAfter }
+        if asked, let retryAfter = decision.wait { nextTry = start + retryAfter }
         // The time waited so far: the clock's, or the sleeps that ran their course, whichever
         // is more (a clock a test holds still does not make a miss wait for ever).
         var slept: Double = 0
@@ -95,7 +95,7 @@ final class MissQueue: Sendable {
             if isHead(id), now >= nextTry {
                 let asking = clock.now()
                 decision = await budget.acquire(.miss, client: client, now: asking)
-                guard case .denied(let retryAfter) = decision else { return (decision, asking) }
+                guard let retryAfter = decision.wait else { return (decision, asking) }
                 nextTry = now + retryAfter
                 if nextTry > deadline { return (decision, asking) }
             }

@@ -2,143 +2,146 @@ import AmodbCrypto
 import AmodbRedis
 import Synchronization
 
-/// amodb's budget spent by a fleet of replicas: `SharedBudget` in Redis (one sliding
-/// window, a refresh only from its slack, a 429 closing it for every replica and one probe
-/// after it, amodb's limit headers binding all) while Redis answers.
+/// amodb's budget spent by a fleet of replicas: the fleet's window in Redis
+/// (`SharedBudget`), and an outage reserve each replica spends on its own.
 ///
-/// While it does not, this replica must not spend what the fleet may already have spent.
-/// It cannot know what the others were granted since its last reply from Redis (a burst on
-/// another replica in the last moment before a stall could have spent the whole window), so
-/// it assumes the worst the window allows:
-/// - **One slow command is not an outage.** A call that fails while Redis is not yet
-///   declared lost grants nothing and asks again shortly (`RedisLink.outageStart`: an
-///   outage is several failures over a second, or no first reply within a second of start);
-///   a miss waits in line meanwhile, within `AMODB_MISS_WAIT`.
-/// - **An outage closes this replica's window for a full window and a call's time.** Every
-///   call Redis could have granted to anyone was granted before the outage was declared,
-///   and reached amodb within `callTimeout` of that, so none is left in amodb's window
-///   `callTimeout` + 60 s later; until then this replica calls nothing (misses get `503`
-///   with a `Retry-After`, stored answers are served).
-/// - **Then a fair part of the limit each.** `AMODB_RATE_LIMIT` divided by the replicas it
-///   believes in: the most of `AMODB_FLEET_SIZE` and the replicas it saw alive lately, at
-///   most the limit itself (so each has a call). As long as the fleet runs no more replicas
-///   than that, the replicas' parts add up to at most the limit.
+/// **The split.** Of `AMODB_RATE_LIMIT` calls a minute, the fleet's window grants at most
+/// the limit less the reserve (`AMODB_BUDGET_RESERVE`); the reserve is divided among the
+/// `AMODB_FLEET_SIZE` replicas, and each replica's part is a sliding window of its own, in
+/// its memory and its ledger (`CallLedger`), that the fleet's window never grants from. So
+/// whatever any replica sees of Redis, the calls are at most
+/// (limit − reserve) from the fleet's window + `fleetSize` × (reserve / `fleetSize`) = the
+/// limit, as long as no more than `AMODB_FLEET_SIZE` replicas run.
 ///
-/// The replica remembers the calls it made in the last window, by the ids it gave them,
-/// the fleet's calls as it last read them (once a heartbeat), and the window it last
-/// seeded. When Redis lost the window (`FLUSHALL`, a restart without persistence) or holds
-/// one this replica has not seeded, or when this replica called amodb while Redis was
-/// unreachable, it puts all of those back (`SharedBudget.seed`, idempotent by id) before it
-/// takes another call: so the calls of a replica killed since are still counted.
+/// **When the fleet's window cannot be trusted, only the reserve is spent:**
+/// - Redis does not answer (an outage, a stall, a partition of this replica alone): the
+///   reserve at once, from the first failed command; nothing from the fleet's window, which
+///   the others may have spent to the last call.
+/// - The window was lost or rolled back (`SharedBudget`: flushed, evicted, deleted, a
+///   restart, an older snapshot, a failover): the script grants nothing from it until a
+///   window and a call's time after the loss; the reserve meanwhile.
+/// - A window just started by a new fleet settles for a replica's lifetime; the reserve meanwhile.
+/// With no reserve (`AMODB_BUDGET_RESERVE=0`, or fewer calls than replicas), such a replica
+/// makes no call: its misses get `503` naming why (`CallDecision.paused`), and stored
+/// answers are served, stale ones included.
 ///
-/// Each client's share of the calls for misses (`clientShare` a window) is the fleet's too:
-/// the script that takes a miss's call checks and charges the client's share in the same
-/// step, under a key named by a keyed hash of the client (`<prefix>share:<32 hex digits>`),
-/// never by what the client sent. While Redis is away, this replica keeps that part of the
-/// share that its part of the budget has: `clientShare` divided by the replicas it
-/// believes in, at least one call.
+/// The reserve's calls are put back into the fleet's window once a heartbeat while Redis
+/// answers (idempotent by id), so the fleet's window also knows them; the reserve itself
+/// frees only as its own calls age out, whatever Redis says.
+///
+/// The replica also remembers (in memory and in its ledger) the fleet's window as it last
+/// saw it, its epoch and sequence number, and passes it with every request: that is how a
+/// window lost or rolled back is told from a new one (`SharedBudget`).
+///
+/// Each client's share of the calls for misses (`clientShare` a window) is the fleet's too,
+/// checked and charged by the script with the call, under a key named by a keyed hash of the
+/// client (`<prefix>share:<32 hex digits>`). The reserve keeps each client to the same part
+/// of its own calls.
 final class RedisCallBudget: CallBudget {
-    /// What this replica remembers of its own spending, for seeding the fleet's window.
+    /// A call this replica made, until it leaves the window.
+    private struct Call {
+        /// When it counts from (its grant, then its answer), on this replica's clock.
+        var at: Double
+        /// Its id in the fleet's window (`nil`: from the reserve).
+        var fleetID: String?
+    }
+
+    /// What this replica remembers of the fleet's window.
     private struct Memory {
-        /// The window it last seeded (when it was started, ms); `nil` until it has seeded one.
-        var window: Int64?
-        /// Its calls within the last window, oldest first (at most `limit`).
-        var calls: [SharedBudget.Call] = []
-        /// Set when it called amodb without the fleet's window knowing (Redis unreachable).
-        var mustSeed = false
-        /// Until when (ms) amodb's last 429 closed the window.
-        var closedUntil: Int64 = 0
-        /// The fleet's calls in the window as this replica last read them (heartbeat).
-        var fleetCalls: [SharedBudget.Call] = []
+        /// The window as last seen.
+        var seen = SharedBudget.Seen.nothing
+        /// Its calls in the last window, oldest first.
+        var calls: [Call] = []
+        /// Until when (this clock) amodb's last 429 closed the window.
+        var closedUntil: Double = 0
         /// The probe this replica has out after a 429's pause, if any.
         var probe: String?
+        /// Why the fleet's window grants nothing, and until when (this clock), as last heard.
+        var pause: (reason: PauseReason, until: Double)?
     }
 
     /// Calls per 60 s window for the whole fleet (`AMODB_RATE_LIMIT`).
     let limit: Int
     /// Calls each client may cause per window for misses, across the fleet; `nil`: no share limit.
     let clientShare: Int?
-    /// The most replicas the operator runs (`AMODB_FLEET_SIZE`): while Redis is away, this
-    /// replica's part of the limit is at most the limit divided by this.
+    /// The most replicas the operator runs (`AMODB_FLEET_SIZE`).
     let fleetSize: Int
-    /// The longest a call to amodb can take, in seconds: a call granted before an outage may
-    /// reach amodb that much later, and a probe after a 429's pause is out that long at most.
+    /// This replica's part of the outage reserve, in calls per window.
+    let reservePerReplica: Int
+    /// The longest a call to amodb can take, in seconds.
     let callTimeout: Double
     /// Names a client's share key: the same name in every replica holding the amodb key.
     private let clientNames: HMACSHA256
     private let shared: SharedBudget
+    private let reserve: UpstreamBudget
+    private let ledger: CallLedger?
     private let link: RedisLink
     private let clock: any ProxyClock
-    /// This replica's share, sized for the replicas it saw: rebuilt when that number changes.
-    private let share: Mutex<(replicas: Int, budget: UpstreamBudget)>
-    private let memory = Mutex(Memory())
-    private let calls = Atomic<Int>(0)
+    private let memory: Mutex<Memory>
+    private let counter = Atomic<Int>(0)
+    private let logger: ProxyLogger?
 
     /// A budget of `limit` calls a minute for every replica using `link`'s prefix, on `clock`,
     /// with `clientShare` of them a window for each client's misses (`nil`: no share limit);
     /// the share keys are named under a key derived from `amodbKey`. `fleetSize`: the most
-    /// replicas the operator runs; `callTimeout`: the longest a call to amodb can take (a probe after a 429 is out that long at most).
+    /// replicas the operator runs; `reserve`: the calls a window kept for replicas that cannot
+    /// use the fleet's window (`nil`: `defaultReserve`); `callTimeout`: the longest a call to
+    /// amodb can take; `ledger`: where this replica's calls survive a restart.
     init(
         limit: Int, clientShare: Int?, link: RedisLink, clock: any ProxyClock, amodbKey: Secret,
-        fleetSize: Int = RedisCallBudget.defaultFleetSize, callTimeout: Double = 30
+        fleetSize: Int = RedisCallBudget.defaultFleetSize, reserve: Int? = nil, callTimeout: Double = 30,
+        ledger: CallLedger? = nil, settle: Double? = nil, logger: ProxyLogger? = nil
     ) {
+        self.logger = logger
         self.limit = max(1, limit)
         self.clientShare = clientShare.map { max(1, $0) }
         self.fleetSize = max(1, fleetSize)
         self.callTimeout = max(1, callTimeout)
+        let perReplica = Self.reservePerReplica(
+            limit: self.limit, fleetSize: self.fleetSize,
+            reserve: reserve ?? Self.defaultReserve(limit: self.limit, fleetSize: self.fleetSize))
+        reservePerReplica = perReplica
         self.link = link
         self.clock = clock
+        self.ledger = ledger
         clientNames = HMACSHA256(derivedFrom: Array(amodbKey.revealed.utf8), purpose: Self.clientNamePurpose)
-        shared = SharedBudget(client: link.client, prefix: link.prefix, limit: limit)
-        let believed = Self.believedReplicas(limit: self.limit, fleetSize: self.fleetSize, seen: 1)
-        share = Mutex(
-            (
-                believed,
-                Self.fairShare(
-                    of: self.limit, clientShare: self.clientShare, replicas: believed, callTimeout: callTimeout)
-            ))
+        shared = SharedBudget(
+            client: link.client, prefix: link.prefix, limit: self.limit - perReplica * self.fleetSize,
+            callTimeoutMilliseconds: Self.milliseconds(self.callTimeout),
+            settleMilliseconds: Self.milliseconds(settle ?? link.replicaLifetime))
+        let now = clock.now()
+        let whole = self.limit
+        self.reserve = UpstreamBudget(
+            limit: perReplica,
+            shares: clientShare.map { CallerShare(callsPerWindow: max(1, $0 * perReplica / whole)) },
+            probeTimeout: self.callTimeout, ledger: ledger, reserve: true, now: now)
+        memory = Mutex(Memory(seen: ledger?.loaded.seen ?? .nothing))
         link.onEveryBeat { [weak self] in await self?.reconcile() }
     }
 
-    /// `AMODB_FLEET_SIZE` when not set: more replicas than a small team runs, so that a
-    /// fleet that never set it stays within the limit while Redis is away.
+    /// `AMODB_FLEET_SIZE` when not set: more replicas than a small team runs.
     static let defaultFleetSize = 8
 
-    /// The replicas a replica believes in while Redis is away: the most of the fleet's size
-    /// and those it saw alive, at most `limit` (so each has a call of its own).
-    static func believedReplicas(limit: Int, fleetSize: Int, seen: Int) -> Int {
-        min(max(1, limit), max(fleetSize, seen, 1))
+    /// `AMODB_BUDGET_RESERVE` when not set: a fifth of the limit, so that a replica cut off
+    /// from Redis (or a fleet whose window was lost) still serves some misses, at the price of
+    /// a fifth of the limit never granted from the fleet's window.
+    static func defaultReserve(limit: Int, fleetSize: Int) -> Int {
+        limit / 5
+    }
+
+    /// Each replica's whole calls of `reserve` (what does not divide evenly is kept by nobody),
+    /// leaving the fleet's window at least one call.
+    static func reservePerReplica(limit: Int, fleetSize: Int, reserve: Int) -> Int {
+        let perReplica = max(0, min(reserve, limit - 1)) / max(1, fleetSize)
+        return perReplica
     }
 
     /// What the amodb key is turned into the share keys' key with: a key derived for one purpose serves no other.
     private static let clientNamePurpose = "amodb-proxy client share key v1"
 
-    /// This replica's share now, resized when the replicas it believes in changed. A resize
-    /// loses only what the outage's closing covers (the calls Redis granted, the 429's pause
-    /// is kept in Redis and in `Memory`): it happens while Redis answers, never during an outage.
-    private var fairShare: UpstreamBudget {
-        let replicas = Self.believedReplicas(limit: limit, fleetSize: fleetSize, seen: link.replicasRecently)
-        return share.withLock { share in
-            if share.replicas != replicas {
-                share = (
-                    replicas,
-                    Self.fairShare(of: limit, clientShare: clientShare, replicas: replicas, callTimeout: callTimeout)
-                )
-            }
-            return share.budget
-        }
-    }
-
-    /// One replica's part of the budget, and of each client's share, among `replicas`: at least one call of each.
-    private static func fairShare(of limit: Int, clientShare: Int?, replicas: Int, callTimeout: Double)
-        -> UpstreamBudget
-    {
-        let replicas = max(1, replicas)
-        return UpstreamBudget(
-            limit: max(1, limit / replicas),
-            shares: clientShare.map { CallerShare(callsPerWindow: max(1, $0 / replicas)) },
-            probeTimeout: callTimeout)
-    }
+    /// How long a miss refused because Redis is unreachable is told to wait, in seconds: a
+    /// guess, as nobody knows when Redis comes back.
+    static let unreachableRetry: Double = 2
 
     /// `client`'s share in Redis: its key is the first 16 bytes of a keyed hash of the client,
     /// so neither its length nor its characters are the client's to choose.
@@ -148,98 +151,113 @@ final class RedisCallBudget: CallBudget {
     }
 
     func acquire(_ priority: CallPriority, client: String?, now: Double) async -> CallDecision {
-        let local = fairShare
-        let id = link.replicaID + ":" + String(calls.add(1, ordering: .relaxed).newValue)
+        let id = link.replicaID + ":" + String(counter.add(1, ordering: .relaxed).newValue)
         let sharedPriority: SharedBudget.Priority = priority == .miss ? .miss : .refresh
         let client = priority == .miss ? client : nil
         let clientShare = sharedShare(of: client)
-        let at = Self.milliseconds(now)
-        if let decision = await link.call({ _ in
-            try await acquireShared(sharedPriority, at: at, callID: id, share: clientShare)
-        }) {
-            switch decision {
-            case .granted, .probe:
-                remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: false)
-                local.record(client, now: now)  // should Redis go away within the window
-                guard decision == .probe else { return .granted }
-                memory.withLock { $0.probe = id }
-                return .probe
-            case .denied(let wait):
-                return .denied(retryAfter: max(UpstreamBudget.shortestWait, Double(wait) / 1000))
-            case .shareSpent(let wait):
-                return .shareSpent(retryAfter: max(UpstreamBudget.shortestWait, Double(wait) / 1000))
-            case .unseeded:
-                // Started again between this replica's seed and its request: it asks again shortly.
-                return .denied(retryAfter: Self.reseedPause)
-            }
+        let seen = memory.withLock { $0.seen }
+        let probe = Self.milliseconds(callTimeout)
+        guard
+            let (decision, nowSeen) = await link.call({ _ in
+                try await shared.acquire(
+                    sharedPriority, callID: id, seen: seen, replica: link.replicaID, share: clientShare,
+                    probeMilliseconds: probe)
+            })
+        else {
+            return fromReserve(priority, client: client, now: now, else: .redisUnreachable, Self.unreachableRetry)
         }
-        // Redis did not answer. Until the outage is declared, nothing is granted: one slow
-        // command must not send this replica spending on its own.
-        guard let lost = link.outageStart() else { return .denied(retryAfter: Self.uncertainPause) }
-        // Whatever Redis granted anyone was granted before `lost`, and reached amodb within a
-        // call's time of that: none of it is left in amodb's window a window later.
-        local.close(until: lost + callTimeout + UpstreamBudget.window)
-        let decision = local.acquire(priority, client: client, now: now)
-        if decision.isGranted { remember(SharedBudget.Call(id: id, at: at), unknownToTheFleet: true) }
-        if decision == .probe { memory.withLock { $0.probe = nil } }
-        return decision
+        saw(nowSeen, pause: nil, now: now)
+        switch decision {
+        case .granted, .probe:
+            ledger?.granted(id, until: now + callTimeout, reserve: false)
+            memory.withLock { memory in
+                memory.pause = nil
+                memory.calls.append(Call(at: now, fleetID: id))
+                if decision == .probe { memory.probe = id }
+            }
+            return decision == .probe ? .probe : .granted
+        case .denied(let wait):
+            return .denied(retryAfter: Self.seconds(wait))
+        case .shareSpent(let wait):
+            return .shareSpent(retryAfter: Self.seconds(wait))
+        case .paused(let pause, let wait):
+            let reason: PauseReason = pause == .lost ? .budgetLost : .budgetStarting
+            memory.withLock { $0.pause = (reason, now + Self.seconds(wait)) }
+            return fromReserve(priority, client: client, now: now, else: reason, Self.seconds(wait))
+        }
+    }
+
+    /// A call from this replica's reserve, or the pause for `reason` (the sooner of `wait`
+    /// and the reserve's next call) when it has none.
+    private func fromReserve(
+        _ priority: CallPriority, client: String?, now: Double, else reason: PauseReason, _ wait: Double
+    ) -> CallDecision {
+        let decision = reserve.acquire(priority, client: client, now: now)
+        switch decision {
+        case .granted, .probe:
+            memory.withLock { $0.calls.append(Call(at: now, fleetID: nil)) }
+            return decision
+        case .shareSpent:
+            return decision
+        case .denied(let reserveWait) where reservePerReplica > 0:
+            return .paused(reason, retryAfter: max(UpstreamBudget.shortestWait, min(wait, reserveWait)))
+        case .denied, .paused:
+            return .paused(reason, retryAfter: max(UpstreamBudget.shortestWait, wait))
+        }
     }
 
     func shareStanding(for client: String, now: Double) async -> ShareStanding? {
         guard let clientShare = sharedShare(of: client) else { return nil }
-        if let standing = await link.call({ _ in try await shared.standing(clientShare, now: Self.milliseconds(now)) })
-        {
-            return ShareStanding(left: standing.left, wait: standing.wait.map { Double($0) / 1000 })
+        if let standing = await link.call({ _ in try await shared.standing(clientShare) }) {
+            return ShareStanding(left: standing.left, wait: standing.wait.map(Self.seconds))
         }
-        return fairShare.shareStanding(for: client, now: now)
+        return reserve.shareStanding(for: client, now: now)
     }
 
-    var trackedClients: Int { fairShare.trackedClients }
+    var trackedClients: Int { reserve.trackedClients }
 
     func observe(headers: [String: String], now: Double) async -> [String] {
-        let ignored = fairShare.observe(headers: headers, now: now)
+        let ignored = reserve.observe(headers: headers, now: now)
         let read = UpstreamBudget.read(headers: headers, now: now)
         if read.limit != nil || read.remaining != nil {
             _ = await link.call { _ in
                 try await shared.observe(
-                    limit: read.limit, remaining: read.remaining, resetAt: read.resetAt.map(Self.milliseconds),
-                    now: Self.milliseconds(now))
+                    limit: read.limit, remaining: read.remaining,
+                    resetMilliseconds: read.resetAt.map { Self.milliseconds(max(0, $0 - now)) })
             }
         }
         return ignored
     }
 
     func exhaust(for seconds: Double, now: Double) async {
-        fairShare.exhaust(for: seconds, now: now)
+        reserve.exhaust(for: seconds, now: now)
         let wait = seconds.isFinite ? min(max(0, seconds), UpstreamBudget.longestReset) : UpstreamBudget.longestReset
-        let until = Self.milliseconds(now) + Int64(wait * 1000)
         memory.withLock { memory in
-            memory.closedUntil = max(memory.closedUntil, until)
+            memory.closedUntil = max(memory.closedUntil, now + wait)
             memory.probe = nil
         }
-        _ = await link.call { _ in
-            try await shared.close(forMilliseconds: Int64(wait * 1000), now: Self.milliseconds(now))
-        }
+        _ = await link.call { _ in try await shared.close(forMilliseconds: Self.milliseconds(wait)) }
     }
 
     func completed(grantedAt: Double, now: Double) async {
-        fairShare.completed(grantedAt: grantedAt, now: now)
-        let granted = Self.milliseconds(grantedAt)
-        let at = max(granted, Self.milliseconds(now))
-        let id = memory.withLock { memory -> String? in
-            guard let index = memory.calls.lastIndex(where: { $0.at == granted }) else { return nil }
+        let at = max(grantedAt, now)
+        let fleetID = memory.withLock { memory -> String?? in
+            guard let index = memory.calls.lastIndex(where: { $0.at == grantedAt }) else { return nil }
             memory.calls[index].at = at
-            return memory.calls[index].id
+            return .some(memory.calls[index].fleetID)
         }
-        guard let id else { return }
-        // Should Redis not hear of it, the next seed puts the call back at its later time.
-        if await link.call({ _ in try await shared.complete(id, at: at) }) == nil {
-            memory.withLock { $0.mustSeed = true }
+        guard let fleetID else { return }
+        guard let fleetID else {
+            reserve.completed(grantedAt: grantedAt, now: now)
+            return
         }
+        ledger?.completed(fleetID, at: at)
+        // Should Redis not hear of it, the call counts until its grant's end there: later, never earlier.
+        _ = await link.call { _ in try await shared.complete(fleetID) }
     }
 
     func reopen(now: Double) async {
-        fairShare.reopen(now: now)
+        reserve.reopen(now: now)
         guard
             let probe = memory.withLock({ memory in
                 defer { memory.probe = nil }
@@ -248,86 +266,81 @@ final class RedisCallBudget: CallBudget {
         else {
             return
         }
-        _ = await link.call { _ in try await shared.reopen(probe: probe, now: Self.milliseconds(now)) }
+        _ = await link.call { _ in try await shared.reopen(probe: probe) }
     }
 
-    /// Calls this replica made in the window (the fleet's are in Redis).
+    /// Calls this replica made in the window, from the fleet's window and its reserve.
     func used(now: Double) -> Int {
-        fairShare.used(now: now)
-    }
-
-    /// A call from the fleet's window, seeding it first when this replica has not seeded the
-    /// one in Redis (or called amodb behind its back), and once more if it was started again.
-    private func acquireShared(
-        _ priority: SharedBudget.Priority, at: Int64, callID: String, share: SharedBudget.Share?
-    ) async throws(RedisError) -> SharedBudget.Decision {
-        let known = memory.withLock { $0.mustSeed ? nil : $0.window }
-        let window = if let known { known } else { try await seed(at: at) }
-        let probe = Int64(callTimeout * 1000)
-        let decision = try await shared.acquire(
-            priority, now: at, callID: callID, window: window, share: share, probeMilliseconds: probe)
-        guard case .unseeded = decision else { return decision }
-        return try await shared.acquire(
-            priority, now: at, callID: callID, window: try await seed(at: at), share: share, probeMilliseconds: probe)
-    }
-
-    /// Once a heartbeat: reads the fleet's calls in the window, and seeds the window in
-    /// Redis if it is not the one this replica seeded (lost, started again) or this replica
-    /// called amodb without it.
-    private func reconcile() async {
-        let at = Self.milliseconds(clock.now())
-        let (known, mustSeed) = memory.withLock { ($0.window, $0.mustSeed) }
-        _ = await link.call { _ in
-            let current = try await shared.windowState(now: at)
-            if !current.calls.isEmpty { memory.withLock { $0.fleetCalls = current.calls } }
-            if mustSeed || current.since == nil || current.since != known { _ = try await seed(at: at) }
-        }
-    }
-
-    /// Puts this replica's calls of the window ending at `at` back into the fleet's window;
-    /// returns that window. Should it fail, the next call seeds again.
-    private func seed(at: Int64) async throws(RedisError) -> Int64 {
-        let (calls, closedUntil, hadWindow) = memory.withLock { memory in
-            memory.mustSeed = false
-            memory.calls.removeAll { $0.at <= at - shared.windowMilliseconds }
-            memory.fleetCalls.removeAll { $0.at <= at - shared.windowMilliseconds }
-            // Its own calls and the fleet's as last read, each once, the newest `limit`.
-            var seen = Set(memory.calls.map(\.id))
-            let all = (memory.calls + memory.fleetCalls.filter { seen.insert($0.id).inserted }).sorted { $0.at < $1.at }
-            return (Array(all.suffix(limit)), memory.closedUntil, memory.window != nil)
-        }
-        // Only a replica that had seeded a window knows one was lost: a window it starts waits
-        // for the others' calls. A replica that never had one (a fleet starting) waits for none.
-        let replicas = hadWindow ? link.replicasRecently : 1
-        do {
-            let window = try await shared.seed(
-                calls, replica: link.replicaID, replicas: replicas,
-                settleMilliseconds: Int64(link.replicaLifetime * 1000),
-                closedUntil: closedUntil > at ? closedUntil : nil, now: at)
-            memory.withLock { $0.window = window }
-            return window
-        } catch {
-            memory.withLock { $0.mustSeed = true }
-            throw error
-        }
-    }
-
-    /// Remembers a call this replica made; `unknownToTheFleet` when Redis did not grant it.
-    private func remember(_ call: SharedBudget.Call, unknownToTheFleet: Bool) {
         memory.withLock { memory in
-            memory.calls.append(call)
-            if memory.calls.count > limit { memory.calls.removeFirst(memory.calls.count - limit) }
-            if unknownToTheFleet { memory.mustSeed = true }
+            memory.calls.removeAll { $0.at <= now - UpstreamBudget.window }
+            return memory.calls.count
         }
     }
 
-    /// How long a replica waits before asking again when the window was started again under it, in seconds.
-    private static let reseedPause = 0.05
+    func pause(now: Double) -> (reason: PauseReason, until: Double)? {
+        if link.outageStart() != nil { return (.redisUnreachable, now + Self.unreachableRetry) }
+        return memory.withLock { memory in
+            guard let pause = memory.pause, pause.until > now else { return nil }
+            return pause
+        }
+    }
 
-    /// How long a miss waits before asking again when Redis failed but is not yet declared lost, in seconds.
-    static let uncertainPause = 0.1
+    /// Once a heartbeat: checks the fleet's window against what this replica saw (so a loss
+    /// is marked even while no miss asks), puts back the reserve's calls and a 429's close
+    /// this replica keeps.
+    private func reconcile() async {
+        let now = clock.now()
+        let (seen, closed) = memory.withLock { ($0.seen, $0.closedUntil) }
+        let putBack = reserve.calls(now: now).map {
+            SharedBudget.PutBack(id: $0.id, ageMilliseconds: Self.milliseconds(now - $0.at))
+        }
+        guard
+            let state = await link.call({ _ in
+                try await shared.window(
+                    seen: seen, replica: link.replicaID, putBack: putBack,
+                    closedMilliseconds: closed > now ? Self.milliseconds(closed - now) : 0)
+            })
+        else {
+            return
+        }
+        let reason = state.pause.map { $0 == .lost ? PauseReason.budgetLost : .budgetStarting }
+        saw(state.seen, pause: reason.map { ($0, now + Self.seconds(state.wait)) }, now: now)
+    }
+
+    /// Remembers what Redis said of the window; a pause newly heard of is logged once.
+    private func saw(_ seen: SharedBudget.Seen, pause: (reason: PauseReason, until: Double)?, now: Double) {
+        let began = memory.withLock { memory -> Bool in
+            memory.seen = seen
+            let was = memory.pause.map { $0.until > now } ?? false
+            if let pause {
+                memory.pause = pause
+                return !was
+            }
+            if let current = memory.pause, current.until <= now { memory.pause = nil }
+            return false
+        }
+        ledger?.saw(seen)
+        guard began, let pause else { return }
+        let seconds = String(Int((pause.until - now).rounded(.up)))
+        switch pause.reason {
+        case .budgetLost:
+            logger?.warning(
+                "the fleet's budget in Redis was lost or is older than what replicas saw (flushed, evicted, restarted, failed over): calls to amodb only from the outage reserve until a window has passed",
+                ["resume_in": seconds, "reserve": String(reservePerReplica)])
+        case .budgetStarting:
+            logger?.info(
+                "the fleet's budget in Redis is new: settling before it grants, so a replica that remembers a lost one can say so",
+                ["resume_in": seconds])
+        case .redisUnreachable:
+            break
+        }
+    }
 
     private static func milliseconds(_ seconds: Double) -> Int64 {
         Int64((seconds * 1000).rounded())
+    }
+
+    private static func seconds(_ milliseconds: Int64) -> Double {
+        max(UpstreamBudget.shortestWait, Double(milliseconds) / 1000)
     }
 }

@@ -1,33 +1,51 @@
 import AmodbRedis
 
-/// amodb's per-key budget kept in Redis, so every replica spends from one window: the
-/// sliding 60 s window of `AMODB_RATE_LIMIT` (a refresh only while the window is at most
-/// half spent; a miss may take every call), and a 429 closing the window for every replica
-/// until its `Retry-After`, and amodb's own rate-limit headers, once one replica has read
-/// them, binding every replica. The same rules as the proxy's in-memory `UpstreamBudget`,
-/// decided atomically by one Lua script.
+/// The fleet's window of amodb calls, kept in Redis so every replica spends from one window:
+/// the sliding 60 s window (a refresh only while it is at most half spent; a miss may take
+/// every call), a 429 closing it for every replica until its `Retry-After` and one probe
+/// after it, and amodb's own rate-limit headers, once one replica has read them, binding
+/// every replica. The same rules as the proxy's in-memory `UpstreamBudget`, decided
+/// atomically by one Lua script over two keys: the window's state (a hash) and its calls
+/// (a sorted set), so that all of it lives in one place and is lost only together with the
+/// calls it vouches for.
 ///
-/// Time is the caller's (`now` in milliseconds), passed to the script rather than read
-/// with `TIME` inside it: replicas' clocks are close enough for a 60 s window, and tests
-/// can pin it.
+/// **One clock.** Every time the script judges by is Redis's (`TIME` inside the script),
+/// never a replica's: a replica whose clock runs ahead cannot trim the others' calls out of
+/// the window. Callers pass durations (a close's length, the age of a call they put back),
+/// never instants.
 ///
-/// The window outlives Redis losing its data (`FLUSHALL`, a restart without persistence,
-/// a failover to an empty replica): amodb still counts the calls of the last minute. The
-/// window has an identity, when it was started (`windowKey`); a replica that finds it
-/// missing or other than the one it last saw gets `.unseeded` and puts back the calls it
-/// made in the last minute (`seed`: idempotent, since the members are the calls' own ids).
-/// A window started again grants nothing until every replica seen alive has seeded it, or
-/// until a replica's lifetime has passed (one that has not beaten by then is gone), so the
-/// first replica back cannot spend what the others had already spent.
+/// **A call counts as late as amodb might see it.** A call is stored at the instant it was
+/// granted plus `callTimeout` (amodb may receive it any time until then); when it comes back
+/// (`complete`) it moves to that instant, and one the window had already dropped (its
+/// replica froze between grant and send) is counted again from then.
+///
+/// **Lost state is detected, not assumed away.** The state carries an epoch (named when the
+/// window was started), a sequence number bumped by every grant, the `run_id` of the Redis
+/// process that last wrote it, and the latest instant any call counts until. Every
+/// `acquire` and `window` passes the epoch and sequence number the replica last saw; the
+/// script then treats the window as lost when
+/// - there is no state at all but the replica remembers one (`FLUSHALL`, an evicted or
+///   deleted key, a restart without persistence),
+/// - the state was written by another Redis process (a restart, from an older snapshot or
+///   not; a failover to a replica that may lack the last writes),
+/// - its sequence number is smaller than the replica saw (an older snapshot),
+/// - its epoch is not the one the replica saw and was started within the last window plus a
+///   call's time (another replica started it again after a loss this one saw first), or
+/// - calls should be in the window but the sorted set is gone (evicted or deleted alone).
+/// A lost window grants nothing until a full window plus a call's time has passed since the
+/// loss was seen (`lostUntil`): every call the lost state vouched for left amodb's window by
+/// then. A window started by a replica that remembers none (a new fleet, or state lost
+/// while only new replicas ran) settles first for `settle`, so that a replica that does
+/// remember one has a heartbeat to mark it lost before anything is granted from it.
+///
+/// The window's part of the limit is `limit` here: the whole limit less the outage reserve,
+/// which replicas spend on their own (see `RedisCallBudget`).
 ///
 /// Each client may also have a share of the window's calls for misses, the fleet's: the
-/// same script checks it with the window (`acquire(_:now:callID:window:share:)`), so a miss
-/// its share refuses takes no call from the window, and a call the window refuses is not
-/// charged to the share. A share is a sorted set of the client's calls, `<prefix>share:<name>`,
-/// holding at most its calls per window and expiring a window after the client's last call:
-/// only a call the window granted creates or renews one, so there are never more share keys
-/// than calls in a window. The shares are not put back when Redis loses its data: a client
-/// then starts a new share, and the window, put back, still holds the fleet to the limit.
+/// same script checks it with the window, so a miss its share refuses takes no call from the
+/// window, and a call the window refuses is not charged to the share. A share is a sorted
+/// set of the client's calls, `<prefix>share:<name>`, holding at most its calls per window
+/// and expiring a window after the client's last call.
 struct SharedBudget: Sendable {
     /// Who is asking, as in `UpstreamBudget.Priority`.
     enum Priority: String, Sendable {
@@ -35,6 +53,16 @@ struct SharedBudget: Sendable {
         case refresh
         /// A client waits on it: may use every call.
         case miss
+    }
+
+    /// Why the window grants nothing for a while although it may have calls.
+    enum Pause: Int64, Sendable, Equatable {
+        /// Its state was lost (or may be older than what was seen): nothing is granted until a
+        /// window and a call's time have passed since the loss.
+        case lost = 1
+        /// Started by a replica that remembers no window: settling, so that a replica that
+        /// remembers one can mark it lost first.
+        case settling = 2
     }
 
     /// The answer to a request for one call.
@@ -45,10 +73,22 @@ struct SharedBudget: Sendable {
         case probe
         /// No call now; one may be possible after this many milliseconds.
         case denied(retryAfterMilliseconds: Int64)
-        /// The window is not the one the caller seeded (lost, or started again): `seed` it, then ask again.
-        case unseeded
         /// The client's share is spent: no call taken; one of its calls leaves it after this many milliseconds.
         case shareSpent(retryAfterMilliseconds: Int64)
+        /// The window grants nothing for this many milliseconds, for `Pause`'s reason.
+        case paused(Pause, retryAfterMilliseconds: Int64)
+    }
+
+    /// What a replica last saw of the window: it passes this back so the script can tell a
+    /// window that was lost or rolled back.
+    struct Seen: Sendable, Equatable {
+        /// The window's epoch (empty: this replica has seen none).
+        var epoch: String
+        /// Its sequence number then.
+        var sequence: Int64
+
+        /// Nothing seen: a new replica.
+        static let nothing = Seen(epoch: "", sequence: 0)
     }
 
     /// One client's share of the window's calls, as `acquire` checks it (made by `share(named:calls:)`).
@@ -59,58 +99,53 @@ struct SharedBudget: Sendable {
         let calls: Int
     }
 
-    /// A call this replica made, as `seed` puts it back.
-    struct Call: Sendable, Equatable {
-        /// Its id, as given to `acquire` (the member stored).
+    /// A call a replica made without the window (from its reserve), as it puts it back:
+    /// its id and how long ago amodb may have seen it, in milliseconds.
+    struct PutBack: Sendable, Equatable {
         var id: String
-        /// When it was made, in milliseconds.
-        var at: Int64
-
-        /// A call `id` made at `at` (ms).
-        init(id: String, at: Int64) {
-            self.id = id
-            self.at = at
-        }
+        var ageMilliseconds: Int64
     }
 
-    /// The sorted set of calls in the window (member: a call's id, score: when, in ms).
+    /// The hash of the window's state: `epoch`, `seq`, `run`, `last`, `started`,
+    /// `lost_until`, `pause`, `closed`, `probing`, `probe`, `limit`, `remaining`, `reset_at`.
+    let stateKey: String
+    /// The sorted set of calls in the window (member: a call's id, score: until when, in Redis ms).
     let callsKey: String
-    /// The time (ms) until which amodb's 429 keeps the window closed.
-    let closedKey: String
-    /// A hash of what amodb's headers said: `limit`, `remaining`, `reset_at` (ms).
-    let upstreamKey: String
-    /// A hash naming the window: `since` (when it was started, ms), `expected` (replicas
-    /// that must seed it), `settled_by` (ms; from then on it grants whoever has seeded).
-    let windowKey: String
-    /// The set of replicas that have seeded the window since it was started.
-    let seededKey: String
-    /// Set by amodb's 429 until a probe came back: while it is, one call at a time.
-    let pauseKey: String
-    /// The id of the probe out after a 429's pause, expiring with the probe's time.
-    let probeKey: String
-    /// Calls per window at most (`AMODB_RATE_LIMIT`).
+    /// Calls per window this window grants at most (`AMODB_RATE_LIMIT` less the reserve).
     let limit: Int
     /// The window, in milliseconds.
     let windowMilliseconds: Int64
+    /// The longest a call to amodb can take, in milliseconds.
+    let callTimeoutMilliseconds: Int64
+    /// How long a window started by a replica that remembers none settles, in milliseconds.
+    let settleMilliseconds: Int64
     private let prefix: String
     private let client: RedisClient
 
-    /// A budget under `prefix` (e.g. `amodb-proxy:`), shared by every replica using the same keys.
-    init(client: RedisClient, prefix: String, limit: Int, windowMilliseconds: Int64 = 60_000) {
+    /// A window under `prefix` (e.g. `amodb-proxy:`), shared by every replica using the same keys.
+    init(
+        client: RedisClient, prefix: String, limit: Int, windowMilliseconds: Int64 = 60_000,
+        callTimeoutMilliseconds: Int64 = 32_000, settleMilliseconds: Int64 = 3_000
+    ) {
         self.client = client
         self.prefix = prefix
+        self.stateKey = prefix + "budget:state"
         self.callsKey = prefix + "budget:calls"
-        self.closedKey = prefix + "budget:closed"
-        self.upstreamKey = prefix + "budget:upstream"
-        self.windowKey = prefix + "budget:window"
-        self.seededKey = prefix + "budget:seeded"
-        self.pauseKey = prefix + "budget:pause"
-        self.probeKey = prefix + "budget:probe"
-        self.limit = max(1, limit)
-        self.windowMilliseconds = windowMilliseconds
+        self.limit = max(0, limit)
+        self.windowMilliseconds = max(1, windowMilliseconds)
+        self.callTimeoutMilliseconds = max(0, callTimeoutMilliseconds)
+        self.settleMilliseconds = max(0, settleMilliseconds)
     }
 
-    private var keys: [String] { [callsKey, closedKey, upstreamKey, windowKey, seededKey, pauseKey, probeKey] }
+    private var keys: [String] { [stateKey, callsKey] }
+
+    /// The arguments every operation starts with.
+    private func common(_ operation: String, seen: Seen = .nothing, replica: String = "") -> [RedisValue] {
+        [
+            .bulk(operation), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(callTimeoutMilliseconds),
+            .integer(settleMilliseconds), .bulk(seen.epoch), .integer(seen.sequence), .bulk(replica),
+        ]
+    }
 
     /// The longest client name a share key takes.
     static let longestClientName = 64
@@ -127,340 +162,306 @@ struct SharedBudget: Sendable {
         return Share(key: prefix + "share:" + name, calls: max(1, calls))
     }
 
-    /// Takes one call from the fleet's window, or says how long until one could be had.
+    /// Takes one call from the fleet's window, or says why not and for how long.
     /// `callID` must be unique per call (replica id and a counter): it is the member stored.
-    /// `window`: the window the caller seeded (`seed`'s answer); another gets `.unseeded`.
-    /// `share`: the client's share, taken in the same step: when it is spent, `.shareSpent`
-    /// and no call is taken; when the window refuses, the share is not charged.
-    /// `probeMilliseconds`: how long a probe after a 429's pause may stay out before another may try.
+    /// `seen`: what this replica last saw of the window (`Seen.nothing` for a new replica).
+    /// `share`: the client's share, taken in the same step. `probeMilliseconds`: how long a
+    /// probe after a 429's pause may stay out before another may try. Returns the decision
+    /// and what the replica now sees of the window.
     func acquire(
-        _ priority: Priority, now: Int64, callID: String, window: Int64, share: Share? = nil,
+        _ priority: Priority, callID: String, seen: Seen, replica: String, share: Share? = nil,
         probeMilliseconds: Int64 = 30_000
-    ) async throws(RedisError) -> Decision {
+    ) async throws(RedisError) -> (decision: Decision, seen: Seen) {
         let reply = try await client.run(
             Self.script, keys: keys + (share.map { [$0.key] } ?? []),
-            arguments: [
-                "acquire", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
-                .bulk(priority.rawValue), .bulk(callID),
-                .integer(window), .integer(Int64(share?.calls ?? 0)), .integer(max(1, probeMilliseconds)),
+            arguments: common("acquire", seen: seen, replica: replica) + [
+                .bulk(priority.rawValue), .bulk(callID), .integer(Int64(share?.calls ?? 0)),
+                .integer(max(1, probeMilliseconds)),
             ]
         )
-        guard case .array(let fields) = reply, fields.count == 2, let granted = fields[0].integer,
-            let wait = fields[1].integer
+        let (code, wait, now) = try Self.read(reply)
+        let decision: Decision =
+            switch code {
+            case 1: .granted
+            case 3: .shareSpent(retryAfterMilliseconds: wait)
+            case 4: .probe
+            case 5: .paused(.lost, retryAfterMilliseconds: wait)
+            case 6: .paused(.settling, retryAfterMilliseconds: wait)
+            default: .denied(retryAfterMilliseconds: wait)
+            }
+        return (decision, now)
+    }
+
+    /// Reads a reply `{code, wait, epoch, seq}`.
+    private static func read(_ reply: RedisValue) throws(RedisError) -> (Int64, Int64, Seen) {
+        guard case .array(let fields) = reply, fields.count == 4, let code = fields[0].integer,
+            let wait = fields[1].integer, let epoch = fields[2].string, let sequence = fields[3].integer
         else {
             throw .unexpectedReply(reply.description)
         }
-        switch granted {
-        case 1: return .granted
-        case 2: return .unseeded
-        case 3: return .shareSpent(retryAfterMilliseconds: wait)
-        case 4: return .probe
-        default: return .denied(retryAfterMilliseconds: wait)
-        }
+        return (code, wait, Seen(epoch: epoch, sequence: sequence))
     }
 
     /// How many calls `share` has left now, and when it has none, how long until it has one
-    /// again (ms); takes nothing. For a miss that would wait in line for the window: one
-    /// whose client has no call left is refused at once, and one holds no more places than it has calls.
-    func standing(_ share: Share, now: Int64) async throws(RedisError) -> (left: Int, wait: Int64?) {
+    /// again (ms); takes nothing.
+    func standing(_ share: Share) async throws(RedisError) -> (left: Int, wait: Int64?) {
         let reply = try await client.run(
-            Self.script, keys: keys + [share.key],
-            arguments: [
-                "share", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
-                .integer(Int64(share.calls)),
-            ])
-        guard case .array(let fields) = reply, fields.count == 2, let spent = fields[0].integer,
-            let value = fields[1].integer
-        else {
-            throw .unexpectedReply(reply.description)
-        }
-        return spent == 3 ? (0, value) : (Int(clamping: value), nil)
+            Self.script, keys: keys + [share.key], arguments: common("share") + [.integer(Int64(share.calls))])
+        let (code, value, _) = try Self.read(reply)
+        return code == 3 ? (0, value) : (Int(clamping: value), nil)
     }
 
-    /// Puts `calls` (this replica's, of the last window) back into the window, starting it
-    /// if there is none; returns the window's start, for `acquire`. Idempotent: a call
-    /// already there is not added again. Only calls within the window ending at `now` are
-    /// added, at most `limit` of them, and the window keeps at most `limit` calls (the
-    /// newest): a seed can never make it more than fully spent, as a fresh start would
-    /// allow. `closedUntil` (ms): a 429's close this replica still keeps, put back too.
-    /// `replicas`: how many replicas this one saw alive lately; a window this call starts
-    /// waits for that many seeds, or `settleMilliseconds`, before it grants.
-    func seed(
-        _ calls: [Call], replica: String, replicas: Int, settleMilliseconds: Int64, closedUntil: Int64? = nil,
-        now: Int64
-    ) async throws(RedisError) -> Int64 {
-        var arguments: [RedisValue] = [
-            "seed", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(replica),
-            .integer(Int64(max(1, replicas))), .integer(max(0, settleMilliseconds)), .integer(closedUntil ?? 0),
-        ]
-        for call in calls.suffix(limit) { arguments += [.integer(call.at), .bulk(call.id)] }
-        let reply = try await client.run(Self.script, keys: keys, arguments: arguments)
-        guard case .array(let fields) = reply, fields.count == 2, let since = fields[1].integer else {
-            throw .unexpectedReply(reply.description)
+    /// Once a heartbeat: checks the window against what this replica `seen` (marking it lost
+    /// when it was), puts back `calls` this replica made from its reserve (idempotent by id),
+    /// and keeps a 429's close this replica still holds (`closedMilliseconds` from now).
+    /// Returns why the window grants nothing now, if it does not, for how long, and what the
+    /// replica now sees of it.
+    func window(
+        seen: Seen, replica: String, putBack calls: [PutBack] = [], closedMilliseconds: Int64 = 0
+    ) async throws(RedisError) -> (pause: Pause?, wait: Int64, seen: Seen) {
+        var arguments = common("window", seen: seen, replica: replica) + [.integer(max(0, closedMilliseconds))]
+        for call in calls.suffix(Self.longestPutBack) {
+            arguments += [.integer(max(0, call.ageMilliseconds)), .bulk(call.id)]
         }
-        return since
+        let (code, wait, now) = try Self.read(try await client.run(Self.script, keys: keys, arguments: arguments))
+        return (Pause(rawValue: code), wait, now)
     }
 
-    /// When the window now in Redis was started (ms), or `nil` when there is none, and the
-    /// calls in it at `now` (every replica's, at most `limit`, newest last). Asked by every
-    /// replica once a heartbeat, which also keeps the window's name alive: it expires only
-    /// once no replica has asked for ten windows. The calls are what a replica puts back
-    /// with its own should Redis lose the window: so a replica killed since is still counted.
-    func windowState(now: Int64) async throws(RedisError) -> (since: Int64?, calls: [Call]) {
-        let reply = try await client.run(
-            Self.script, keys: keys,
-            arguments: ["window", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds)])
-        guard case .array(let fields) = reply, fields.count >= 2, fields.count % 2 == 0,
-            let found = fields[0].integer, let since = fields[1].integer
-        else {
-            throw .unexpectedReply(reply.description)
-        }
-        var calls: [Call] = []
-        for index in stride(from: 2, to: fields.count, by: 2) {
-            guard let id = fields[index].string, let at = fields[index + 1].integer else {
-                throw .unexpectedReply("a call in the window")
-            }
-            calls.append(Call(id: id, at: at))
-        }
-        return (found == 1 ? since : nil, calls)
+    /// The most calls one `window` puts back.
+    static let longestPutBack = 1_000
+
+    /// amodb said 429 with `Retry-After`: no replica calls for `milliseconds` from now (a
+    /// later close than the one in force wins; an earlier one changes nothing).
+    func close(forMilliseconds milliseconds: Int64) async throws(RedisError) {
+        _ = try await client.run(Self.script, keys: keys, arguments: common("close") + [.integer(milliseconds)])
     }
 
-    /// amodb said 429 with `Retry-After`: no replica calls for `milliseconds` from `now`
-    /// (a later close than the one in force wins; an earlier one changes nothing).
-    func close(forMilliseconds milliseconds: Int64, now: Int64) async throws(RedisError) {
-        _ = try await client.run(
-            Self.script, keys: keys,
-            arguments: [
-                "close", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .integer(milliseconds),
-            ]
-        )
-    }
-
-    /// The call `callID` came back (or gave up) at `at` (ms): it counts from then, as amodb
-    /// may have received it any time before (a call already gone from the window is not put back).
-    func complete(_ callID: String, at: Int64) async throws(RedisError) {
-        _ = try await client.run(
-            Self.script, keys: keys,
-            arguments: ["complete", .integer(at), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(callID)]
-        )
+    /// The call `callID` came back (or gave up) now: it counts from now, as amodb may have
+    /// received it any time before; one already gone from the window is counted again.
+    func complete(_ callID: String) async throws(RedisError) {
+        _ = try await client.run(Self.script, keys: keys, arguments: common("complete") + [.bulk(callID)])
     }
 
     /// The probe `callID` came back other than 429: every replica may call again. A probe
     /// that is not the one out (its time ran out and another took its turn) changes nothing.
-    func reopen(probe callID: String, now: Int64) async throws(RedisError) {
-        _ = try await client.run(
-            Self.script, keys: keys,
-            arguments: ["reopen", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds), .bulk(callID)]
-        )
+    func reopen(probe callID: String) async throws(RedisError) {
+        _ = try await client.run(Self.script, keys: keys, arguments: common("reopen") + [.bulk(callID)])
     }
 
     /// What amodb's rate-limit headers said (parsed by the proxy, as `UpstreamBudget.observe`
-    /// does): its `limit` per window, and how many calls `remaining` until `resetAt` (Unix ms;
-    /// a window from `now` when absent). A stricter limit or a lower remaining count then
-    /// binds every replica. `nil` leaves what is stored.
-    func observe(limit upstreamLimit: Int?, remaining: Int?, resetAt: Int64?, now: Int64) async throws(RedisError) {
+    /// does): its `limit` per window, and how many calls `remaining` for `resetMilliseconds`
+    /// from now (a window when absent). A stricter limit or a lower remaining count then binds
+    /// every replica. `nil` leaves what is stored.
+    func observe(limit upstreamLimit: Int?, remaining: Int?, resetMilliseconds: Int64?) async throws(RedisError) {
         func optional(_ value: Int64?) -> RedisValue { value.map(RedisValue.integer) ?? .bulk("") }
         _ = try await client.run(
             Self.script, keys: keys,
-            arguments: [
-                "observe", .integer(now), .integer(Int64(limit)), .integer(windowMilliseconds),
-                optional(upstreamLimit.map(Int64.init)), optional(remaining.map(Int64.init)), optional(resetAt),
+            arguments: common("observe") + [
+                optional(upstreamLimit.map(Int64.init)), optional(remaining.map(Int64.init)),
+                optional(resetMilliseconds),
             ]
         )
     }
 
-    /// Calls in the window ending at `now`, by every replica.
-    func used(now: Int64) async throws(RedisError) -> Int64 {
-        let reply = try await client.send([
-            "ZCOUNT", .bulk(callsKey), .bulk("(" + String(now - windowMilliseconds)), "+inf",
-        ])
-        guard let count = reply.integer else { throw .unexpectedReply(reply.description) }
-        return count
+    /// Calls in the window now, by every replica.
+    func used() async throws(RedisError) -> Int64 {
+        let (_, used, _) = try Self.read(try await client.run(Self.script, keys: keys, arguments: common("used")))
+        return used
     }
 
     /// The whole decision in one script, so no two replicas can both take the last call, nor
     /// a client's last call of its share.
-    /// KEYS: calls, closed-until, upstream hash, window hash, seeded set, pause marker, probe,
-    /// and for `acquire` with a share and `share` the client's share. ARGV: operation, now,
-    /// limit, window, then for `acquire` the priority, the call's id, the window seeded, the
-    /// client's calls per window (0: no share) and how long a probe may be out (ms); for
-    /// `share` the client's calls per window; for `seed` the replica, the replicas expected,
-    /// the settling time, a close kept (ms, 0: none), then pairs of a call's time and id; for
-    /// `close` the milliseconds to stay closed; for `complete` the call's id (now: when it came
-    /// back); for `reopen` the probe's id; for `observe`
-    /// amodb's limit, remaining and reset time ('' when absent).
-    /// Replies `{1, 0}` (granted), `{4, 0}` (granted as the probe), `{0, wait}`, `{2, 0}`
-    /// (unseeded) or `{3, wait}` (share spent) for `acquire`, `{1, left}` or `{3, wait}` for
-    /// `share`, `{1, since}` for `seed`, `{1, since, id, at, …}` or `{0, 0}` for `window`,
-    /// `{0, 0}` otherwise.
+    /// KEYS: the state hash, the calls, and for `acquire` with a share and `share` the
+    /// client's share. ARGV: operation, limit, window (ms), call timeout (ms), settle (ms),
+    /// the epoch and sequence number the caller saw, the caller's replica id; then for
+    /// `acquire` the priority, the call's id, the client's calls per window (0: no share) and
+    /// how long a probe may be out (ms); for `share` the client's calls per window; for
+    /// `window` a close the caller keeps (ms from now, 0: none) then pairs of a call's age
+    /// (ms) and id; for `close` the milliseconds to stay closed; for `complete` the call's
+    /// id; for `reopen` the probe's id; for `observe` amodb's limit, remaining and reset (ms
+    /// from now; '' when absent).
+    /// Every reply is `{code, value, epoch, seq}`: for `acquire` code 1 granted, 4 granted
+    /// as the probe, 0 denied (value: ms to wait), 3 share spent (ms), 5 lost or 6 settling
+    /// (ms until it grants again); for `window` 0, 5 or 6 likewise; for `share` 1 (value:
+    /// calls left) or 3 (ms); for `used` the calls in the window.
     static let script = RedisScript(
         """
-        local now = tonumber(ARGV[2])
-        local limit = tonumber(ARGV[3])
-        local window = tonumber(ARGV[4])
-        local closed = tonumber(redis.call('GET', KEYS[2]) or '0')
-        -- A 429 closes the window until `reopen`, then asks for a probe (KEYS[6], kept ten
-        -- windows at most): the probe out (KEYS[7]) is dropped, a later one must go first.
+        local op = ARGV[1]
+        local limit = tonumber(ARGV[2])
+        local window = tonumber(ARGV[3])
+        local timeout = tonumber(ARGV[4])
+        local settle = tonumber(ARGV[5])
+        local seenEpoch = ARGV[6]
+        local seenSeq = tonumber(ARGV[7]) or 0
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local S = KEYS[1]
+        local C = KEYS[2]
+        local function num(field) return tonumber(redis.call('HGET', S, field) or '0') or 0 end
+        local function reply(code, value)
+          return {code, value, redis.call('HGET', S, 'epoch') or '', num('seq')}
+        end
+        -- The Redis process writing now: state another one wrote may lack its last writes.
+        local function runID()
+          local ok, info = pcall(redis.call, 'INFO', 'server')
+          if not ok or type(info) ~= 'string' then return '' end
+          return string.match(info, 'run_id:(%x+)') or ''
+        end
+        local function lose(untilAt)
+          local seq = math.max(num('seq'), seenSeq) + 1
+          redis.call('HSET', S, 'seq', seq, 'pause', 1, 'lost_until', math.max(num('lost_until'), untilAt))
+        end
+        -- Judges the state against what the caller saw; starts a window when there is none.
+        local function check()
+          local run = runID()
+          local epoch = redis.call('HGET', S, 'epoch')
+          if not epoch then
+            -- A 429's close or amodb's headers written meanwhile are kept.
+            redis.call('HSET', S, 'epoch', now .. '-' .. ARGV[8], 'seq', seenSeq + 1, 'run', run, 'started', now, 'last', 0)
+            if seenEpoch ~= '' then
+              redis.call('HSET', S, 'pause', 1, 'lost_until', now + window + timeout)
+            else
+              redis.call('HSET', S, 'pause', 2, 'lost_until', now + settle)
+            end
+            return
+          end
+          if redis.call('HGET', S, 'run') ~= run then
+            lose(now + window + timeout)
+            redis.call('HSET', S, 'run', run)
+          elseif seenEpoch == epoch and num('seq') < seenSeq then
+            lose(now + window + timeout)
+          elseif seenEpoch ~= '' and seenEpoch ~= epoch and now < num('started') + window + timeout then
+            lose(num('started') + window + timeout)
+          elseif num('last') > now - window and redis.call('EXISTS', C) == 0 then
+            lose(num('last') + window)
+          end
+        end
+        local function pausedFor()
+          local untilAt = num('lost_until')
+          if now < untilAt then return untilAt - now, (num('pause') == 2) and 6 or 5 end
+          return 0, 0
+        end
+        -- A 429 closes the window until `reopen`, then asks for a probe: the probe out is
+        -- dropped, a later one must go first.
         local function close(reopen)
           if reopen > now then
-            redis.call('SET', KEYS[6], 1, 'PX', reopen - now + 10 * window)
-            redis.call('DEL', KEYS[7])
-          end
-          if reopen > closed and reopen > now then
-            redis.call('SET', KEYS[2], reopen, 'PX', reopen - now)
-            closed = reopen
+            redis.call('HSET', S, 'probing', 1)
+            redis.call('HDEL', S, 'probe', 'probe_until')
+            if reopen > num('closed') then redis.call('HSET', S, 'closed', reopen) end
           end
         end
-        if ARGV[1] == 'close' then
-          close(now + tonumber(ARGV[5]))
-          return {0, 0}
+        local function count(id, score)
+          redis.call('ZADD', C, score, id)
+          if score > num('last') then redis.call('HSET', S, 'last', score) end
+          redis.call('PEXPIREAT', C, num('last') + window + 1)
         end
-        if ARGV[1] == 'complete' then
-          redis.call('ZADD', KEYS[1], 'XX', 'GT', now, ARGV[5])
-          redis.call('PEXPIRE', KEYS[1], window)
-          return {0, 0}
-        end
-        if ARGV[1] == 'reopen' then
-          if redis.call('GET', KEYS[7]) == ARGV[5] then
-            redis.call('DEL', KEYS[6], KEYS[7])
-          end
-          return {0, 0}
-        end
-        -- A client's share (KEYS[8]) of `calls` per window: 0 and the calls left if it has
-        -- one now, else how long until the call whose leaving frees one is out of the
-        -- window. At most `calls` members are ever kept, so this work is bounded.
+        -- A client's share (KEYS[3]) of `calls` per window: 0 and the calls left if it has
+        -- one now, else how long until the call whose leaving frees one is out of the window.
         local function shareWait(calls)
-          redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', now - window)
-          local taken = redis.call('ZCARD', KEYS[8])
+          redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
+          local taken = redis.call('ZCARD', KEYS[3])
           if taken < calls then return 0, calls - taken end
-          local entry = redis.call('ZRANGE', KEYS[8], taken - calls, taken - calls, 'WITHSCORES')
+          local entry = redis.call('ZRANGE', KEYS[3], taken - calls, taken - calls, 'WITHSCORES')
           return math.max(1, tonumber(entry[2]) + window - now), 0
         end
-        if ARGV[1] == 'share' then
-          local wait, left = shareWait(math.max(1, tonumber(ARGV[5])))
-          if wait > 0 then return {3, wait} end
-          return {1, left}
+        if op == 'close' then
+          close(now + tonumber(ARGV[9]))
+          return reply(0, 0)
         end
-        if ARGV[1] == 'window' then
-          local since = redis.call('HGET', KEYS[4], 'since')
-          if not since then return {0, 0} end
-          redis.call('PEXPIRE', KEYS[4], 10 * window)
-          local reply = {1, tonumber(since)}
-          local calls = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf', 'WITHSCORES')
-          local first = math.max(1, #calls - 2 * limit + 1)
-          for i = first, #calls, 2 do
-            reply[#reply + 1] = calls[i]
-            reply[#reply + 1] = tonumber(calls[i + 1])
-          end
-          return reply
+        if op == 'complete' then
+          count(ARGV[9], now)
+          return reply(0, 0)
         end
-        if ARGV[1] == 'seed' then
-          local since = redis.call('HGET', KEYS[4], 'since')
-          if not since then
-            since = ARGV[2]
-            redis.call('DEL', KEYS[5])
-            redis.call('HSET', KEYS[4], 'since', since, 'expected', ARGV[6], 'settled_by', now + tonumber(ARGV[7]))
-          elseif tonumber(ARGV[6]) > tonumber(redis.call('HGET', KEYS[4], 'expected') or '1') then
-            redis.call('HSET', KEYS[4], 'expected', ARGV[6])
+        if op == 'reopen' then
+          if redis.call('HGET', S, 'probe') == ARGV[9] then
+            redis.call('HDEL', S, 'probing', 'probe', 'probe_until')
           end
-          redis.call('PEXPIRE', KEYS[4], 10 * window)
-          close(tonumber(ARGV[8]))
-          local last = math.min(#ARGV - 1, 8 + 2 * limit)
-          for i = 9, last, 2 do
-            local at = tonumber(ARGV[i])
-            if at and at > now - window and at <= now then
-              redis.call('ZADD', KEYS[1], 'GT', at, ARGV[i + 1])
-            end
-          end
-          -- The oldest beyond the limit change no decision: a window spent stays spent
-          -- until as many calls have left it either way.
-          local size = redis.call('ZCARD', KEYS[1])
-          if size > limit then
-            redis.call('ZREMRANGEBYRANK', KEYS[1], 0, size - limit - 1)
-          end
-          redis.call('PEXPIRE', KEYS[1], window)
-          redis.call('SADD', KEYS[5], ARGV[5])
-          redis.call('PEXPIRE', KEYS[5], 2 * window)
-          return {1, tonumber(since)}
+          return reply(0, 0)
         end
-        if ARGV[1] == 'observe' then
-          local upstreamLimit = tonumber(ARGV[5])
-          local remaining = tonumber(ARGV[6])
+        if op == 'share' then
+          local wait, left = shareWait(math.max(1, tonumber(ARGV[9])))
+          if wait > 0 then return reply(3, wait) end
+          return reply(1, left)
+        end
+        if op == 'used' then
+          return reply(0, redis.call('ZCOUNT', C, '(' .. (now - window), '+inf'))
+        end
+        if op == 'observe' then
+          local upstreamLimit = tonumber(ARGV[9])
+          local remaining = tonumber(ARGV[10])
           if upstreamLimit and upstreamLimit >= 1 then
-            redis.call('HSET', KEYS[3], 'limit', upstreamLimit)
+            redis.call('HSET', S, 'limit', upstreamLimit)
           end
           if remaining and remaining >= 0 then
-            redis.call('HSET', KEYS[3], 'remaining', remaining, 'reset_at', tonumber(ARGV[7]) or (now + window))
+            redis.call('HSET', S, 'remaining', remaining, 'reset_at', now + (tonumber(ARGV[11]) or window))
           end
-          redis.call('PEXPIRE', KEYS[3], 10 * window)
-          return {0, 0}
+          return reply(0, 0)
         end
-        if redis.call('HGET', KEYS[4], 'since') ~= ARGV[7] then
-          return {2, 0}
+        check()
+        if op == 'window' then
+          close(now + tonumber(ARGV[9]))
+          for i = 10, #ARGV - 1, 2 do
+            local age = tonumber(ARGV[i])
+            if age and age < window then
+              if not redis.call('ZSCORE', C, ARGV[i + 1]) then count(ARGV[i + 1], now - age) end
+            end
+          end
+          local wait, code = pausedFor()
+          return reply(code, wait)
         end
-        local share = tonumber(ARGV[8]) or 0
+        -- acquire
+        local share = tonumber(ARGV[11]) or 0
+        local wait, code = pausedFor()
+        if wait > 0 then return reply(code, wait) end
         if share > 0 then
-          local wait = shareWait(share)
-          if wait > 0 then return {3, wait} end
+          local spent = shareWait(share)
+          if spent > 0 then return reply(3, spent) end
         end
-        local settledBy = tonumber(redis.call('HGET', KEYS[4], 'settled_by') or '0')
-        if now < settledBy and redis.call('SCARD', KEYS[5]) < tonumber(redis.call('HGET', KEYS[4], 'expected') or '1') then
-          return {0, settledBy - now}
-        end
-        if now < closed then
-          return {0, closed - now}
-        end
+        local closed = num('closed')
+        if now < closed then return reply(0, closed - now) end
         -- After a 429's pause, one call at a time until one comes back (`reopen`).
-        local probing = redis.call('EXISTS', KEYS[6]) == 1
-        if probing then
-          local out = redis.call('PTTL', KEYS[7])
-          if out > 0 then return {0, math.min(100, out)} end
+        local probing = num('probing') == 1
+        if probing and now < num('probe_until') then
+          return reply(0, math.min(100, num('probe_until') - now))
         end
-        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-        local used = redis.call('ZCARD', KEYS[1])
-        local upstream = redis.call('HMGET', KEYS[3], 'limit', 'remaining', 'reset_at')
-        local effective = math.min(limit, tonumber(upstream[1]) or limit)
+        redis.call('ZREMRANGEBYSCORE', C, '-inf', now - window)
+        local used = redis.call('ZCARD', C)
+        local effective = limit
+        local upstreamLimit = tonumber(redis.call('HGET', S, 'limit') or '')
+        if upstreamLimit then effective = math.min(limit, upstreamLimit) end
         local needed = 1
-        if ARGV[5] == 'refresh' then
-          needed = math.floor(effective / 2) + 1
-        end
+        if ARGV[9] == 'refresh' then needed = math.floor(effective / 2) + 1 end
         local available = effective - used
-        local remaining = tonumber(upstream[2])
-        local resetAt = tonumber(upstream[3]) or 0
+        local remaining = tonumber(redis.call('HGET', S, 'remaining') or '')
+        local resetAt = num('reset_at')
         local upstreamBound = false
         if remaining and now < resetAt and remaining < available then
           available = remaining
           upstreamBound = true
         end
         if available >= needed then
-          redis.call('ZADD', KEYS[1], now, ARGV[6])
-          redis.call('PEXPIRE', KEYS[1], window)
-          if remaining then
-            redis.call('HINCRBY', KEYS[3], 'remaining', -1)
-          end
-          -- Charged to the client's share only now that the call is made; its key lives
-          -- as long as the call counts.
+          count(ARGV[10], now + timeout)
+          redis.call('HINCRBY', S, 'seq', 1)
+          if remaining then redis.call('HINCRBY', S, 'remaining', -1) end
+          -- Charged to the client's share only now that the call is made.
           if share > 0 then
-            redis.call('ZADD', KEYS[8], now, ARGV[6])
-            redis.call('ZREMRANGEBYRANK', KEYS[8], 0, -share - 1)
-            redis.call('PEXPIRE', KEYS[8], window)
+            redis.call('ZADD', KEYS[3], now, ARGV[10])
+            redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -share - 1)
+            redis.call('PEXPIRE', KEYS[3], window)
           end
           if probing then
-            redis.call('SET', KEYS[7], ARGV[6], 'PX', tonumber(ARGV[9]))
-            return {4, 0}
+            redis.call('HSET', S, 'probe', ARGV[10], 'probe_until', now + tonumber(ARGV[12]))
+            return reply(4, 0)
           end
-          return {1, 0}
+          return reply(1, 0)
         end
-        if upstreamBound then
-          return {0, math.max(1000, resetAt - now)}
-        end
+        if upstreamBound then return reply(0, math.max(1000, resetAt - now)) end
+        if effective <= 0 then return reply(0, window) end
         -- The call whose leaving frees enough room is this far from the oldest.
         local index = math.max(0, math.min(used - 1, used - effective + needed - 1))
-        local entry = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+        local entry = redis.call('ZRANGE', C, index, index, 'WITHSCORES')
         local frees = now + window
-        if entry[2] then
-          frees = tonumber(entry[2]) + window
-        end
-        return {0, math.max(1, frees - now)}
+        if entry[2] then frees = tonumber(entry[2]) + window end
+        return reply(0, math.max(1, frees - now))
         """)
 }

@@ -17,9 +17,17 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// The answer to a request for one call.
     public typealias Decision = CallDecision
 
+    /// A call in the window: when it counts from (its grant, then its answer), and its id in the ledger.
+    private struct Sent {
+        var at: Double
+        var id: UInt64
+    }
+
     private struct State {
-        /// When each call in the window was granted, oldest first.
-        var sent: [Double] = []
+        /// The calls in the window, oldest first.
+        var sent: [Sent] = []
+        /// The id the next call is given.
+        var nextID: UInt64 = 0
         var exhaustedUntil: Double = 0
         /// Set by a 429 and cleared once a probe came back: while set, one call at a time.
         var awaitingProbe = false
@@ -48,10 +56,43 @@ public final class UpstreamBudget: CallBudget, Sendable {
 
     /// A budget of `limit` calls per window whose misses also spend their client's `shares`;
     /// a probe after a 429 is out for `probeTimeout` seconds at most.
-    init(limit: Int, shares: CallerShare?, probeTimeout: Double = 30) {
-        self.limit = max(1, limit)
+    convenience init(limit: Int, shares: CallerShare?, probeTimeout: Double = 30) {
+        self.init(limit: limit, shares: shares, probeTimeout: probeTimeout, ledger: nil, now: 0)
+    }
+
+    /// A budget as above that writes each call to `ledger` before it goes out, and starts
+    /// (at `now`) with the calls the ledger held: a restart does not forget the calls of the
+    /// last minute. `reserve`: its calls are a fleet replica's reserve (only those are read
+    /// back); otherwise it is a lone replica's whole window (every call is). A ledger that
+    /// could not be read whole closes the window for a window and a call's time: its calls are unknown.
+    init(
+        limit: Int, shares: CallerShare?, probeTimeout: Double = 30, ledger: CallLedger?, reserve: Bool = false,
+        now: Double
+    ) {
+        self.limit = max(0, limit)
         self.shares = shares
         self.probeTimeout = max(1, probeTimeout)
+        self.ledger = ledger
+        self.reserve = reserve
+        guard let loaded = ledger?.loaded else { return }
+        state.withLock { state in
+            for call in loaded.calls where call.reserve || !reserve {
+                Self.insert(Sent(at: call.until, id: state.nextID), into: &state.sent)
+                state.nextID += 1
+            }
+            if loaded.damaged { state.exhaustedUntil = now + Self.window + self.probeTimeout }
+        }
+    }
+
+    /// Where each call is written before it goes out (`nil`: memory only).
+    private let ledger: CallLedger?
+    /// Whether this window is a fleet replica's reserve (its calls marked so in the ledger).
+    private let reserve: Bool
+    /// A call's name in the ledger: this process's start and a counter, so no two processes share one.
+    private static let ledgerPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+
+    private func ledgerID(_ id: UInt64) -> String {
+        Self.ledgerPrefix + "-" + String(id, radix: 36)
     }
 
     /// Takes one call from the window and, for a miss of a `client`, one of its share with
@@ -67,47 +108,49 @@ public final class UpstreamBudget: CallBudget, Sendable {
 
     var trackedClients: Int { shares?.count ?? 0 }
 
-    /// Counts a call granted elsewhere (the fleet's window) as one of this window's, and of
-    /// `client`'s share when given: a Redis outage then starts with the calls already made.
-    func record(_ client: String?, now: Double) {
-        state.withLock { state in
-            state.sent.removeAll { $0 <= now - Self.window }
-            state.sent.append(now)
-            if state.sent.count > limit { state.sent.removeFirst(state.sent.count - limit) }
-            if let remaining = state.upstreamRemaining { state.upstreamRemaining = max(0, remaining - 1) }
-        }
-        if let client { shares?.record(client, now: now) }
-    }
-
     /// Takes one call from the window, or says how long until one could be had.
     public func acquire(_ priority: Priority, now: Double) -> Decision {
-        state.withLock { state in
-            state.sent.removeAll { $0 <= now - Self.window }
-            if now < state.exhaustedUntil { return .denied(retryAfter: state.exhaustedUntil - now) }
-            if state.awaitingProbe, let until = state.probeUntil, now < until {
-                return .denied(retryAfter: min(Self.probePoll, until - now))
-            }
-            let effectiveLimit = min(limit, state.upstreamLimit ?? limit)
-            let needed = priority == .refresh ? Self.slack(of: effectiveLimit) : 1
-            var available = effectiveLimit - state.sent.count
-            var upstreamBound = false
-            if let remaining = state.upstreamRemaining, now < state.upstreamResetAt, remaining < available {
-                available = remaining
-                upstreamBound = true
-            }
-            if available >= needed {
-                state.sent.append(now)
-                if let remaining = state.upstreamRemaining { state.upstreamRemaining = remaining - 1 }
-                guard state.awaitingProbe else { return .granted }
-                state.probeUntil = now + probeTimeout
-                return .probe
-            }
-            if upstreamBound { return .denied(retryAfter: max(1, state.upstreamResetAt - now)) }
-            // The call that frees enough room leaves the window first.
-            let index = max(0, min(state.sent.count - 1, state.sent.count - effectiveLimit + needed - 1))
-            let frees = state.sent.isEmpty ? now + Self.window : state.sent[index] + Self.window
-            return .denied(retryAfter: max(Self.shortestWait, frees - now))
+        let (decision, id) = state.withLock { state -> (Decision, UInt64?) in
+            let decision = take(priority, now: now, &state)
+            return (decision, decision.isGranted ? state.nextID - 1 : nil)
         }
+        if let ledger, let id { ledger.granted(ledgerID(id), until: now + probeTimeout, reserve: reserve) }
+        return decision
+    }
+
+    /// Keeps the window oldest first: a call read back from the ledger may count until after now.
+    private static func insert(_ call: Sent, into sent: inout [Sent]) {
+        let index = sent.lastIndex { $0.at <= call.at }.map { $0 + 1 } ?? 0
+        sent.insert(call, at: index)
+    }
+
+    private func take(_ priority: Priority, now: Double, _ state: inout State) -> Decision {
+        state.sent.removeAll { $0.at <= now - Self.window }
+        if now < state.exhaustedUntil { return .denied(retryAfter: state.exhaustedUntil - now) }
+        if state.awaitingProbe, let until = state.probeUntil, now < until {
+            return .denied(retryAfter: min(Self.probePoll, until - now))
+        }
+        let effectiveLimit = min(limit, state.upstreamLimit ?? limit)
+        let needed = priority == .refresh ? Self.slack(of: effectiveLimit) : 1
+        var available = effectiveLimit - state.sent.count
+        var upstreamBound = false
+        if let remaining = state.upstreamRemaining, now < state.upstreamResetAt, remaining < available {
+            available = remaining
+            upstreamBound = true
+        }
+        if available >= needed {
+            Self.insert(Sent(at: now, id: state.nextID), into: &state.sent)
+            state.nextID += 1
+            if let remaining = state.upstreamRemaining { state.upstreamRemaining = remaining - 1 }
+            guard state.awaitingProbe else { return .granted }
+            state.probeUntil = now + probeTimeout
+            return .probe
+        }
+        if upstreamBound { return .denied(retryAfter: max(1, state.upstreamResetAt - now)) }
+        // The call that frees enough room leaves the window first.
+        let index = max(0, min(state.sent.count - 1, state.sent.count - effectiveLimit + needed - 1))
+        let frees = state.sent.isEmpty ? now + Self.window : state.sent[index].at + Self.window
+        return .denied(retryAfter: max(Self.shortestWait, frees - now))
     }
 
     /// The calls a window must have left for a refresh to take one: more than half of it,
@@ -221,22 +264,31 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// The call granted at `grantedAt` counts as made at `now` (`CallBudget.completed`); one
     /// no longer in the window (it left it already) is counted afresh.
     func completed(grantedAt: Double, now: Double) {
-        state.withLock { state in
-            if let index = state.sent.lastIndex(of: grantedAt) { state.sent.remove(at: index) }
-            let at = max(now, grantedAt)
-            let index = state.sent.lastIndex { $0 <= at }.map { $0 + 1 } ?? 0
-            state.sent.insert(at, at: index)
+        let at = max(now, grantedAt)
+        let id = state.withLock { state -> UInt64 in
+            var call = Sent(at: at, id: state.nextID)
+            if let index = state.sent.lastIndex(where: { $0.at == grantedAt }) {
+                call.id = state.sent[index].id
+                state.sent.remove(at: index)
+            } else {
+                state.nextID += 1
+            }
+            Self.insert(call, into: &state.sent)
+            return call.id
         }
+        ledger?.completed(ledgerID(id), at: at)
     }
 
-    /// Closes the window until `until` (a replica that lost the fleet's window, see
-    /// `RedisCallBudget`): no call, not even a probe, before then.
-    func close(until: Double) {
-        state.withLock { $0.exhaustedUntil = max($0.exhaustedUntil, until) }
+    /// The calls in the window at `now`, by their ledger ids, with when each counts from (for
+    /// a fleet replica's reserve: what it puts back into the fleet's window).
+    func calls(now: Double) -> [(id: String, at: Double)] {
+        state.withLock { state in
+            state.sent.filter { $0.at > now - Self.window }.map { (ledgerID($0.id), $0.at) }
+        }
     }
 
     /// Calls granted in the current window.
     public func used(now: Double) -> Int {
-        state.withLock { state in state.sent.filter { $0 > now - Self.window }.count }
+        state.withLock { state in state.sent.filter { $0.at > now - Self.window }.count }
     }
 }

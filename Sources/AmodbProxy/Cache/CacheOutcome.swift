@@ -22,6 +22,25 @@ public enum CacheOutcome: Sendable, Equatable {
         case clientShareSpent
         /// Too many distinct paths are being fetched at once.
         case tooManyFetches
+        /// Calls to amodb are paused (Redis unreachable, the fleet's window lost or starting)
+        /// and this replica's reserve had no call.
+        case paused(PauseReason)
+
+        /// Its name in `Cache-Status` (`detail=`) and in the fleet's failure envelopes.
+        var name: String {
+            switch self {
+            case .budgetExhausted: "budget-exhausted"
+            case .clientShareSpent: "client-share-spent"
+            case .tooManyFetches: "too-many-fetches"
+            case .paused(.redisUnreachable): "redis-unreachable"
+            case .paused(.budgetLost): "budget-lost"
+            case .paused(.budgetStarting): "budget-starting"
+            }
+        }
+
+        /// Every detail, for reading a name back.
+        static let all: [MissDetail] =
+            [.budgetExhausted, .clientShareSpent, .tooManyFetches] + PauseReason.allCases.map { .paused($0) }
     }
 
     /// A fresh entry; `ttl` whole seconds of freshness left.
@@ -55,9 +74,7 @@ public enum CacheOutcome: Sendable, Equatable {
             if stored { text += "; stored" }
             if collapsed { text += "; collapsed" }
             switch detail {
-            case .budgetExhausted: text += "; detail=budget-exhausted"
-            case .clientShareSpent: text += "; detail=client-share-spent"
-            case .tooManyFetches: text += "; detail=too-many-fetches"
+            case .some(let detail): text += "; detail=" + detail.name
             case nil: break
             }
             return text

@@ -31,6 +31,12 @@ public final class CacheStatistics: Sendable {
         case keyProbe = "key_probe"
         /// Misses refused because the client had used its share of the calls.
         case clientShareDenial = "client_share_denial"
+        /// Misses refused because Redis was unreachable and the reserve had no call.
+        case pausedRedisUnreachable = "paused_redis_unreachable"
+        /// Misses refused because the fleet's window was lost and the reserve had no call.
+        case pausedBudgetLost = "paused_budget_lost"
+        /// Misses refused while a new fleet's window settled and the reserve had no call.
+        case pausedBudgetStarting = "paused_budget_starting"
     }
 
     /// What the budget did to one route's requests, counted per route.
@@ -106,6 +112,9 @@ extension CacheStatistics.Counter {
         case .upstreamCall: 9
         case .keyProbe: 10
         case .clientShareDenial: 11
+        case .pausedRedisUnreachable: 12
+        case .pausedBudgetLost: 13
+        case .pausedBudgetStarting: 14
         }
     }
 }

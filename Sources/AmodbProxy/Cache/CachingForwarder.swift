@@ -59,6 +59,11 @@ final class CachingForwarder: Sendable {
     private let leases: any FetchLeases
     private let tasks: BackgroundTasks
     private let fill: Fill
+
+    /// Why calls from the fleet's window are paused now, and until when (`CallBudget.pause`).
+    func budgetPause(now: Double) -> (reason: PauseReason, until: Double)? {
+        fill.budget.window.pause(now: now)
+    }
     private let commit: Commit
 
     /// Compresses each stored answer once, off the event loops.

@@ -26,6 +26,12 @@ struct FetchFailure: Sendable {
             case .clientShareSpent:
                 "This client has used its share of the proxy's amodb calls; try again in \(seconds) s."
             case .tooManyFetches: "The proxy is fetching too many paths from amodb at once; try again in \(seconds) s."
+            case .paused(.redisUnreachable):
+                "Calls to amodb are paused: Redis is unreachable (the proxy's budget is shared there); try again in \(seconds) s."
+            case .paused(.budgetLost):
+                "Calls to amodb are paused: the fleet's budget was lost; resuming in \(seconds) s."
+            case .paused(.budgetStarting):
+                "Calls to amodb are paused: the fleet's budget is starting; resuming in \(seconds) s."
             }
         return FetchFailure(
             status: 503, message: message, fwdStatus: nil, retryAfter: retryAfter, detail: detail, backoff: retryAfter)

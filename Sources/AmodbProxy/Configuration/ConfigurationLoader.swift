@@ -136,6 +136,8 @@ public enum ConfigurationLoader {
         var assignments: [Assignment] = []
         var mode = Mode.serve
         var sandbox = false
+        /// Where state directories go when `AMODB_STATE_DIR` is not given (XDG's state home).
+        var stateHome: String?
         /// `--help` or `--version`, asked for before anything went wrong.
         var command: Command?
         /// The first thing wrong with the arguments or the file. Reading goes on after it, so
@@ -151,6 +153,9 @@ public enum ConfigurationLoader {
     /// environment into assignments, without reading any value.
     private static func gather(arguments: [String], environment: [String: String]) -> Given {
         var given = Given()
+        given.stateHome =
+            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 + "/.local/state" : nil }
         var flags: [Given.Assignment] = []
         var configPath = environment[configVariable]
         given.sandbox = environment[sandboxVariable].map { $0 == "1" || $0.lowercased() == "true" } ?? false
@@ -216,6 +221,14 @@ public enum ConfigurationLoader {
             }
             try apply(setting, assignment.text, to: &configuration)
             if !assignment.text.isEmpty { named.insert(setting.variable) }
+        }
+        // Not given at all (an empty value is given: memory only): one directory per port,
+        // so two proxies on one machine never share a ledger and a restart on the same port
+        // finds its own. An ephemeral port (0) is never the same twice: no default then.
+        if !given.assignments.contains(where: { $0.variable == "AMODB_STATE_DIR" }), configuration.port != 0,
+            let home = given.stateHome
+        {
+            configuration.stateDirectory = home + "/amodb-proxy/port-\(configuration.port)"
         }
         try applyRedisTLS(to: &configuration)
         try applyRedisSentinels(to: &configuration)

@@ -101,9 +101,16 @@ public struct ProxyConfiguration: Sendable {
     public var redisTLS = RedisTLSFiles()
     /// What every key this deployment writes in Redis starts with (`AMODB_REDIS_PREFIX`).
     public var redisPrefix = "amodb-proxy:"
-    /// The most replicas that share the Redis (`AMODB_FLEET_SIZE`): while Redis is away, each
-    /// spends at most `rateLimit` divided by this (or by the replicas it saw, if more).
+    /// The most replicas that share the Redis (`AMODB_FLEET_SIZE`): the outage reserve is
+    /// divided among this many; 1: a lone replica, whose budget needs no Redis.
     public var fleetSize = 8
+    /// Calls a window the fleet's window never grants, kept for replicas that cannot use it
+    /// (`AMODB_BUDGET_RESERVE`): each replica spends `budgetReserve / fleetSize` of them on
+    /// its own. `nil`: a fifth of `rateLimit`.
+    public var budgetReserve: Int?
+    /// Where what must survive a restart is kept (`AMODB_STATE_DIR`): the calls to amodb of
+    /// the last minute (`CallLedger`). `nil`: memory only (a restart forgets them).
+    public var stateDirectory: String?
 
     public init() {}
 

@@ -83,6 +83,17 @@ extension SettingValue where Value == Int {
     }
 }
 
+extension SettingValue where Value == Int? {
+    /// A whole number in `range`; empty: none (the default the setting describes).
+    static func optionalInteger(_ range: ClosedRange<Int>) -> SettingValue {
+        let integer = SettingValue<Int>.integer(range)
+        return SettingValue(
+            read: { text, name throws(ConfigurationError) in
+                text.trimmingSpacesAndNewlines().isEmpty ? nil : try integer.read(text, name)
+            }, show: { $0.map(String.init) ?? "" })
+    }
+}
+
 extension SettingValue where Value == Bool {
     /// `on` or `off`, or the usual words for them.
     static let onOff = SettingValue(

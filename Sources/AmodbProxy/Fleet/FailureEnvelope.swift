@@ -60,13 +60,9 @@ enum FailureEnvelope {
             retryAfter: retryAfter.map { Double($0) / 1000 }, detail: detail, backoff: Double(backoff) / 1000)
     }
 
-    private static let details: [CacheOutcome.MissDetail] = [.budgetExhausted, .clientShareSpent, .tooManyFetches]
+    private static let details = CacheOutcome.MissDetail.all
 
     private static func name(_ detail: CacheOutcome.MissDetail) -> String {
-        switch detail {
-        case .budgetExhausted: "budget-exhausted"
-        case .clientShareSpent: "client-share-spent"
-        case .tooManyFetches: "too-many-fetches"
-        }
+        detail.name
     }
 }

@@ -313,6 +313,20 @@ public final class ProxyMetrics: Sendable {
         out.counter(
             "amodb_proxy_upstream_budget_denials_total", "Calls to amodb the budget refused.",
             [([], Double(statistics.value(.budgetDenial)))])
+        let pause = sources.budget.pause(now: now)
+        out.gauge(
+            "amodb_proxy_budget_paused",
+            "1 while calls from the fleet's window are paused for this reason (only the outage reserve is spent), else 0.",
+            PauseReason.allCases.map { ([("reason", $0.rawValue)], pause?.reason == $0 ? 1 : 0) })
+        out.counter(
+            "amodb_proxy_budget_misses_paused_total",
+            "Misses refused (503) while calls were paused and the outage reserve had no call, by reason.",
+            [
+                ([("reason", PauseReason.redisUnreachable.rawValue)],
+                    Double(statistics.value(.pausedRedisUnreachable))),
+                ([("reason", PauseReason.budgetLost.rawValue)], Double(statistics.value(.pausedBudgetLost))),
+                ([("reason", PauseReason.budgetStarting.rawValue)], Double(statistics.value(.pausedBudgetStarting))),
+            ])
         out.counter(
             "amodb_proxy_budget_refreshes_deferred_total",
             "Refreshes of stale entries that waited for slack in the window (the entry was served stale), by route.",

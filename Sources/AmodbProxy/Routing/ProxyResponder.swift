@@ -48,6 +48,15 @@ final class ProxyResponder: HTTPResponder {
     /// Set once the server listens; `/readyz` says so.
     let listening = Atomic<Bool>(false)
 
+    /// What `/readyz` adds while calls from the fleet's window are paused:
+    /// `,"budget":"paused: <reason>, resuming in N s"`; nothing otherwise.
+    private var budgetDetail: String {
+        let now = clock.now()
+        guard let pause = forwarder.budgetPause(now: now) else { return "" }
+        let seconds = Int(max(0, pause.until - now).rounded(.up))
+        return #","budget":"# + JSONText.quoted("paused: \(pause.reason.rawValue), resuming in \(seconds) s")
+    }
+
     init(
         forwarder: CachingForwarder, languages: [String], access: Access, metrics: ProxyMetrics, accessLog: AccessLog?,
         clock: any ProxyClock, redis: RedisLink? = nil
@@ -125,14 +134,16 @@ final class ProxyResponder: HTTPResponder {
                     Self.plainJSON(
                         503,
                         #"{"status":"# + JSONText.quoted(reason) + access.callers.readinessDetail
-                            + (redis?.readinessDetail ?? "") + "}"))
+                            + (redis?.readinessDetail ?? "") + budgetDetail + "}"))
             }
-            // Still ready while Redis is away (this replica serves within its share), but the
-            // operator reading /readyz learns why the fleet is not sharing.
+            // Still ready while Redis is away or the fleet's window is paused (this replica
+            // serves stored answers and spends its reserve), but the operator reading /readyz
+            // learns why the fleet is not sharing.
             return ProxyAnswer(
                 Self.plainJSON(
                     200,
-                    #"{"status":"ready""# + access.callers.readinessDetail + (redis?.readinessDetail ?? "") + "}"))
+                    #"{"status":"ready""# + access.callers.readinessDetail + (redis?.readinessDetail ?? "")
+                        + budgetDetail + "}"))
         case .metrics:
             var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
             response.headers.set("Content-Type", PrometheusText.contentType)

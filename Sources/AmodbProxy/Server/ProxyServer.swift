@@ -38,10 +38,12 @@ public final class ProxyServer: Sendable {
     }
 
     /// Builds the proxy. `fetcher`, `cache` and `clock` default to the real ones; the
-    /// access log goes to standard output unless `accessLogSink` says otherwise.
-    public init(
+    /// access log goes to standard output unless `accessLogSink` says otherwise; the calls to
+    /// amodb are written to `ledger` (`AMODB_STATE_DIR`), when given, and read back from it.
+    package init(
         configuration: ProxyConfiguration, fetcher: (any UpstreamFetcher)? = nil, cache: (any ResponseCache)? = nil,
-        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLogSink: ProxyLogger.Sink? = nil
+        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLogSink: ProxyLogger.Sink? = nil,
+        ledger: CallLedger? = nil
     ) {
         self.configuration = configuration
         let logger =
@@ -61,16 +63,21 @@ public final class ProxyServer: Sendable {
         self.redis = redis
         let clientShare = CallerShare.callsPerWindow(
             limit: configuration.rateLimit, fraction: configuration.clientUpstreamShare)
+        // A lone replica (`AMODB_FLEET_SIZE=1`) needs Redis for nothing in the budget: its
+        // memory and its ledger are the whole truth of what the key spent.
+        let callTimeout = configuration.upstreamTimeout + 2
         self.budget =
-            redis.map {
-                RedisCallBudget(
-                    limit: configuration.rateLimit, clientShare: clientShare, link: $0, clock: clock,
-                    amodbKey: configuration.apiKey, fleetSize: configuration.fleetSize,
-                    callTimeout: configuration.upstreamTimeout + 2)
+            redis.flatMap { link in
+                configuration.fleetSize > 1
+                    ? RedisCallBudget(
+                        limit: configuration.rateLimit, clientShare: clientShare, link: link, clock: clock,
+                        amodbKey: configuration.apiKey, fleetSize: configuration.fleetSize,
+                        reserve: configuration.budgetReserve, callTimeout: callTimeout, ledger: ledger, logger: logger)
+                    : nil
             }
             ?? UpstreamBudget(
                 limit: configuration.rateLimit, shares: clientShare.map { CallerShare(callsPerWindow: $0) },
-                probeTimeout: configuration.upstreamTimeout + 2)
+                probeTimeout: callTimeout, ledger: ledger, now: clock.now())
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics

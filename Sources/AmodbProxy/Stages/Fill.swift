@@ -73,6 +73,11 @@ final class Fill: Sendable {
                 case .shareSpent(let retryAfter):
                     statistics.count(.clientShareDenial)
                     return .failed(.noCall(.clientShareSpent, retryAfter: retryAfter))
+                case .paused(let reason, let retryAfter):
+                    statistics.count(.budgetDenial)
+                    statistics.count(Self.counter(of: reason))
+                    if priority == .miss { statistics.count(.missRefused, route: request.route) }
+                    return .failed(.noCall(.paused(reason), retryAfter: retryAfter))
                 }
             }
             granted = nil
@@ -89,6 +94,15 @@ final class Fill: Sendable {
                 }
             }
             return interpret(outcome, retryAfter: retryAfter, for: request)
+        }
+    }
+
+    /// The counter of misses refused for `reason`.
+    private static func counter(of reason: PauseReason) -> CacheStatistics.Counter {
+        switch reason {
+        case .redisUnreachable: .pausedRedisUnreachable
+        case .budgetLost: .pausedBudgetLost
+        case .budgetStarting: .pausedBudgetStarting
         }
     }
 

@@ -38,6 +38,29 @@ struct StatusDocument: Encodable, Sendable {
         let misses: Int
         /// Calls the budget refused in the last 60 s (a 503 or a stale answer followed).
         let refused: Int
+        /// Why calls from the fleet's window are paused now (`redis_unreachable`,
+        /// `budget_lost`, `budget_starting`: only the outage reserve is spent), or `null`.
+        let paused: String?
+        /// Seconds until the pause ends (a guess while Redis is unreachable), or `null`.
+        let pausedSeconds: Int?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(limit, forKey: .limit)
+            try container.encode(used, forKey: .used)
+            try container.encode(remaining, forKey: .remaining)
+            try container.encode(windowSeconds, forKey: .windowSeconds)
+            try container.encode(calls, forKey: .calls)
+            try container.encode(refreshes, forKey: .refreshes)
+            try container.encode(misses, forKey: .misses)
+            try container.encode(refused, forKey: .refused)
+            try container.encode(paused, forKey: .paused)  // `null`, not absent
+            try container.encode(pausedSeconds, forKey: .pausedSeconds)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case limit, used, remaining, windowSeconds, calls, refreshes, misses, refused, paused, pausedSeconds
+        }
     }
 
     /// Answers by outcome.
@@ -154,11 +177,13 @@ struct StatusDocument: Encodable, Sendable {
         time = now
         let window = reading.history.window(reading.counts, at: now)
         let used = sources.budget.used(now: now)
+        let pause = sources.budget.pause(now: now)
         budget = Budget(
             limit: sources.budget.limit, used: used, remaining: max(0, sources.budget.limit - used),
             windowSeconds: MinuteHistory.windowSeconds, calls: window.calls, refreshes: window.refreshes,
             misses: max(0, window.calls - window.refreshes),
-            refused: window.denials)
+            refused: window.denials, paused: pause?.reason.rawValue,
+            pausedSeconds: pause.map { Int(($0.until - now).rounded(.up)) })
         let minutes = reading.history.minutes(reading.counts, at: now)
         self.minutes = minutes.map {
             Minute(

@@ -89,6 +89,7 @@ enum StatusPage {
         <div><span class="big" data-field="budget.used">–</span> <span class="muted">of</span> <span data-field="budget.limit">–</span> <span class="muted">calls</span></div>
         <div class="meter" id="meter"><div></div></div>
         <dl><dt>refreshes</dt><dd data-field="budget.refreshes">–</dd><dt>misses</dt><dd data-field="budget.misses">–</dd><dt>refused by the budget</dt><dd data-field="budget.refused">–</dd></dl>
+        <div id="paused" class="muted" hidden></div>
         </section>
         <section><h2>Answers, last hour</h2>
         <div><span class="big" data-field="answers.hit_ratio" data-format="percent">–</span> <span class="muted">without a call</span></div>
@@ -188,6 +189,10 @@ enum StatusPage {
           const meter = document.getElementById("meter");
           meter.firstElementChild.style.width = Math.min(100, data.budget.used / Math.max(1, data.budget.limit) * 100) + "%";
           meter.classList.toggle("full", data.budget.remaining === 0);
+          const paused = document.getElementById("paused");
+          const why = { redis_unreachable: "Redis is unreachable", budget_lost: "the fleet's budget was lost", budget_starting: "the fleet's budget is starting" };
+          paused.hidden = data.budget.paused == null;
+          paused.textContent = data.budget.paused == null ? "" : "Calls to amodb paused (" + (why[data.budget.paused] || data.budget.paused) + "): only this replica's reserve is spent; resuming in about " + data.budget.paused_seconds + " s.";
           const keySet = data.key_set != null;
           document.getElementById("keyset").hidden = !keySet;
           document.getElementById("keyset-title").hidden = !keySet;

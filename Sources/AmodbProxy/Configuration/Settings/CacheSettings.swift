@@ -40,6 +40,14 @@ extension ConfigurationLoader {
             help: "file the cache is saved to and loaded from; empty: off", accepts: "a file path; empty: off",
             doc: "file the cache is saved to and loaded from", example: "/var/lib/amodb-proxy/cache.json"),
         Setting(
+            "AMODB_STATE_DIR", flag: "--state-dir", \.stateDirectory, .optional,
+            help:
+                "directory for what must outlive a restart (the calls to amodb of the last minute); default ~/.local/state/amodb-proxy/port-<PORT>; empty: memory only",
+            accepts: "a directory; empty: memory only",
+            doc:
+                "directory for what must outlive a restart: the calls to amodb of the last minute (`budget-calls.log`, locked by one process); unset: `$XDG_STATE_HOME/amodb-proxy/port-<PORT>` (else `~/.local/state/…`; none with `PORT=0`), `/var/lib/amodb-proxy` in the container; empty: memory only ([budget.md](budget.md#a-restart-remembers))",
+            example: "/var/lib/amodb-proxy"),
+        Setting(
             "AMODB_SNAPSHOT_INTERVAL", flag: "--snapshot-interval", \.snapshotIntervalSeconds, .seconds(1...day),
             help: "seconds between cache snapshots", accepts: "1 s – a day", doc: "seconds between snapshots"),
     ]

@@ -49,10 +49,17 @@ extension ConfigurationLoader {
             doc: "what every key written in Redis starts with (two deployments, one Redis)"),
         Setting(
             "AMODB_FLEET_SIZE", flag: "--fleet-size", \.fleetSize, .integer(1...1_000),
-            help: "the most replicas sharing the Redis; each spends 1/N of the limit while Redis is away",
+            help: "the most replicas sharing the Redis; the outage reserve is divided among them (1: a lone replica)",
             accepts: "1–1,000",
             doc:
-                "the most replicas sharing the Redis: while Redis is away, each replica spends at most `AMODB_RATE_LIMIT` divided by this (or by the replicas it saw, if more) after a minute of spending nothing ([deploying.md](deploying.md#when-redis-misbehaves))"
+                "the most replicas sharing the Redis: each owns `AMODB_BUDGET_RESERVE` divided by this; `1`: a lone replica, whose budget needs no Redis ([budget.md](budget.md#what-the-budget-relies-on))"
+        ),
+        Setting(
+            "AMODB_BUDGET_RESERVE", flag: "--budget-reserve", \.budgetReserve, .optionalInteger(0...100_000),
+            help: "calls a minute kept for replicas cut off from Redis (each spends its 1/AMODB_FLEET_SIZE); empty: a fifth of the limit",
+            accepts: "0–100,000; empty: a fifth of `AMODB_RATE_LIMIT`",
+            doc:
+                "calls a minute the fleet's window never grants, kept for replicas that cannot use it (Redis unreachable, the window lost): each replica spends `AMODB_BUDGET_RESERVE / AMODB_FLEET_SIZE` of them on its own; `0`: such a replica calls nothing ([budget.md](budget.md#the-outage-reserve))"
         ),
     ]
 }
