@@ -104,7 +104,9 @@ RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
 # shell; /app (made by WORKDIR, owned by root) is not writable by it. The one
 # writable place is /var/lib/amodb-proxy, for the optional cache snapshot
 # (AMODB_CACHE_SNAPSHOT=/var/lib/amodb-proxy/cache.json, as in the example
-# config); mount a volume there to keep it across containers.
+# config), and for the calls to amodb of the last minute (AMODB_STATE_DIR, below), so
+# a restarted container does not spend the key's window again. It is a volume: a
+# restart of the same container keeps it; mount a named one to keep it across containers.
 RUN groupadd --gid 10001 app \
  && useradd --uid 10001 --gid app --home-dir /app --no-create-home --no-log-init \
       --shell /usr/sbin/nologin app \
@@ -118,7 +120,8 @@ COPY ./config/ /app/config/
 
 # Symbolicated crash reports on stderr (as in Vapor's template).
 ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/app/swift-backtrace-static
-ENV HOST=0.0.0.0 PORT=8080
+ENV HOST=0.0.0.0 PORT=8080 AMODB_STATE_DIR=/var/lib/amodb-proxy
+VOLUME /var/lib/amodb-proxy
 EXPOSE 8080
 
 # SIGTERM: stop accepting, let in-flight requests finish (AMODB_SHUTDOWN_GRACE,

@@ -25,19 +25,19 @@
 //   replica makes one call to amodb.
 //
 // - Budget: the proxy's `SharedBudget`, one Lua script over `<prefix>budget:calls` (a sorted
-//   set of the window's calls, scored by time), `<prefix>budget:closed` (a 429's Retry-After,
-//   for every replica) and `<prefix>budget:upstream` (what amodb's rate-limit headers said).
-//   The sliding 60 s window and the refresh rule are the in-memory `UpstreamBudget`'s.
-//   `<prefix>budget:window` names the window: when Redis loses it, each replica puts its own
-//   calls back (`seed`). The same script checks each client's share of the calls for misses,
+//   set of the window's calls, scored by Redis's own clock) and `<prefix>budget:state` (a
+//   hash: the window's epoch, a sequence number, the Redis process that wrote it, a 429's
+//   pause, what amodb's rate-limit headers said). The sliding 60 s window and the refresh
+//   rule are the in-memory `UpstreamBudget`'s. A window lost or rolled back is detected and
+//   grants nothing for a minute. The same script checks each client's share of the calls for misses,
 //   `<prefix>share:<name>` (a sorted set of its calls; the name is a keyed hash of the
 //   client, never its own text), in the step that takes the call; a share expires a window
 //   after its client's last call.
 //
 // - Heartbeats, `<prefix>replicas`: one sorted set of replica ids scored by when each was
 //   last seen (`ReplicaRoster`, one script per beat with bounded work; nothing is ever
-//   scanned); the number of live replicas gives each its fair share of `AMODB_RATE_LIMIT`
-//   when Redis is down.
+//   scanned); the number of live replicas is shown, and checked against `AMODB_FLEET_SIZE`,
+//   among which the outage reserve is divided.
 //
 // - Redis down or slow: commands time out in tens of milliseconds, and while a connection
 //   backs off they fail at once (`RedisError.unavailable`), so the proxy serves from memory

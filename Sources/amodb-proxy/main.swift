@@ -162,10 +162,14 @@ if let directory = configuration.stateDirectory {
         let opened = try CallLedger(directory: directory, now: SystemClock().now(), logger: logger)
         if opened.loaded.damaged {
             logger.warning(
-                "the budget's ledger could not be read whole: its calls are unknown, so none is made to amodb for a window and a call's time",
+                "the budget's ledger could not be read whole: its calls are unknown, so for a window and a call's time none is made on this replica's own (a lone replica's window, a fleet replica's reserve)",
                 ["path": opened.path])
         }
         ledger = opened
+    } catch  where configuration.stateDirectoryIsDefault {
+        logger.warning(
+            "the default state directory cannot be used: the calls to amodb of the last minute are kept in memory only, so a restart forgets them; set AMODB_STATE_DIR to a writable directory",
+            ["problem": error.description])
     } catch {
         fail("\(error.description) (AMODB_STATE_DIR)")
     }

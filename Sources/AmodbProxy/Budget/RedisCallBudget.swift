@@ -58,6 +58,11 @@ final class RedisCallBudget: CallBudget {
         var probe: String?
         /// Why the fleet's window grants nothing, and until when (this clock), as last heard.
         var pause: (reason: PauseReason, until: Double)?
+        /// Whether the last request to Redis failed (unreachable, or an error reply such as
+        /// an out-of-memory one): misses are then on the reserve alone.
+        var failing = false
+        /// Whether more replicas than `AMODB_FLEET_SIZE` were seen (warned once).
+        var overFleetSize = false
     }
 
     /// Calls per 60 s window for the whole fleet (`AMODB_RATE_LIMIT`).
@@ -108,7 +113,7 @@ final class RedisCallBudget: CallBudget {
         shared = SharedBudget(
             client: link.client, prefix: link.prefix, limit: self.limit - perReplica * self.fleetSize,
             callTimeoutMilliseconds: Self.milliseconds(self.callTimeout),
-            settleMilliseconds: Self.milliseconds(settle ?? link.replicaLifetime))
+            settleMilliseconds: Self.milliseconds(settle ?? link.heartbeatInterval * Self.settleBeats))
         let now = clock.now()
         let whole = self.limit
         self.reserve = UpstreamBudget(
@@ -118,6 +123,12 @@ final class RedisCallBudget: CallBudget {
         memory = Mutex(Memory(seen: ledger?.loaded.seen ?? .nothing))
         link.onEveryBeat { [weak self] in await self?.reconcile() }
     }
+
+    /// How long a window started by a replica that remembers none settles, in heartbeats:
+    /// every replica that remembers a window asks Redis once a beat, so one of them would
+    /// have marked the new window lost by then. Short enough that the first miss of a new
+    /// fleet waits it out within `AMODB_MISS_WAIT`; a fleet's first beat starts it.
+    static let settleBeats = 1.5
 
     /// `AMODB_FLEET_SIZE` when not set: more replicas than a small team runs.
     static let defaultFleetSize = 8
@@ -129,8 +140,8 @@ final class RedisCallBudget: CallBudget {
         limit / 5
     }
 
-    /// Each replica's whole calls of `reserve` (what does not divide evenly is kept by nobody),
-    /// leaving the fleet's window at least one call.
+    /// Each replica's whole calls of `reserve` (what does not divide evenly stays with the
+    /// fleet's window), leaving the fleet's window at least one call.
     static func reservePerReplica(limit: Int, fleetSize: Int, reserve: Int) -> Int {
         let perReplica = max(0, min(reserve, limit - 1)) / max(1, fleetSize)
         return perReplica
@@ -164,14 +175,19 @@ final class RedisCallBudget: CallBudget {
                     probeMilliseconds: probe)
             })
         else {
+            memory.withLock { $0.failing = true }
             return fromReserve(priority, client: client, now: now, else: .redisUnreachable, Self.unreachableRetry)
+        }
+        if case .paused(let pause, let wait) = decision {
+            let reason: PauseReason = pause == .lost ? .budgetLost : .budgetStarting
+            saw(nowSeen, pause: (reason, now + Self.seconds(wait)), now: now)
+            return fromReserve(priority, client: client, now: now, else: reason, Self.seconds(wait))
         }
         saw(nowSeen, pause: nil, now: now)
         switch decision {
         case .granted, .probe:
             ledger?.granted(id, until: now + callTimeout, reserve: false)
             memory.withLock { memory in
-                memory.pause = nil
                 memory.calls.append(Call(at: now, fleetID: id))
                 if decision == .probe { memory.probe = id }
             }
@@ -180,10 +196,8 @@ final class RedisCallBudget: CallBudget {
             return .denied(retryAfter: Self.seconds(wait))
         case .shareSpent(let wait):
             return .shareSpent(retryAfter: Self.seconds(wait))
-        case .paused(let pause, let wait):
-            let reason: PauseReason = pause == .lost ? .budgetLost : .budgetStarting
-            memory.withLock { $0.pause = (reason, now + Self.seconds(wait)) }
-            return fromReserve(priority, client: client, now: now, else: reason, Self.seconds(wait))
+        case .paused:
+            return .paused(.budgetLost, retryAfter: Self.unreachableRetry)  // answered above
         }
     }
 
@@ -280,6 +294,10 @@ final class RedisCallBudget: CallBudget {
     func pause(now: Double) -> (reason: PauseReason, until: Double)? {
         if link.outageStart() != nil { return (.redisUnreachable, now + Self.unreachableRetry) }
         return memory.withLock { memory in
+            if memory.failing { return (.redisUnreachable, now + Self.unreachableRetry) }
+            // Not yet told of any window (a replica's first beat is on its way): nothing is
+            // granted from one before it is.
+            if memory.seen.epoch.isEmpty { return (.budgetStarting, now + link.heartbeatInterval) }
             guard let pause = memory.pause, pause.until > now else { return nil }
             return pause
         }
@@ -301,23 +319,38 @@ final class RedisCallBudget: CallBudget {
                     closedMilliseconds: closed > now ? Self.milliseconds(closed - now) : 0)
             })
         else {
+            memory.withLock { $0.failing = true }
             return
         }
+        warnIfOverFleetSize()
         let reason = state.pause.map { $0 == .lost ? PauseReason.budgetLost : .budgetStarting }
         saw(state.seen, pause: reason.map { ($0, now + Self.seconds(state.wait)) }, now: now)
     }
 
-    /// Remembers what Redis said of the window; a pause newly heard of is logged once.
+    /// Logs once that more replicas beat than `AMODB_FLEET_SIZE` says run: their reserves
+    /// together may then pass what the fleet's window keeps for them.
+    private func warnIfOverFleetSize() {
+        let seen = link.replicas
+        guard seen > fleetSize, reservePerReplica > 0 else { return }
+        let first = memory.withLock { memory -> Bool in
+            defer { memory.overFleetSize = true }
+            return !memory.overFleetSize
+        }
+        guard first else { return }
+        logger?.warning(
+            "more replicas share this Redis than AMODB_FLEET_SIZE says: their outage reserves together may pass the key's limit; raise AMODB_FLEET_SIZE to at least the replicas you run",
+            ["replicas": String(seen), "fleet_size": String(fleetSize)])
+    }
+
+    /// Remembers what Redis said of the window now: paused (a pause newly heard of is logged
+    /// once), or not.
     private func saw(_ seen: SharedBudget.Seen, pause: (reason: PauseReason, until: Double)?, now: Double) {
         let began = memory.withLock { memory -> Bool in
+            memory.failing = false
             memory.seen = seen
-            let was = memory.pause.map { $0.until > now } ?? false
-            if let pause {
-                memory.pause = pause
-                return !was
-            }
-            if let current = memory.pause, current.until <= now { memory.pause = nil }
-            return false
+            let was = memory.pause?.reason
+            memory.pause = pause
+            return pause != nil && was != pause?.reason
         }
         ledger?.saw(seen)
         guard began, let pause else { return }

@@ -55,14 +55,15 @@ struct SharedBudget: Sendable {
         case miss
     }
 
-    /// Why the window grants nothing for a while although it may have calls.
+    /// Why the window grants nothing for a while although it may have calls (its raw value:
+    /// the script's reply code).
     enum Pause: Int64, Sendable, Equatable {
         /// Its state was lost (or may be older than what was seen): nothing is granted until a
         /// window and a call's time have passed since the loss.
-        case lost = 1
+        case lost = 5
         /// Started by a replica that remembers no window: settling, so that a replica that
         /// remembers one can mark it lost first.
-        case settling = 2
+        case settling = 6
     }
 
     /// The answer to a request for one call.

@@ -26,8 +26,11 @@ public enum CacheOutcome: Sendable, Equatable {
         /// and this replica's reserve had no call.
         case paused(PauseReason)
 
-        /// Its name in `Cache-Status` (`detail=`) and in the fleet's failure envelopes.
-        var name: String {
+        /// Its name in `Cache-Status` (`detail=`), the access log and the fleet's failure envelopes.
+        var name: String { String(describing: literal) }
+
+        /// `name`, as the access log copies it without building a string.
+        var literal: StaticString {
             switch self {
             case .budgetExhausted: "budget-exhausted"
             case .clientShareSpent: "client-share-spent"
@@ -53,6 +56,11 @@ public enum CacheOutcome: Sendable, Equatable {
     /// Nothing usable was stored: amodb was asked (`fwdStatus` its status, if it answered),
     /// the answer `stored` or not, the request `collapsed` into another's fetch.
     case miss(fwdStatus: Int?, stored: Bool, collapsed: Bool, detail: MissDetail?)
+
+    /// Why a miss got no call, if it did not.
+    var missDetail: MissDetail? {
+        if case .miss(_, _, _, let detail) = self { detail } else { nil }
+    }
 
     /// The `Cache-Status` field value (RFC 9211 §2).
     public var cacheStatus: String {

@@ -229,6 +229,7 @@ public enum ConfigurationLoader {
             let home = given.stateHome
         {
             configuration.stateDirectory = home + "/amodb-proxy/port-\(configuration.port)"
+            configuration.stateDirectoryIsDefault = true
         }
         try applyRedisTLS(to: &configuration)
         try applyRedisSentinels(to: &configuration)

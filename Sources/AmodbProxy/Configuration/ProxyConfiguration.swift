@@ -111,6 +111,9 @@ public struct ProxyConfiguration: Sendable {
     /// Where what must survive a restart is kept (`AMODB_STATE_DIR`): the calls to amodb of
     /// the last minute (`CallLedger`). `nil`: memory only (a restart forgets them).
     public var stateDirectory: String?
+    /// Whether `stateDirectory` is the loader's default rather than the operator's choice:
+    /// a default that cannot be used is warned of, a chosen one stops the proxy.
+    package var stateDirectoryIsDefault = false
 
     public init() {}
 

@@ -6,15 +6,15 @@ import Synchronization
 /// This replica's link to the Redis that replicas share (`AMODB_REDIS_URL`): every Redis
 /// call of the proxy goes through `call`, which times it, counts failures and tells when
 /// an outage starts (one warning) and ends (one note). A heartbeat keeps this replica in
-/// the fleet's roster (`ReplicaRoster`, one sorted set) and counts the live replicas, so
-/// that while Redis is down each replica knows its fair share of the key's rate limit;
-/// then it runs what others asked to do once a beat (`onEveryBeat`).
+/// the fleet's roster (`ReplicaRoster`, one sorted set), counts the live replicas (the
+/// metrics, the status page, a fleet larger than `AMODB_FLEET_SIZE`) and runs what others asked to do once a beat (`onEveryBeat`: the budget's check of the
+/// fleet's window).
 ///
-/// Redis is an optimisation, never a dependency: a failed call returns `nil`, and once
-/// Redis is declared lost (`outageStart`) the caller does what a lone replica would, within
-/// what the budget allows then. One slow command is not an outage: Redis is lost after
+/// Redis is an optimisation, never a dependency: a failed call returns `nil`, and the caller
+/// does what it can without Redis (the budget: only this replica's outage reserve). The
+/// outage is declared (`outageStart`, for the log, `/readyz` and the metrics) after
 /// `failuresForOutage` failures in a row spanning `outageSpan` seconds with no success, or
-/// when no first reply came within `outageSpan` of the start.
+/// when no first reply came within `outageSpan` of the start: one slow command is none.
 final class RedisLink: Sendable {
     /// Whether Redis answered the last call.
     private enum Health {
@@ -37,6 +37,10 @@ final class RedisLink: Sendable {
         var recentCounts: [Int] = []
         /// Work run after every beat.
         var everyBeat: [@Sendable () async -> Void] = []
+        /// The server's `maxmemory-policy` when it may evict the budget's keys (`allkeys-*`).
+        var evictingPolicy: String?
+        /// When the policy was last asked (the clock's seconds).
+        var policyAsked: Double?
         var heartbeat: Task<Void, Never>?
         var listener: Task<Void, Never>?
     }
@@ -190,7 +194,7 @@ final class RedisLink: Sendable {
         guard declared else { return }
         // RedisError never carries the password; the endpoint's description redacts it.
         logger.warning(
-            "redis unreachable: serving from memory, fetching within this replica's part of the budget",
+            "redis unreachable: serving from memory; calls to amodb only from this replica's outage reserve",
             [
                 "redis": "\(client.configuration.endpoint)", "problem": lastProblem.withLock { $0 },
                 "replicas": String(replicas),
@@ -266,8 +270,40 @@ final class RedisLink: Sendable {
                 state.recentCounts.append(state.replicas)
                 if state.recentCounts.count > Self.beatsPerLifetime { state.recentCounts.removeFirst() }
             }
+            await askEvictionPolicy()
         }
         for work in state.withLock({ $0.everyBeat }) { await work() }
+    }
+
+    /// How often the server's eviction policy is asked again, in seconds.
+    static let policyInterval: Double = 60
+
+    /// Asks the server's `maxmemory-policy` (once a minute): an `allkeys-*` policy may evict
+    /// the budget's keys, which the budget detects and pays for with a window of reserve
+    /// only, so the operator is told (once per policy, and in `/readyz`). A server that
+    /// refuses `CONFIG` (many managed services) is not asked again and nothing is said.
+    private func askEvictionPolicy() async {
+        let now = clock.now()
+        let due = state.withLock { state -> Bool in
+            guard state.policyAsked.map({ now - $0 >= Self.policyInterval }) ?? true else { return false }
+            state.policyAsked = now
+            return true
+        }
+        guard due else { return }
+        guard let reply = try? await client.send(["CONFIG", "GET", "maxmemory-policy"]) else {
+            state.withLock { $0.policyAsked = .infinity }
+            return
+        }
+        guard case .array(let fields) = reply, fields.count == 2, let policy = fields[1].string else { return }
+        let evicting = policy.hasPrefix("allkeys-") ? policy : nil
+        let changed = state.withLock { state -> Bool in
+            defer { state.evictingPolicy = evicting }
+            return state.evictingPolicy != evicting
+        }
+        guard changed, let evicting else { return }
+        logger.warning(
+            "redis may evict the budget's keys (maxmemory-policy \(evicting)): each eviction pauses calls to amodb for a minute (the outage reserve only); set maxmemory-policy to volatile-lru or volatile-lfu",
+            ["redis": "\(client.configuration.endpoint)", "maxmemory_policy": evicting])
     }
 
     private func record(_ started: ContinuousClock.Instant) {
@@ -287,8 +323,13 @@ final class RedisLink: Sendable {
     /// What `/readyz` adds while an outage is declared: `,"redis":"unreachable: <why>"`
     /// (the reason never carries the password); nothing while Redis answers.
     var readinessDetail: String {
-        guard outageStart() != nil else { return "" }
-        return #","redis":"# + JSONText.quoted("unreachable: " + lastProblem.withLock { $0 })
+        let policy = state.withLock { $0.evictingPolicy }
+        let eviction =
+            policy.map {
+                #","redis_eviction":"# + JSONText.quoted("maxmemory-policy \($0) may evict the budget's keys")
+            } ?? ""
+        guard outageStart() != nil else { return eviction }
+        return #","redis":"# + JSONText.quoted("unreachable: " + lastProblem.withLock { $0 }) + eviction
     }
 
     /// Adds the Redis families to `/metrics`.
@@ -298,7 +339,7 @@ final class RedisLink: Sendable {
             [([], isUp ? 1 : 0)])
         out.gauge(
             "amodb_proxy_redis_outage",
-            "1 while Redis is declared lost (failures spanning a second): the replica spends only its part of the limit.",
+            "1 while Redis is declared lost (failures spanning a second): the replica calls amodb only from its outage reserve.",
             [([], outageStart() == nil ? 0 : 1)])
         out.gauge(
             "amodb_proxy_redis_certificate_rejected",

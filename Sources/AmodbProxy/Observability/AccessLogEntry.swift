@@ -31,6 +31,9 @@ struct AccessLogEntry: Sendable {
     /// The verified user who called: a short keyed hash of the ID token's issuer and
     /// subject (`UserIdentity.logName`), never the subject; `nil` for anyone else.
     var user: String?
+    /// Why a miss got no call (`Cache-Status`'s `detail`: a spent budget, a client's spent
+    /// share, calls paused because Redis is unreachable or the fleet's budget was lost); `nil` otherwise.
+    var detail: StaticString? = nil
 
     /// Most bytes the fields take: the method, path, key, client and user escaped byte by byte,
     /// and 512 for the rest (names, punctuation, the time, the labels and three numbers take under 300).
@@ -96,6 +99,11 @@ struct AccessLogEntry: Sendable {
             line.put(#","user":"#)
             line.put(quoting: user)
         }
+        if let detail {
+            line.put(#","detail":""#)
+            line.put(detail)
+            line.put(UInt8(ascii: "\""))
+        }
     }
 
     /// Writes every field after the time one at a time, in either format.
@@ -111,6 +119,7 @@ struct AccessLogEntry: Sendable {
         line.label("encoding", encoding.literal)
         line.text("client", client)
         if let user { line.text("user", user) }
+        if let detail { line.label("detail", detail) }
     }
 }
 

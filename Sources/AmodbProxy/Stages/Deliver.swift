@@ -77,7 +77,8 @@ final class Deliver: Sendable {
                 AccessLogEntry(
                     method: facts.method, route: facts.route, path: facts.loggedPath, key: facts.key,
                     status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding,
-                    client: facts.address, user: facts.user.map { String($0.logName) }))
+                    client: facts.address, user: facts.user.map { String($0.logName) },
+                    detail: outcome?.missDetail?.literal))
         }
         // Moved out: a plain `return` copied the response (a retain of each buffer) and
         // destroyed the local after.

@@ -75,8 +75,10 @@ final class Fill: Sendable {
                     return .failed(.noCall(.clientShareSpent, retryAfter: retryAfter))
                 case .paused(let reason, let retryAfter):
                     statistics.count(.budgetDenial)
-                    statistics.count(Self.counter(of: reason))
-                    if priority == .miss { statistics.count(.missRefused, route: request.route) }
+                    if priority == .miss {
+                        statistics.count(Self.counter(of: reason))
+                        statistics.count(.missRefused, route: request.route)
+                    }
                     return .failed(.noCall(.paused(reason), retryAfter: retryAfter))
                 }
             }
