@@ -1,5 +1,7 @@
+import AmodbRedis
 public import AmodbSandbox
 public import AmodbTestSupport
+import Foundation
 
 /// Plays a `ChaosSchedule` on a real Redis, replicas that are child processes and the
 /// stand-in amodb, noting each fault in the timeline as it really starts and ends.
@@ -14,12 +16,18 @@ public struct ChaosFaultPlayer: Sendable {
     public var replicas: [ProxyReplica]
     public var amodb: AmodbSandbox
     public var timeline: ChaosTimeline
+    /// Each replica's own link to Redis, in the replicas' order (empty: none to cut).
+    public var links: [TCPRelay]
 
-    public init(redis: RedisServer?, replicas: [ProxyReplica], amodb: AmodbSandbox, timeline: ChaosTimeline) {
+    public init(
+        redis: RedisServer?, replicas: [ProxyReplica], amodb: AmodbSandbox, timeline: ChaosTimeline,
+        links: [TCPRelay] = []
+    ) {
         self.redis = redis
         self.replicas = replicas
         self.amodb = amodb
         self.timeline = timeline
+        self.links = links
     }
 
     /// Plays every fault of `schedule`, offsets counted from the timeline's start; returns
@@ -80,6 +88,49 @@ public struct ChaosFaultPlayer: Sendable {
             redis?.resume()
             timeline.note("redis resumed (SIGCONT)")
             await waitUntilListening(replica)
+        case .linkStall(let index, let length), .linkRefuse(let index, let length):
+            guard links.indices.contains(index) else { return }
+            let stall = if case .linkStall = fault { true } else { false }
+            links[index].set(stall ? .stalled : .refusing)
+            timeline.note(
+                "\(replicas[index].name)'s link to redis \(stall ? "stalled" : "refusing") for \(ChaosTimeline.shown(length))"
+            )
+            try? await Task.sleep(for: length)
+            links[index].set(.open)
+            timeline.note("\(replicas[index].name)'s link to redis open again")
+        case .budgetKeyDeleted(let key):
+            await redisCommand(["DEL", .bulk("amodb-proxy:budget:" + key)], "DEL amodb-proxy:budget:\(key)")
+        case .redisOlderSnapshot(let length):
+            guard let redis else { return }
+            await redisCommand(["SAVE"], "redis SAVE (the snapshot)")
+            try? await Task.sleep(for: length)
+            timeline.note("redis killed, restarting from the snapshot saved \(ChaosTimeline.shown(length)) ago")
+            do {
+                try await redis.restart()
+                timeline.note("redis ready again, from the older snapshot")
+            } catch {
+                timeline.note("redis did not start again: \(error)")
+            }
+            // Later restarts are empty again.
+            try? FileManager.default.removeItem(atPath: redis.snapshotPath)
+        case .redisEviction:
+            await evictBudgetCalls()
+        case .burstKillFlush(let index, let downtime):
+            let replica = replicas[index]
+            let sent = await burst(on: replica, count: 8)
+            await replica.kill()
+            await redisCommand(["FLUSHALL"], "\(replica.name) burst \(sent) cold paths, was killed, redis FLUSHALL")
+            try? await Task.sleep(for: downtime)
+            await start(replica)
+        case .replicaRestartedTwice(let gap):
+            let replica = replicas[0]
+            await replica.kill()
+            timeline.note("\(replica.name) killed (SIGKILL), starting again at once")
+            await start(replica)
+            try? await Task.sleep(for: gap)
+            await replica.terminate()
+            timeline.note("\(replica.name) stopped (SIGTERM), starting again at once")
+            await start(replica)
         case .amodbRefusal(let length, let retryAfter):
             amodb.script("*", .rateLimited(retryAfter: retryAfter))
             timeline.note(
@@ -87,6 +138,73 @@ public struct ChaosFaultPlayer: Sendable {
             try? await Task.sleep(for: length)
             amodb.clearScripts()
             timeline.note("amodb answers as usual again")
+        }
+    }
+
+    /// Sends `command` to Redis and notes `what` (or why it failed).
+    private func redisCommand(_ command: [RedisValue], _ what: String) async {
+        guard let redis else { return }
+        do {
+            try await withRedisClient(redis.configuration()) { client in _ = try await client.send(command) }
+            timeline.note(what)
+        } catch {
+            timeline.note("\(what) failed: \(error)")
+        }
+    }
+
+    /// Limits Redis's memory with `allkeys-lru` and writes filler keys until the budget's
+    /// calls are evicted; then lifts the limit and removes the filler.
+    private func evictBudgetCalls() async {
+        guard let redis else { return }
+        do {
+            try await withRedisClient(redis.configuration()) { client in
+                let info = try await client.send(["INFO", "memory"]).string ?? ""
+                let used =
+                    info.split(separator: "\r\n").first { $0.hasPrefix("used_memory:") }
+                    .flatMap { Int($0.dropFirst("used_memory:".count)) } ?? 1_000_000
+                _ = try await client.send(["CONFIG", "SET", "maxmemory", .bulk(String(used + 2_000_000))])
+                _ = try await client.send(["CONFIG", "SET", "maxmemory-policy", "allkeys-lru"])
+                let filler = RedisValue.bulk(String(repeating: "x", count: 4_000))
+                var written = 0
+                while written < 20_000, try await client.send(["EXISTS", "amodb-proxy:budget:calls"]).integer == 1 {
+                    _ = try? await client.send(["SET", .bulk("chaos:filler:\(written)"), filler])
+                    written += 1
+                }
+                let evicted = try await client.send(["EXISTS", "amodb-proxy:budget:calls"]).integer == 0
+                _ = try await client.send(["CONFIG", "SET", "maxmemory", "0"])
+                _ = try await client.send(["CONFIG", "SET", "maxmemory-policy", "noeviction"])
+                for start in stride(from: 0, to: written, by: 500) {
+                    let keys = (start..<min(written, start + 500)).map { RedisValue.bulk("chaos:filler:\($0)") }
+                    _ = try await client.send(["DEL"] + keys)
+                }
+                timeline.note(
+                    "redis under maxmemory with allkeys-lru: \(written) filler keys, the budget's calls \(evicted ? "evicted" : "still there")"
+                )
+            }
+        } catch {
+            timeline.note("redis eviction failed: \(error)")
+        }
+    }
+
+    /// `count` cold paths (ids amodb does not have: each one a call) sent at once to `replica`;
+    /// returns how many were answered.
+    private func burst(on replica: ProxyReplica, count: Int) async -> Int {
+        guard let port = replica.endpoint?.port else { return 0 }
+        let base = Int.random(in: 10_000_000..<90_000_000)
+        return await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    (try? await offloaded {
+                        let connection = try RawHTTPConnection(port: port, timeout: 5)
+                        defer { connection.close() }
+                        try connection.send(
+                            "GET /3/movie/\(base + index) HTTP/1.1\r\nHost: amodb-proxy.test\r\nConnection: close\r\n\r\n"
+                        )
+                        return try connection.readResponse() != nil
+                    }) ?? false
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
     }
 

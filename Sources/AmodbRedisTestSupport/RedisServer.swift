@@ -158,13 +158,18 @@ public final class RedisServer: Sendable {
         await process?.terminate()
     }
 
-    /// Starts the server again on the same port, empty (nothing is persisted).
-    public func restart() async throws {
+    /// Starts the server again on the same port: empty (nothing is persisted), unless a
+    /// `SAVE` wrote a snapshot, which it loads; `fromSnapshot: false` removes that first.
+    public func restart(fromSnapshot: Bool = true) async throws {
         await stop()
+        if !fromSnapshot { try? FileManager.default.removeItem(at: directory.appendingPathComponent("dump.rdb")) }
         let process = try await RunningProcess.launch(
             port: port, directory: directory, settings: arguments, mode: mode)
         running.withLock { $0 = process }
     }
+
+    /// Where a `SAVE` writes its snapshot, which a restart loads.
+    public var snapshotPath: String { directory.appendingPathComponent("dump.rdb").path }
 
     /// Freezes the server (SIGSTOP): the kernel still accepts connections, nothing answers.
     public func pause() {

@@ -22,6 +22,23 @@ public struct ChaosSchedule: Sendable {
         case replicaStartDuringRedisPause(replica: Int, pause: Duration)
         /// amodb answers every call with 429 and `Retry-After: retryAfter` for this long.
         case amodbRefusal(Duration, retryAfter: Int)
+        /// One replica's own link to Redis stalls (bytes held, connections open) for this
+        /// long, while the others' work: a partition of that replica alone.
+        case linkStall(replica: Int, Duration)
+        /// One replica's own link to Redis refuses every connection for this long.
+        case linkRefuse(replica: Int, Duration)
+        /// One of the budget's keys deleted (`DEL`): `state` or `calls`.
+        case budgetKeyDeleted(String)
+        /// Redis `SAVE`d, more calls for this long, then restarted from the saved `dump.rdb`.
+        case redisOlderSnapshot(Duration)
+        /// `maxmemory` with `allkeys-lru`, and filler keys until the budget's calls are evicted.
+        case redisEviction
+        /// A burst of cold paths on a replica, then the replica killed and Redis flushed in
+        /// the same second; the replica started again after `downtime`.
+        case burstKillFlush(replica: Int, downtime: Duration)
+        /// A lone replica killed (SIGKILL), started again, then stopped (SIGTERM) and
+        /// started again, within a minute: `gap` between the two.
+        case replicaRestartedTwice(gap: Duration)
 
         /// Whether it plays on amodb's track rather than the infrastructure's.
         public var isAmodbs: Bool {
@@ -39,6 +56,18 @@ public struct ChaosSchedule: Sendable {
                 "replica \(replica) killed and started again while redis is paused for \(ChaosTimeline.shown(pause))"
             case .amodbRefusal(let length, let retryAfter):
                 "amodb answers 429 (Retry-After: \(retryAfter)) for \(ChaosTimeline.shown(length))"
+            case .linkStall(let replica, let length):
+                "replica \(replica)'s link to redis stalled for \(ChaosTimeline.shown(length))"
+            case .linkRefuse(let replica, let length):
+                "replica \(replica)'s link to redis refused for \(ChaosTimeline.shown(length))"
+            case .budgetKeyDeleted(let key): "DEL of the budget's \(key) key"
+            case .redisOlderSnapshot(let length):
+                "redis SAVEd, \(ChaosTimeline.shown(length)) more, restarted from the older snapshot"
+            case .redisEviction: "redis evicts the budget's calls (maxmemory, allkeys-lru, filler keys)"
+            case .burstKillFlush(let replica, let downtime):
+                "replica \(replica) bursts, is killed, redis FLUSHALL in the same second; back after \(ChaosTimeline.shown(downtime))"
+            case .replicaRestartedTwice(let gap):
+                "the replica killed and started again, then stopped and started again \(ChaosTimeline.shown(gap)) later"
             }
         }
     }
@@ -53,12 +82,23 @@ public struct ChaosSchedule: Sendable {
     public let entries: [Entry]
 
     /// The faults for a run of `length` over `replicas` replicas: Redis and replica faults
-    /// when `redis` is set (a fleet), amodb's refusals always. No fault starts in the first
-    /// 3 s (the clients' first requests find a healthy fleet) or lasts into the last 8 s.
+    /// when `redis` is set (a fleet), a lone replica's restarts otherwise, amodb's refusals
+    /// always. No fault starts in the first 3 s (the clients' first requests find a healthy
+    /// fleet) or lasts into the last 8 s.
     public init(seed: UInt64, length: Duration, replicas: Int, redis: Bool) {
         var generator = SplitMix64(seed: seed)
         let end = length - .seconds(8)
         var entries: [Entry] = []
+        if !redis {
+            // Killed and restarted twice within a minute, once or twice a run.
+            var offset = Self.uniform(8.0...20.0, &generator)
+            while true {
+                let fault = Fault.replicaRestartedTwice(gap: Self.uniform(4.0...15.0, &generator))
+                guard offset + Self.nominalLength(of: fault) <= end else { break }
+                entries.append(Entry(offset: offset, fault: fault))
+                offset += Self.nominalLength(of: fault) + Self.uniform(20.0...40.0, &generator)
+            }
+        }
         if redis {
             var firstRound = Self.infrastructureKinds
             generator.shuffle(&firstRound)
@@ -84,7 +124,8 @@ public struct ChaosSchedule: Sendable {
 
     /// The kinds on the infrastructure track.
     private enum Kind: CaseIterable {
-        case pause, flush, restart, kill, startDuringPause
+        case pause, flush, restart, kill, startDuringPause, linkStall, linkRefuse, keyDeleted, olderSnapshot,
+            eviction, burstKillFlush
     }
 
     private static let infrastructureKinds = Kind.allCases
@@ -92,7 +133,8 @@ public struct ChaosSchedule: Sendable {
     /// Short pauses are the common case (a slow fork, a busy host); kills and restarts rarer.
     private static func weightedKind(_ generator: inout SplitMix64) -> Kind {
         let weights: [(Kind, Double)] = [
-            (.pause, 5), (.flush, 1.5), (.restart, 1.5), (.kill, 2), (.startDuringPause, 1.5),
+            (.pause, 5), (.flush, 1.5), (.restart, 1.5), (.kill, 2), (.startDuringPause, 1.5), (.linkStall, 2),
+            (.linkRefuse, 1), (.keyDeleted, 1), (.olderSnapshot, 1), (.eviction, 0.5), (.burstKillFlush, 1),
         ]
         var pick = generator.unit() * weights.reduce(0) { $0 + $1.1 }
         for (kind, weight) in weights {
@@ -111,6 +153,13 @@ public struct ChaosSchedule: Sendable {
             .replicaKill(replica: generator.below(replicas), downtime: uniform(0.5...4.0, &generator))
         case .startDuringPause:
             .replicaStartDuringRedisPause(replica: generator.below(replicas), pause: pause(&generator))
+        case .linkStall: .linkStall(replica: generator.below(replicas), uniform(2.0...12.0, &generator))
+        case .linkRefuse: .linkRefuse(replica: generator.below(replicas), uniform(2.0...8.0, &generator))
+        case .keyDeleted: .budgetKeyDeleted(generator.below(2) == 0 ? "state" : "calls")
+        case .olderSnapshot: .redisOlderSnapshot(uniform(2.0...6.0, &generator))
+        case .eviction: .redisEviction
+        case .burstKillFlush:
+            .burstKillFlush(replica: generator.below(replicas), downtime: uniform(0.5...3.0, &generator))
         }
     }
 
@@ -124,9 +173,10 @@ public struct ChaosSchedule: Sendable {
     private static func nominalLength(of fault: Fault) -> Duration {
         switch fault {
         case .redisPause(let length), .replicaKill(_, let length), .replicaStartDuringRedisPause(_, let length),
-            .amodbRefusal(let length, _):
+            .amodbRefusal(let length, _), .linkStall(_, let length), .linkRefuse(_, let length),
+            .redisOlderSnapshot(let length), .burstKillFlush(_, let length), .replicaRestartedTwice(let length):
             length
-        case .redisFlush, .redisRestart: .zero
+        case .redisFlush, .redisRestart, .budgetKeyDeleted, .redisEviction: .zero
         }
     }
 

@@ -99,6 +99,23 @@ public final class ProxyReplica: Sendable {
         state.withLock { $0.earlierLives += lines + ["(\(name) killed here)"] }
     }
 
+    /// Stops the process with SIGTERM (it drains and exits as on a redeploy) and waits for it.
+    public func terminate() async {
+        let process = state.withLock { state -> ChildProcess? in
+            state.port = nil
+            state.generation += 1
+            defer { state.process = nil }
+            return state.process
+        }
+        guard let process else { return }
+        process.kill(SIGTERM)
+        _ = try? await offloaded { process.waitUntilExit() }
+        let output = process.standardError
+        _ = await eventually(within: 2) { output?.isFinished ?? true }
+        let lines = output?.lines ?? []
+        state.withLock { $0.earlierLives += lines + ["(\(name) stopped here)"] }
+    }
+
     /// The event log lines (JSON) of every life so far, oldest first, a kill marked between
     /// two lives: what a report shows of what the replica saw.
     public var eventLog: [String] {

@@ -12,8 +12,11 @@ import Testing
 /// SIGKILL that loses its memory; amodb is the stand-in, which records the instant of every
 /// call it receives, refused or not, and is counted in every sliding window, not in fixed
 /// minutes. Faults come from a seeded schedule (`CHAOS_SEED`, else a random seed, printed):
-/// Redis paused for 50 ms to 3 s (also while a replica starts), flushed, restarted empty;
-/// replicas killed and started again; amodb answering 429 to everything for a while. Each
+/// Redis paused for 50 ms to 3 s (also while a replica starts), flushed, restarted empty,
+/// restarted from an older snapshot, a budget key deleted or evicted; one replica's own link
+/// to Redis stalled or refused while the others' work; replicas killed and started again
+/// (one right after a burst, with Redis flushed in the same second; a lone replica twice
+/// within a minute, each with its ledger); amodb answering 429 to everything for a while. Each
 /// client request must be answered 200 (404 for an id amodb does not have), or 429 or 503
 /// with `Retry-After`, within its deadline; a request whose replica was killed under it is
 /// retried once on another, as a load balancer would (and excused if that one is killed
@@ -43,10 +46,16 @@ struct BudgetChaosTests {
         try await withServer(amodb) { amodb in
             try await withRedisServer { redis in
                 let binary = try ProxyBinary()
-                var environment = Self.environment(amodb: amodb, fleetSize: 3)
-                environment["AMODB_REDIS_URL"] = "redis://127.0.0.1:\(redis.port)/0"
-                let replicas = (0..<3).map {
-                    ProxyReplica(name: "replica \($0)", binary: binary, environment: environment)
+                // Each replica reaches Redis through a link of its own, which the schedule cuts,
+                // and keeps its ledger in a directory of its own, as an operator's volumes would.
+                let links = try (0..<3).map { _ in try TCPRelay(to: redis.port) }
+                let states = StateDirectories(3)
+                defer { states.remove() }
+                let replicas = (0..<3).map { index in
+                    var environment = Self.environment(amodb: amodb, fleetSize: 3)
+                    environment["AMODB_REDIS_URL"] = "redis://127.0.0.1:\(links[index].port)/0"
+                    environment["AMODB_STATE_DIR"] = states[index]
+                    return ProxyReplica(name: "replica \(index)", binary: binary, environment: environment)
                 }
                 try await Self.withRunning(replicas) {
                     // Each sees the other two and Redis: the run starts from a healthy fleet.
@@ -54,8 +63,9 @@ struct BudgetChaosTests {
                     try #require(healthy, "the replicas did not see each other and Redis within 30 s")
                     try await Self.run(
                         "three replicas", seed: seed, length: .seconds(150), replicas: replicas, redis: redis,
-                        amodb: amodb, workers: 8)
+                        amodb: amodb, workers: 8, links: links)
                 }
+                for link in links { await link.shutdown() }
             }
         }
     }
@@ -66,8 +76,11 @@ struct BudgetChaosTests {
         print("BudgetChaosTests: one replica, seed \(seed) (\(Self.seedSource))")
         let amodb = try Self.startAmodb()
         try await withServer(amodb) { amodb in
-            let replica = ProxyReplica(
-                name: "replica 0", binary: try ProxyBinary(), environment: Self.environment(amodb: amodb, fleetSize: 1))
+            let states = StateDirectories(1)
+            defer { states.remove() }
+            var environment = Self.environment(amodb: amodb, fleetSize: 1)
+            environment["AMODB_STATE_DIR"] = states[0]
+            let replica = ProxyReplica(name: "replica 0", binary: try ProxyBinary(), environment: environment)
             try await Self.withRunning([replica]) {
                 try await Self.run(
                     "one replica", seed: seed, length: .seconds(90), replicas: [replica], redis: nil, amodb: amodb,
@@ -99,17 +112,28 @@ struct BudgetChaosTests {
         #expect(first.entries.contains { $0.fault == .redisRestart })
         #expect(first.entries.contains { if case .replicaKill = $0.fault { true } else { false } })
         #expect(first.entries.contains { if case .replicaStartDuringRedisPause = $0.fault { true } else { false } })
+        #expect(first.entries.contains { if case .linkStall = $0.fault { true } else { false } })
+        #expect(first.entries.contains { if case .linkRefuse = $0.fault { true } else { false } })
+        #expect(first.entries.contains { if case .budgetKeyDeleted = $0.fault { true } else { false } })
+        #expect(first.entries.contains { if case .redisOlderSnapshot = $0.fault { true } else { false } })
+        #expect(first.entries.contains { $0.fault == .redisEviction })
+        #expect(first.entries.contains { if case .burstKillFlush = $0.fault { true } else { false } })
         #expect(first.entries.contains { $0.fault.isAmodbs })
         #expect(first.entries.allSatisfy { $0.offset >= .seconds(3) && $0.offset <= .seconds(142) })
         let alone = ChaosSchedule(seed: 7, length: .seconds(90), replicas: 1, redis: false)
-        #expect(!alone.entries.isEmpty && alone.entries.allSatisfy { $0.fault.isAmodbs })
+        #expect(alone.entries.contains { $0.fault.isAmodbs })
+        #expect(alone.entries.contains { if case .replicaRestartedTwice = $0.fault { true } else { false } })
+        #expect(
+            alone.entries.allSatisfy {
+                if case .replicaRestartedTwice = $0.fault { true } else { $0.fault.isAmodbs }
+            })
     }
 
     /// Plays the seed's faults and its clients' requests for `length`, then judges what amodb
     /// received and what the clients got; prints the summary, and on failure the timeline.
     private static func run(
         _ name: String, seed: UInt64, length: Duration, replicas: [ProxyReplica], redis: RedisServer?,
-        amodb: AmodbSandbox, workers: Int
+        amodb: AmodbSandbox, workers: Int, links: [TCPRelay] = []
     ) async throws {
         let schedule = ChaosSchedule(seed: seed, length: length, replicas: replicas.count, redis: redis != nil)
         let traffic = ChaosTraffic(
@@ -117,7 +141,7 @@ struct BudgetChaosTests {
         let timeline = ChaosTimeline()
         timeline.note(
             "clients start: \(workers) at a time, \(traffic.clients) addresses; \(schedule.entries.count) faults")
-        let player = ChaosFaultPlayer(redis: redis, replicas: replicas, amodb: amodb, timeline: timeline)
+        let player = ChaosFaultPlayer(redis: redis, replicas: replicas, amodb: amodb, timeline: timeline, links: links)
         async let sent = traffic.run(seed: seed, for: length, replicas: replicas)
         await player.play(schedule)
         let requests = try await sent
@@ -269,5 +293,21 @@ struct BudgetChaosTests {
     private static var seedFromEnvironment: UInt64? {
         guard let text = ProcessInfo.processInfo.environment["CHAOS_SEED"] else { return nil }
         return text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+    }
+}
+
+/// Temporary state directories (`AMODB_STATE_DIR`), one per replica, kept across its lives.
+struct StateDirectories {
+    private let paths: [String]
+
+    init(_ count: Int) {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("amodb-state-\(UUID().uuidString)")
+        paths = (0..<count).map { base.appendingPathComponent("replica-\($0)").path }
+    }
+
+    subscript(index: Int) -> String { paths[index] }
+
+    func remove() {
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
 }

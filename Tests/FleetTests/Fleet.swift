@@ -16,17 +16,28 @@ final class Fleet: ScopedServer {
     let upstream: ScriptedUpstream
 
     /// Starts `count` replicas sharing `redis` under `prefix`; `adjust` may change each one's configuration.
-    /// `clock`: every replica's (a test moves a `ManualClock` past an outage's closed window).
-    init(
+    /// `clock`: every replica's (a test moves a `ManualClock` past a reserve's window).
+    convenience init(
         _ count: Int, redis: RedisConfiguration, upstream: ScriptedUpstream, prefix: String = "amodb-proxy:",
         clock: any ProxyClock = SystemClock(), adjust: (inout ProxyConfiguration) -> Void = { _ in }
+    ) throws {
+        try self.init(
+            count, redisOf: { _ in redis }, upstream: upstream, prefix: prefix, clockOf: { _ in clock }, adjust: adjust)
+    }
+
+    /// Starts `count` replicas, replica `index` reaching Redis by `redisOf(index)` (its own
+    /// link, which a test may cut) and reading `clockOf(index)` (a clock set ahead).
+    init(
+        _ count: Int, redisOf: (Int) -> RedisConfiguration, upstream: ScriptedUpstream,
+        prefix: String = "amodb-proxy:", clockOf: (Int) -> any ProxyClock,
+        adjust: (inout ProxyConfiguration) -> Void = { _ in }
     ) throws {
         self.upstream = upstream
         var replicas: [ProxyHarness] = []
         var logs: [LogCapture] = []
-        for _ in 0..<count {
+        for index in 0..<count {
             var configuration = ProxyHarness.configuration()
-            configuration.redis = redis
+            configuration.redis = redisOf(index)
             configuration.redisPrefix = prefix
             configuration.clientUpstreamShare = 1  // every request comes from 127.0.0.1
             adjust(&configuration)
@@ -34,7 +45,7 @@ final class Fleet: ScopedServer {
             logs.append(log)
             replicas.append(
                 try ProxyHarness(
-                    configuration: configuration, fetcher: upstream, clock: clock,
+                    configuration: configuration, fetcher: upstream, clock: clockOf(index),
                     logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink)))
         }
         self.replicas = replicas
@@ -47,20 +58,27 @@ final class Fleet: ScopedServer {
     /// Requests every replica has counted as misses (led, joined or refused).
     var misses: Int { replicas.reduce(0) { $0 + $1.proxy.statistics.value(.miss) } }
 
-    /// Whether every replica sees all of them alive and Redis up.
-    func allSeeEachOther() async -> Bool {
-        await sightings().allSatisfy { $0.replicas == Double(replicas.count) && $0.redisUp == 1 }
+    /// Whether every replica sees all of them alive and Redis up, and the fleet's window
+    /// grants (a new fleet's settles for a moment first).
+    /// `settled: false`: whether or not the window grants (one lost pauses for a minute).
+    func allSeeEachOther(settled: Bool = true) async -> Bool {
+        await sightings().allSatisfy {
+            $0.replicas == Double(replicas.count) && $0.redisUp == 1 && (!settled || $0.paused == 0)
+        }
     }
 
     /// Waits until every replica sees all of them alive and Redis up; records what each saw
     /// last when they do not within `seconds`. The wait is long because a green run must not
     /// depend on how busy the machine is (the whole suite shares two cores); it costs
     /// nothing once they see each other.
-    func seeEachOther(within seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
-        if await eventually(within: seconds, { await allSeeEachOther() }) { return true }
+    func seeEachOther(
+        within seconds: Double = 30, settled: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Bool {
+        if await eventually(within: seconds, { await allSeeEachOther(settled: settled) }) { return true }
         let seen = await sightings().enumerated().map { index, sighting in
             "replica \(index): replicas \(sighting.replicas.map { "\($0)" } ?? "no answer"), "
-                + "redis up \(sighting.redisUp.map { "\($0)" } ?? "no answer")"
+                + "redis up \(sighting.redisUp.map { "\($0)" } ?? "no answer"), "
+                + "budget paused \(sighting.paused.map { "\($0)" } ?? "no answer")"
         }
         Issue.record(
             "the replicas did not all see each other within \(seconds) s: \(seen)", sourceLocation: sourceLocation)
@@ -68,14 +86,19 @@ final class Fleet: ScopedServer {
     }
 
     /// What each replica's `/metrics` says of the fleet (`nil`: no answer).
-    private func sightings() async -> [(replicas: Double?, redisUp: Double?)] {
-        var seen: [(replicas: Double?, redisUp: Double?)] = []
+    private func sightings() async -> [(replicas: Double?, redisUp: Double?, paused: Double?)] {
+        var seen: [(replicas: Double?, redisUp: Double?, paused: Double?)] = []
         for replica in replicas {
             let samples = try? await replica.metrics()
+            let paused = samples.map { samples in
+                PauseReason.allCases.reduce(0.0) {
+                    $0 + ((try? samples.value("amodb_proxy_budget_paused", ["reason": $1.rawValue])) ?? 0)
+                }
+            }
             seen.append(
                 (
                     samples.flatMap { try? $0.value("amodb_proxy_replicas") },
-                    samples.flatMap { try? $0.value("amodb_proxy_redis_up") }
+                    samples.flatMap { try? $0.value("amodb_proxy_redis_up") }, paused
                 ))
         }
         return seen
@@ -107,7 +130,8 @@ enum RedisTransport: String, CaseIterable, Sendable, CustomTestStringConvertible
     var testDescription: String { rawValue }
 }
 
-/// Runs `body` with a fresh redis-server and `count` replicas over it and `upstream`.
+/// Runs `body` with a fresh redis-server and `count` replicas over it and `upstream`, once
+/// they see each other and the fleet's new window has settled (`seeEachOther`).
 func withFleet(
     _ count: Int,
     upstream: ScriptedUpstream = ScriptedUpstream(
@@ -121,6 +145,7 @@ func withFleet(
             try Fleet(count, redis: server.configuration(), upstream: upstream, clock: clock, adjust: adjust)
         ) {
             fleet in
+            #expect(await fleet.seeEachOther())
             try await body(fleet, server)
         }
     }

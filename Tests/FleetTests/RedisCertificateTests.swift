@@ -18,7 +18,11 @@ struct RedisCertificateTests {
         try await withRedisServer(tls: tls) { server in
             let fleet = try Fleet(
                 1, redis: server.configuration(),
-                upstream: ScriptedUpstream(fallback: RedisOutageTests.movie), adjust: { $0.missWait = 0 })
+                upstream: ScriptedUpstream(fallback: RedisOutageTests.movie),
+                adjust: {
+                    $0.missWait = 0
+                    $0.budgetReserve = 0
+                })
             try await withServer(fleet) { fleet in
                 // No first reply within a second of the start: the outage is declared.
                 #expect(
@@ -40,8 +44,10 @@ struct RedisCertificateTests {
                             $0.contains("redis unreachable") && $0.contains("certificate has expired")
                         }
                     })
-                // An outage's rule: nothing the fleet could already have spent is granted.
-                #expect(try await fleet[0].get("/3/movie/550").status == 503)
+                // An outage's rule: nothing from the fleet's window, and here no reserve.
+                let refused = try await fleet[0].get("/3/movie/550")
+                #expect(refused.status == 503)
+                #expect(refused.text.contains("Calls to amodb are paused: Redis is unreachable"), "\(refused.text)")
                 #expect(fleet.upstream.calls.isEmpty)
             }
         }

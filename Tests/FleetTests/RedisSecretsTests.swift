@@ -69,10 +69,12 @@ struct RedisSecretsTests {
             redis.endpoint.password = RedisPassword("a-wrong-password-42")
             let upstream = ScriptedUpstream(
                 fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
-            try await withServer(try Fleet(1, redis: redis, upstream: upstream)) { (fleet: Fleet) async throws in
+            try await withServer(try Fleet(1, redis: redis, upstream: upstream) { $0.budgetReserve = 0 }) {
+                (fleet: Fleet) async throws in
                 #expect(await eventually { fleet.logs[0].all.contains { $0.contains("redis unreachable") } })
                 let refused = try await fleet[0].get("/3/movie/550")
-                #expect(refused.status == 503 && refused.header("Retry-After") != nil, "no fresh share of its own")
+                #expect(refused.status == 503 && refused.header("Retry-After") != nil, "no reserve, no call")
+                #expect(refused.header("Cache-Status") == "amodb-proxy; fwd=miss; detail=redis-unreachable")
                 #expect(try await fleet[0].get("/readyz").status == 200)
                 #expect(
                     !fleet.logs[0].all.contains { $0.contains("a-wrong-password-42") || $0.contains("the-right-one") })

@@ -6,8 +6,8 @@ import Testing
 @testable import AmodbProxy
 
 /// Redis Sentinel: replicas find the master through the sentinels, follow a failover within
-/// seconds, and spend during it what an outage allows (nothing), so the key's limit holds
-/// across it. Real servers: a master, its replica, and one sentinel (quorum 1).
+/// seconds, and spend during it only their outage reserve (the new master's window is another
+/// Redis process's: lost, a minute of reserve only), so the key's limit holds across it. Real servers: a master, its replica, and one sentinel (quorum 1).
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(2)))
 struct RedisSentinelTests {

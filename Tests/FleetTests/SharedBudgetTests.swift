@@ -81,7 +81,7 @@ struct SharedBudgetTests {
             try await budget.complete("slow")
             let score = try #require(try await redis.send(["ZSCORE", .bulk(budget.callsKey), "slow"]).string)
             let time = try await redisMilliseconds(redis)
-            #expect(abs(time - Int64(Double(score)!)) < 200, "counted from when it came back")
+            #expect(abs(time - Int64(Double(score)!)) < 1_000, "counted from when it came back")
             // A call that came back after the window dropped it (a frozen replica) counts again.
             try await Task.sleep(for: .milliseconds(700))
             #expect(try await redis.send(["ZSCORE", .bulk(budget.callsKey), "slow"]).string == nil)
@@ -150,8 +150,10 @@ extension SharedBudgetTests {
                 return
             }
             #expect(wait > 60_000 && wait <= 62_000, "a window and a call's time: \(wait) ms")
-            // Any replica, new or not, is held too: the loss is marked in Redis.
+            // Any replica, new or not, is held too: the loss is marked in Redis, and a heartbeat says so.
             #expect(try await Replica(budget, name: "new").ask(.miss, "n0").isPausedAsLost)
+            let beat = try await budget.window(seen: replica.seen, replica: "test")
+            #expect(beat.pause == .lost && beat.wait > 60_000)
         }
     }
 
@@ -170,6 +172,7 @@ extension SharedBudgetTests {
             // Lost, and started again by a replica that remembers nothing...
             _ = try await redis.send(["FLUSHALL"])
             #expect(try await Replica(budget, name: "other").ask(.miss, "o0").isSettling)
+            #expect(try await budget.window(seen: .nothing, replica: "other").pause == .settling)
             // ...until one that saw the old window says so: lost from the new one's start.
             #expect(try await fresh.ask(.miss, "f2").isPausedAsLost)
         }
@@ -211,7 +214,7 @@ extension SharedBudgetTests {
                     Issue.record("not share-spent: \(decision)")
                     continue
                 }
-                #expect(wait > 59_000 && wait <= 60_000)
+                #expect(wait > 55_000 && wait <= 60_000)
             }
             #expect(try await budget.used() == 3, "a miss its share refused took no call")
             let other = try #require(budget.share(named: "ffee", calls: 3))
@@ -319,10 +322,10 @@ private final class Replica: @unchecked Sendable {
 }
 
 extension SharedBudget.Decision {
-    /// Denied for about `milliseconds` (within a second, on a loaded machine).
+    /// Denied for about `milliseconds` (within a few seconds, on a loaded machine).
     fileprivate func waitsAbout(_ milliseconds: Int64) -> Bool {
         guard case .denied(let wait) = self else { return false }
-        return wait <= milliseconds && wait > milliseconds - 1_000
+        return wait <= milliseconds && wait > milliseconds - 5_000
     }
 
     fileprivate var isPausedAsLost: Bool {
