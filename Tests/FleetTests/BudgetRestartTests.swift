@@ -135,7 +135,7 @@ struct BudgetRestartTests {
             let samples = try? PrometheusSamples(response.text)
         else { return false }
         let paused = ["redis_unreachable", "budget_lost", "budget_starting"].map {
-            (try? samples.value("amodb_proxy_budget_paused", ["reason": $0])) ?? 1
+            (try? samples.value("amodb_proxy_budget_paused", ["reason": $0])) ?? 0
         }
         return (try? samples.value("amodb_proxy_redis_up")) == 1 && paused.allSatisfy { $0 == 0 }
     }

@@ -63,6 +63,62 @@ struct RedisOutageTests {
         }
     }
 
+    /// A reserve of 8 on a 40-a-minute plan among 8 replicas: one call a minute each,
+    /// from the first second of an outage, whether one replica's link or Redis is down.
+    @Test func withAReserveOfEightAmongEightReplicasEachServesAMissFromTheFirstSecond() async throws {
+        let adjust: (inout ProxyConfiguration) -> Void = {
+            $0.rateLimit = 40
+            $0.fleetSize = 8
+            $0.budgetReserve = 8
+            $0.missWait = 0
+        }
+        try await withRedisServer { server in
+            let relay = try TCPRelay(to: server.port)
+            let upstream = ScriptedUpstream(fallback: Self.movie)
+            let fleet = try Fleet(
+                8,
+                redisOf: { index in
+                    index == 0
+                        ? RedisConfiguration(endpoint: .init(host: "127.0.0.1", port: relay.port)) : server.configuration()
+                }, upstream: upstream, clockOf: { _ in SystemClock() }, adjust: adjust)
+            try await withServer(fleet) { (fleet: Fleet) async throws in
+                #expect(await fleet.seeEachOther())
+                // One replica's own link cut: it serves a miss at once, from its reserve.
+                relay.set(.refusing)
+                let started = ContinuousClock.now
+                #expect(try await fleet[0].get("/3/movie/1").status == 200)
+                #expect(ContinuousClock.now - started < .seconds(1))
+                // Redis down for all: every replica serves a miss at once.
+                await server.stop()
+                for index in 1..<8 {
+                    let asked = ContinuousClock.now
+                    #expect(try await fleet[index].get("/3/movie/\(100 + index)").status == 200, "replica \(index)")
+                    #expect(ContinuousClock.now - asked < .seconds(1))
+                }
+                #expect(try await fleet[3].get("/3/movie/200").status == 503, "one call a minute each")
+            }
+            await relay.shutdown()
+        }
+    }
+
+    /// A lone replica (`AMODB_FLEET_SIZE=1`) needs Redis for nothing in the budget: with
+    /// Redis down, a miss is fetched at once, within the whole limit.
+    @Test func aLoneReplicaWithRedisDownFetchesAMissAtOnce() async throws {
+        let upstream = ScriptedUpstream(fallback: Self.movie)
+        var configuration = ProxyHarness.configuration()
+        configuration.redis = .init(endpoint: .init(host: "127.0.0.1", port: 1))  // nothing listens there
+        configuration.fleetSize = 1
+        configuration.rateLimit = 5
+        configuration.missWait = 0
+        configuration.clientUpstreamShare = 1
+        try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) {
+            (proxy: ProxyHarness) async throws in
+            var served = 0
+            for id in 1...7 where try await proxy.get("/3/movie/\(id)").status == 200 { served += 1 }
+            #expect(served == 5, "the whole limit, no reserve")
+        }
+    }
+
     @Test func withNoReserveACutOffReplicaCallsNothing() async throws {
         let adjust: (inout ProxyConfiguration) -> Void = {
             $0.rateLimit = 20
