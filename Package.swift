@@ -47,6 +47,9 @@ let package = Package(
         // HMAC-SHA256, constant-time comparison and signatures over the system's OpenSSL 3
         // libcrypto (Debian libssl3), loaded at run time, behind a safe interface.
         .target(name: "AmodbCrypto", dependencies: ["AmodbDynamicLibrary"]),
+        // Apple App Attest verified offline: a strict bounded CBOR reader, the leaf's nonce
+        // extension, the chain to Apple's root through AmodbCrypto's libcrypto, assertions.
+        .target(name: "AmodbAttest", dependencies: ["AmodbCrypto"]),
         // dlopen and dlsym for the libraries loaded at run time rather than linked, so that
         // building needs none of their headers (no libssl-dev, no libbrotli-dev).
         .target(name: "AmodbDynamicLibrary"),
