@@ -50,6 +50,9 @@ let package = Package(
         // Apple App Attest verified offline: a strict bounded CBOR reader, the leaf's nonce
         // extension, the chain to Apple's root through AmodbCrypto's libcrypto, assertions.
         .target(name: "AmodbAttest", dependencies: ["AmodbCrypto"]),
+        // Synthetic App Attest for tests: a root and an intermediate made at run time, device
+        // keys, attestations for any key, challenge and app, and assertions with a counter.
+        .target(name: "AmodbAttestTestSupport", dependencies: ["AmodbAttest", "AmodbCrypto"]),
         // dlopen and dlsym for the libraries loaded at run time rather than linked, so that
         // building needs none of their headers (no libssl-dev, no libbrotli-dev).
         .target(name: "AmodbDynamicLibrary"),
