@@ -93,6 +93,11 @@ let package = Package(
             dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox", "AmodbHTTPTestSupport"]
         ),
         .testTarget(name: "AmodbCryptoTests", dependencies: ["AmodbCrypto", "AmodbDynamicLibrary"]),
+        // App Attest: the CBOR reader, attestations and assertions recorded on iPhones (Samples/),
+        // each field tampered with, and synthetic chains.
+        .testTarget(
+            name: "AmodbAttestTests", dependencies: ["AmodbAttest", "AmodbAttestTestSupport", "AmodbCrypto"],
+            resources: [.copy("Samples")]),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(
             name: "AmodbProxyTests",
