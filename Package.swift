@@ -47,6 +47,12 @@ let package = Package(
         // HMAC-SHA256, constant-time comparison and signatures over the system's OpenSSL 3
         // libcrypto (Debian libssl3), loaded at run time, behind a safe interface.
         .target(name: "AmodbCrypto", dependencies: ["AmodbDynamicLibrary"]),
+        // Apple App Attest verified offline: a strict bounded CBOR reader, the leaf's nonce
+        // extension, the chain to Apple's root through AmodbCrypto's libcrypto, assertions.
+        .target(name: "AmodbAttest", dependencies: ["AmodbCrypto"]),
+        // Synthetic App Attest for tests: a root and an intermediate made at run time, device
+        // keys, attestations for any key, challenge and app, and assertions with a counter.
+        .target(name: "AmodbAttestTestSupport", dependencies: ["AmodbAttest", "AmodbCrypto"]),
         // dlopen and dlsym for the libraries loaded at run time rather than linked, so that
         // building needs none of their headers (no libssl-dev, no libbrotli-dev).
         .target(name: "AmodbDynamicLibrary"),
@@ -87,6 +93,11 @@ let package = Package(
             dependencies: ["AmodbCompression", "AmodbHTTP", "AmodbSandbox", "AmodbHTTPTestSupport"]
         ),
         .testTarget(name: "AmodbCryptoTests", dependencies: ["AmodbCrypto", "AmodbDynamicLibrary"]),
+        // App Attest: the CBOR reader, attestations and assertions recorded on iPhones (Samples/),
+        // each field tampered with, and synthetic chains.
+        .testTarget(
+            name: "AmodbAttestTests", dependencies: ["AmodbAttest", "AmodbAttestTestSupport", "AmodbCrypto"],
+            resources: [.copy("Samples")]),
         .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
         .testTarget(
             name: "AmodbProxyTests",

@@ -4,7 +4,7 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was being done, such as `an RSA public key from n and e`.
     public let description: String
 
-    init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }

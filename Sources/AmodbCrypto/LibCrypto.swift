@@ -151,6 +151,123 @@ final class LibCrypto: Sendable {
     /// `void OSSL_PARAM_free(OSSL_PARAM *p)`
     let OSSL_PARAM_free: @convention(c) (OpaquePointer?) -> Void
 
+    /// `int EVP_Digest(const void *data, size_t count, unsigned char *md, unsigned int *size,
+    /// const EVP_MD *type, ENGINE *impl)`
+    let EVP_Digest:
+        @convention(c) (
+            UnsafeRawPointer?, Int, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt32>?, OpaquePointer?,
+            OpaquePointer?
+        ) -> Int32
+    /// `void ERR_clear_error(void)`
+    let ERR_clear_error: @convention(c) () -> Void
+
+    /// `int EVP_PKEY_get_group_name(const EVP_PKEY *pkey, char *name, size_t name_sz, size_t *gname_len)`
+    let EVP_PKEY_get_group_name:
+        @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutablePointer<Int>?) -> Int32
+    /// `int EVP_PKEY_is_a(const EVP_PKEY *pkey, const char *name)`
+    let EVP_PKEY_is_a: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> Int32
+
+    /// `X509 *X509_new(void)`
+    let X509_new: @convention(c) () -> OpaquePointer?
+    /// `void X509_free(X509 *a)`
+    let X509_free: @convention(c) (OpaquePointer?) -> Void
+    /// `X509 *d2i_X509(X509 **a, const unsigned char **in, long len)`
+    let d2i_X509:
+        @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, Int) ->
+            OpaquePointer?
+    /// `int i2d_X509(const X509 *a, unsigned char **out)`
+    let i2d_X509: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
+    /// `EVP_PKEY *X509_get0_pubkey(const X509 *x)`
+    let X509_get0_pubkey: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    /// `int X509_get_ext_by_OBJ(const X509 *x, const ASN1_OBJECT *obj, int lastpos)`
+    let X509_get_ext_by_OBJ: @convention(c) (OpaquePointer?, OpaquePointer?, Int32) -> Int32
+    /// `X509_EXTENSION *X509_get_ext(const X509 *x, int loc)`
+    let X509_get_ext: @convention(c) (OpaquePointer?, Int32) -> OpaquePointer?
+    /// `ASN1_OCTET_STRING *X509_EXTENSION_get_data(X509_EXTENSION *ne)`
+    let X509_EXTENSION_get_data: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    /// `const unsigned char *ASN1_STRING_get0_data(const ASN1_STRING *x)`
+    let ASN1_STRING_get0_data: @convention(c) (OpaquePointer?) -> UnsafePointer<UInt8>?
+    /// `int ASN1_STRING_length(const ASN1_STRING *x)`
+    let ASN1_STRING_length: @convention(c) (OpaquePointer?) -> Int32
+    /// `ASN1_OBJECT *OBJ_txt2obj(const char *s, int no_name)`
+    let OBJ_txt2obj: @convention(c) (UnsafePointer<CChar>?, Int32) -> OpaquePointer?
+    /// `void ASN1_OBJECT_free(ASN1_OBJECT *a)`
+    let ASN1_OBJECT_free: @convention(c) (OpaquePointer?) -> Void
+
+    /// `X509_STORE *X509_STORE_new(void)`
+    let X509_STORE_new: @convention(c) () -> OpaquePointer?
+    /// `void X509_STORE_free(X509_STORE *v)`
+    let X509_STORE_free: @convention(c) (OpaquePointer?) -> Void
+    /// `int X509_STORE_add_cert(X509_STORE *xs, X509 *x)`
+    let X509_STORE_add_cert: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
+    /// `X509_STORE_CTX *X509_STORE_CTX_new(void)`
+    let X509_STORE_CTX_new: @convention(c) () -> OpaquePointer?
+    /// `void X509_STORE_CTX_free(X509_STORE_CTX *ctx)`
+    let X509_STORE_CTX_free: @convention(c) (OpaquePointer?) -> Void
+    /// `int X509_STORE_CTX_init(X509_STORE_CTX *ctx, X509_STORE *trust_store, X509 *target,
+    /// STACK_OF(X509) *untrusted)`
+    let X509_STORE_CTX_init: @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32
+    /// `X509_VERIFY_PARAM *X509_STORE_CTX_get0_param(const X509_STORE_CTX *ctx)`
+    let X509_STORE_CTX_get0_param: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    /// `void X509_VERIFY_PARAM_set_time(X509_VERIFY_PARAM *param, time_t t)`
+    let X509_VERIFY_PARAM_set_time: @convention(c) (OpaquePointer?, Int) -> Void
+    /// `void X509_VERIFY_PARAM_set_depth(X509_VERIFY_PARAM *param, int depth)`
+    let X509_VERIFY_PARAM_set_depth: @convention(c) (OpaquePointer?, Int32) -> Void
+    /// `int X509_verify_cert(X509_STORE_CTX *ctx)`
+    let X509_verify_cert: @convention(c) (OpaquePointer?) -> Int32
+    /// `int X509_STORE_CTX_get_error(const X509_STORE_CTX *ctx)`
+    let X509_STORE_CTX_get_error: @convention(c) (OpaquePointer?) -> Int32
+    /// `int X509_STORE_CTX_get_error_depth(const X509_STORE_CTX *ctx)`
+    let X509_STORE_CTX_get_error_depth: @convention(c) (OpaquePointer?) -> Int32
+    /// `const char *X509_verify_cert_error_string(long n)`
+    let X509_verify_cert_error_string: @convention(c) (Int) -> UnsafePointer<CChar>?
+    /// `OPENSSL_STACK *OPENSSL_sk_new_null(void)`, which `sk_X509_new_null` is a macro for.
+    let OPENSSL_sk_new_null: @convention(c) () -> OpaquePointer?
+    /// `int OPENSSL_sk_push(OPENSSL_STACK *st, const void *data)`
+    let OPENSSL_sk_push: @convention(c) (OpaquePointer?, UnsafeRawPointer?) -> Int32
+    /// `void OPENSSL_sk_free(OPENSSL_STACK *st)`: frees the stack, not what it holds.
+    let OPENSSL_sk_free: @convention(c) (OpaquePointer?) -> Void
+
+    /// `int X509_set_version(X509 *x, long version)`
+    let X509_set_version: @convention(c) (OpaquePointer?, Int) -> Int32
+    /// `ASN1_INTEGER *X509_get_serialNumber(X509 *x)`
+    let X509_get_serialNumber: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    /// `int ASN1_INTEGER_set(ASN1_INTEGER *a, long v)`
+    let ASN1_INTEGER_set: @convention(c) (OpaquePointer?, Int) -> Int32
+    /// `ASN1_TIME *X509_getm_notBefore(const X509 *x)`
+    let X509_getm_notBefore: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    /// `ASN1_TIME *X509_getm_notAfter(const X509 *x)`
+    let X509_getm_notAfter: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    /// `ASN1_TIME *ASN1_TIME_set(ASN1_TIME *s, time_t t)`
+    let ASN1_TIME_set: @convention(c) (OpaquePointer?, Int) -> OpaquePointer?
+    /// `X509_NAME *X509_get_subject_name(const X509 *a)`
+    let X509_get_subject_name: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    /// `int X509_NAME_add_entry_by_txt(X509_NAME *name, const char *field, int type,
+    /// const unsigned char *bytes, int len, int loc, int set)`
+    let X509_NAME_add_entry_by_txt:
+        @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<UInt8>?, Int32, Int32, Int32) ->
+            Int32
+    /// `int X509_set_issuer_name(X509 *x, const X509_NAME *name)`
+    let X509_set_issuer_name: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
+    /// `int X509_set_pubkey(X509 *x, EVP_PKEY *pkey)`
+    let X509_set_pubkey: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
+    /// `ASN1_OCTET_STRING *ASN1_OCTET_STRING_new(void)`
+    let ASN1_OCTET_STRING_new: @convention(c) () -> OpaquePointer?
+    /// `void ASN1_OCTET_STRING_free(ASN1_OCTET_STRING *a)`
+    let ASN1_OCTET_STRING_free: @convention(c) (OpaquePointer?) -> Void
+    /// `int ASN1_OCTET_STRING_set(ASN1_OCTET_STRING *str, const unsigned char *data, int len)`
+    let ASN1_OCTET_STRING_set: @convention(c) (OpaquePointer?, UnsafePointer<UInt8>?, Int32) -> Int32
+    /// `X509_EXTENSION *X509_EXTENSION_create_by_OBJ(X509_EXTENSION **ex, const ASN1_OBJECT *obj,
+    /// int crit, ASN1_OCTET_STRING *data)`
+    let X509_EXTENSION_create_by_OBJ:
+        @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, OpaquePointer?, Int32, OpaquePointer?) -> OpaquePointer?
+    /// `void X509_EXTENSION_free(X509_EXTENSION *a)`
+    let X509_EXTENSION_free: @convention(c) (OpaquePointer?) -> Void
+    /// `int X509_add_ext(X509 *x, X509_EXTENSION *ex, int loc)`: adds a copy.
+    let X509_add_ext: @convention(c) (OpaquePointer?, OpaquePointer?, Int32) -> Int32
+    /// `int X509_sign(X509 *x, EVP_PKEY *pkey, const EVP_MD *md)`
+    let X509_sign: @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32
+
     /// Opens the first of `fileNames` that loads and takes every function above from it;
     /// throws, naming the package to install, when the library or a function is missing.
     init(fileNames: [String]) throws(CryptoError) {
@@ -195,6 +312,55 @@ final class LibCrypto: Sendable {
             OSSL_PARAM_BLD_push_utf8_string = try library.function("OSSL_PARAM_BLD_push_utf8_string")
             OSSL_PARAM_BLD_push_octet_string = try library.function("OSSL_PARAM_BLD_push_octet_string")
             OSSL_PARAM_free = try library.function("OSSL_PARAM_free")
+            EVP_Digest = try library.function("EVP_Digest")
+            ERR_clear_error = try library.function("ERR_clear_error")
+            EVP_PKEY_get_group_name = try library.function("EVP_PKEY_get_group_name")
+            EVP_PKEY_is_a = try library.function("EVP_PKEY_is_a")
+            X509_new = try library.function("X509_new")
+            X509_free = try library.function("X509_free")
+            d2i_X509 = try library.function("d2i_X509")
+            i2d_X509 = try library.function("i2d_X509")
+            X509_get0_pubkey = try library.function("X509_get0_pubkey")
+            X509_get_ext_by_OBJ = try library.function("X509_get_ext_by_OBJ")
+            X509_get_ext = try library.function("X509_get_ext")
+            X509_EXTENSION_get_data = try library.function("X509_EXTENSION_get_data")
+            ASN1_STRING_get0_data = try library.function("ASN1_STRING_get0_data")
+            ASN1_STRING_length = try library.function("ASN1_STRING_length")
+            OBJ_txt2obj = try library.function("OBJ_txt2obj")
+            ASN1_OBJECT_free = try library.function("ASN1_OBJECT_free")
+            X509_STORE_new = try library.function("X509_STORE_new")
+            X509_STORE_free = try library.function("X509_STORE_free")
+            X509_STORE_add_cert = try library.function("X509_STORE_add_cert")
+            X509_STORE_CTX_new = try library.function("X509_STORE_CTX_new")
+            X509_STORE_CTX_free = try library.function("X509_STORE_CTX_free")
+            X509_STORE_CTX_init = try library.function("X509_STORE_CTX_init")
+            X509_STORE_CTX_get0_param = try library.function("X509_STORE_CTX_get0_param")
+            X509_VERIFY_PARAM_set_time = try library.function("X509_VERIFY_PARAM_set_time")
+            X509_VERIFY_PARAM_set_depth = try library.function("X509_VERIFY_PARAM_set_depth")
+            X509_verify_cert = try library.function("X509_verify_cert")
+            X509_STORE_CTX_get_error = try library.function("X509_STORE_CTX_get_error")
+            X509_STORE_CTX_get_error_depth = try library.function("X509_STORE_CTX_get_error_depth")
+            X509_verify_cert_error_string = try library.function("X509_verify_cert_error_string")
+            OPENSSL_sk_new_null = try library.function("OPENSSL_sk_new_null")
+            OPENSSL_sk_push = try library.function("OPENSSL_sk_push")
+            OPENSSL_sk_free = try library.function("OPENSSL_sk_free")
+            X509_set_version = try library.function("X509_set_version")
+            X509_get_serialNumber = try library.function("X509_get_serialNumber")
+            ASN1_INTEGER_set = try library.function("ASN1_INTEGER_set")
+            X509_getm_notBefore = try library.function("X509_getm_notBefore")
+            X509_getm_notAfter = try library.function("X509_getm_notAfter")
+            ASN1_TIME_set = try library.function("ASN1_TIME_set")
+            X509_get_subject_name = try library.function("X509_get_subject_name")
+            X509_NAME_add_entry_by_txt = try library.function("X509_NAME_add_entry_by_txt")
+            X509_set_issuer_name = try library.function("X509_set_issuer_name")
+            X509_set_pubkey = try library.function("X509_set_pubkey")
+            ASN1_OCTET_STRING_new = try library.function("ASN1_OCTET_STRING_new")
+            ASN1_OCTET_STRING_free = try library.function("ASN1_OCTET_STRING_free")
+            ASN1_OCTET_STRING_set = try library.function("ASN1_OCTET_STRING_set")
+            X509_EXTENSION_create_by_OBJ = try library.function("X509_EXTENSION_create_by_OBJ")
+            X509_EXTENSION_free = try library.function("X509_EXTENSION_free")
+            X509_add_ext = try library.function("X509_add_ext")
+            X509_sign = try library.function("X509_sign")
         } catch {
             throw CryptoError(error.description)
         }

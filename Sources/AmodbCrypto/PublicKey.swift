@@ -75,6 +75,15 @@ public struct PublicKey: Sendable {
         key = KeyBox(pkey)
     }
 
+    /// An ES256 key from an uncompressed P-256 point (SEC 1 §2.3.3: `0x04 ‖ x ‖ y`, 65
+    /// bytes), as X.509 and App Attest carry one. A point not on the curve is refused.
+    public init(p256Point point: [UInt8]) throws(CryptoError) {
+        guard point.count == 1 + 2 * ECPoint.coordinateBytes, point.first == 0x04 else {
+            throw CryptoError("an uncompressed P-256 point needs 65 bytes, the first 0x04")
+        }
+        try self.init(p256X: Array(point[1...32]), y: Array(point[33...64]))
+    }
+
     init(algorithm: SignatureAlgorithm, box: KeyBox) {
         self.algorithm = algorithm
         key = box
@@ -90,6 +99,22 @@ public struct PublicKey: Sendable {
             guard let der = ECDSASignature.der(fromRaw: signature) else { return false }
             encoded = der
         }
+        return isValid(encoded: encoded, of: message)
+    }
+
+    /// Whether `signature` is this key's signature of `message`, in the encoding libcrypto
+    /// reads: for ES256 a DER `ECDSA-Sig-Value` (RFC 3279 §2.2.3), as App Attest assertions
+    /// carry it. libcrypto refuses a DER signature that is not the one encoding of its `r`
+    /// and `s` (it re-encodes and compares), so no other bytes pass for the same signature.
+    /// A refused signature's errors are cleared from the thread's libcrypto error queue,
+    /// where a later caller on the thread (libssl) would otherwise find them.
+    public func isValidSignature(der signature: [UInt8], of message: [UInt8]) -> Bool {
+        let valid = isValid(encoded: signature, of: message)
+        if !valid { libcrypto.ERR_clear_error() }
+        return valid
+    }
+
+    private func isValid(encoded: [UInt8], of message: [UInt8]) -> Bool {
         guard let context = libcrypto.EVP_MD_CTX_new() else { return false }
         defer { libcrypto.EVP_MD_CTX_free(context) }
         guard libcrypto.EVP_DigestVerifyInit(context, nil, libcrypto.EVP_sha256(), nil, key.pkey) == 1 else {

@@ -4,7 +4,7 @@
 public struct SigningKey: Sendable {
     /// The algorithm it signs with.
     public let algorithm: SignatureAlgorithm
-    private let key: KeyBox
+    let key: KeyBox
 
     /// A fresh RSA key of `bits` (RS256).
     public static func rsa(bits: Int = 2048) throws(CryptoError) -> SigningKey {
@@ -71,8 +71,33 @@ public struct SigningKey: Sendable {
         return written == count ? bytes : []
     }
 
+    /// The public half of a P-256 key as an uncompressed point (SEC 1 §2.3.3: `0x04 ‖ x ‖ y`,
+    /// 65 bytes), as App Attest names and hashes a key; `nil` for an RSA key.
+    public var p256PublicKeyPoint: [UInt8]? {
+        guard algorithm == .es256, let x = ECPoint.coordinate("qx", of: key.pkey),
+            let y = ECPoint.coordinate("qy", of: key.pkey)
+        else { return nil }
+        return [0x04] + x + y
+    }
+
     /// The signature of `message`: PKCS #1 v1.5 for RS256, `r‖s` for ES256.
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let signature = try signEncoded(message)
+        guard algorithm == .es256 else { return signature }
+        guard let raw = ECDSASignature.raw(fromDER: signature) else {
+            throw CryptoError("libcrypto wrote an ECDSA signature that does not parse")
+        }
+        return raw
+    }
+
+    /// The signature of `message` as libcrypto writes it: for ES256 a DER `ECDSA-Sig-Value`
+    /// (RFC 3279 §2.2.3), as App Attest assertions and X.509 carry it; for RS256 the same
+    /// bytes `sign` returns.
+    public func derSignature(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try signEncoded(message)
+    }
+
+    private func signEncoded(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = libcrypto.EVP_MD_CTX_new() else {
             throw CryptoError("libcrypto could not make a digest context")
         }
@@ -96,10 +121,6 @@ public struct SigningKey: Sendable {
         }
         guard signed == 1 else { throw CryptoError("libcrypto could not sign") }
         signature.removeLast(signature.count - length)
-        guard algorithm == .es256 else { return signature }
-        guard let raw = ECDSASignature.raw(fromDER: signature) else {
-            throw CryptoError("libcrypto wrote an ECDSA signature that does not parse")
-        }
-        return raw
+        return signature
     }
 }
