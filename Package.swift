@@ -29,7 +29,7 @@ let package = Package(
             name: "AmodbProxy",
             dependencies: [
                 "AmodbBytes", "AmodbHTTP", "AmodbSockets", "AmodbModels", "AmodbRedis", "AmodbCompression",
-                "AmodbCrypto",
+                "AmodbCrypto", "AmodbAttest",
             ]),
         // `amodb-proxy plan`: reads an access log back and replays it through the proxy's own
         // cache and budget policy on a simulated clock, for each plan and TTL compared.
@@ -110,7 +110,10 @@ let package = Package(
         // Replicas sharing one Redis: several in-process proxies, one real redis-server.
         .testTarget(
             name: "FleetTests",
-            dependencies: ["AmodbProxy", "AmodbSandbox", "AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport"]),
+            dependencies: [
+                "AmodbProxy", "AmodbSandbox", "AmodbRedis", "AmodbRedisTestSupport", "AmodbTestSupport", "AmodbAttest",
+                "AmodbAttestTestSupport", "AmodbCrypto",
+            ]),
         .testTarget(
             name: "IntegrationTests",
             // The executable too: the flag tests run the built binary, as an operator would.

@@ -58,6 +58,22 @@ public final class ProxyHarness: Sendable {
         }
     }
 
+    /// A `POST` of `body` (`Content-Length`, JSON) on a fresh connection.
+    public func post(_ target: String, body: [UInt8], headers: [String: String] = [:]) async throws -> RawHTTPResponse {
+        let port = self.port
+        return try await offloaded {
+            let connection = try RawHTTPConnection(port: port, timeout: 15)
+            var head = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            head += "Content-Length: \(body.count)\r\n"
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            try connection.send(Array((head + "\r\n").utf8) + body)
+            guard let response = try connection.readResponse() else {
+                throw RawHTTPError.closedMidResponse(received: 0)
+            }
+            return response
+        }
+    }
+
     /// Raw bytes on a fresh connection; every response until the server closes or goes quiet.
     public func exchange(_ bytes: [UInt8], expecting count: Int, timeout: Double = 5) async throws -> (
         responses: [RawHTTPResponse], closed: Bool

@@ -1,6 +1,6 @@
 /// Reads whole requests from a connection's bytes: a head (`RequestHeadParser`), then its
-/// body, which is read and discarded (`Content-Length` bytes, or a chunked body through
-/// `ChunkedBodyParser`). A pure, resumable value: it never touches a socket, so a
+/// body: `Content-Length` bytes are kept in the request (`HTTPRequest.body`, within
+/// `maxBodyBytes`), a chunked body is read through `ChunkedBodyParser` and dropped. A pure, resumable value: it never touches a socket, so a
 /// request fed whole, byte by byte or split anywhere gives the same events.
 ///
 /// A request is complete, and handed on, only once its body has been read: a body that
@@ -64,8 +64,12 @@ struct RequestDecoder: Sendable {
                 case .length(0):
                     return (.request(head), consumed)
                 case .length(let length):
+                    var head = head
+                    head.request.body.reserveCapacity(length)
                     pending = (head, .length(remaining: length))
                 case .chunked:
+                    var head = head
+                    head.request.bodyWasChunked = true
                     pending = (head, .chunked(ChunkedBodyParser(limits: limits)))
                 }
                 return (.bodyFollows(head), consumed)
@@ -75,11 +79,13 @@ struct RequestDecoder: Sendable {
         switch body {
         case .length(let remaining):
             let used = min(remaining, available)
+            var head = head
+            pending = nil  // the body below is appended to the only copy of the head
+            if used > 0 { head.request.body.append(contentsOf: bytes.extracting(..<used).array()) }
             guard used == remaining else {
                 pending = (head, .length(remaining: remaining - used))
                 return (.needMore, used)
             }
-            pending = nil
             return (.request(head), used)
         case .chunked(var parser):
             let used = try parser.consume(bytes)

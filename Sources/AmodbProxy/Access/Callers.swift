@@ -22,6 +22,22 @@ struct Callers: Sendable {
     /// The per-client limiter whose address buckets refusals are charged to; `nil`: none.
     let rateLimiter: CallerRateLimiter?
     let metrics: ProxyMetrics
+    /// The proofs of a genuine app and the policy over them; `nil`: none is checked.
+    var proofs: Proofs? = nil
+
+    /// The proofs of a genuine app a request may carry (an App Attest session token as its
+    /// bearer, a Firebase App Check token in `X-Firebase-AppCheck`), and what the proxy asks.
+    struct Proofs: Sendable {
+        /// App Attest's session tokens, when App Attest is on.
+        let sessions: SessionTokens?
+        /// Firebase App Check's tokens, when App Check is on (`TokenVerifier` with
+        /// Firebase's rules and its own key set).
+        let appCheck: TokenVerifier?
+        /// App Check's key set, for `/readyz`.
+        let appCheckKeySet: KeySetRefresher?
+        let policy: ProofPolicy
+        let mode: ProofMode
+    }
 
     /// The outcome for one request.
     enum Verdict {
@@ -31,6 +47,9 @@ struct Callers: Sendable {
         case token(String)
         /// A verified user.
         case user(UserIdentity)
+        /// A genuine copy of the app: an App Attest session for this key (its limit key,
+        /// `attested:` and the key id's first 16 hex digits).
+        case attested(String)
         /// The answer to send instead (401; 429 for an address over its rate; 503 while the
         /// key set is missing).
         case refused(HTTPResponse)
@@ -50,8 +69,139 @@ struct Callers: Sendable {
         let limited: Bool
     }
 
-    /// Whether any credential is required.
-    var isEnabled: Bool { tokens.isEnabled || users != nil }
+    /// Whether any credential is required or read.
+    var isEnabled: Bool { tokens.isEnabled || users != nil || proofs != nil }
+
+    /// Whether a request without any credential is served (no app token, user or proof is required).
+    private var isOpen: Bool { !tokens.isEnabled && users == nil }
+
+    /// Who speaks for a request, and the proof of a genuine app it carried: an App Attest
+    /// session token as its bearer, or an App Check token (`appCheck`, the
+    /// `X-Firebase-AppCheck` field) beside whatever else it sends. A proof that does not
+    /// verify is refused (401, charged to the address), whatever the policy: an app that
+    /// sends one means it.
+    func identifyWithProof(
+        _ authorization: String?, appCheck: String?, query: RequestQuery, from client: Address,
+        clock: any ProxyClock, loop: Int?
+    ) -> (Verdict, Proof) {
+        guard let proofs else {
+            let verdict = identify(authorization, query: query, from: client, clock: clock, loop: loop)
+            return (verdict, Self.proof(of: verdict))
+        }
+        if let sessions = proofs.sessions, let field = authorization {
+            let bytes = field.utf8.span
+            if let bearer = Self.bearer(in: bytes), SessionTokens.looksLikeSessionToken(bytes.extracting(bearer)) {
+                let now = clock.now()
+                switch sessions.verify(bytes.extracting(bearer), now: now) {
+                case .success(let keyID):
+                    metrics.recordAuth(.verified, loop: loop)
+                    return (.attested(Self.attestedName(keyID)), .attested)
+                case .failure(let refusal):
+                    if let throttled = throttled(client, now: now, loop: loop) { return (throttled, .attested) }
+                    charge(client, now: now)
+                    metrics.recordAuth(refusal == .expired ? .expired : .badSignature, loop: loop)
+                    return (.refused(Self.unauthorized(refusal.message, challenge: .invalidToken)), .attested)
+                }
+            }
+        }
+        var proof = Proof.none
+        if let appCheck, let verifier = proofs.appCheck {
+            let token = Array(appCheck.utf8)
+            let digest = verifier.memory.digest(of: token.span)
+            let now = clock.now()
+            if verifier.remembered(digest, now: now) == nil {
+                if let throttled = throttled(client, now: now, loop: loop) { return (throttled, .appCheck) }
+                switch verifier.verify(token, digest: digest, now: now) {
+                case .success: break
+                case .failure(.noKeySet):
+                    var headers = HTTPHeaders()
+                    headers.set("Retry-After", String(proofs.appCheckKeySet?.retryAfter(now: now) ?? 1))
+                    return (
+                        .refused(
+                            APIRefusal(
+                                .keySetMissing,
+                                "The proxy does not hold Firebase App Check's key set yet; retry shortly.",
+                                headers: headers
+                            ).response), .appCheck
+                    )
+                case .failure(let refusal):
+                    charge(client, now: now)
+                    metrics.recordAuth(refusal.result, loop: loop)
+                    return (.refused(Self.appCheckRefusal(refusal)), .appCheck)
+                }
+            }
+            proof = .appCheck
+        }
+        // Without an app token or user required, a proof alone lets a request in.
+        if isOpen || (proof != .none && authorization == nil) {
+            let verdict: Verdict =
+                isOpen && authorization == nil
+                ? .open : identifyOptional(authorization, query: query, from: client, clock: clock, loop: loop)
+            return (verdict, proof == .none ? Self.proof(of: verdict) : proof)
+        }
+        let verdict = identify(authorization, query: query, from: client, clock: clock, loop: loop)
+        return (verdict, proof == .none ? Self.proof(of: verdict) : proof)
+    }
+
+    /// With nothing required: a credential sent is still read (a user's token names the
+    /// user for the limits), and one that does not verify is refused.
+    private func identifyOptional(
+        _ authorization: String?, query: RequestQuery, from client: Address, clock: any ProxyClock, loop: Int?
+    ) -> Verdict {
+        guard authorization != nil, tokens.isEnabled || users != nil else { return .open }
+        return identify(authorization, query: query, from: client, clock: clock, loop: loop)
+    }
+
+    /// The proof a verdict stands for.
+    private static func proof(of verdict: Verdict) -> Proof {
+        switch verdict {
+        case .attested: .attested
+        case .user: .user
+        case .token: .appToken
+        case .open, .refused: .none
+        }
+    }
+
+    /// An attested key's name for the limits: `attested:` and the key id's first 8 bytes in hex.
+    static func attestedName(_ keyID: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = Array("attested:".utf8)
+        for byte in keyID.prefix(8) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The 401 for an App Check token refused: the user token's message, said of App Check.
+    private static func appCheckRefusal(_ refusal: TokenRefusal) -> HTTPResponse {
+        let message: String =
+            switch refusal {
+            case .wrongIssuer, .wrongAudience:
+                "The App Check token is for another Firebase project (see AMODB_APP_CHECK_PROJECT)."
+            case .wrongSubject:
+                "The App Check token is for an app this proxy does not accept (see AMODB_APP_CHECK_APPS)."
+            case .expired: "The App Check token has expired; the Firebase SDK gets a fresh one."
+            default:
+                refusal.message.replacingOccurrences(of: "The user token", with: "The App Check token")
+                    .replacingOccurrences(of: "user token's", with: "App Check token's")
+            }
+        return unauthorized(message, challenge: .invalidToken)
+    }
+
+    /// The 401 for a request that lacks the proof the policy asks.
+    func proofRequired(_ policy: ProofPolicy) -> HTTPResponse {
+        let what =
+            switch policy {
+            case .attested:
+                "proof of a genuine copy of the app: an App Attest session (Authorization: Bearer, from POST /attest/session) or a Firebase App Check token (X-Firebase-AppCheck)"
+            case .user: "a signed-in user's ID token (Authorization: Bearer)"
+            case .any:
+                "proof of a genuine copy of the app (an App Attest session or an App Check token) or a signed-in user's ID token"
+            case .none: "nothing"
+            }
+        return Self.unauthorized("This proxy requires \(what) (AMODB_PROOF).", challenge: .realmOnly)
+    }
 
     /// Who `authorization` (the field's value, if sent) or, with app tokens, the query's
     /// `api_key` speaks for, at `clock`'s now (read only when needed); `loop` is the event
@@ -168,8 +318,8 @@ struct Callers: Sendable {
     /// The address's bucket: the one an anonymous client there would use.
     private static func addressKey(_ client: Address) -> String { "address:" + client.address }
 
-    /// Why user tokens cannot be verified yet, for `/readyz`; `nil` when they can.
-    var notReadyReason: String? { keySet?.notReadyReason }
+    /// Why user tokens (or App Check tokens) cannot be verified yet, for `/readyz`; `nil` when they can.
+    var notReadyReason: String? { keySet?.notReadyReason ?? proofs?.appCheckKeySet?.notReadyReason }
 
     /// What `/readyz` adds about the key set: the keys it lists that are not used, with
     /// why, as a JSON member (`,"skipped_keys":[…]`), or nothing.

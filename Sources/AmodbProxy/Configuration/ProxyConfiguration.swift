@@ -115,6 +115,28 @@ public struct ProxyConfiguration: Sendable {
     /// a default that cannot be used is warned of, a chosen one stops the proxy.
     package var stateDirectoryIsDefault = false
 
+    /// What an API request must prove (`AMODB_PROOF`).
+    public var proof = ProofPolicy.none
+    /// Refuse what lacks the proof, or serve it and count it (`AMODB_PROOF_MODE`).
+    public var proofMode = ProofMode.enforce
+    /// The apps whose App Attest keys are accepted, `TEAMID.bundle.id` (`AMODB_ATTEST_APPS`); empty: off.
+    public var attestApps: [String] = []
+    /// Whether development builds' App Attest keys are accepted (`AMODB_ATTEST_ALLOW_DEVELOPMENT`).
+    public var attestAllowDevelopment = false
+    /// A PEM root trusted instead of Apple's (`AMODB_ATTEST_ROOT_FILE`): tests only.
+    public var attestRootFile: String?
+    /// How long a session token is good (`AMODB_ATTEST_SESSION_SECONDS`).
+    public var attestSessionSeconds: Double = 3600
+    /// Session token secrets, the first signing (`AMODB_ATTEST_SESSION_SECRETS`); empty:
+    /// derived from the amodb key.
+    public var attestSessionSecrets: [Secret] = []
+    /// The Firebase project number whose App Check tokens are accepted (`AMODB_APP_CHECK_PROJECT`); empty: off.
+    public var appCheckProject = ""
+    /// The Firebase app ids accepted as an App Check token's `sub` (`AMODB_APP_CHECK_APPS`).
+    public var appCheckApps: [String] = []
+    /// Firebase App Check's key set (`AMODB_APP_CHECK_JWKS_URL`).
+    public var appCheckJWKSURL = "https://firebaseappcheck.googleapis.com/v1/jwks"
+
     public init() {}
 
     /// Every default, for code that needs one default without a configuration at hand:

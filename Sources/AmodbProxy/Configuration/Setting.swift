@@ -60,7 +60,8 @@ extension ConfigurationLoader {
     /// A new setting goes into the table of its concern, in `Settings/`.
     static let settings: [Setting] =
         upstreamAccountSettings + listeningSettings + cacheLifetimeSettings + budgetSettings
-        + cacheStorageSettings + upstreamCallSettings + shutdownSettings + userSettings + fleetSettings
+        + cacheStorageSettings + upstreamCallSettings + shutdownSettings + userSettings + proofSettings
+        + fleetSettings
         + clientLimitSettings + accessSettings + loggingSettings + connectionSettings
 
     /// The variable and the flag naming the settings file: read before the settings, and no

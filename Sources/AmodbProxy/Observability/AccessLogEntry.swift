@@ -34,6 +34,9 @@ struct AccessLogEntry: Sendable {
     /// Why a miss got no call (`Cache-Status`'s `detail`: a spent budget, a client's spent
     /// share, calls paused because Redis is unreachable or the fleet's budget was lost); `nil` otherwise.
     var detail: StaticString? = nil
+    /// The proof of a genuine app the request carried (`attested`, `app_check`, `user`,
+    /// `app_token`, `none`), while proofs are checked; `nil` otherwise.
+    var proof: StaticString? = nil
 
     /// Most bytes the fields take: the method, path, key, client and user escaped byte by byte,
     /// and 512 for the rest (names, punctuation, the time, the labels and three numbers take under 300).
@@ -104,6 +107,11 @@ struct AccessLogEntry: Sendable {
             line.put(detail)
             line.put(UInt8(ascii: "\""))
         }
+        if let proof {
+            line.put(#","proof":""#)
+            line.put(proof)
+            line.put(UInt8(ascii: "\""))
+        }
     }
 
     /// Writes every field after the time one at a time, in either format.
@@ -120,6 +128,7 @@ struct AccessLogEntry: Sendable {
         line.text("client", client)
         if let user { line.text("user", user) }
         if let detail { line.label("detail", detail) }
+        if let proof { line.label("proof", proof) }
     }
 }
 

@@ -10,7 +10,7 @@ import Synchronization
 public final class ProxyMetrics: Sendable {
     /// The `route` label: the template of what was asked for.
     enum RouteLabel: Int, CaseIterable {
-        case trending, movie, configuration, healthz, readyz, metrics, status, statusJSON, unmatched, invalid
+        case trending, movie, configuration, healthz, readyz, metrics, status, statusJSON, unmatched, invalid, attest
 
         /// The forwarded amodb routes (under `/3`), which the schema check counts.
         static let forwarded: [RouteLabel] = [.trending, .movie, .configuration]
@@ -19,7 +19,7 @@ public final class ProxyMetrics: Sendable {
         var isForwarded: Bool {
             switch self {
             case .trending, .movie, .configuration: true
-            case .healthz, .readyz, .metrics, .status, .statusJSON, .unmatched, .invalid: false
+            case .healthz, .readyz, .metrics, .status, .statusJSON, .unmatched, .invalid, .attest: false
             }
         }
 
@@ -28,7 +28,7 @@ public final class ProxyMetrics: Sendable {
         var isOperatorPage: Bool {
             switch self {
             case .metrics, .status, .statusJSON: true
-            case .trending, .movie, .configuration, .healthz, .readyz, .unmatched, .invalid: false
+            case .trending, .movie, .configuration, .healthz, .readyz, .unmatched, .invalid, .attest: false
             }
         }
 
@@ -47,6 +47,7 @@ public final class ProxyMetrics: Sendable {
             case .statusJSON: "/status.json"
             case .unmatched: "unmatched"
             case .invalid: "invalid"
+            case .attest: "/attest/{endpoint}"
             }
         }
 
@@ -105,6 +106,11 @@ public final class ProxyMetrics: Sendable {
     private let responseBytes: AtomicCounters
     /// How callers' credentials fared, by result (`AuthResult.allCases` order).
     private let authResults: AtomicCounters
+    /// API requests by the proof they carried and what became of them (`Proof.allCases` by
+    /// `ProofOutcome.allCases`).
+    private let proofs: AtomicCounters
+    /// The App Attest exchange's outcomes (`challenge`, `key`, `session`, or what refused one).
+    private let attestOutcomes = Mutex<[String: Int]>([:])
     private let sources = Mutex<Sources?>(nil)
     /// The status page's last hour, from samples of these counters (`sampleStatus`); made
     /// when the sources are connected, as its clock is theirs.
@@ -127,6 +133,8 @@ public final class ProxyMetrics: Sendable {
         var keySet: KeySetRefresher?
         /// The cache's memory limit, in bytes (`AMODB_CACHE_MAX_BYTES`), for the status page.
         var cacheMaxBytes = 0
+        /// Whether proofs of a genuine app are checked (the status page counts requests by proof).
+        var checksProofs = false
     }
 
     /// Metrics for the server's event loops (`HTTPServer.eventLoopCount()`).
@@ -144,6 +152,7 @@ public final class ProxyMetrics: Sendable {
         upstreamCalls = AtomicCounters(count: Self.upstreamStatuses.count)
         responseBytes = AtomicCounters(count: ContentCoding.allCases.count, loopLanes: eventLoops)
         authResults = AtomicCounters(count: AuthResult.allCases.count, loopLanes: eventLoops)
+        proofs = AtomicCounters(count: Proof.allCases.count * ProofOutcome.allCases.count, loopLanes: eventLoops)
     }
 
     func connect(_ sources: Sources) {
@@ -222,6 +231,21 @@ public final class ProxyMetrics: Sendable {
         authResults.add(result.rawValue, loop: loop)
     }
 
+    /// Counts one API request by the proof it carried and what became of it.
+    func recordProof(_ proof: Proof, _ outcome: ProofOutcome, loop: Int? = nil) {
+        proofs.add(outcome.rawValue * Proof.allCases.count + proof.rawValue, loop: loop)
+    }
+
+    /// Requests counted with `proof` and `outcome` so far.
+    func proofCount(_ proof: Proof, _ outcome: ProofOutcome) -> Int {
+        proofs.value(outcome.rawValue * Proof.allCases.count + proof.rawValue)
+    }
+
+    /// Counts one outcome of the App Attest exchange (off the hit path).
+    func recordAttest(_ outcome: String) {
+        attestOutcomes.withLock { $0[outcome, default: 0] += 1 }
+    }
+
     /// Counts one stored amodb answer that does not decode as the shared models.
     func recordSchemaMismatch(_ route: Route) {
         schemaMismatches.add(RouteLabel.forwarded.firstIndex(of: RouteLabel(route)) ?? 0)
@@ -270,6 +294,18 @@ public final class ProxyMetrics: Sendable {
         out.counter(
             "amodb_proxy_auth_total", "Credential checks of API requests (app tokens, users' ID tokens), by result.",
             AuthResult.allCases.map { ([("result", $0.label)], Double(authResults.value($0.rawValue))) })
+        out.counter(
+            "amodb_proxy_requests_by_proof_total",
+            "API requests by the proof of a genuine app they carried (attested, app_check, user, app_token, none) and what became of them: served, refused (AMODB_PROOF), or would_refuse (served in monitor mode).",
+            ProofOutcome.allCases.flatMap { outcome in
+                Proof.allCases.map {
+                    ([("proof", $0.label), ("outcome", outcome.label)], Double(proofCount($0, outcome)))
+                }
+            })
+        out.counter(
+            "amodb_proxy_attest_total",
+            "The App Attest exchange: challenges, keys attested, sessions issued, and refusals by what failed.",
+            attestOutcomes.withLock { $0 }.sorted { $0.key < $1.key }.map { ([("result", $0.key)], Double($0.value)) })
         out.counter(
             "amodb_proxy_log_lines_dropped_total",
             "Log lines dropped because their output was not being read, by stream.",
@@ -322,8 +358,10 @@ public final class ProxyMetrics: Sendable {
             "amodb_proxy_budget_misses_paused_total",
             "Misses refused (503) while calls were paused and the outage reserve had no call, by reason.",
             [
-                ([("reason", PauseReason.redisUnreachable.rawValue)],
-                    Double(statistics.value(.pausedRedisUnreachable))),
+                (
+                    [("reason", PauseReason.redisUnreachable.rawValue)],
+                    Double(statistics.value(.pausedRedisUnreachable))
+                ),
                 ([("reason", PauseReason.budgetLost.rawValue)], Double(statistics.value(.pausedBudgetLost))),
                 ([("reason", PauseReason.budgetStarting.rawValue)], Double(statistics.value(.pausedBudgetStarting))),
             ])

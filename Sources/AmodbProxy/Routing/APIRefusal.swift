@@ -37,6 +37,10 @@ public struct APIRefusal: Sendable {
         case noCall = "no-call"
         /// amodb failed: its key or plan refused, an unusable answer, no answer in time.
         case upstreamFailed = "upstream-failed"
+        /// A proof of a genuine app refused (`/attest/…`): a malformed body (400), a refused
+        /// attestation, assertion or key (401), attestation off (404), no length (411),
+        /// its state unreachable (503).
+        case attestation
 
         /// The statuses a refusal for this reason may have.
         public var statuses: [Int] {
@@ -54,6 +58,7 @@ public struct APIRefusal: Sendable {
             case .notFound: [404]
             case .noCall: [503]
             case .upstreamFailed: [502, 503, 504]
+            case .attestation: [401, 400, 404, 411, 503]
             }
         }
     }
@@ -66,11 +71,18 @@ public struct APIRefusal: Sendable {
     public var headers: HTTPHeaders
 
     /// A refusal for `reason`, with its only status unless `status` names one of its others.
-    public init(_ reason: Reason, status: Int? = nil, _ message: String, headers: HTTPHeaders = HTTPHeaders()) {
+    /// The body's `status_code` when it is not the HTTP status: amodb's own codes are
+    /// numbers apps match on (1001: an App Attest key this proxy does not know).
+    public var code: Int?
+
+    public init(
+        _ reason: Reason, status: Int? = nil, _ message: String, headers: HTTPHeaders = HTTPHeaders(), code: Int? = nil
+    ) {
         self.reason = reason
         self.status = status ?? reason.statuses[0]
         self.message = message
         self.headers = headers
+        self.code = code
     }
 
     /// The answer: JSON in amodb's shape, `{"status_code":…,"status_message":"…","success":false}`,
@@ -78,7 +90,8 @@ public struct APIRefusal: Sendable {
     /// (or its answer is not passed on), so none of amodb's codes would be true. Written by
     /// hand: error answers are what a flood of bad requests gets, so they must be cheap.
     public var response: HTTPResponse {
-        let body = "{\"status_code\":\(status),\"status_message\":\(JSONText.quoted(message)),\"success\":false}"
+        let body =
+            "{\"status_code\":\(code ?? status),\"status_message\":\(JSONText.quoted(message)),\"success\":false}"
         var headers = headers
         headers.set("Cache-Control", "no-store")
         return .json(status, Array(body.utf8), headers: headers)

@@ -45,6 +45,8 @@ final class ProxyResponder: HTTPResponder {
     private let clock: any ProxyClock
     /// The link to the Redis replicas share, for `/readyz`'s detail during an outage.
     private let redis: RedisLink?
+    /// App Attest's exchange (`/attest/…`), when it is on.
+    let attest: AttestService?
     /// Set once the server listens; `/readyz` says so.
     let listening = Atomic<Bool>(false)
 
@@ -59,9 +61,10 @@ final class ProxyResponder: HTTPResponder {
 
     init(
         forwarder: CachingForwarder, languages: [String], access: Access, metrics: ProxyMetrics, accessLog: AccessLog?,
-        clock: any ProxyClock, redis: RedisLink? = nil
+        clock: any ProxyClock, redis: RedisLink? = nil, attest: AttestService? = nil
     ) {
         self.redis = redis
+        self.attest = attest
         self.forwarder = forwarder
         self.languages = languages
         self.access = access
@@ -81,7 +84,8 @@ final class ProxyResponder: HTTPResponder {
         let head = HeadFacts(request, access: access, languages: languages)
         let caller = IdentifyCaller.run(
             request, head: head, callers: access.callers, clock: clock, loop: context.loopIndex)
-        let facts = Deliver.Facts(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
+        var facts = Deliver.Facts(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
+        facts.proof = caller.proof
         // Bound straight from the call: an optional kept beside the unwrapped answer would
         // hold a second reference to its buffers, and delivering it appending a field would
         // then copy them.
@@ -110,6 +114,9 @@ final class ProxyResponder: HTTPResponder {
                 cors.preflight(
                     origin: head.origin,
                     requestedHeaders: requested.count > 1 ? requested.joined(separator: ",") : requested.first))
+        }
+        if head.route == .attest {
+            return attest(request, head: head, later: later)
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             var headers = HTTPHeaders()
@@ -151,7 +158,7 @@ final class ProxyResponder: HTTPResponder {
             return ProxyAnswer(response)
         case .status, .statusJSON:
             return ProxyAnswer(StatusPage.response(for: head.route, metrics: metrics))
-        case .trending, .movie, .configuration, .unmatched, .invalid:
+        case .trending, .movie, .configuration, .unmatched, .invalid, .attest:
             break
         }
         guard head.underAPI else {
@@ -185,6 +192,29 @@ final class ProxyResponder: HTTPResponder {
         }
     }
 
+    /// `/attest/…`: App Attest's exchange, checked off the event loop and answered later;
+    /// `404` when App Attest is off.
+    private func attest(_ request: borrowing HTTPRequest, head: HeadFacts, later: () -> AnswerDelivery)
+        -> ProxyAnswer?
+    {
+        guard let attest, let endpoint = AttestService.Endpoint(path: request.path) else {
+            return ProxyAnswer(
+                APIRefusal(
+                    .attestation, status: 404,
+                    "App Attest is not enabled on this proxy (AMODB_ATTEST_APPS names the apps it accepts)."
+                ).response)
+        }
+        let deliver = later()
+        let (method, body, chunked) = (request.method, request.body, request.bodyWasChunked)
+        let (address, limited) = (head.address, head.limitedByAddress)
+        Task {
+            let response = await attest.respond(
+                to: endpoint, method: method, body: body, chunked: chunked, address: address, limited: limited)
+            deliver(ProxyAnswer(response))
+        }
+        return nil
+    }
+
     func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
         deliver.refused(status: status, peerAddress: peerAddress, head: head)
     }
@@ -204,6 +234,7 @@ final class ProxyResponder: HTTPResponder {
         case "/metrics": return .metrics
         case "/status": return .status
         case "/status.json": return .statusJSON
+        case "/attest/challenge", "/attest/keys", "/attest/session": return .attest
         default: return .unmatched
         }
     }

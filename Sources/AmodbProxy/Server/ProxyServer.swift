@@ -1,3 +1,5 @@
+import AmodbAttest
+import AmodbCrypto
 public import AmodbHTTP
 import Dispatch
 import Foundation
@@ -23,6 +25,8 @@ public final class ProxyServer: Sendable {
     public let tokens: AppTokens
     /// The identity provider's key set users' ID tokens are verified with (`AMODB_JWT_JWKS_URL`).
     let keySet: KeySetRefresher?
+    /// Firebase App Check's key set, when App Check is on.
+    let appCheckKeySet: KeySetRefresher?
     private let responder: ProxyResponder
     private let forwarder: CachingForwarder
     private let server: HTTPServer
@@ -126,8 +130,18 @@ public final class ProxyServer: Sendable {
         let rateLimiter =
             configuration.clientRateLimit > 0
             ? CallerRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil
+        let proofs = Self.proofs(configuration, clock: clock, logger: logger)
+        appCheckKeySet = proofs?.appCheckKeySet
+        var callers = Callers(tokens: tokens, users: users, keySet: keySet, rateLimiter: rateLimiter, metrics: metrics)
+        callers.proofs = proofs
+        let attest = proofs?.sessions.flatMap { sessions in
+            Self.attestService(
+                configuration, sessions: sessions, redis: redis, rateLimiter: rateLimiter, clock: clock,
+                metrics: metrics,
+                logger: logger)
+        }
         let access = ProxyResponder.Access(
-            callers: Callers(tokens: tokens, users: users, keySet: keySet, rateLimiter: rateLimiter, metrics: metrics),
+            callers: callers,
             rateLimiter: rateLimiter,
             trustedProxies: TrustedProxies(
                 networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
@@ -140,7 +154,7 @@ public final class ProxyServer: Sendable {
             : nil
         responder = ProxyResponder(
             forwarder: forwarder, languages: configuration.languages, access: access, metrics: metrics,
-            accessLog: accessLog, clock: clock, redis: redis)
+            accessLog: accessLog, clock: clock, redis: redis, attest: attest)
         server = HTTPServer(
             configuration: .init(
                 host: configuration.host, port: configuration.port, limits: configuration.limits,
@@ -163,7 +177,7 @@ public final class ProxyServer: Sendable {
                         ("tasks", sizes.tasks),
                     ]
                 }, redis: redis, variants: forwarder.variantMaker, keySet: keySet,
-                cacheMaxBytes: configuration.cacheMaxBytes))
+                cacheMaxBytes: configuration.cacheMaxBytes, checksProofs: proofs != nil))
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
@@ -196,6 +210,74 @@ public final class ProxyServer: Sendable {
         loadSnapshot()
         redis?.start()
         keySet?.start()
+        appCheckKeySet?.start()
+    }
+
+    /// The proofs of a genuine app the configuration turns on, or `nil` for none.
+    private static func proofs(_ configuration: ProxyConfiguration, clock: any ProxyClock, logger: ProxyLogger)
+        -> Callers.Proofs?
+    {
+        let attests = !configuration.attestApps.isEmpty
+        let checksApps = !configuration.appCheckProject.isEmpty
+        guard attests || checksApps || configuration.proof != .none else { return nil }
+        let sessions =
+            attests
+            ? SessionTokens(
+                secrets: configuration.attestSessionSecrets, amodbKey: configuration.apiKey,
+                lifetime: configuration.attestSessionSeconds) : nil
+        let keySet =
+            checksApps
+            ? URL(string: configuration.appCheckJWKSURL).map { url in
+                KeySetRefresher(
+                    url: url, timeout: configuration.upstreamTimeout, maxBytes: configuration.maxUpstreamBytes,
+                    refreshSeconds: configuration.jwksRefreshSeconds, clock: clock, logger: logger)
+            } : nil
+        // Firebase's rules for an App Check token: RS256 from its key set, `typ` JWT, the
+        // issuer and audience of the project (by number), and an accepted app as `sub`.
+        let appCheck = keySet.map { keySet in
+            TokenVerifier(
+                secret: nil, keySet: keySet,
+                rules: .init(
+                    issuers: ["https://firebaseappcheck.googleapis.com/" + configuration.appCheckProject],
+                    audiences: ["projects/" + configuration.appCheckProject], leeway: 60,
+                    subjects: Set(configuration.appCheckApps), type: "JWT"),
+                identifier: TokenIdentifier(amodbKey: configuration.apiKey))
+        }
+        return Callers.Proofs(
+            sessions: sessions, appCheck: appCheck, appCheckKeySet: keySet, policy: configuration.proof,
+            mode: configuration.proofMode)
+    }
+
+    /// App Attest's exchange: the apps accepted, the root trusted (Apple's, or a file a test
+    /// names, loudly), the store (Redis with a fleet, so every replica knows each challenge,
+    /// key and counter; memory alone).
+    private static func attestService(
+        _ configuration: ProxyConfiguration, sessions: SessionTokens, redis: RedisLink?,
+        rateLimiter: CallerRateLimiter?, clock: any ProxyClock, metrics: ProxyMetrics, logger: ProxyLogger
+    ) -> AttestService? {
+        let apps = configuration.attestApps.map { app in
+            let parts = app.split(separator: ".", maxSplits: 1).map(String.init)
+            return AppID(teamID: parts[0], bundleID: parts.count > 1 ? parts[1] : "")
+        }
+        var roots = TrustedRoots.appleAppAttestation
+        if let file = configuration.attestRootFile {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+                let certificates = try? X509Certificate.certificates(pem: text), !certificates.isEmpty
+            else {
+                logger.error(
+                    "AMODB_ATTEST_ROOT_FILE cannot be read as PEM certificates: App Attest is off", ["path": file])
+                return nil
+            }
+            logger.warning(
+                "App Attest trusts AMODB_ATTEST_ROOT_FILE instead of Apple's App Attestation Root CA: for tests and private deployments only; real devices' keys are refused",
+                ["path": file])
+            roots = TrustedRoots(certificates)
+        }
+        let store: any AttestStore = redis.map { RedisAttestStore(link: $0) } ?? MemoryAttestStore()
+        return AttestService(
+            verifier: AppAttestVerifier(
+                appIDs: apps, allowDevelopment: configuration.attestAllowDevelopment, trustedRoots: roots),
+            sessions: sessions, store: store, rateLimiter: rateLimiter, clock: clock, metrics: metrics)
     }
 
     /// Ready: `/readyz` says so, the periodic work runs.

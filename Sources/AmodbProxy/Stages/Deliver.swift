@@ -36,6 +36,8 @@ final class Deliver: Sendable {
         let origin: String?
         /// The verified user calling, if any (the access log's `user`).
         let user: UserIdentity?
+        /// The proof of a genuine app the request carried, while proofs are checked (the access log's `proof`).
+        var proof: Proof? = nil
         let started: UInt64
         /// The event loop the answer is counted on, while it is given on that loop's queue.
         var loop: Int?
@@ -78,7 +80,7 @@ final class Deliver: Sendable {
                     method: facts.method, route: facts.route, path: facts.loggedPath, key: facts.key,
                     status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding,
                     client: facts.address, user: facts.user.map { String($0.logName) },
-                    detail: outcome?.missDetail?.literal))
+                    detail: outcome?.missDetail?.literal, proof: facts.proof?.literal))
         }
         // Moved out: a plain `return` copied the response (a retain of each buffer) and
         // destroyed the local after.

@@ -13,6 +13,8 @@ struct CallerIdentity: Sendable {
         case appToken(String)
         /// A signed-in user, verified.
         case user(UserIdentity)
+        /// A genuine copy of the app with an App Attest session: its key's name (`Callers.attestedName`).
+        case attested(String)
     }
 
     /// The caller's address: the peer's, or from `X-Forwarded-For` when the peer is trusted.
@@ -20,6 +22,8 @@ struct CallerIdentity: Sendable {
     /// Whether the address is limited (not in `AMODB_RATE_LIMIT_EXEMPT`).
     let limitedByAddress: Bool
     let credential: Credential
+    /// The proof of a genuine app the request carried; `nil` while no proof is checked.
+    var proof: Proof? = nil
 
     /// The verified user, if that is who calls.
     var user: UserIdentity? {
@@ -37,6 +41,7 @@ struct CallerIdentity: Sendable {
     var limitKey: String? {
         switch credential {
         case .user(let user): user.limitKey
+        case .attested(let name): name
         case .appToken(let name): limitedByAddress ? name + "@" + address : name
         case .none: limitedByAddress ? "address:" + address : nil
         }
@@ -58,6 +63,11 @@ enum IdentifyCaller {
         var user: UserIdentity? {
             if case .caller(let caller) = self { caller.user } else { nil }
         }
+
+        /// The proof the caller carried, while proofs are checked.
+        var proof: Proof? {
+            if case .caller(let caller) = self { caller.proof } else { nil }
+        }
     }
 
     /// Who sends `request`, whose head reads as `head`, checked by `callers` at `clock`'s
@@ -66,21 +76,41 @@ enum IdentifyCaller {
         _ request: borrowing HTTPRequest, head: HeadFacts, callers: Callers, clock: any ProxyClock, loop: Int?
     ) -> Outcome {
         let credential: CallerIdentity.Credential
+        var proof: Proof? = nil
         if callers.isEnabled && head.underAPI && (request.method == "GET" || request.method == "HEAD") {
-            switch callers.identify(
-                request.headers["Authorization"], query: request.query,
+            let (verdict, carried) = callers.identifyWithProof(
+                request.headers["Authorization"],
+                appCheck: callers.proofs?.appCheck == nil ? nil : request.headers["X-Firebase-AppCheck"],
+                query: request.query,
                 from: Callers.Address(address: head.address, limited: head.limitedByAddress), clock: clock,
                 loop: loop)
-            {
+            proof = carried
+            switch verdict {
             case .open: credential = .none
             case .token(let name): credential = .appToken(name)
             case .user(let user): credential = .user(user)
-            case .refused(let response): return .refused(response)
+            case .attested(let name): credential = .attested(name)
+            case .refused(let response):
+                if callers.proofs != nil { callers.metrics.recordProof(carried, .refused, loop: loop) }
+                return .refused(response)
+            }
+            if let proofs = callers.proofs {
+                if carried.satisfies(proofs.policy) {
+                    callers.metrics.recordProof(carried, .served, loop: loop)
+                } else if proofs.mode == .enforce {
+                    callers.metrics.recordProof(carried, .refused, loop: loop)
+                    return .refused(callers.proofRequired(proofs.policy))
+                } else {
+                    callers.metrics.recordProof(carried, .wouldRefuse, loop: loop)
+                }
+            } else {
+                proof = nil
             }
         } else {
             credential = .none
         }
         return .caller(
-            CallerIdentity(address: head.address, limitedByAddress: head.limitedByAddress, credential: credential))
+            CallerIdentity(
+                address: head.address, limitedByAddress: head.limitedByAddress, credential: credential, proof: proof))
     }
 }

@@ -21,6 +21,19 @@ struct StatusDocument: Encodable, Sendable {
     let keySet: KeySet?
     /// The paths (cache keys, relative to `/3`) that missed most often since the start, most first.
     let missedPaths: [MissedPath]
+    /// API requests since the start by the proof of a genuine app they carried, and what
+    /// became of them; `null` unless proofs are checked (`AMODB_PROOF`, App Attest, App Check).
+    let proofs: [ProofCount]?
+
+    /// Requests with one proof.
+    struct ProofCount: Encodable, Sendable {
+        /// `attested`, `app_check`, `user`, `app_token` or `none`.
+        let proof: String
+        let served: Int
+        let refused: Int
+        /// Served in monitor mode although the policy asks another proof.
+        let wouldRefuse: Int
+    }
 
     /// The key's budget in amodb's sliding 60-second window.
     struct Budget: Encodable, Sendable {
@@ -211,6 +224,13 @@ struct StatusDocument: Encodable, Sendable {
         missedPaths = sources.statistics.missedPaths.top(Self.missedPathsShown).map {
             MissedPath(path: $0.path, misses: $0.misses)
         }
+        proofs =
+            sources.checksProofs
+            ? Proof.allCases.map { proof in
+                ProofCount(
+                    proof: proof.label, served: metrics.proofCount(proof, .served),
+                    refused: metrics.proofCount(proof, .refused), wouldRefuse: metrics.proofCount(proof, .wouldRefuse))
+            } : nil
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -223,11 +243,12 @@ struct StatusDocument: Encodable, Sendable {
         try container.encode(cache, forKey: .cache)
         try container.encode(fleet, forKey: .fleet)
         try container.encode(keySet, forKey: .keySet)  // `null`, not absent: the shape is stable
+        try container.encode(proofs, forKey: .proofs)
         try container.encode(missedPaths, forKey: .missedPaths)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version, time, budget, answers, minutes, cache, fleet, keySet, missedPaths
+        case version, time, budget, answers, minutes, cache, fleet, keySet, missedPaths, proofs
     }
 
     /// The document as `/status.json` serves it: snake_case names, keys sorted.

@@ -11,6 +11,8 @@ struct JSONWebToken: Sendable {
     let algorithm: String
     /// `kid`: which key of the set signed it.
     let keyID: String?
+    /// `typ`, when the header has one.
+    let type: String?
     let issuer: String?
     /// `sub`; the verifier requires it (RFC 7515's examples have none, so reading does not).
     let subject: String?
@@ -40,6 +42,7 @@ struct JSONWebToken: Sendable {
         guard let algorithm = header.algorithm?.text else { throw .malformed(.missingAlgorithm) }
         self.algorithm = algorithm
         keyID = try Self.string(header.keyID)
+        type = try Self.string(header.type)
         issuer = try Self.string(claims.issuer)
         subject = try Self.string(claims.subject)
         switch claims.audience {
@@ -70,9 +73,10 @@ struct JSONWebToken: Sendable {
         let critical: Bool
         let algorithm: JSONValue?
         let keyID: JSONValue?
+        let type: JSONValue?
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case crit, alg, kid
+            case crit, alg, kid, typ
         }
 
         init(from decoder: any Decoder) throws {
@@ -80,6 +84,7 @@ struct JSONWebToken: Sendable {
             critical = members.contains(.crit)
             algorithm = try members.member(.alg)
             keyID = try members.member(.kid)
+            type = try members.member(.typ)
         }
     }
 

@@ -19,6 +19,10 @@ enum TokenRefusal: Error, Sendable, Equatable {
     case wrongIssuer
     /// No `aud` value is an accepted audience.
     case wrongAudience
+    /// The header's `typ` is not the one required (App Check: `JWT`).
+    case wrongType
+    /// The `sub` is not one accepted (App Check: an app id not in `AMODB_APP_CHECK_APPS`).
+    case wrongSubject
     /// The key set holds no key with the token's `kid`; `refetching`: a fetch of the set has begun.
     case unknownKeyID(refetching: Bool)
     /// The key set lists the token's `kid`, but the proxy does not use that key; the reason
@@ -72,6 +76,10 @@ enum TokenRefusal: Error, Sendable, Equatable {
             return "The user token's issuer is not one this proxy accepts (wrong issuer; see AMODB_JWT_ISSUER)."
         case .wrongAudience:
             return "The user token's audience is not one this proxy accepts (wrong audience; see AMODB_JWT_AUDIENCE)."
+        case .wrongType:
+            return "The token's header names another typ than the one this proxy accepts (JWT)."
+        case .wrongSubject:
+            return "The token's subject is not one this proxy accepts (wrong sub)."
         case .unknownKeyID(let refetching):
             return refetching
                 ? "The user token's key (kid) is not in the key set (unknown kid); the set is being fetched again: retry in a few seconds."
@@ -94,6 +102,8 @@ enum TokenRefusal: Error, Sendable, Equatable {
         case .notYetValid, .issuedInFuture: .notYetValid
         case .wrongIssuer: .wrongIssuer
         case .wrongAudience: .wrongAudience
+        case .wrongType: .malformed
+        case .wrongSubject: .wrongSubject
         case .unknownKeyID: .unknownKeyID
         case .unusableKey: .unusableKey
         case .noKeySet: .noKeySet
@@ -106,6 +116,8 @@ enum AuthResult: Int, CaseIterable, Sendable {
     case verified, staticToken, missing, invalidStaticToken, malformed, badSignature, expired, notYetValid, wrongIssuer,
         wrongAudience
     case unknownKeyID, algorithm, noKeySet
+    /// An App Check token of an app not accepted.
+    case wrongSubject
     /// The token names a key the set lists but the proxy does not use.
     case unusableKey
     /// Refused before it was checked: the client's address had spent its rate on refusals.
@@ -125,6 +137,7 @@ enum AuthResult: Int, CaseIterable, Sendable {
         case .wrongIssuer: "wrong_issuer"
         case .wrongAudience: "wrong_audience"
         case .unknownKeyID: "unknown_kid"
+        case .wrongSubject: "wrong_subject"
         case .algorithm: "algorithm"
         case .noKeySet: "no_key_set"
         case .unusableKey: "unusable_kid"

@@ -20,6 +20,10 @@ struct TokenVerifier: Sendable {
         var audiences: Set<String>
         /// Clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
         var leeway: Double
+        /// Accepted `sub` values; `nil`: any (a user's). Firebase App Check's `sub` is the app's id.
+        var subjects: Set<String>? = nil
+        /// The header's `typ` required; `nil`: any or none.
+        var type: String? = nil
     }
 
     /// Where the keys come from.
@@ -110,6 +114,8 @@ struct TokenVerifier: Sendable {
     func checkClaims(of jwt: JSONWebToken, now: Double) throws(TokenRefusal) -> String {
         guard let subject = jwt.subject, !subject.isEmpty else { throw .malformed(.missingSubject) }
         guard let expires = jwt.expires else { throw .malformed(.missingExpiry) }
+        if let type = rules.type, jwt.type != type { throw .wrongType }
+        if let subjects = rules.subjects, !subjects.contains(subject) { throw .wrongSubject }
         guard let issuer = jwt.issuer, rules.issuers.contains(issuer) else { throw .wrongIssuer }
         guard jwt.audiences.contains(where: rules.audiences.contains) else { throw .wrongAudience }
         guard now <= expires + rules.leeway else { throw .expired }
