@@ -151,6 +151,7 @@ struct JSONWebTokenTests {
         (#"{"alg":"HS256","alg":"none"}"#, "{}", TokenRefusal.malformed(.headerJSON)),
         (#"{"alg":"HS256","kid":"a","kid":"b"}"#, "{}", .malformed(.headerJSON)),
         (#"{"alg":"HS256","crit":null,"crit":null}"#, "{}", .malformed(.headerJSON)),
+        (#"{"alg":"HS256","typ":"JWT","typ":"at+jwt"}"#, "{}", .malformed(.headerJSON)),
         (#"{"alg":"HS256"}"#, #"{"sub":"a","sub":"b"}"#, .malformed(.claimsJSON)),
         (#"{"alg":"HS256"}"#, #"{"sub":"a","\u0073ub":"b"}"#, .malformed(.claimsJSON)),
         (#"{"alg":"HS256"}"#, #"{"exp":1,"exp":"x"}"#, .malformed(.claimsJSON)),
@@ -161,7 +162,7 @@ struct JSONWebTokenTests {
     }
 
     @Test func aMemberTheVerifierDoesNotReadMayBeGivenTwice() throws {
-        let jwt = try JSONWebToken(Self.token(#"{"alg":"HS256","typ":"JWT","typ":"at+jwt"}"#, #"{"x":1,"x":"y"}"#))
+        let jwt = try JSONWebToken(Self.token(#"{"alg":"HS256","cty":"JWT","cty":"x"}"#, #"{"x":1,"x":"y"}"#))
         #expect(jwt.algorithm == "HS256")
     }
 

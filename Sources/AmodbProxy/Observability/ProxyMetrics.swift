@@ -110,7 +110,7 @@ public final class ProxyMetrics: Sendable {
     /// `ProofOutcome.allCases`).
     private let proofs: AtomicCounters
     /// The App Attest exchange's outcomes (`challenge`, `key`, `session`, or what refused one).
-    private let attestOutcomes = Mutex<[String: Int]>([:])
+    private let attestOutcomes = Mutex<[String: Int]>(["challenge": 0, "key": 0, "session": 0])
     private let sources = Mutex<Sources?>(nil)
     /// The status page's last hour, from samples of these counters (`sampleStatus`); made
     /// when the sources are connected, as its clock is theirs.

@@ -108,6 +108,9 @@ enum StatusPage {
         <div class="muted"><span class="key fresh"></span>fresh<span class="key stale"></span>stale<span class="key filled"></span>filled<span class="key refused"></span>refused (answers, bars)<span class="key calls"></span>calls to amodb (line; dashed: the plan's limit)</div>
         <svg id="chart" viewBox="0 0 760 220" role="img" aria-label="answers and calls per minute"></svg>
         </section>
+        <section id="proofs-section" hidden><h2>Requests by proof of a genuine app, since the start</h2>
+        <table><thead><tr><th>proof</th><th class="n">served</th><th class="n">refused</th><th class="n">served, would be refused (monitor)</th></tr></thead><tbody id="proofs"></tbody></table>
+        </section>
         <section><h2>Paths that missed most</h2>
         <table><thead><tr><th>path (under /3)</th><th class="n">misses</th></tr></thead><tbody id="missed"><tr><td class="muted" colspan="2">none yet</td></tr></tbody></table>
         </section>
@@ -194,6 +197,19 @@ enum StatusPage {
           paused.hidden = data.budget.paused == null;
           paused.textContent = data.budget.paused == null ? "" : "Calls to amodb paused (" + (why[data.budget.paused] || data.budget.paused) + "): only this replica's reserve is spent; resuming in about " + data.budget.paused_seconds + " s.";
           const keySet = data.key_set != null;
+          const proofs = document.getElementById("proofs");
+          document.getElementById("proofs-section").hidden = data.proofs == null;
+          proofs.replaceChildren();
+          for (const entry of data.proofs || []) {
+            const row = document.createElement("tr");
+            for (const [text, number] of [[entry.proof, false], [entry.served, true], [entry.refused, true], [entry.would_refuse, true]]) {
+              const cell = document.createElement("td");
+              if (number) cell.className = "n";
+              cell.textContent = String(text);
+              row.append(cell);
+            }
+            proofs.append(row);
+          }
           document.getElementById("keyset").hidden = !keySet;
           document.getElementById("keyset-title").hidden = !keySet;
           if (keySet) {
