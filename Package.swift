@@ -98,7 +98,8 @@ let package = Package(
         .testTarget(
             name: "AmodbAttestTests", dependencies: ["AmodbAttest", "AmodbAttestTestSupport", "AmodbCrypto"],
             resources: [.copy("Samples")]),
-        .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbTestSupport"]),
+        // The client; App Attest against a stand-in whose SHA-256 is AmodbCrypto's, not the client's own.
+        .testTarget(name: "AmodbClientTests", dependencies: ["AmodbClient", "AmodbCrypto", "AmodbTestSupport"]),
         .testTarget(
             name: "AmodbProxyTests",
             dependencies: ["AmodbBytes", "AmodbHTTP", "AmodbProxy", "AmodbPlanner", "AmodbTestSupport"]),

@@ -71,15 +71,21 @@ extension AmodbClient {
 
     /// Classifies what URLSession threw: cancelled, timed out, offline or other.
     private func transportError(_ error: any Error) -> AmodbClientError {
+        Self.transportError(error, host: baseURL.host, timeout: timeout)
+    }
+
+    /// Classifies what URLSession threw for a request to `host` with `timeout` (seconds):
+    /// cancelled, timed out, offline or other.
+    static func transportError(_ error: any Error, host: String?, timeout: TimeInterval) -> AmodbClientError {
         if error is CancellationError { return AmodbClientError(.cancelled) }
         let code = (error as? URLError)?.code ?? .unknown
         if code == .cancelled { return AmodbClientError(.cancelled) }
-        return AmodbClientError(.transport(code, host: baseURL.host, timeout: timeout))
+        return AmodbClientError(.transport(code, host: host, timeout: timeout))
     }
 
     /// The response's header fields as strings, sorted by name (URLSession does not keep
     /// the wire order).
-    private static func headers(of response: HTTPURLResponse) -> AmodbResponse.Headers {
+    static func headers(of response: HTTPURLResponse) -> AmodbResponse.Headers {
         let fields = response.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
             guard let name = name as? String else { return nil }
             return (name, value as? String ?? String(describing: value))

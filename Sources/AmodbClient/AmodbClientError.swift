@@ -23,6 +23,33 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         /// amodb-proxy, not amodb, answered 401: the token sent to the proxy (or its absence)
         /// was refused, and amodb's key was never in question.
         case proxyRefused(ProxyCredential, serverMessage: String?)
+        /// App Attest gave no proof on this device: the ``AppAttestationProvider`` failed
+        /// (App Attest unsupported, Apple's service unavailable), with what it said.
+        case attestationUnavailable(String)
+        /// The proxy answered a step of the App Attest exchange with a status outside 2xx,
+        /// with its `status_message` if it sent one.
+        case attestationRefused(AttestStep, status: Int, serverMessage: String?, retryAfter: Duration?)
+        /// The proxy's answer to a step of the App Attest exchange is not the expected JSON.
+        case attestationUnreadable(AttestStep, status: Int, detail: String)
+    }
+
+    /// A step of the App Attest exchange, as ``AppAttestSession`` takes them.
+    enum AttestStep: Sendable, Equatable {
+        /// `GET …/attest/challenge`.
+        case challenge
+        /// `POST …/attest/keys`: a new key's attestation.
+        case attestation
+        /// `POST …/attest/session`: an assertion for a session token.
+        case session
+
+        /// The step, as a message names it.
+        var phrase: String {
+            switch self {
+            case .challenge: "the request for an App Attest challenge"
+            case .attestation: "the app's App Attest attestation"
+            case .session: "the app's App Attest assertion"
+            }
+        }
     }
 
     /// What the client sent to the proxy that refused it.
@@ -40,6 +67,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         enum Code: String, Sendable {
             case invalidRequest, unauthorized, paymentRequired, notFound, rateLimited, clientError
             case serverError, unexpectedStatus, invalidResponse, offline, timedOut, transport, cancelled
+            case attestationFailed
         }
 
         let code: Code
@@ -70,6 +98,10 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         public static let transport = Kind(code: .transport)
         /// The calling task was cancelled.
         public static let cancelled = Kind(code: .cancelled)
+        /// App Attest gave no session: the device could not attest or assert (App Attest
+        /// unsupported, say), or the proxy refused the proof or does not offer App Attest.
+        /// ``AppAttestSession`` does not ask again until a pause has passed.
+        public static let attestationFailed = Kind(code: .attestationFailed)
 
         /// The kind's name, e.g. `unauthorized`.
         public var description: String { code.rawValue }
@@ -99,6 +131,14 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         case .transport(let code, _, _): Self.kind(of: code)
         case .cancelled: .cancelled
         case .noToken, .proxyRefused: .unauthorized
+        case .attestationUnavailable: .attestationFailed
+        case .attestationRefused(_, let status, _, _):
+            switch status {
+            case 429: .rateLimited
+            case 500...599: .serverError
+            default: .attestationFailed
+            }
+        case .attestationUnreadable: .invalidResponse
         }
     }
 
@@ -108,14 +148,17 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
         case .status(let status, _, _): status
         case .invalidResponse(let status, _): status
         case .proxyRefused: 401
-        case .invalidRequest, .transport, .cancelled, .noToken: nil
+        case .attestationRefused(_, let status, _, _): status
+        case .attestationUnreadable(_, let status, _): status
+        case .invalidRequest, .transport, .cancelled, .noToken, .attestationUnavailable: nil
         }
     }
 
-    /// For ``Kind-swift.struct/rateLimited``: the wait the server's last `Retry-After` asked for
-    /// (uncapped), or `nil` when it sent none.
+    /// For ``Kind-swift.struct/rateLimited`` (and a 503 from the App Attest exchange): the wait
+    /// the server's last `Retry-After` asked for (uncapped), or `nil` when it sent none.
     public var retryAfter: Duration? {
         if case .status(_, _, let retryAfter) = reason { return retryAfter }
+        if case .attestationRefused(_, _, _, let retryAfter) = reason { return retryAfter }
         return nil
     }
 
@@ -124,6 +167,7 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
     public var serverMessage: String? {
         if case .status(_, let message, _) = reason { return message }
         if case .proxyRefused(_, let message) = reason { return message }
+        if case .attestationRefused(_, _, let message, _) = reason { return message }
         return nil
     }
 
@@ -197,6 +241,24 @@ public struct AmodbClientError: Error, Sendable, Equatable, CustomStringConverti
             case .appToken: return Self.sentence("The proxy refused the app's client token (401)\(detail)")
             case .userToken: return Self.sentence("The proxy refused the user's sign-in token (401)\(detail)")
             }
+        case .attestationUnavailable(let problem):
+            return Self.sentence("App Attest could not vouch for this app: \(problem)")
+        case .attestationRefused(let step, let status, let serverMessage, let retryAfter):
+            let detail = serverMessage.map { ": \($0)" } ?? ""
+            switch status {
+            case 404:
+                return Self.sentence("The proxy does not offer App Attest (\(status))\(detail)")
+            case 429:
+                let wait = retryAfter.map { " Try again in \(Self.seconds($0)) s." } ?? " Try again in a minute."
+                return Self.sentence("Too many requests to the proxy for App Attest (\(status))\(detail)") + wait
+            case 500...599:
+                return Self.sentence("The proxy failed to answer \(step.phrase) (\(status))\(detail)")
+                    + " Try again later."
+            default:
+                return Self.sentence("The proxy refused \(step.phrase) (\(status))\(detail)")
+            }
+        case .attestationUnreadable(let step, let status, let detail):
+            return Self.sentence("The proxy's answer to \(step.phrase) could not be read (\(status)): \(detail)")
         }
     }
 

@@ -2,7 +2,8 @@
 /// token (Firebase's `getIDTokenForcingRefresh(_:)`, Supabase's session, Auth0's
 /// credentials manager). `forceRefresh` is `true` after the server refused the last one
 /// as invalid (expired, say): return a freshly issued token then. `nil` or a thrown error
-/// means no user is signed in, and the call fails with ``AmodbClientError/Kind-swift.struct/unauthorized``.
+/// means no user is signed in, and the call fails with ``AmodbClientError/Kind-swift.struct/unauthorized``;
+/// an ``AmodbClientError`` thrown (as ``AppAttestSession/tokenProvider`` does) fails the call as it is.
 public typealias TokenProvider = @Sendable (_ forceRefresh: Bool) async throws -> String?
 
 extension AmodbClient {
@@ -31,6 +32,9 @@ extension AmodbClient {
                     value = try await provider(forceRefresh)
                 } catch is CancellationError {
                     throw AmodbClientError(.cancelled)
+                } catch let error as AmodbClientError {
+                    // A provider built on this library (AppAttestSession) already says what failed.
+                    throw error
                 } catch {
                     throw AmodbClientError(.noToken("the token provider failed (\(type(of: error)))"))
                 }

@@ -32,9 +32,31 @@ struct AmodbClientErrorTests {
             (.invalidRequest("x"), false),
             (.invalidResponse(status: 200, detail: "x"), false),
             (.cancelled, false),
+            (.attestationRefused(.session, status: 503, serverMessage: nil, retryAfter: nil), true),
+            (.attestationRefused(.challenge, status: 429, serverMessage: nil, retryAfter: nil), true),
+            (.attestationRefused(.session, status: 401, serverMessage: nil, retryAfter: nil), false),
+            (.attestationRefused(.challenge, status: 404, serverMessage: nil, retryAfter: nil), false),
+            (.attestationUnavailable("x"), false),
+            (.attestationUnreadable(.session, status: 200, detail: "x"), false),
         ])
     func transience(reason: AmodbClientError.Reason, transient: Bool) {
         #expect(AmodbClientError(reason).isTransient == transient)
+    }
+
+    @Test(
+        "App Attest failures are their own kind, unless the proxy is busy or failing",
+        arguments: [
+            (AmodbClientError.Reason.attestationUnavailable("x"), AmodbClientError.Kind.attestationFailed),
+            (.attestationRefused(.attestation, status: 401, serverMessage: nil, retryAfter: nil), .attestationFailed),
+            (.attestationRefused(.attestation, status: 400, serverMessage: nil, retryAfter: nil), .attestationFailed),
+            (.attestationRefused(.challenge, status: 404, serverMessage: nil, retryAfter: nil), .attestationFailed),
+            (.attestationRefused(.session, status: 429, serverMessage: nil, retryAfter: nil), .rateLimited),
+            (.attestationRefused(.session, status: 502, serverMessage: nil, retryAfter: nil), .serverError),
+            (.attestationUnreadable(.session, status: 200, detail: "x"), .invalidResponse),
+        ])
+    func attestationKinds(reason: AmodbClientError.Reason, kind: AmodbClientError.Kind) {
+        #expect(AmodbClientError(reason).kind == kind)
+        #expect(AmodbClientError(reason).kind.description == kind.description)
     }
 
     @Test func kindsCanBeMatchedInASwitch() {
