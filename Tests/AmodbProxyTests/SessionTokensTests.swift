@@ -28,13 +28,16 @@ struct SessionTokensTests {
 
         let old = Secret(String(repeating: "o", count: 32))
         let new = Secret(String(repeating: "n", count: 32))
-        let (before, _) = SessionTokens(secrets: [old], amodbKey: Secret("k"), lifetime: 60).issue(for: Self.keyID, now: 0)
+        let (before, _) = SessionTokens(secrets: [old], amodbKey: Secret("k"), lifetime: 60).issue(
+            for: Self.keyID, now: 0)
         let rotating = SessionTokens(secrets: [new, old], amodbKey: Secret("k"), lifetime: 60)
         #expect(try rotating.verify(Array(before.utf8).span, now: 1).get() == Self.keyID, "the old one still checks")
         let (after, _) = rotating.issue(for: Self.keyID, now: 0)
         #expect(
-            try SessionTokens(secrets: [new], amodbKey: Secret("k"), lifetime: 60).verify(Array(after.utf8).span, now: 1)
-                .get() == Self.keyID, "the new one signs")
+            try SessionTokens(secrets: [new], amodbKey: Secret("k"), lifetime: 60).verify(
+                Array(after.utf8).span, now: 1
+            )
+            .get() == Self.keyID, "the new one signs")
         #expect(
             SessionTokens(secrets: [new], amodbKey: Secret("k"), lifetime: 60).verify(Array(before.utf8).span, now: 1)
                 == .failure(.badSignature), "rotated out")

@@ -79,7 +79,8 @@ struct RedisOutageTests {
                 8,
                 redisOf: { index in
                     index == 0
-                        ? RedisConfiguration(endpoint: .init(host: "127.0.0.1", port: relay.port)) : server.configuration()
+                        ? RedisConfiguration(endpoint: .init(host: "127.0.0.1", port: relay.port))
+                        : server.configuration()
                 }, upstream: upstream, clockOf: { _ in SystemClock() }, adjust: adjust)
             try await withServer(fleet) { (fleet: Fleet) async throws in
                 #expect(await fleet.seeEachOther())

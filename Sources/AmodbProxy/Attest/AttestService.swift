@@ -53,8 +53,10 @@ struct AttestService: Sendable {
     ) async -> HTTPResponse {
         let now = clock.now()
         if limited, let rateLimiter, let wait = rateLimiter.take("attest:" + address, now: now) {
-            return APIRefusal.tooManyRequests({ "Too many attestation requests from this address; try again in \($0) s." }, wait: wait)
-                .response
+            return APIRefusal.tooManyRequests(
+                { "Too many attestation requests from this address; try again in \($0) s." }, wait: wait
+            )
+            .response
         }
         let response: HTTPResponse
         switch (endpoint, method) {
@@ -69,10 +71,11 @@ struct AttestService: Sendable {
         default:
             var headers = HTTPHeaders()
             headers.set("Allow", endpoint == .challenge ? "GET, HEAD" : "POST")
-            response = APIRefusal(
-                .methodNotAllowed, "\(endpoint == .challenge ? "GET" : "POST") is the method of this path.",
-                headers: headers
-            ).response
+            response =
+                APIRefusal(
+                    .methodNotAllowed, "\(endpoint == .challenge ? "GET" : "POST") is the method of this path.",
+                    headers: headers
+                ).response
         }
         return response
     }
@@ -85,7 +88,8 @@ struct AttestService: Sendable {
         }
         metrics.recordAttest("challenge")
         return Self.json(
-            200, #"{"challenge":"# + JSONText.quoted(challenge) + #","expires_in":"# + String(Int(Self.challengeLifetime))
+            200,
+            #"{"challenge":"# + JSONText.quoted(challenge) + #","expires_in":"# + String(Int(Self.challengeLifetime))
                 + "}")
     }
 
@@ -149,7 +153,8 @@ struct AttestService: Sendable {
         }
         let stored = StoredAttestKey(
             keyID: keyID, publicKey: attested.publicKey, counter: 0,
-            app: attested.appID.teamID + "." + attested.appID.bundleID, development: attested.environment == .development)
+            app: attested.appID.teamID + "." + attested.appID.bundleID,
+            development: attested.environment == .development)
         guard await store.save(stored) else { return Self.unavailable() }
         metrics.recordAttest("key")
         return Self.json(

@@ -83,7 +83,8 @@ package final class CallLedger: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw LedgerError(description: "cannot create the state directory \(directory): \(error.localizedDescription)")
+            throw LedgerError(
+                description: "cannot create the state directory \(directory): \(error.localizedDescription)")
         }
         let existed = FileManager.default.fileExists(atPath: path)
         let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)

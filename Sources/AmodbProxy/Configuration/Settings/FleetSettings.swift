@@ -56,7 +56,8 @@ extension ConfigurationLoader {
         ),
         Setting(
             "AMODB_BUDGET_RESERVE", flag: "--budget-reserve", \.budgetReserve, .optionalInteger(0...100_000),
-            help: "calls a minute kept for replicas cut off from Redis (each spends its 1/AMODB_FLEET_SIZE); empty: a fifth of the limit",
+            help:
+                "calls a minute kept for replicas cut off from Redis (each spends its 1/AMODB_FLEET_SIZE); empty: a fifth of the limit",
             accepts: "0–100,000; empty: a fifth of `AMODB_RATE_LIMIT`",
             doc:
                 "calls a minute the fleet's window never grants, kept for replicas that cannot use it (Redis unreachable, the window lost): each replica spends `AMODB_BUDGET_RESERVE / AMODB_FLEET_SIZE` of them on its own; `0`: such a replica calls nothing ([budget.md](budget.md#the-outage-reserve))"
