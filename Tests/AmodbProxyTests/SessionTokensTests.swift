@@ -6,12 +6,13 @@ import Testing
 /// App Attest's session tokens and the lone replica's store.
 struct SessionTokensTests {
     static let keyID = Array(repeating: UInt8(7), count: 32)
+    static let name = "attested:0707070707070707"
 
     @Test func aTokenIsGoodForItsLifetimeForItsKeyOnly() throws {
         let tokens = SessionTokens(secrets: [], amodbKey: Secret("the-amodb-key"), lifetime: 3600)
         let (token, expires) = tokens.issue(for: Self.keyID, now: 1_000)
         #expect(expires == 4_600)
-        #expect(try tokens.verify(Array(token.utf8).span, now: 2_000).get() == Self.keyID)
+        #expect(try tokens.verify(Array(token.utf8).span, now: 2_000).get() == Self.name)
         #expect(tokens.verify(Array(token.utf8).span, now: 4_600) == .failure(.expired))
         // Another key id put in its place: the code no longer matches.
         let parts = token.split(separator: ".")
@@ -31,13 +32,13 @@ struct SessionTokensTests {
         let (before, _) = SessionTokens(secrets: [old], amodbKey: Secret("k"), lifetime: 60).issue(
             for: Self.keyID, now: 0)
         let rotating = SessionTokens(secrets: [new, old], amodbKey: Secret("k"), lifetime: 60)
-        #expect(try rotating.verify(Array(before.utf8).span, now: 1).get() == Self.keyID, "the old one still checks")
+        #expect(try rotating.verify(Array(before.utf8).span, now: 1).get() == Self.name, "the old one still checks")
         let (after, _) = rotating.issue(for: Self.keyID, now: 0)
         #expect(
             try SessionTokens(secrets: [new], amodbKey: Secret("k"), lifetime: 60).verify(
                 Array(after.utf8).span, now: 1
             )
-            .get() == Self.keyID, "the new one signs")
+            .get() == Self.name, "the new one signs")
         #expect(
             SessionTokens(secrets: [new], amodbKey: Secret("k"), lifetime: 60).verify(Array(before.utf8).span, now: 1)
                 == .failure(.badSignature), "rotated out")

@@ -93,9 +93,9 @@ struct Callers: Sendable {
             if let bearer = Self.bearer(in: bytes), SessionTokens.looksLikeSessionToken(bytes.extracting(bearer)) {
                 let now = clock.now()
                 switch sessions.verify(bytes.extracting(bearer), now: now) {
-                case .success(let keyID):
+                case .success(let name):
                     metrics.recordAuth(.verified, loop: loop)
-                    return (.attested(Self.attestedName(keyID)), .attested)
+                    return (.attested(name), .attested)
                 case .failure(let refusal):
                     if let throttled = throttled(client, now: now, loop: loop) { return (throttled, .attested) }
                     charge(client, now: now)
@@ -160,17 +160,6 @@ struct Callers: Sendable {
         case .token: .appToken
         case .open, .refused: .none
         }
-    }
-
-    /// An attested key's name for the limits: `attested:` and the key id's first 8 bytes in hex.
-    static func attestedName(_ keyID: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = Array("attested:".utf8)
-        for byte in keyID.prefix(8) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The 401 for an App Check token refused: the user token's message, said of App Check.

@@ -3,8 +3,10 @@ import AmodbCrypto
 
 /// The session tokens the proxy signs for an App Attest key once it has checked an
 /// assertion: `as1.<key id, base64url>.<expiry, Unix seconds>.<HMAC-SHA256, base64url>`,
-/// sent as `Authorization: Bearer`. Checking one is parsing it and one HMAC (no signature,
-/// no lookup), so an attested request costs what a remembered ID token costs.
+/// sent as `Authorization: Bearer`. A token that checked is remembered (`VerifiedTokens`,
+/// by a keyed digest, until it expires): the next request with it costs a digest and a
+/// lookup, what a remembered ID token costs; only a token not seen before is parsed and its
+/// HMAC computed.
 ///
 /// Every replica checks every replica's tokens: the secrets are the fleet's
 /// (`AMODB_ATTEST_SESSION_SECRETS`, the first signing and all checking, so a new secret
@@ -16,6 +18,8 @@ struct SessionTokens: Sendable {
     private let secrets: [HMACSHA256]
     /// How long a token is good, in seconds.
     let lifetime: Double
+    /// The tokens that checked, by digest: their key's name and expiry.
+    let memory = VerifiedTokens()
 
     /// What every token starts with: a token that does not is no session token.
     static let prefix = "as1."
@@ -58,9 +62,40 @@ struct SessionTokens: Sendable {
         }
     }
 
-    /// The key id `token` was issued for, when it was signed by one of the secrets and is
-    /// good at `now`.
-    func verify(_ token: Span<UInt8>, now: Double) -> Result<[UInt8], Refusal> {
+    /// The name of the key `token` was issued for (`attested:` and its first 8 bytes in hex:
+    /// what the limits count it by), when it was signed by one of the secrets and is good at `now`.
+    func verify(_ token: Span<UInt8>, now: Double) -> Result<String, Refusal> {
+        let digest = memory.digest(of: token)
+        if let remembered = memory.remembered(digest) {
+            guard now < remembered.expires else {
+                memory.forget(digest)
+                return .failure(.expired)
+            }
+            return .success(Self.name(ofPrefix: remembered.user))
+        }
+        switch check(token, now: now) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let (keyID, expires)):
+            let prefix = Self.prefix(of: keyID)
+            memory.remember(
+                .init(user: prefix, expires: expires, validFrom: -.infinity, generation: 0), at: digest)
+            return .success(Self.name(ofPrefix: prefix))
+        }
+    }
+
+    /// The first 8 bytes of a key id, big-endian.
+    static func prefix(of keyID: [UInt8]) -> UInt64 {
+        keyID.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// `attested:` and the 16 hex digits of a key id's first 8 bytes.
+    static func name(ofPrefix prefix: UInt64) -> String {
+        let hex = String(prefix, radix: 16)
+        return "attested:" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// The key id and expiry of `token`, checked in full.
+    private func check(_ token: Span<UInt8>, now: Double) -> Result<([UInt8], Double), Refusal> {
         guard token.count <= Self.longestToken, Self.looksLikeSessionToken(token) else { return .failure(.malformed) }
         let bytes = token.array()
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -72,7 +107,7 @@ struct SessionTokens: Sendable {
             return .failure(.badSignature)
         }
         guard now < Double(expires) else { return .failure(.expired) }
-        return .success(keyID)
+        return .success((keyID, Double(expires)))
     }
 }
 
