@@ -83,6 +83,16 @@ public final class ProxyReplica: Sendable {
     /// Kills the process with SIGKILL and waits for it to be gone. The endpoint is withdrawn
     /// first, so no new request is sent to the life that is dying.
     public func kill() async {
+        await stop(with: SIGKILL, marker: "killed")
+    }
+
+    /// Stops the process with SIGTERM (it drains and exits as on a redeploy) and waits for it.
+    public func terminate() async {
+        await stop(with: SIGTERM, marker: "stopped")
+    }
+
+    /// Sends `signal`, waits for the process to exit, and keeps its log lines with `marker` after them.
+    private func stop(with signal: Int32, marker: String) async {
         let process = state.withLock { state -> ChildProcess? in
             state.port = nil
             state.generation += 1
@@ -90,30 +100,13 @@ public final class ProxyReplica: Sendable {
             return state.process
         }
         guard let process else { return }
-        process.kill(SIGKILL)
+        process.kill(signal)
         _ = try? await offloaded { process.waitUntilExit() }
         // The pipe ends when the process is gone; its last lines are read by then or soon after.
         let output = process.standardError
         _ = await eventually(within: 2) { output?.isFinished ?? true }
         let lines = output?.lines ?? []
-        state.withLock { $0.earlierLives += lines + ["(\(name) killed here)"] }
-    }
-
-    /// Stops the process with SIGTERM (it drains and exits as on a redeploy) and waits for it.
-    public func terminate() async {
-        let process = state.withLock { state -> ChildProcess? in
-            state.port = nil
-            state.generation += 1
-            defer { state.process = nil }
-            return state.process
-        }
-        guard let process else { return }
-        process.kill(SIGTERM)
-        _ = try? await offloaded { process.waitUntilExit() }
-        let output = process.standardError
-        _ = await eventually(within: 2) { output?.isFinished ?? true }
-        let lines = output?.lines ?? []
-        state.withLock { $0.earlierLives += lines + ["(\(name) stopped here)"] }
+        state.withLock { $0.earlierLives += lines + ["(\(name) \(marker) here)"] }
     }
 
     /// The event log lines (JSON) of every life so far, oldest first, a kill marked between

@@ -135,14 +135,7 @@ struct AttestService: Sendable {
         case .refused(let refusal): return refusal
         case .read(let read, let key, let proof): (submission, keyID, attestation) = (read, key, proof)
         }
-        switch await store.consume(challenge: submission.challenge, now: now) {
-        case .unavailable: return Self.unavailable()
-        case .answer(false):
-            return refusal(
-                401, "The challenge is unknown, used or expired: ask for a new one (GET /attest/challenge).",
-                result: "challenge")
-        case .answer(true): break
-        }
+        if let refused = await take(submission.challenge, now: now) { return refused }
         let attested: AttestedKey
         do {
             attested = try verifier.verifyAttestation(
@@ -178,14 +171,7 @@ struct AttestService: Sendable {
                 result: "unknown_key", code: Self.unknownKeyCode)
         case .answer(let key?): kept = key
         }
-        switch await store.consume(challenge: submission.challenge, now: now) {
-        case .unavailable: return Self.unavailable()
-        case .answer(false):
-            return refusal(
-                401, "The challenge is unknown, used or expired: ask for a new one (GET /attest/challenge).",
-                result: "challenge")
-        case .answer(true): break
-        }
+        if let refused = await take(submission.challenge, now: now) { return refused }
         let app = kept.app.split(separator: ".", maxSplits: 1).map(String.init)
         let counter: UInt32
         do {
@@ -208,6 +194,19 @@ struct AttestService: Sendable {
         metrics.recordAttest("session")
         return Self.json(
             200, #"{"token":"# + JSONText.quoted(token) + #","expires_in":"# + String(Int(expires - now)) + "}")
+    }
+
+    /// Takes the one-time `challenge`: `nil` when it was handed out and is still good, else
+    /// the answer that refuses it.
+    private func take(_ challenge: String, now: Double) async -> HTTPResponse? {
+        switch await store.consume(challenge: challenge, now: now) {
+        case .unavailable: Self.unavailable()
+        case .answer(false):
+            refusal(
+                401, "The challenge is unknown, used or expired: ask for a new one (GET /attest/challenge).",
+                result: "challenge")
+        case .answer(true): nil
+        }
     }
 
     /// A refusal, counted by what failed.
