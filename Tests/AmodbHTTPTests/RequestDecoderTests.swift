@@ -230,3 +230,38 @@ struct RequestDecoderTests {
         #expect(consumed + used == bytes.count)
     }
 }
+
+/// A body framed by `Content-Length` is kept with its request, whole however the bytes
+/// arrive; a chunked one is read and dropped, and the request says so.
+struct RequestBodyTests {
+    private static func requests(_ text: String, chunk: Int) throws -> [HTTPRequest] {
+        var decoder = RequestDecoder(limits: HTTPLimits())
+        let bytes = Array(text.utf8)
+        var buffered: [UInt8] = []
+        var found: [HTTPRequest] = []
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            buffered += bytes[start..<min(bytes.count, start + chunk)]
+            while true {
+                let (event, consumed) = try decoder.decode(buffered, from: 0)
+                buffered.removeFirst(consumed)
+                if case .request(let head) = event { found.append(head.request) }
+                if case .needMore = event { break }
+            }
+        }
+        return found
+    }
+
+    @Test(arguments: [1, 7, 1_000])
+    func aContentLengthBodyIsKeptWholeAndAChunkedOneDropped(chunk: Int) throws {
+        let body = #"{"key_id":"a","attestation":"b","challenge":"c"}"#
+        let text =
+            "POST /attest/keys HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+            + "POST /attest/keys HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+            + "GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
+        let found = try Self.requests(text, chunk: chunk)
+        #expect(found.count == 3)
+        #expect(found[0].body == Array(body.utf8))
+        #expect(found[1].body == nil && found[1].bodyWasChunked)
+        #expect(found[2].body == nil && !found[2].bodyWasChunked)
+    }
+}

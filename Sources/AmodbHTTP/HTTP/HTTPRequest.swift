@@ -21,10 +21,11 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The peer's address (`127.0.0.1`), for logs and per-client limits.
     public var peerAddress: String
-    /// The body, when the head framed it with `Content-Length` (at most
-    /// `HTTPLimits.maxBodyBytes`); empty otherwise. A chunked body is read and dropped
+    /// The body, when the head framed one with `Content-Length` (at most
+    /// `HTTPLimits.maxBodyBytes`); `nil` otherwise (no array to retain and release on the
+    /// requests that have none, nearly all). A chunked body is read and dropped
     /// (`bodyWasChunked`): the routes that take a body ask for a length (411).
-    public var body: [UInt8] = []
+    public var body: [UInt8]? = nil
     /// Whether a chunked body was sent (and dropped).
     public var bodyWasChunked = false
 

@@ -65,7 +65,9 @@ struct RequestDecoder: Sendable {
                     return (.request(head), consumed)
                 case .length(let length):
                     var head = head
-                    head.request.body.reserveCapacity(length)
+                    var body: [UInt8] = []
+                    body.reserveCapacity(length)
+                    head.request.body = body
                     pending = (head, .length(remaining: length))
                 case .chunked:
                     var head = head
@@ -81,7 +83,7 @@ struct RequestDecoder: Sendable {
             let used = min(remaining, available)
             var head = head
             pending = nil  // the body below is appended to the only copy of the head
-            if used > 0 { head.request.body.append(contentsOf: bytes.extracting(..<used).array()) }
+            if used > 0 { head.request.body?.append(contentsOf: bytes.extracting(..<used).array()) }
             guard used == remaining else {
                 pending = (head, .length(remaining: remaining - used))
                 return (.needMore, used)

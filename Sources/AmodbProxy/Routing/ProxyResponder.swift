@@ -84,8 +84,8 @@ final class ProxyResponder: HTTPResponder {
         let head = HeadFacts(request, access: access, languages: languages)
         let caller = IdentifyCaller.run(
             request, head: head, callers: access.callers, clock: clock, loop: context.loopIndex)
-        var facts = Deliver.Facts(request, head: head, started: started, loop: context.loopIndex, user: caller.user)
-        facts.proof = caller.proof
+        let facts = Deliver.Facts(
+            request, head: head, started: started, loop: context.loopIndex, user: caller.user, proof: caller.proof)
         // Bound straight from the call: an optional kept beside the unwrapped answer would
         // hold a second reference to its buffers, and delivering it appending a field would
         // then copy them.
@@ -205,7 +205,7 @@ final class ProxyResponder: HTTPResponder {
                 ).response)
         }
         let deliver = later()
-        let (method, body, chunked) = (request.method, request.body, request.bodyWasChunked)
+        let (method, body, chunked) = (request.method, request.body ?? [], request.bodyWasChunked)
         let (address, limited) = (head.address, head.limitedByAddress)
         Task {
             let response = await attest.respond(

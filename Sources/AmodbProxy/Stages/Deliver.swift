@@ -37,15 +37,19 @@ final class Deliver: Sendable {
         /// The verified user calling, if any (the access log's `user`).
         let user: UserIdentity?
         /// The proof of a genuine app the request carried, while proofs are checked (the access log's `proof`).
-        var proof: Proof? = nil
+        let proof: Proof?
         let started: UInt64
         /// The event loop the answer is counted on, while it is given on that loop's queue.
         var loop: Int?
 
-        init(_ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64, loop: Int?, user: UserIdentity?) {
+        init(
+            _ request: borrowing HTTPRequest, head: HeadFacts, started: UInt64, loop: Int?, user: UserIdentity?,
+            proof: Proof? = nil
+        ) {
             method = request.method
             isHead = request.method == "HEAD"
             self.user = user
+            self.proof = proof
             route = head.route
             loggedPath = head.loggedPath
             key = head.key?.text
