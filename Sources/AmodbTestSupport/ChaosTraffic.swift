@@ -8,7 +8,7 @@ import Foundation
 /// What each worker asks, as whom and of which replica is drawn from the seed; when its
 /// requests go out depends on how fast they are answered. Every request has a deadline,
 /// and a request whose replica was killed under it (its connection refused, reset or cut)
-/// is sent once more, to another replica: a load balancer's retry.
+/// is sent once more, to another replica (a lone replica's next life): a load balancer's retry.
 public struct ChaosTraffic: Sendable {
     /// A path clients ask for, and whether amodb has it (a `404` is right only when not).
     public struct Path: Sendable, Equatable {
@@ -110,7 +110,9 @@ public struct ChaosTraffic: Sendable {
         }
         // Killed under it: what a client of a dead replica sees, excused once.
         request.excused = "\(replicas[index].name) was killed under it (\(reason))"
-        guard let (other, retry) = Self.pick(preferred, excluding: index, among: replicas, until: .now) else {
+        // Another replica, as a load balancer would pick; a lone replica's next life, once it listens.
+        let excluded = replicas.count > 1 ? index : nil
+        guard let (other, retry) = Self.pick(preferred, excluding: excluded, among: replicas, until: .now) else {
             request.result = .failed("no other replica was up for the retry")
             return request
         }
