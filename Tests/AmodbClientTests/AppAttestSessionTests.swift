@@ -256,7 +256,7 @@ struct AppAttestSessionTests {
                 for _ in 0..<10 { group.addTask { try await session.token() } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(await eventually { rig.standIn.heldCount == 1 })
+            #expect(await eventually(within: 30) { rig.standIn.heldCount == 1 })
             // Time for the other nine to ask: had any started an exchange of its own, its
             // challenge request would be held here too.
             try await Task.sleep(for: .milliseconds(200))

@@ -81,7 +81,7 @@ struct CallLedgerTests {
     @Test func theFileIsRewrittenWithOnlyTheCallsStillInTheWindow() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ledger = try CallLedger(directory: directory, now: 0)
+        let ledger = try CallLedger(directory: directory, now: 0, durable: false)
         for index in 0..<(CallLedger.rewriteAfter * 2) {
             ledger.granted("c\(index)", until: Double(index) / 1000, reserve: false)
         }
