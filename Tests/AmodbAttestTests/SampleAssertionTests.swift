@@ -4,7 +4,9 @@ import Testing
 
 /// The assertions recorded on iPhones verify against their key, attested first, and each
 /// is refused when replayed, changed, or checked for other client data, key or app.
-@Suite struct SampleAssertionTests {
+/// Serialized: its cases build and check certificates, work that would otherwise take both
+/// cores from every other suite at once (their in-process servers' answers wait on the same pool).
+@Suite(.serialized) struct SampleAssertionTests {
     /// The sample's attested key, verified as a server would before any assertion.
     static func attestedKey(of sample: RecordedSample) throws -> AttestedKey {
         try SampleAttestationTests.verifier(for: sample).verifyAttestation(

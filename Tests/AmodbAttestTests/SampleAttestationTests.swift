@@ -6,7 +6,9 @@ import Testing
 
 /// The attestations recorded on iPhones verify against Apple's real root at the time each
 /// was made, and each is refused when any one field it is checked by changes.
-@Suite struct SampleAttestationTests {
+/// Serialized: its cases build and check certificates, work that would otherwise take both
+/// cores from every other suite at once (their in-process servers' answers wait on the same pool).
+@Suite(.serialized) struct SampleAttestationTests {
     /// A DER SubjectPublicKeyInfo for a P-256 key, up to its point: SEQUENCE { SEQUENCE {
     /// id-ecPublicKey, prime256v1 }, BIT STRING (0 unused bits) }.
     static let p256PublicKeyInfoPrefix: [UInt8] = [

@@ -7,7 +7,9 @@ import Testing
 /// Attestations and assertions made here, with a root and an intermediate made at run
 /// time, verify when that root is trusted, by the same checks Apple's meet; and what is
 /// wrong with a chain (another root, a leaf out of its validity) is refused.
-@Suite struct SyntheticAppAttestTests {
+/// Serialized: its cases build and check certificates, work that would otherwise take both
+/// cores from every other suite at once (their in-process servers' answers wait on the same pool).
+@Suite(.serialized) struct SyntheticAppAttestTests {
     static let app = AppID(teamID: "ABCDE12345", bundleID: "com.example.amodb")
     static let challenge = Array("one-time challenge 7f3a".utf8)
 

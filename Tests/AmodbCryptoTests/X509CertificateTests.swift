@@ -3,7 +3,7 @@ import Testing
 
 /// Certificates read, issued and checked through libcrypto: PEM and DER reading, extensions
 /// by OID, P-256 keys, and the verdicts of a chain at a given time.
-struct X509CertificateTests {
+@Suite(.serialized) struct X509CertificateTests {
     static let day = 86_400
     static let now = 1_750_000_000  // 2025-06-15
 
