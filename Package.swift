@@ -120,6 +120,7 @@ let package = Package(
             // The executable too: the flag tests run the built binary, as an operator would.
             dependencies: [
                 "AmodbProxy", "AmodbPlanner", "AmodbSandbox", "AmodbClient", "AmodbTestSupport", "AmodbCompression",
+                "AmodbAttest", "AmodbAttestTestSupport", "AmodbCrypto",
                 "amodb-proxy",
             ]
         ),

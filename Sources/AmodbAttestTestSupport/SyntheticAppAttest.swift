@@ -85,6 +85,15 @@ package struct SyntheticAppAttest: Sendable {
         for device: DeviceKey, clientData: [UInt8], appID: AppID, now: Date = Date(),
         options: AttestationOptions = AttestationOptions()
     ) throws(CryptoError) -> [UInt8] {
+        try attestation(
+            for: device, clientDataHash: SHA256.hash(clientData), appID: appID, now: now, options: options)
+    }
+
+    /// The same, from the client data's hash, as an app hands `DCAppAttestService` only that.
+    package func attestation(
+        for device: DeviceKey, clientDataHash: [UInt8], appID: AppID, now: Date = Date(),
+        options: AttestationOptions = AttestationOptions()
+    ) throws(CryptoError) -> [UInt8] {
         let aaguid =
             options.aaguid
             ?? (options.environment == .production
@@ -94,7 +103,7 @@ package struct SyntheticAppAttest: Sendable {
             Self.authenticatorDataHead(appID: appID, signCount: options.signCount) + aaguid
             + [UInt8(credentialID.count >> 8), UInt8(credentialID.count & 0xFF)] + credentialID
             + Self.coseKey(device.publicKey)
-        let nonce = SHA256.hash(authenticatorData + SHA256.hash(clientData))
+        let nonce = SHA256.hash(authenticatorData + clientDataHash)
         let validity = options.leafValidity ?? now.addingTimeInterval(-3_600)...now.addingTimeInterval(3 * 86_400)
         var builder = CertificateBuilder(
             commonName: Self.hex(device.keyID), serialNumber: Self.serialNumber(),
@@ -119,8 +128,15 @@ package struct SyntheticAppAttest: Sendable {
     package static func assertion(by device: DeviceKey, clientData: [UInt8], appID: AppID, counter: UInt32)
         throws(CryptoError) -> [UInt8]
     {
+        try assertion(by: device, clientDataHash: SHA256.hash(clientData), appID: appID, counter: counter)
+    }
+
+    /// The same, from the client data's hash.
+    package static func assertion(by device: DeviceKey, clientDataHash: [UInt8], appID: AppID, counter: UInt32)
+        throws(CryptoError) -> [UInt8]
+    {
         let authenticatorData = authenticatorDataHead(appID: appID, signCount: counter)
-        let nonce = SHA256.hash(authenticatorData + SHA256.hash(clientData))
+        let nonce = SHA256.hash(authenticatorData + clientDataHash)
         let signature = try device.signingKey.derSignature(nonce)
         return CBORWriter.encode(
             .map(["signature": .bytes(signature), "authenticatorData": .bytes(authenticatorData)]))
