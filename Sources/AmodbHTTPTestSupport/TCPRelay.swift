@@ -19,6 +19,10 @@ public final class TCPRelay: Sendable {
     private let listener: ThreadedListener
     private let targetPort: Int
     private let mode = Mutex(Mode.open)
+    /// Signalled when the mode changes: a stalled connection's thread sleeps on it, not in a
+    /// polling loop (a client that reconnects through a stalled link leaves one such thread
+    /// per attempt, and a hundred threads polling would take a core from the tests beside).
+    private let changed = NSCondition()
     /// The port to connect to instead of the target's.
     public var port: Int { listener.port }
 
@@ -32,10 +36,14 @@ public final class TCPRelay: Sendable {
     /// Sets what the relay does from now on.
     public func set(_ mode: Mode) {
         self.mode.withLock { $0 = mode }
+        changed.lock()
+        changed.broadcast()
+        changed.unlock()
     }
 
     /// Stops relaying and closes every connection.
     public func shutdown() async {
+        set(.refusing)
         await listener.shutdown()
     }
 
@@ -47,7 +55,9 @@ public final class TCPRelay: Sendable {
             switch mode.withLock({ $0 }) {
             case .refusing: return
             case .stalled:
-                usleep(10_000)
+                changed.lock()
+                if mode.withLock({ $0 }) == .stalled { _ = changed.wait(until: Date().addingTimeInterval(1)) }
+                changed.unlock()
                 continue
             case .open: break
             }
