@@ -45,7 +45,7 @@ struct CallLedgerTests {
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: directory + "/" + CallLedger.fileName))
         let ledger = try CallLedger(directory: directory, now: 1_000)
         #expect(ledger.loaded.damaged)
-        let budget = UpstreamBudget(limit: 10, shares: nil, probeTimeout: 12, ledger: ledger, now: 1_000)
+        let budget = UpstreamBudget(limit: 10, shares: nil, callTimeout: 12, ledger: ledger, now: 1_000)
         #expect(budget.acquire(.miss, now: 1_000) == .denied(retryAfter: 72))
         #expect(budget.acquire(.miss, now: 1_072.5) == .granted)
     }
@@ -55,13 +55,13 @@ struct CallLedgerTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let budget = UpstreamBudget(
-                limit: 3, shares: nil, probeTimeout: 5, ledger: try CallLedger(directory: directory, now: 0), now: 0)
+                limit: 3, shares: nil, callTimeout: 5, ledger: try CallLedger(directory: directory, now: 0), now: 0)
             for _ in 0..<3 { #expect(budget.acquire(.miss, now: 10) == .granted) }
-            budget.completed(grantedAt: 10, now: 11)
+            budget.completed(grantedAt: 10, now: 11, answered: true)
         }
         // Killed (nothing but the file survives) and started again 20 s later.
         let restarted = UpstreamBudget(
-            limit: 3, shares: nil, probeTimeout: 5, ledger: try CallLedger(directory: directory, now: 30), now: 30)
+            limit: 3, shares: nil, callTimeout: 5, ledger: try CallLedger(directory: directory, now: 30), now: 30)
         #expect(restarted.used(now: 30) == 3)
         #expect(!restarted.acquire(.miss, now: 30).isGranted)
         // The one that came back counts from then; the two that did not, until their grant's end.

@@ -168,7 +168,9 @@ struct CallerShareTests {
         }
         func exhaust(for seconds: Double, now: Double) async { inner.exhaust(for: seconds, now: now) }
         func reopen(now: Double) async { inner.reopen(now: now) }
-        func completed(grantedAt: Double, now: Double) async { inner.completed(grantedAt: grantedAt, now: now) }
+        func completed(grantedAt: Double, now: Double, answered: Bool) async {
+            inner.completed(grantedAt: grantedAt, now: now, answered: answered)
+        }
         func used(now: Double) -> Int { inner.used(now: now) }
         var trackedClients: Int { inner.trackedClients }
     }

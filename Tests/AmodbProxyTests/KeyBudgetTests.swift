@@ -121,7 +121,7 @@ struct KeyBudgetTests {
     }
 
     @Test func aProbeWhoseAnswerIsLostLetsAnotherTryAfterItsTime() {
-        let budget = UpstreamBudget(limit: 10, shares: nil, probeTimeout: 5)
+        let budget = UpstreamBudget(limit: 10, shares: nil, callTimeout: 5)
         budget.exhaust(for: 2, now: 0)
         #expect(budget.acquire(.miss, now: 1) == .denied(retryAfter: 1))
         #expect(budget.acquire(.miss, now: 2) == .probe)
@@ -135,8 +135,37 @@ struct KeyBudgetTests {
     @Test func aCallCountsFromWhenItCameBackForAmodbMayHaveReceivedItThen() {
         let budget = UpstreamBudget(limit: 1)
         #expect(budget.acquire(.miss, now: 0) == .granted)
-        budget.completed(grantedAt: 0, now: 5)  // a slow call: amodb may have counted it at 4.9
+        budget.completed(grantedAt: 0, now: 5, answered: true)  // a slow call: amodb may have counted it at 4.9
         #expect(budget.acquire(.miss, now: 61) == .denied(retryAfter: 4))
         #expect(budget.acquire(.miss, now: 65.5) == .granted)
+    }
+
+    /// A call given up with no answer (a timeout) may still be read by amodb after the proxy
+    /// closed the connection: it counts a call's time past when it was given up.
+    @Test func aCallGivenUpCountsACallsTimeLongerForAmodbMayStillReadIt() {
+        let budget = UpstreamBudget(limit: 1, shares: nil, callTimeout: 12)
+        #expect(budget.acquire(.miss, now: 0) == .granted)
+        budget.completed(grantedAt: 0, now: 10, answered: false)
+        #expect(budget.acquire(.miss, now: 71) == .denied(retryAfter: 11))
+        #expect(budget.acquire(.miss, now: 82.5) == .granted)
+    }
+
+    /// The same through the budget's owner: a call whose fetch failed (`unanswered`) holds
+    /// its place in the window a call's time longer than one that was answered.
+    @Test func keyBudgetCountsAnUnansweredCallLongerThanAnAnsweredOne() async {
+        let clock = ManualClock()
+        let window = UpstreamBudget(limit: 2, shares: nil, callTimeout: 12)
+        let budget = KeyBudget(
+            window: window, missWait: 0, queueCapacity: 4, clock: clock, tasks: BackgroundTasks(clock: clock))
+        let answered = await budget.callForMiss(client: nil)
+        let givenUp = await budget.callForMiss(client: nil)
+        #expect(answered.isGranted && givenUp.isGranted)
+        clock.advance(by: 10)
+        _ = await budget.answered(status: 200, headers: [:], retryAfter: nil, grant: answered)
+        await budget.unanswered(grant: givenUp)
+        clock.advance(by: 60.5)
+        #expect(budget.used(now: clock.now()) == 1, "the answered call left the window; the one given up did not")
+        clock.advance(by: 12)
+        #expect(budget.used(now: clock.now()) == 0)
     }
 }

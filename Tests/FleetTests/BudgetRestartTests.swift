@@ -91,6 +91,46 @@ struct BudgetRestartTests {
         }
     }
 
+    /// A lone replica's calls stall in the network (a relay between it and amodb holds their
+    /// bytes) until it gives them up as timed out; then the network delivers them, and amodb
+    /// counts them from then. The window must not let new calls go a window after the calls
+    /// were given up: amodb received them later.
+    @Test func callsGivenUpAndDeliveredLaterStillCountAtAmodb() async throws {
+        let amodb = try Self.startAmodb()
+        try await withServer(amodb) { amodb in
+            let relay = try TCPRelay(to: try #require(amodb.port))
+            var environment = Self.environment(amodb)
+            environment["AMODB_FLEET_SIZE"] = "1"
+            environment["AMODB_UPSTREAM_URL"] = "http://127.0.0.1:\(relay.port)/3"
+            environment["AMODB_UPSTREAM_TIMEOUT"] = "2"
+            let replica = ProxyReplica(name: "replica", binary: try ProxyBinary(), environment: environment)
+            try await withServer(replica) { replica in
+                try await Self.start(replica)
+                relay.set(.stalled)
+                // The window's calls, each given up after the upstream timeout: 504s.
+                let timedOut = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<Self.limit {
+                        group.addTask { try await Self.get(replica, "/3/movie/\(9_000_000 + index)").status }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let gaveUp = ContinuousClock.now
+                #expect(timedOut.allSatisfy { $0 == 504 }, "\(timedOut)")
+                // The network delivers them now: amodb counts them from now on.
+                try await Task.sleep(for: .seconds(1))
+                relay.set(.open)
+                let delivered = await eventually(within: 10) { amodb.receivedRequests.count == Self.limit }
+                try #require(delivered, "amodb received \(amodb.receivedRequests.count) of the calls given up")
+                // A window after they were given up, but within one of their delivery.
+                try await Task.sleep(until: gaveUp + .seconds(60.5))
+                let refused = try await Self.get(replica, "/3/movie/\(9_000_100)")
+                #expect(refused.status == 503, "a call given up counts a call's time longer: \(refused.status)")
+            }
+            await relay.shutdown()
+            Self.expectWithinTheLimit(amodb, "calls given up and delivered later")
+        }
+    }
+
     static func startAmodb() throws -> AmodbSandbox {
         let amodb = AmodbSandbox(configuration: .init(requestsPerMinute: limit, recordLimit: 100_000))
         _ = try amodb.start()

@@ -82,7 +82,7 @@ struct SharedBudgetTests {
             // call's time, then a window.
             try await Task.sleep(for: .milliseconds(4_500))
             #expect(try await replica.ask(.miss, "next") != .granted, "amodb may not have seen it yet")
-            try await budget.complete("slow")
+            try await budget.complete("slow", laterMilliseconds: 0)
             let score = try #require(try await redis.send(["ZSCORE", .bulk(budget.callsKey), "slow"]).string)
             let time = try await redisMilliseconds(redis)
             #expect(abs(time - Int64(Double(score)!)) < 3_000, "counted from when it came back")
@@ -90,8 +90,21 @@ struct SharedBudgetTests {
             try await Task.sleep(for: .milliseconds(4_500))
             _ = try await replica.ask(.miss, "trim")  // trims what left the window (and may take the call)
             #expect(try await redis.send(["ZSCORE", .bulk(budget.callsKey), "slow"]).string == nil)
-            try await budget.complete("slow")
+            try await budget.complete("slow", laterMilliseconds: 0)
             #expect(try await redis.send(["ZSCORE", .bulk(budget.callsKey), "slow"]).string != nil)
+        }
+    }
+
+    @Test
+    func aCallGivenUpWithNoAnswerCountsFromACallsTimeAfterItWasGivenUp() async throws {
+        try await withBudget(limit: 1, callTimeout: 12_000) { budget, redis in
+            let replica = Replica(budget)
+            #expect(try await replica.ask(.miss, "timed-out") == .granted)
+            try await budget.complete("timed-out", laterMilliseconds: 12_000)
+            let score = try #require(try await redis.send(["ZSCORE", .bulk(budget.callsKey), "timed-out"]).string)
+            let time = try await redisMilliseconds(redis)
+            let later = Int64(Double(score)!) - time
+            #expect(later > 9_000 && later <= 12_000, "counted from a call's time after it was given up: \(later) ms")
         }
     }
 

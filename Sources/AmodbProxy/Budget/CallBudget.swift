@@ -91,10 +91,13 @@ protocol CallBudget: Sendable {
     func exhaust(for seconds: Double, now: Double) async
     /// The probe came back other than 429 (or not at all): calls are granted as before the pause.
     func reopen(now: Double) async
-    /// The call granted at `grantedAt` came back (or gave up) at `now`: amodb may have
-    /// received it any time in between, so from now on it counts as made at `now`. So the
-    /// window never lets a call go whose 60 s at amodb could still hold the limit's calls.
-    func completed(grantedAt: Double, now: Double) async
+    /// The call granted at `grantedAt` came back at `now` (`answered`), or was given up then
+    /// with no answer. amodb may have received an answered call any time in between, so from
+    /// now on it counts as made at `now`. A call given up may still reach amodb after that
+    /// (its bytes held in a slow network or in amodb's own queue are read once the proxy has
+    /// closed the connection), so it counts as made a call's time later. So the window never
+    /// lets a call go whose 60 s at amodb could still hold the limit's calls.
+    func completed(grantedAt: Double, now: Double, answered: Bool) async
     /// Calls granted in the current window (by this replica, for a shared budget).
     func used(now: Double) -> Int
     /// Clients whose share this replica holds in memory.

@@ -9,7 +9,8 @@ import Synchronization
 /// unreachable at start) and whatever amodb and clients do. The parts that keep it:
 ///
 /// - a call counts from when it is granted until a window after it came back: amodb may
-///   have received it any time in between (`CallBudget.completed`);
+///   have received it any time in between; one that got no answer, until a window and a
+///   call's time after it was given up: amodb may still read it then (`CallBudget.completed`);
 /// - the window (`CallBudget`): one replica's sliding window in memory (`UpstreamBudget`),
 ///   or the fleet's in Redis (`RedisCallBudget` over `SharedBudget`), which while Redis is
 ///   away grants nothing that the fleet could already have spent (see `RedisCallBudget`);
@@ -89,7 +90,7 @@ final class KeyBudget: Sendable {
         status: Int, headers: [String: String], retryAfter: Double?, grant: Grant
     ) async -> (ignored: [String], pause: Double?) {
         let now = clock.now()
-        await window.completed(grantedAt: grant.at, now: now)
+        await window.completed(grantedAt: grant.at, now: now, answered: false)
         let ignored = await window.observe(headers: headers, now: now)
         guard status == 429 else {
             unexplainedPauses.withLock { $0 = 0 }
@@ -107,10 +108,11 @@ final class KeyBudget: Sendable {
     }
 
     /// A call granted as `grant` got no answer from amodb (a timeout, a refused connection):
-    /// it counts from now all the same, and the probe's turn passes, so that the next call may try.
+    /// it counts until a call's time from now all the same (amodb may read it after the proxy
+    /// gave up), and the probe's turn passes, so that the next call may try.
     func unanswered(grant: Grant) async {
         let now = clock.now()
-        await window.completed(grantedAt: grant.at, now: now)
+        await window.completed(grantedAt: grant.at, now: now, answered: false)
         if grant.decision == .probe { await window.reopen(now: now) }
     }
 

@@ -119,7 +119,7 @@ final class RedisCallBudget: CallBudget {
         self.reserve = UpstreamBudget(
             limit: perReplica,
             shares: clientShare.map { CallerShare(callsPerWindow: max(1, $0 * perReplica / whole)) },
-            probeTimeout: self.callTimeout, ledger: ledger, reserve: true, now: now)
+            callTimeout: self.callTimeout, ledger: ledger, reserve: true, now: now)
         memory = Mutex(Memory(seen: ledger?.loaded.seen ?? .nothing))
         link.onEveryBeat { [weak self] in await self?.reconcile() }
     }
@@ -253,8 +253,9 @@ final class RedisCallBudget: CallBudget {
         _ = await link.call { _ in try await shared.close(forMilliseconds: Self.milliseconds(wait)) }
     }
 
-    func completed(grantedAt: Double, now: Double) async {
-        let at = max(grantedAt, now)
+    func completed(grantedAt: Double, now: Double, answered: Bool) async {
+        let later = answered ? 0 : callTimeout
+        let at = max(grantedAt, now + later)
         let fleetID = memory.withLock { memory -> String?? in
             guard let index = memory.calls.lastIndex(where: { $0.at == grantedAt }) else { return nil }
             memory.calls[index].at = at
@@ -262,12 +263,12 @@ final class RedisCallBudget: CallBudget {
         }
         guard let fleetID else { return }
         guard let fleetID else {
-            reserve.completed(grantedAt: grantedAt, now: now)
+            reserve.completed(grantedAt: grantedAt, now: now, answered: answered)
             return
         }
         ledger?.completed(fleetID, at: at)
         // Should Redis not hear of it, the call counts until its grant's end there: later, never earlier.
-        _ = await link.call { _ in try await shared.complete(fleetID) }
+        _ = await link.call { _ in try await shared.complete(fleetID, laterMilliseconds: Self.milliseconds(later)) }
     }
 
     func reopen(now: Double) async {

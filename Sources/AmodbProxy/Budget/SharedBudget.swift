@@ -237,10 +237,13 @@ struct SharedBudget: Sendable {
         _ = try await client.run(Self.script, keys: keys, arguments: common("close") + [.integer(milliseconds)])
     }
 
-    /// The call `callID` came back (or gave up) now: it counts from now, as amodb may have
-    /// received it any time before; one already gone from the window is counted again.
-    func complete(_ callID: String) async throws(RedisError) {
-        _ = try await client.run(Self.script, keys: keys, arguments: common("complete") + [.bulk(callID)])
+    /// The call `callID` came back now, or was given up with no answer: it counts from now
+    /// plus `laterMilliseconds` (a call's time for one given up, which amodb may still read),
+    /// as amodb may have received it any time before; one already gone from the window is
+    /// counted again.
+    func complete(_ callID: String, laterMilliseconds: Int64) async throws(RedisError) {
+        _ = try await client.run(
+            Self.script, keys: keys, arguments: common("complete") + [.bulk(callID), .integer(laterMilliseconds)])
     }
 
     /// The probe `callID` came back other than 429: every replica may call again. A probe
@@ -279,7 +282,8 @@ struct SharedBudget: Sendable {
     /// how long a probe may be out (ms); for `share` the client's calls per window; for
     /// `window` a close the caller keeps (ms from now, 0: none) then pairs of a call's age
     /// (ms) and id; for `close` the milliseconds to stay closed; for `complete` the call's
-    /// id; for `reopen` the probe's id; for `observe` amodb's limit, remaining and reset (ms
+    /// id and how long after now it counts from (ms: a call's time for one that got no
+    /// answer); for `reopen` the probe's id; for `observe` amodb's limit, remaining and reset (ms
     /// from now; '' when absent).
     /// Every reply is `{code, value, epoch, seq}`: for `acquire` code 1 granted, 4 granted
     /// as the probe, 0 denied (value: ms to wait), 3 share spent (ms), 5 lost or 6 settling
@@ -370,7 +374,7 @@ struct SharedBudget: Sendable {
           return reply(0, 0)
         end
         if op == 'complete' then
-          count(ARGV[9], now)
+          count(ARGV[9], now + math.max(0, tonumber(ARGV[10]) or 0))
           return reply(0, 0)
         end
         if op == 'reopen' then

@@ -45,9 +45,11 @@ public final class UpstreamBudget: CallBudget, Sendable {
     public static let window: Double = 60
     private let state = Mutex(State())
     private let shares: CallerShare?
-    /// How long a probe may stay out before another call may try, in seconds: longer than
-    /// a call to amodb can take, so a probe whose answer was lost does not close the window for good.
-    let probeTimeout: Double
+    /// The longest a call to amodb can take, in seconds: how long a granted call may still
+    /// reach amodb, how long a probe may stay out before another call may try (so a probe
+    /// whose answer was lost does not close the window for good), and how much longer a call
+    /// that got no answer counts (`completed`).
+    let callTimeout: Double
 
     /// A budget of `limit` calls per window, with no client's share.
     public convenience init(limit: Int) {
@@ -55,9 +57,9 @@ public final class UpstreamBudget: CallBudget, Sendable {
     }
 
     /// A budget of `limit` calls per window whose misses also spend their client's `shares`;
-    /// a probe after a 429 is out for `probeTimeout` seconds at most.
-    convenience init(limit: Int, shares: CallerShare?, probeTimeout: Double = 30) {
-        self.init(limit: limit, shares: shares, probeTimeout: probeTimeout, ledger: nil, now: 0)
+    /// a probe after a 429 is out for `callTimeout` seconds at most.
+    convenience init(limit: Int, shares: CallerShare?, callTimeout: Double = 30) {
+        self.init(limit: limit, shares: shares, callTimeout: callTimeout, ledger: nil, now: 0)
     }
 
     /// A budget as above that writes each call to `ledger` before it goes out, and starts
@@ -66,12 +68,12 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// back); otherwise it is a lone replica's whole window (every call is). A ledger that
     /// could not be read whole closes the window for a window and a call's time: its calls are unknown.
     init(
-        limit: Int, shares: CallerShare?, probeTimeout: Double = 30, ledger: CallLedger?, reserve: Bool = false,
+        limit: Int, shares: CallerShare?, callTimeout: Double = 30, ledger: CallLedger?, reserve: Bool = false,
         now: Double
     ) {
         self.limit = max(0, limit)
         self.shares = shares
-        self.probeTimeout = max(1, probeTimeout)
+        self.callTimeout = max(1, callTimeout)
         self.ledger = ledger
         self.reserve = reserve
         guard let loaded = ledger?.loaded else { return }
@@ -80,7 +82,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
                 Self.insert(Sent(at: call.until, id: state.nextID), into: &state.sent)
                 state.nextID += 1
             }
-            if loaded.damaged { state.exhaustedUntil = now + Self.window + self.probeTimeout }
+            if loaded.damaged { state.exhaustedUntil = now + Self.window + self.callTimeout }
         }
     }
 
@@ -114,7 +116,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
             let decision = take(priority, now: now, &state)
             return (decision, decision.isGranted ? state.nextID - 1 : nil)
         }
-        if let ledger, let id { ledger.granted(ledgerID(id), until: now + probeTimeout, reserve: reserve) }
+        if let ledger, let id { ledger.granted(ledgerID(id), until: now + callTimeout, reserve: reserve) }
         return decision
     }
 
@@ -143,7 +145,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
             state.nextID += 1
             if let remaining = state.upstreamRemaining { state.upstreamRemaining = remaining - 1 }
             guard state.awaitingProbe else { return .granted }
-            state.probeUntil = now + probeTimeout
+            state.probeUntil = now + callTimeout
             return .probe
         }
         if upstreamBound { return .denied(retryAfter: max(1, state.upstreamResetAt - now)) }
@@ -261,10 +263,11 @@ public final class UpstreamBudget: CallBudget, Sendable {
         }
     }
 
-    /// The call granted at `grantedAt` counts as made at `now` (`CallBudget.completed`); one
-    /// no longer in the window (it left it already) is counted afresh.
-    func completed(grantedAt: Double, now: Double) {
-        let at = max(now, grantedAt)
+    /// The call granted at `grantedAt` counts as made at `now`, or a call's time later when
+    /// it got no answer (`CallBudget.completed`); one no longer in the window (it left it
+    /// already) is counted afresh.
+    func completed(grantedAt: Double, now: Double, answered: Bool) {
+        let at = max(answered ? now : now + callTimeout, grantedAt)
         let id = state.withLock { state -> UInt64 in
             var call = Sent(at: at, id: state.nextID)
             if let index = state.sent.lastIndex(where: { $0.at == grantedAt }) {

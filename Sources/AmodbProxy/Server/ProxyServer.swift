@@ -81,7 +81,7 @@ public final class ProxyServer: Sendable {
             }
             ?? UpstreamBudget(
                 limit: configuration.rateLimit, shares: clientShare.map { CallerShare(callsPerWindow: $0) },
-                probeTimeout: callTimeout, ledger: ledger, now: clock.now())
+                callTimeout: callTimeout, ledger: ledger, now: clock.now())
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics
