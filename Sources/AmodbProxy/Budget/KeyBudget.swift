@@ -90,7 +90,7 @@ final class KeyBudget: Sendable {
         status: Int, headers: [String: String], retryAfter: Double?, grant: Grant
     ) async -> (ignored: [String], pause: Double?) {
         let now = clock.now()
-        await window.completed(grantedAt: grant.at, now: now, answered: false)
+        await window.completed(grantedAt: grant.at, now: now, answered: true)
         let ignored = await window.observe(headers: headers, now: now)
         guard status == 429 else {
             unexplainedPauses.withLock { $0 = 0 }
