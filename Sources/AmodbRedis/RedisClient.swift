@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 import Synchronization
 
@@ -18,7 +19,7 @@ public final class RedisClient: Sendable {
         self.configuration = configuration
         // Like the server's event loops: serial queues over the non-overcommitting global
         // queue, so the client adds no thread of its own however busy it gets.
-        let target = DispatchQueue.global(qos: .userInitiated)
+        let target = IOQueues.target
         let ready = readyConnections
         let peers = Peers()
         let tlsContext = RedisTLSContext.make(for: configuration)

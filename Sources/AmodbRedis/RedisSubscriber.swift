@@ -1,3 +1,4 @@
+import AmodbSockets
 import Dispatch
 
 /// A message published on a channel this subscriber listens to.
@@ -33,7 +34,7 @@ public final class RedisSubscriber: Sendable {
         self.continuation = continuation
         connection = RedisConnection(
             configuration: configuration,
-            queue: DispatchQueue(label: "amodb-redis.subscriber", target: .global(qos: .userInitiated)),
+            queue: DispatchQueue(label: "amodb-redis.subscriber", target: IOQueues.target),
             tlsContext: RedisTLSContext.make(for: configuration),
             onMessage: { continuation.yield($0) }
         )

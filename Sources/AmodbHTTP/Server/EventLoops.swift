@@ -8,15 +8,16 @@ import Synchronization
 /// swift-nio's event loops). A queue of one's own per connection would target
 /// Dispatch's overcommitting root queue, and on Linux that grows a thread for every
 /// busy connection (hundreds under load, each a context switch); these target the
-/// non-overcommitting global queue, so the server runs on about as many threads as
-/// it has cores.
+/// non-overcommitting global queue of the socket queues' own quality (`IOQueues`), so the
+/// server runs on about as many threads as it has cores, and no other work of the process
+/// queues ahead of a read.
 final class EventLoops: Sendable {
     private let loops: [EventLoop]
     private let next = Atomic<Int>(0)
 
     /// `count` loops (at least one), their queues named `<label>.loop-N`, reporting to `probe`.
     init(count: Int = EventLoops.usableCores(), label: String, probe: ServerProbe) throws(SyscallError) {
-        let target = DispatchQueue.global(qos: .userInitiated)
+        let target = IOQueues.target
         var loops: [EventLoop] = []
         for index in 0..<max(1, count) {
             loops.append(try EventLoop(index: index, label: "\(label).loop-\(index)", target: target, probe: probe))

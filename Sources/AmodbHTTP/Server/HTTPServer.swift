@@ -90,7 +90,7 @@ public final class HTTPServer: ConnectionOwner, Sendable {
     public init(configuration: Configuration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
-        acceptQueue = DispatchQueue(label: configuration.queueLabel + ".accept")
+        acceptQueue = DispatchQueue(label: configuration.queueLabel + ".accept", target: IOQueues.target)
     }
 
     /// Open client connections now.

@@ -85,10 +85,10 @@ private final class Transfers: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Where deadlines fire: never blocked, so a deadline is not held up by anything else.
-    private let deadlines = DispatchQueue(label: "amodb-proxy.upstream-deadlines")
+    private let deadlines = DispatchQueue(label: "amodb-proxy.upstream-deadlines", qos: .userInitiated)
     /// Where tasks are cancelled: this toolchain's `URLSessionTask.cancel()` waits on
     /// URLSession's shared work queue, which must not hold up a deadline or a global thread.
-    private let cancels = DispatchQueue(label: "amodb-proxy.upstream-cancels")
+    private let cancels = DispatchQueue(label: "amodb-proxy.upstream-cancels", qos: .userInitiated)
 
     /// Calls in progress, by task identifier. Delegate callbacks come on the session's
     /// serial queue; the deadline and `begin` come from elsewhere, hence the lock.
