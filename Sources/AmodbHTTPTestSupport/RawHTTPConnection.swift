@@ -82,8 +82,9 @@ public final class RawHTTPConnection {
     private var buffer: [UInt8] = []
     private var closed = false
 
-    /// Connects to `host:port` (IPv4 loopback by default); reads give up after `timeout` seconds.
-    public init(port: Int, host: String = "127.0.0.1", timeout: Double = 5) throws {
+    /// Connects to `host:port` (IPv4 loopback by default); reads give up after `timeout` seconds
+    /// (generous by default: a loaded machine may take seconds to answer; see `eventually`).
+    public init(port: Int, host: String = "127.0.0.1", timeout: Double = 30) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else {
             closed = true

@@ -47,7 +47,7 @@ public final class ProxyHarness: Sendable {
     {
         let port = self.port
         return try await offloaded {
-            let connection = try RawHTTPConnection(port: port, timeout: 15)
+            let connection = try RawHTTPConnection(port: port, timeout: 30)
             var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             try connection.send(head + "\r\n")
@@ -62,7 +62,7 @@ public final class ProxyHarness: Sendable {
     public func post(_ target: String, body: [UInt8], headers: [String: String] = [:]) async throws -> RawHTTPResponse {
         let port = self.port
         return try await offloaded {
-            let connection = try RawHTTPConnection(port: port, timeout: 15)
+            let connection = try RawHTTPConnection(port: port, timeout: 30)
             var head = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             head += "Content-Length: \(body.count)\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }

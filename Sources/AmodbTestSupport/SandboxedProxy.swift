@@ -30,9 +30,10 @@ public final class SandboxedProxy: Sendable {
             configuration: proxyConfiguration, clock: clock, logger: logger, accessLog: accessLog)
     }
 
-    /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have.
+    /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have; its timeout is
+    /// generous (`eventually`'s reason: a busy machine's first crunch of tests).
     public func client(
-        timeout: TimeInterval = 10,
+        timeout: TimeInterval = 30,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) -> AmodbClient {
         AmodbClient(baseURL: harness.baseURL, timeout: timeout, sleep: sleep)

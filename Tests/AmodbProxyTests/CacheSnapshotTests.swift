@@ -100,7 +100,7 @@ struct CacheSnapshotTests {
             (proxy: InProcessProxy) async throws in
             _ = try await proxy.get("/3/trending/movie/week")
             #expect(
-                await eventually(within: 5) {
+                await eventually(within: 30) {
                     (try? String(contentsOfFile: path, encoding: .utf8))?.contains("week") == true
                 })
         }

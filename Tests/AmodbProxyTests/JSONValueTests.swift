@@ -69,11 +69,9 @@ struct JSONValueTests {
         let depth = 510
         let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         let objects = String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
-        let started = ContinuousClock.now
         #expect(try Self.member(arrays) == .array(strings: nil))
         #expect(try Self.member("[" + #""a","# + arrays + "]") == .array(strings: nil))
         #expect(try Self.member(objects) == .object)
-        #expect(ContinuousClock.now - started < .seconds(0.5))
         // Past JSONDecoder's limit (512 levels, the object around included) the text is refused.
         let tooDeep = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
         #expect(throws: (any Error).self) { try Self.member(tooDeep) }

@@ -54,10 +54,9 @@ struct LineWriterTests {
         let writer = LineWriter(fd: pipe.writeEnd, name: "the test pipe", maxBytes: 256 * 1024, noteSink: notes.sink)
         let line = String(repeating: "x", count: 199)
 
-        // 20 MB of lines against a 64 KiB pipe and a 256 KiB bound: every write returns at once.
-        let started = ContinuousClock.now
+        // 20 MB of lines against a 64 KiB pipe nobody reads and a 256 KiB bound: a write that
+        // waited for the reader would wait for ever (the suite's time limit); none does.
         for _ in 0..<100_000 { writer.write(line) }
-        #expect(ContinuousClock.now - started < .seconds(10), "no write waited for the reader")
 
         #expect(writer.waitingBytes <= 256 * 1024)
         #expect(writer.droppedLines > 90_000)
@@ -69,8 +68,10 @@ struct LineWriterTests {
 
         // Once the reader drains, lines flow again.
         let dropped = writer.droppedLines
+        // The writing thread runs at a low priority: beside a busy machine's work it may
+        // take a while to write out what waits.
         #expect(
-            await eventually {
+            await eventually(within: 60) {
                 _ = pipe.drain()
                 return writer.waitingBytes == 0
             })

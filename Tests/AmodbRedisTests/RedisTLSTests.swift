@@ -120,10 +120,10 @@ struct RedisTLSTests {
             configuration.tls = RedisTLSFiles(caFile: certificates.authority.certificate)
             configuration.connectTimeout = .milliseconds(300)
             configuration.commandTimeout = .seconds(5)
+            // The connect timeout, not the command's: the handshake that never comes is cut
+            // by the connect's deadline.
             try await withRedisClient(configuration) { client in
-                let started = ContinuousClock.now
                 await #expect(throws: RedisError.timedOut(.connect)) { try await client.ping() }
-                #expect(ContinuousClock.now - started < .seconds(2))
             }
         }
     }

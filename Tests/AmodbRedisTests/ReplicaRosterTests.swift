@@ -10,8 +10,10 @@ struct ReplicaRosterTests {
     @Test func aBeatRemovesAtMostItsShareOfExpiredReplicasAndCountsOnlyLiveOnes() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { redis in
+                // A long lifetime: the live members must not expire between two beats on a
+                // loaded machine; the dead ones are scored at 1 ms after 1970.
                 let roster = ReplicaRoster(
-                    client: redis, prefix: "p:", lifetimeMilliseconds: 3_000, maxRemovedPerBeat: 64)
+                    client: redis, prefix: "p:", lifetimeMilliseconds: 60_000, maxRemovedPerBeat: 64)
                 var expired: [RedisValue] = ["ZADD", "p:replicas"]
                 for index in 0..<1_000 { expired += [1, .bulk("dead-\(index)")] }
                 _ = try await redis.send(expired)
@@ -73,7 +75,9 @@ struct ReplicaRosterTests {
     @Test func fiveThousandMembersScoredFarInTheFutureNeitherBendTheCountNorTrimThisReplica() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { redis in
-                let roster = ReplicaRoster(client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 3_000)
+                // A long lifetime: this replica's own member must not expire between two beats
+                // on a loaded machine, or the last beat would trim it with the forged ones.
+                let roster = ReplicaRoster(client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 30_000)
                 try await Self.forge(redis, 5_000, named: "forged", score: 9_000_000_000_000_000)
                 for _ in 0..<3 {
                     let counted = try await roster.beat("own")

@@ -102,7 +102,9 @@ struct BudgetRestartTests {
             var environment = Self.environment(amodb)
             environment["AMODB_FLEET_SIZE"] = "1"
             environment["AMODB_UPSTREAM_URL"] = "http://127.0.0.1:\(relay.port)/3"
-            environment["AMODB_UPSTREAM_TIMEOUT"] = "2"
+            // A call's time of 10 s (the timeout and 2 s): the margin the test's own delays on
+            // a loaded machine (between the proxy giving up and the test seeing it) stay within.
+            environment["AMODB_UPSTREAM_TIMEOUT"] = "8"
             let replica = ProxyReplica(name: "replica", binary: try ProxyBinary(), environment: environment)
             try await withServer(replica) { replica in
                 try await Self.start(replica)
@@ -119,7 +121,7 @@ struct BudgetRestartTests {
                 // The network delivers them now: amodb counts them from now on.
                 try await Task.sleep(for: .seconds(1))
                 relay.set(.open)
-                let delivered = await eventually(within: 10) { amodb.receivedRequests.count == Self.limit }
+                let delivered = await eventually(within: 30) { amodb.receivedRequests.count == Self.limit }
                 try #require(delivered, "amodb received \(amodb.receivedRequests.count) of the calls given up")
                 // A window after they were given up, but within one of their delivery.
                 try await Task.sleep(until: gaveUp + .seconds(60.5))
@@ -161,7 +163,7 @@ struct BudgetRestartTests {
     static func get(_ replica: ProxyReplica, _ target: String) async throws -> RawHTTPResponse {
         let port = try #require(replica.endpoint?.port)
         return try await offloaded {
-            let connection = try RawHTTPConnection(port: port, timeout: 10)
+            let connection = try RawHTTPConnection(port: port, timeout: 30)
             defer { connection.close() }
             try connection.send("GET \(target) HTTP/1.1\r\nHost: amodb-proxy.test\r\nConnection: close\r\n\r\n")
             guard let response = try connection.readResponse() else { throw RawHTTPError.malformed("no answer") }

@@ -67,10 +67,11 @@ struct FleetCoalescingTests {
     }
 
     @Test func aHerdOverThreeReplicasForAHungAmodbMakesOneCallAndNobodyWaitsPastTheTimeout() async throws {
-        // amodb never answers: the fetcher gives up after the upstream timeout, 2 s.
+        // amodb never answers: the fetcher gives up after the upstream timeout, 6 s (long
+        // enough that a busy machine's delays stay well short of a second timeout).
         let upstream = ScriptedUpstream(fallback: .failure(.timedOut))
-        upstream.setDelay(milliseconds: 2_000)
-        try await withFleet(3, upstream: upstream, adjust: { $0.upstreamTimeout = 2 }) {
+        upstream.setDelay(milliseconds: 6_000)
+        try await withFleet(3, upstream: upstream, adjust: { $0.upstreamTimeout = 6 }) {
             (fleet: Fleet, _: RedisServer) async throws in
             #expect(await fleet.seeEachOther())
             let answers = try await withThrowingTaskGroup(of: (Int, Duration).self) { group in
@@ -88,9 +89,9 @@ struct FleetCoalescingTests {
             #expect(answers.allSatisfy { $0.0 == 504 })
             let slowest = answers.map(\.1).max() ?? .zero
             // Within the timeout and a margin for a busy machine, short of a second timeout:
-            // a waiter that made or waited out a call of its own would take 4 s.
+            // a waiter that made or waited out a call of its own would take 12 s.
             #expect(
-                slowest < .milliseconds(3_500),
+                slowest < .seconds(10),
                 "every client answered within the timeout and a margin (\(answers))")
         }
     }

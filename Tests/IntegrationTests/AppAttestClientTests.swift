@@ -29,7 +29,7 @@ struct AppAttestClientTests {
             let device = SyntheticDevice(apple: apple, app: Self.app)
             let session = AppAttestSession(
                 baseURL: proxy.harness.baseURL, provider: device, keyStore: InMemoryAttestationKeyStore())
-            let client = AmodbClient(baseURL: proxy.harness.baseURL, tokenProvider: session.tokenProvider)
+            let client = AmodbClient(baseURL: proxy.harness.baseURL, tokenProvider: session.tokenProvider, timeout: 30)
             let week = try await client.trending(.movie, .week)
             #expect(!week.results.isEmpty)
             #expect(device.attestations == 1 && device.assertions == 1)
@@ -41,7 +41,7 @@ struct AppAttestClientTests {
                 try samples.value("amodb_proxy_requests_by_proof_total", ["proof": "attested", "outcome": "served"])
                     == 2)
             // Without the session, the proxy refuses.
-            let bare = AmodbClient(baseURL: proxy.harness.baseURL)
+            let bare = AmodbClient(baseURL: proxy.harness.baseURL, timeout: 30)
             await #expect(throws: AmodbClientError.self) { _ = try await bare.trending(.movie, .week) }
         }
     }

@@ -8,7 +8,9 @@ import Testing
 /// the rest to 20,000 movies by Zipf popularity in 6 languages; seeded) replayed through the
 /// real `CachingForwarder`, cache and budget on a simulated clock, on a 40-a-minute key:
 /// what share of requests the budget refuses, with each movie TTL (docs/budget.md).
-@Suite(.timeLimit(.minutes(10)))
+/// The longest of the suite: the planner reads the day's 1.7 million log lines in a debug
+/// build (about four minutes alone, twice that beside a busy machine's other work).
+@Suite(.timeLimit(.minutes(20)))
 struct BudgetReplayTests {
     static let trace = {
         var trace = SyntheticTrace(rate: 20, duration: 86_400, seed: 7)

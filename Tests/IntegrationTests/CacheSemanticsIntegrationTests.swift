@@ -32,9 +32,9 @@ struct CacheSemanticsIntegrationTests {
             #expect(stale.status == 200)
             #expect(stale.header("Cache-Status") == "amodb-proxy; fwd=stale; ttl=0")
             #expect(try await setup.client().trending(.movie, .day) == first)
-            #expect(await eventually(within: 5) { setup.harness.proxy.statistics.value(.upstreamCall) == 2 })
+            #expect(await eventually(within: 30) { setup.harness.proxy.statistics.value(.upstreamCall) == 2 })
             #expect(
-                await eventually(within: 5) {
+                await eventually(within: 30) {
                     setup.harness.proxy.cache.entry(for: "/trending/movie/day")?.isFresh(at: clock.now()) == true
                 })
             #expect(setup.sandbox.requestCount(path: "/3/trending/movie/day") == 2)
@@ -71,7 +71,7 @@ struct CacheSemanticsIntegrationTests {
             // starts the refresh
             #expect(try await setup.harness.get("/3/movie/550?append_to_response=credits").status == 200)
             // The refresh has failed once the second call to amodb has come back (or timed out).
-            #expect(await eventually(within: 5) { completedUpstreamCalls(setup) == 2 })
+            #expect(await eventually(within: 30) { completedUpstreamCalls(setup) == 2 })
             // …and has ended once its back-off is remembered.
             #expect(await eventually { backoffEntries(setup) == 1 })
 

@@ -41,7 +41,7 @@ struct CompressedClientTests {
         let log = LogCapture()
         let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
         try await withServer(harness) { harness in
-            let client = AmodbClient(baseURL: harness.baseURL)
+            let client = AmodbClient(baseURL: harness.baseURL, timeout: 30)
             _ = try await client.trending(.movie, .day)
             let proxy = harness.proxy
             #expect(await eventually { proxy.variantCompressions == 1 })

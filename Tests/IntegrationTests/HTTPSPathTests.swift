@@ -20,7 +20,7 @@ struct HTTPSPathTests {
     func amodbClientFetchesThroughTheTLSTerminatorTrustingItsCA() async throws {
         let baseURL = try #require(URL(string: Self.baseURL ?? ""))
         try #require(baseURL.scheme == "https", "the check is about HTTPS, not \(baseURL.absoluteString)")
-        let client = AmodbClient(baseURL: baseURL, bearerToken: Self.token)
+        let client = AmodbClient(baseURL: baseURL, bearerToken: Self.token, timeout: 30)
 
         // Either call throws (failing the test) if TLS, the terminator or the proxy fails.
         let page = try await client.trending(.movie, .week)

@@ -268,13 +268,19 @@ private func play(_ chunks: [[UInt8]], isHead: Bool, expectKept: Bool, port: Int
     RawHTTPResponse?, closed: Bool, healthy: Bool
 ) {
     try await offloaded {
-        let connection = try RawHTTPConnection(port: port, timeout: 5)
+        let connection = try RawHTTPConnection(port: port, timeout: 30)
         let local = connection.localPort
-        #expect(eventuallyBlocking { shared.harness.proxy.bytesReceived(fromPeerPort: local) != nil }, "accepted")
+        // Generous limits (they cost nothing when the server keeps up): a loaded machine may
+        // take seconds to accept and read.
+        #expect(
+            eventuallyBlocking(within: 30) { shared.harness.proxy.bytesReceived(fromPeerPort: local) != nil },
+            "accepted")
         var sent = 0
         for (index, chunk) in chunks.enumerated() {
             if index > 0 {
-                #expect(eventuallyBlocking { readOrClosed(sent, port: local) }, "the server read piece \(index)")
+                #expect(
+                    eventuallyBlocking(within: 30) { readOrClosed(sent, port: local) }, "the server read piece \(index)"
+                )
             }
             try? connection.send(chunk)  // the server may close early on an error: fine
             sent += chunk.count
@@ -336,7 +342,7 @@ struct HostileInputTests {
                     guard (try? connection.send(text)) != nil else { break }
                     sent += text.utf8.count
                     guard
-                        eventuallyBlocking(within: 10, { (proxy.bytesReceived(fromPeerPort: local) ?? .max) >= sent }),
+                        eventuallyBlocking(within: 30, { (proxy.bytesReceived(fromPeerPort: local) ?? .max) >= sent }),
                         proxy.bytesReceived(fromPeerPort: local) != nil
                     else { break }
                 }
@@ -382,7 +388,7 @@ struct HostileInputTests {
                 let request = Array("GET /3/trending/movie/week HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
                 for _ in 0..<100 { try? connection.send(Array(repeating: request, count: 20).flatMap { $0 }) }
                 // The server gives up on us once our answers have been stuck for the write timeout.
-                #expect(eventuallyBlocking(within: 10) { proxy.bytesReceived(fromPeerPort: local) == nil }, "dropped")
+                #expect(eventuallyBlocking(within: 30) { proxy.bytesReceived(fromPeerPort: local) == nil }, "dropped")
                 return connection.drainUntilClosed(seconds: 10)
             }
             #expect(drained.closed)

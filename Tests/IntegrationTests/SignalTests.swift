@@ -86,7 +86,7 @@ struct SignalTests {
         proxy.process.kill(SIGHUP)
 
         #expect(
-            await eventually(within: 10) {
+            await eventually(within: 30) {
                 proxy.events.contains { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true }
             })
         let reload = try #require(proxy.events.first { $0["message"]?.hasPrefix("SIGHUP: reloaded") == true })

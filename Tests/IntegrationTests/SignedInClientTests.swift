@@ -22,7 +22,7 @@ struct SignedInClientTests {
                 tokenProvider: { forceRefresh in
                     asked.withLock { $0.append(forceRefresh) }
                     return forceRefresh ? fresh : expired
-                })
+                }, timeout: 30)
             let movie = try await client.movie(id: 550)
             #expect(movie.id == 550)
             #expect(asked.withLock { $0 } == [false, true])
@@ -36,7 +36,7 @@ struct SignedInClientTests {
         try await withServer(try UserTokenSetup()) { setup throws in
             #expect(try await awaitKeySet(setup))
             let wrongAudience = try setup.token("alice", claims: ["aud": "com.example.other"])
-            let client = AmodbClient(baseURL: setup.harness.baseURL, tokenProvider: { _ in wrongAudience })
+            let client = AmodbClient(baseURL: setup.harness.baseURL, tokenProvider: { _ in wrongAudience }, timeout: 30)
             let error = await #expect(throws: AmodbClientError.self) { try await client.trending(.movie, .week) }
             #expect(error?.kind == .unauthorized)
             #expect(error?.serverMessage?.contains("wrong audience") == true)

@@ -27,7 +27,7 @@ struct TokenFileScrubbingTests {
             #expect(asMethod.responses.first?.status == 405)
 
             try "\(fromFile)\n\(added)\n".write(toFile: file, atomically: true, encoding: .utf8)
-            #expect(await eventually(within: 6) { setup.harness.proxy.tokens.count == 3 })
+            #expect(await eventually(within: 30) { setup.harness.proxy.tokens.count == 3 })
             #expect(
                 try await setup.harness.get("/3/\(added)", headers: ["Authorization": "Bearer \(added)"]).status == 404)
             #expect(await eventually { setup.accessLog.all.count == 4 })

@@ -64,5 +64,6 @@ extension UserTokenSetup: ScopedServer {}
 
 /// The proxy's key set is held once `/readyz` says ready.
 func awaitKeySet(_ setup: UserTokenSetup) async throws -> Bool {
-    try await eventually(within: 10) { try await setup.harness.get("/readyz").status == 200 }
+    // The key set is fetched in the background: a loaded machine may take a while.
+    try await eventually(within: 30) { try await setup.harness.get("/readyz").status == 200 }
 }
