@@ -24,32 +24,32 @@ import Foundation
 ///   a bad parameter, a method) never asked amodb for anything;
 /// - a line that is no access-log line (event-log lines interleaved, another program's
 ///   output, a line cut short, a key that is not one the proxy makes) is unreadable.
-public struct AccessLogReader: Sendable {
+package struct AccessLogReader: Sendable {
     /// What a log held.
-    public struct Contents: Sendable {
+    package struct Contents: Sendable {
         /// The requests to replay, by arrival time; lines of one millisecond keep their order.
-        public var requests: [ReplayRequest]
+        package var requests: [ReplayRequest]
         /// Lines of forwarded routes written before keys were logged (the previous version).
-        public var linesBeforeKeys: Int
+        package var linesBeforeKeys: Int
         /// Lines of answers that asked amodb for nothing: health checks, metrics, other
         /// paths, requests refused before the cache.
-        public var linesNotForwarded: Int
+        package var linesNotForwarded: Int
         /// Lines that are no access-log line of this proxy.
-        public var linesUnreadable: Int
+        package var linesUnreadable: Int
         /// Replayable lines that arrived before a line above them (sorted back into place).
-        public var linesOutOfOrder: Int
+        package var linesOutOfOrder: Int
     }
 
     /// Why a log could not be read.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// What went wrong, naming the file.
-        public let description: String
+        package let description: String
     }
 
     /// Longest line read; a longer one is unreadable (the proxy's lines are well under
     /// 4 KB: the only free text in them, a path, is cut at 256 bytes), and a file with no
     /// newline cannot grow the buffer without bound.
-    public static let maxLineBytes = 64 * 1024
+    package static let maxLineBytes = 64 * 1024
 
     /// Bytes read from a file at a time.
     static let chunkBytes = 1 << 20
@@ -83,10 +83,10 @@ public struct AccessLogReader: Sendable {
     private var linesOutOfOrder = 0
 
     /// A reader before its first chunk.
-    public init() {}
+    package init() {}
 
     /// Reads the log at `path` (`-`: standard input) in chunks.
-    public static func read(path: String) throws(Failure) -> Contents {
+    package static func read(path: String) throws(Failure) -> Contents {
         let handle: FileHandle
         if path == "-" {
             handle = FileHandle.standardInput
@@ -114,7 +114,7 @@ public struct AccessLogReader: Sendable {
     }
 
     /// Reads the lines a chunk ends, and keeps its unended tail for the next.
-    public mutating func feed(_ chunk: some Collection<UInt8>) {
+    package mutating func feed(_ chunk: some Collection<UInt8>) {
         // What was pending holds no newline (each call keeps only an unended tail), so the
         // search starts at the new bytes: a long line fed in small chunks is read in linear
         // time, not scanned again from its start with every chunk.
@@ -140,7 +140,7 @@ public struct AccessLogReader: Sendable {
     }
 
     /// Reads the last line (if the log does not end with a newline) and returns what the log held.
-    public mutating func finish() -> Contents {
+    package mutating func finish() -> Contents {
         if overlong {
             linesUnreadable += 1
         } else if !pending.isEmpty {

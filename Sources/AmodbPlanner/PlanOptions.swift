@@ -1,7 +1,7 @@
-public import AmodbProxy
+package import AmodbProxy
 
 /// What the arguments after `amodb-proxy plan` ask for.
-public enum PlanCommand: Sendable, Equatable {
+package enum PlanCommand: Sendable, Equatable {
     /// Replay with these options.
     case replay(PlanOptions)
     /// Print the usage text.
@@ -9,24 +9,24 @@ public enum PlanCommand: Sendable, Equatable {
 }
 
 /// What `amodb-proxy plan` replays, and against which plans and movie TTLs.
-public struct PlanOptions: Sendable, Equatable {
+package struct PlanOptions: Sendable, Equatable {
     /// The access log to read; `-`: standard input.
-    public var accessLog: String
+    package var accessLog: String
     /// The plans compared, in calls a minute.
-    public var plans = [20, 40, 120]
+    package var plans = [20, 40, 120]
     /// The movie-details TTLs compared, in seconds.
-    public var movieTTLs: [Double] = [1800, 21_600, 86_400]
+    package var movieTTLs: [Double] = [1800, 21_600, 86_400]
     /// Seconds a miss waits for a call when the window is spent, before its 503.
-    public var missWait = 2.0
+    package var missWait = 2.0
     /// Seconds a trending list is fresh: the proxy's default `AMODB_CACHE_TTL`.
-    public var trendingTTL = ProxyConfiguration.defaults.cacheTTL
+    package var trendingTTL = ProxyConfiguration.defaults.cacheTTL
     /// Seconds `/configuration` is fresh.
-    public var configurationTTL = 86_400.0
+    package var configurationTTL = 86_400.0
     /// Where to write the report as one self-contained HTML page too (`--html FILE`); `nil`: not.
-    public var htmlPath: String?
+    package var htmlPath: String?
 
     /// The defaults, replaying `accessLog`.
-    public init(accessLog: String) {
+    package init(accessLog: String) {
         self.accessLog = accessLog
     }
 
@@ -35,7 +35,7 @@ public struct PlanOptions: Sendable, Equatable {
 
     /// What the arguments after `plan` ask for: a replay, or the help (whose `plan` lines
     /// are `ConfigurationLoader.planUsage`). Errors are one line starting `plan:`.
-    public static func command(arguments: [String]) throws(ConfigurationError) -> PlanCommand {
+    package static func command(arguments: [String]) throws(ConfigurationError) -> PlanCommand {
         var accessLog: String?
         var options = PlanOptions(accessLog: "")
         var reader = ArgumentReader(arguments, context: "plan: ")

@@ -5,11 +5,11 @@ import Foundation
 /// `amodb-proxy plan`: reads an access log, replays it through the cache and budget policy
 /// (`PolicyReplay`) for every plan and movie TTL asked for, and words what it counted as a
 /// table an operator picks a plan and a TTL from. A simulation: no network, no cache.
-public enum PlanReport {
+package enum PlanReport {
     /// Why there is no report.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// What went wrong, on one line.
-        public let description: String
+        package let description: String
     }
 
     /// One row of the table: a plan, a movie TTL, and what the replay counted.
@@ -20,7 +20,7 @@ public enum PlanReport {
     }
 
     /// Reads `options.accessLog`, replays it for each plan and movie TTL, and returns the report.
-    public static func run(_ options: PlanOptions) async throws(Failure) -> String {
+    package static func run(_ options: PlanOptions) async throws(Failure) -> String {
         let contents: AccessLogReader.Contents
         do {
             contents = try AccessLogReader.read(path: options.accessLog)

@@ -1,42 +1,42 @@
 import AmodbHTTP
-public import AmodbModels
+package import AmodbModels
 import AmodbProxy
 import Synchronization
 
 /// One request of a replay: when (seconds since 1970) and what (canonical, validated).
-public struct ReplayRequest: Sendable {
-    public var time: Double
-    public var request: AmodbRequest
+package struct ReplayRequest: Sendable {
+    package var time: Double
+    package var request: AmodbRequest
 
-    public init(time: Double, request: AmodbRequest) {
+    package init(time: Double, request: AmodbRequest) {
         self.time = time
         self.request = request
     }
 }
 
 /// What a replay counted: how each request would have been answered.
-public struct ReplayShares: Sendable, Equatable {
+package struct ReplayShares: Sendable, Equatable {
     /// From a fresh entry.
-    public var fresh = 0
+    package var fresh = 0
     /// From a stale entry (refreshing, or its refresh waiting for slack in the budget).
-    public var stale = 0
+    package var stale = 0
     /// By a call to amodb (the request's own, or one it joined).
-    public var filled = 0
+    package var filled = 0
     /// With a 503: the budget had no call within the miss's wait.
-    public var refused = 0
+    package var refused = 0
     /// The 95th percentile of the stale answers' ages, in seconds (0 with none).
-    public var staleAgesP95: Double = 0
+    package var staleAgesP95: Double = 0
     /// Calls made to amodb.
-    public var calls = 0
+    package var calls = 0
     /// Refused answers per minute of the log, from the minute of its first request (for
     /// the HTML report's line); empty with no refusal.
-    public var refusedPerMinute: [Int] = []
+    package var refusedPerMinute: [Int] = []
 
     /// Requests counted.
-    public var total: Int { fresh + stale + filled + refused }
+    package var total: Int { fresh + stale + filled + refused }
 
     /// `part`'s share of the total, in percent (0 with none).
-    public func percent(_ part: Int) -> Double {
+    package func percent(_ part: Int) -> Double {
         total == 0 ? 0 : Double(part) * 100 / Double(total)
     }
 }
@@ -50,11 +50,11 @@ public struct ReplayShares: Sendable, Equatable {
 /// It assumes the cache holds the working set (answers are small here) and that amodb
 /// answers every call; each client's share of the misses is not applied (a replay has no
 /// clients to tell apart), so refusals are those of the budget alone.
-public enum PolicyReplay {
+package enum PolicyReplay {
     /// Replays `requests` (in time order) on a plan of `plan` calls a minute, with these
     /// freshness lifetimes (`AMODB_CACHE_TTL`, `AMODB_MOVIE_TTL`, `AMODB_CONFIGURATION_TTL`)
     /// and misses waiting `missWait` seconds for a call (`AMODB_MISS_WAIT`).
-    public static func run(
+    package static func run(
         _ requests: [ReplayRequest], plan: Int, movieTTL: Double, trendingTTL: Double, configurationTTL: Double,
         missWait: Double
     ) async -> ReplayShares {

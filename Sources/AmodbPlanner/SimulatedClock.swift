@@ -1,11 +1,11 @@
-public import AmodbProxy
+import AmodbProxy
 import Synchronization
 
 /// A clock that moves only when told, and runs what waits on it in time order: a replay's
 /// clock. Where `ManualClock` in the tests leaves waits to real time, a wait here ends
 /// exactly when `advance(to:settle:)` passes its time, so a replay of a day takes no
 /// longer than its work.
-public final class SimulatedClock: ProxyClock {
+package final class SimulatedClock: ProxyClock {
     private struct Timer {
         let at: Double
         /// Order of scheduling: timers due at the same time run in it.
@@ -22,15 +22,15 @@ public final class SimulatedClock: ProxyClock {
     private let state: Mutex<State>
 
     /// A clock standing at `start` (seconds since 1970).
-    public init(_ start: Double) {
+    package init(_ start: Double) {
         state = Mutex(State(now: start))
     }
 
-    public func now() -> Double {
+    package func now() -> Double {
         state.withLock { $0.now }
     }
 
-    public func schedule(after seconds: Double, _ wake: @escaping @Sendable () -> Void) {
+    package func schedule(after seconds: Double, _ wake: @escaping @Sendable () -> Void) {
         state.withLock { state in
             state.scheduled &+= 1
             let timer = Timer(at: state.now + max(0, seconds), order: state.scheduled, wake: wake)
@@ -42,7 +42,7 @@ public final class SimulatedClock: ProxyClock {
 
     /// Moves to `time`, stopping at each pending timer on the way: the clock stands at the
     /// timer's time while it runs, then `settle` waits for what it woke to go as far as it can.
-    public func advance(to time: Double, settle: () async -> Void) async {
+    package func advance(to time: Double, settle: () async -> Void) async {
         while let timer = nextTimer(before: time) {
             timer.wake()
             await settle()

@@ -1,6 +1,6 @@
 import AmodbRedis
-public import AmodbSandbox
-public import AmodbTestSupport
+package import AmodbSandbox
+package import AmodbTestSupport
 import Foundation
 
 /// Plays a `ChaosSchedule` on a real Redis, replicas that are child processes and the
@@ -10,16 +10,16 @@ import Foundation
 /// late (a replica slow to start on a loaded machine), as soon as that one has ended: the
 /// order is the seed's, the instants are the timeline's. A replica restarted by a fault is
 /// waited for (its "listening" line), not given a fixed time.
-public struct ChaosFaultPlayer: Sendable {
+package struct ChaosFaultPlayer: Sendable {
     /// The fleet's Redis; nil for a replica alone.
-    public var redis: RedisServer?
-    public var replicas: [ProxyReplica]
-    public var amodb: AmodbSandbox
-    public var timeline: ChaosTimeline
+    package var redis: RedisServer?
+    package var replicas: [ProxyReplica]
+    package var amodb: AmodbSandbox
+    package var timeline: ChaosTimeline
     /// Each replica's own link to Redis, in the replicas' order (empty: none to cut).
-    public var links: [TCPRelay]
+    package var links: [TCPRelay]
 
-    public init(
+    package init(
         redis: RedisServer?, replicas: [ProxyReplica], amodb: AmodbSandbox, timeline: ChaosTimeline,
         links: [TCPRelay] = []
     ) {
@@ -32,7 +32,7 @@ public struct ChaosFaultPlayer: Sendable {
 
     /// Plays every fault of `schedule`, offsets counted from the timeline's start; returns
     /// once the last has ended, with Redis running and amodb answering as usual.
-    public func play(_ schedule: ChaosSchedule) async {
+    package func play(_ schedule: ChaosSchedule) async {
         async let infrastructure: Void = playTrack(schedule.entries.filter { !$0.fault.isAmodbs })
         async let amodbs: Void = playTrack(schedule.entries.filter { $0.fault.isAmodbs })
         _ = await (infrastructure, amodbs)

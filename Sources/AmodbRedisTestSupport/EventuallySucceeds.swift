@@ -1,6 +1,6 @@
 /// Retries `body` until it stops throwing, for up to `seconds`: for Redis coming back after
 /// a restart, when only a command that succeeds shows the client has reconnected.
-public func eventuallySucceeds(within seconds: Int = 10, _ body: () async throws -> Void) async -> Bool {
+package func eventuallySucceeds(within seconds: Int = 10, _ body: () async throws -> Void) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if (try? await body()) != nil { return true }

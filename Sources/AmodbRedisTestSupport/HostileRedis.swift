@@ -1,4 +1,4 @@
-public import AmodbTestSupport
+package import AmodbTestSupport
 import Foundation
 import Synchronization
 
@@ -13,15 +13,15 @@ import Synchronization
 /// talks to it. Not a mock of the client: nothing on the client's side is replaced.
 ///
 /// Blocking sockets with a thread per connection: fine for a handful of test calls.
-public final class HostileRedis: ScopedServer {
+package final class HostileRedis: ScopedServer {
     private let replies: [[UInt8]]
     private let listener: ThreadedListener
     private let readCount = Mutex(0)
     /// The bound port.
-    public var port: Int { listener.port }
+    package var port: Int { listener.port }
 
     /// Listens on a port the kernel picks; `replies[n]` answers a connection's n-th read.
-    public init(replies: [[UInt8]]) throws {
+    package init(replies: [[UInt8]]) throws {
         precondition(!replies.isEmpty)
         self.replies = replies
         listener = try ThreadedListener()
@@ -29,10 +29,10 @@ public final class HostileRedis: ScopedServer {
     }
 
     /// Reads received from clients so far, over every connection.
-    public var reads: Int { readCount.withLock { $0 } }
+    package var reads: Int { readCount.withLock { $0 } }
 
     /// Stops accepting, cuts open connections and waits for every thread to end.
-    public func shutdown() async {
+    package func shutdown() async {
         await listener.shutdown()
     }
 

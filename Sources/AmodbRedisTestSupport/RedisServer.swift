@@ -1,4 +1,4 @@
-public import AmodbRedis
+package import AmodbRedis
 public import AmodbTestSupport
 import Foundation
 import Synchronization
@@ -9,32 +9,32 @@ import Synchronization
 ///
 /// Redis needs an explicit port (it cannot report one the kernel chose), so `start` picks
 /// one, and if the bind fails (another process has it) tries another.
-public final class RedisServer: Sendable {
+package final class RedisServer: Sendable {
     /// Why a server could not be started.
-    public struct StartError: Error, CustomStringConvertible {
+    package struct StartError: Error, CustomStringConvertible {
         /// What went wrong, with the end of the server's log.
-        public let description: String
+        package let description: String
     }
 
     /// Where `redis-server` is, if installed.
-    public static let executable: String? = [
+    package static let executable: String? = [
         "/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server",
     ]
     .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Whether the tests that need a server can run here.
-    public static var isInstalled: Bool { executable != nil }
+    package static var isInstalled: Bool { executable != nil }
 
     /// The message a suite shows when it is skipped for want of the binary.
-    public static let notInstalledMessage =
+    package static let notInstalledMessage =
         "redis-server is not installed (apt-get install redis-server); Redis tests skipped"
 
     /// The port it listens on (127.0.0.1).
-    public let port: Int
+    package let port: Int
     /// The `requirepass` password, if any.
-    public let password: String?
+    package let password: String?
     /// How it speaks TLS; `nil`: plain text.
-    public let tls: RedisServerTLS?
+    package let tls: RedisServerTLS?
     private let directory: URL
     private let arguments: [String]
     private let mode: RunningProcess.Mode
@@ -55,7 +55,7 @@ public final class RedisServer: Sendable {
 
     /// Starts a server; `password` sets `--requirepass`, `tls` makes its port TLS only,
     /// `arguments` adds more settings.
-    public static func start(
+    package static func start(
         password: String? = nil, tls: RedisServerTLS? = nil, arguments: [String] = []
     ) async throws -> RedisServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -88,7 +88,7 @@ public final class RedisServer: Sendable {
     /// master is down after `downAfter` without answering, and promotion follows at once.
     /// The master's (and its replicas') password, when it has one, is given to the sentinel
     /// (`sentinel auth-pass`).
-    public static func startSentinel(
+    package static func startSentinel(
         monitoring master: RedisServer, name: String, downAfter: Duration = .milliseconds(1000)
     ) async throws -> RedisServer {
         let authPass = master.password.map { "sentinel auth-pass \(name) \($0)\n" } ?? ""
@@ -128,12 +128,12 @@ public final class RedisServer: Sendable {
 
     /// An endpoint for this server, logged in with its password if it has one (`rediss://`
     /// when it speaks TLS).
-    public var endpoint: RedisEndpoint {
+    package var endpoint: RedisEndpoint {
         RedisEndpoint(host: "127.0.0.1", port: port, password: password.map(RedisPassword.init), usesTLS: tls != nil)
     }
 
     /// The URL a replica would be given for this server (password in clear: tests only).
-    public var url: String {
+    package var url: String {
         let credentials = password.map { ":\($0)@" } ?? ""
         return "\(tls == nil ? "redis" : "rediss")://\(credentials)127.0.0.1:\(port)"
     }
@@ -141,7 +141,7 @@ public final class RedisServer: Sendable {
     /// A client configuration for this server, with generous timeouts for loaded test
     /// machines; `tlsFiles` (for a TLS server) defaults to trusting the CA of the
     /// certificate it serves.
-    public func configuration(
+    package func configuration(
         commandTimeout: Duration = .seconds(2), tlsFiles: RedisTLSFiles? = nil
     ) -> RedisConfiguration {
         var configuration = RedisConfiguration(endpoint: endpoint).withTestTimeouts(command: commandTimeout)
@@ -150,7 +150,7 @@ public final class RedisServer: Sendable {
     }
 
     /// Stops the server (SIGKILL) and waits for it to exit.
-    public func stop() async {
+    package func stop() async {
         let process = running.withLock { current in
             defer { current = nil }
             return current
@@ -160,7 +160,7 @@ public final class RedisServer: Sendable {
 
     /// Starts the server again on the same port: empty (nothing is persisted), unless a
     /// `SAVE` wrote a snapshot, which it loads; `fromSnapshot: false` removes that first.
-    public func restart(fromSnapshot: Bool = true) async throws {
+    package func restart(fromSnapshot: Bool = true) async throws {
         await stop()
         if !fromSnapshot { try? FileManager.default.removeItem(at: directory.appendingPathComponent("dump.rdb")) }
         let process = try await RunningProcess.launch(
@@ -169,20 +169,20 @@ public final class RedisServer: Sendable {
     }
 
     /// Where a `SAVE` writes its snapshot, which a restart loads.
-    public var snapshotPath: String { directory.appendingPathComponent("dump.rdb").path }
+    package var snapshotPath: String { directory.appendingPathComponent("dump.rdb").path }
 
     /// Freezes the server (SIGSTOP): the kernel still accepts connections, nothing answers.
-    public func pause() {
+    package func pause() {
         running.withLock { $0?.signal(SIGSTOP) }
     }
 
     /// Thaws a paused server (SIGCONT).
-    public func resume() {
+    package func resume() {
         running.withLock { $0?.signal(SIGCONT) }
     }
 
     /// Stops the server and removes its directory.
-    public func shutdown() async {
+    package func shutdown() async {
         resume()
         await stop()
         try? FileManager.default.removeItem(at: directory)
@@ -192,7 +192,7 @@ public final class RedisServer: Sendable {
 extension RedisConfiguration {
     /// This configuration with timeouts a loaded test machine keeps to: 2 s to connect, and
     /// `command` per command (the defaults, tens of milliseconds, are for a production request path).
-    public func withTestTimeouts(command: Duration = .seconds(2)) -> RedisConfiguration {
+    package func withTestTimeouts(command: Duration = .seconds(2)) -> RedisConfiguration {
         var configuration = self
         configuration.commandTimeout = command
         configuration.connectTimeout = .seconds(2)
@@ -205,7 +205,7 @@ extension RedisClient: ScopedServer {}
 
 /// Runs `body` with a fresh server and stops it afterwards, whether `body` returns or throws.
 @discardableResult
-public func withRedisServer<Result>(
+package func withRedisServer<Result>(
     password: String? = nil, tls: RedisServerTLS? = nil, arguments: [String] = [],
     _ body: (RedisServer) async throws -> Result
 ) async throws -> Result {
@@ -214,7 +214,7 @@ public func withRedisServer<Result>(
 
 /// Runs `body` with a client for `configuration` and shuts the client down afterwards.
 @discardableResult
-public func withRedisClient<Result>(
+package func withRedisClient<Result>(
     _ configuration: RedisConfiguration, _ body: (RedisClient) async throws -> Result
 ) async throws -> Result {
     try await withServer(RedisClient(configuration: configuration), body)

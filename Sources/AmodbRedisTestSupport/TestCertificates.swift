@@ -1,43 +1,43 @@
-public import AmodbRedis
-public import AmodbTestSupport
-public import Foundation
+package import AmodbRedis
+package import AmodbTestSupport
+package import Foundation
 
 /// Certificates made for a test with the `openssl` CLI, in a temporary directory: a CA the
 /// client trusts and one it does not, server certificates that verify or fail each in
 /// their own way, and a client certificate. Every server certificate names `localhost`
 /// and `127.0.0.1` unless its purpose is to name something else. P-256 keys: quick to make.
-public final class TestCertificates: Sendable {
+package final class TestCertificates: Sendable {
     /// A certificate and its key, as PEM files.
-    public struct Pair: Sendable {
+    package struct Pair: Sendable {
         /// The certificate (PEM).
-        public let certificate: String
+        package let certificate: String
         /// Its private key (PEM).
-        public let key: String
+        package let key: String
     }
 
     /// Where `openssl` is, if installed.
-    public static let executable: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"]
+    package static let executable: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// The directory holding every file; removed by `remove()`.
-    public let directory: URL
+    package let directory: URL
     /// The CA the client is given (`AMODB_REDIS_CA_FILE`).
-    public let authority: Pair
+    package let authority: Pair
     /// A CA the client does not trust.
-    public let otherAuthority: Pair
+    package let otherAuthority: Pair
     /// A server certificate signed by `authority` for `localhost` and `127.0.0.1`.
-    public let server: Pair
+    package let server: Pair
     /// Signed by `otherAuthority` for the right names.
-    public let serverFromOtherAuthority: Pair
+    package let serverFromOtherAuthority: Pair
     /// Signed by `authority`, but only for `elsewhere.example`.
-    public let serverWithOtherName: Pair
+    package let serverWithOtherName: Pair
     /// Signed by `authority` for the right names, expired a day ago.
-    public let expiredServer: Pair
+    package let expiredServer: Pair
     /// A client certificate signed by `authority`, for servers with `tls-auth-clients yes`.
-    public let client: Pair
+    package let client: Pair
 
     /// Makes every certificate (a few hundred milliseconds of `openssl` runs).
-    public init() async throws {
+    package init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("amodb-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let names = "subjectAltName=DNS:localhost,IP:127.0.0.1"
@@ -57,7 +57,7 @@ public final class TestCertificates: Sendable {
     }
 
     /// Removes the directory and every file in it.
-    public func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -111,16 +111,16 @@ public final class TestCertificates: Sendable {
 /// How a test `redis-server` speaks TLS: the certificate it presents, the test's CA (which
 /// clients trust by default, and which client certificates must come from), and whether
 /// it requires a client certificate.
-public struct RedisServerTLS: Sendable {
+package struct RedisServerTLS: Sendable {
     /// The server's certificate and key.
-    public var served: TestCertificates.Pair
+    package var served: TestCertificates.Pair
     /// The test's CA: what clients trust by default and what signs client certificates.
-    public var authority: TestCertificates.Pair
+    package var authority: TestCertificates.Pair
     /// `tls-auth-clients yes`: a client without a certificate is refused.
-    public var requireClientCertificate: Bool
+    package var requireClientCertificate: Bool
 
     /// TLS serving `served` (by default `certificates.server`), with `certificates.authority` as the CA.
-    public init(
+    package init(
         _ certificates: TestCertificates, served: TestCertificates.Pair? = nil, requireClientCertificate: Bool = false
     ) {
         self.served = served ?? certificates.server

@@ -1,4 +1,4 @@
-public import AmodbSandbox
+package import AmodbSandbox
 import Foundation
 
 /// A chaos run judged: every call the stand-in amodb received, counted in sliding 60 s
@@ -6,31 +6,31 @@ import Foundation
 /// be answered. Its text says what a failure needs to be understood and replayed: the
 /// seed, the busiest window with the calls in it, the requests answered wrongly, and the
 /// faults as they were played.
-public struct ChaosReport: Sendable {
+package struct ChaosReport: Sendable {
     /// The window amodb's limit counts in.
-    public static let window: Duration = .seconds(60)
+    package static let window: Duration = .seconds(60)
 
     /// What the run was called, for the report's first line.
-    public let name: String
-    public let seed: UInt64
+    package let name: String
+    package let seed: UInt64
     /// The key's limit: calls to amodb in any 60 s window.
-    public let limit: Int
+    package let limit: Int
     /// Every call amodb received, refused or not, oldest first.
-    public let calls: [ReceivedRequest]
+    package let calls: [ReceivedRequest]
     /// The 60 s window that holds the most calls.
-    public let busiest: BusiestWindow?
+    package let busiest: BusiestWindow?
     /// Calls that found `limit` or more calls already in their 60 s window: each one is a
     /// call amodb would count over the limit.
-    public let callsOverLimit: Int
+    package let callsOverLimit: Int
     /// Every client request, in the order sent.
-    public let requests: [ChaosRequest]
+    package let requests: [ChaosRequest]
     /// The requests answered in a way a client must not be, each with what was wrong.
-    public let violations: [(request: ChaosRequest, problem: String)]
+    package let violations: [(request: ChaosRequest, problem: String)]
     /// The requests that took longer than their deadline (they are violations too).
-    public let hung: Int
+    package let hung: Int
 
     /// Judges `requests` (each given `deadline` seconds) and the `calls` amodb received.
-    public init(
+    package init(
         name: String, seed: UInt64, limit: Int, calls: [ReceivedRequest], requests: [ChaosRequest], deadline: Double
     ) {
         self.name = name
@@ -52,10 +52,10 @@ public struct ChaosReport: Sendable {
     }
 
     /// The most calls in any 60 s window (0 for none).
-    public var busiestCount: Int { busiest?.count ?? 0 }
+    package var busiestCount: Int { busiest?.count ?? 0 }
 
     /// One paragraph for every run: the seed, the calls, the busiest window, the answers.
-    public func summary(timeline: ChaosTimeline) -> String {
+    package func summary(timeline: ChaosTimeline) -> String {
         var statuses: [String: Int] = [:]
         for request in requests {
             switch request.result {
@@ -79,7 +79,7 @@ public struct ChaosReport: Sendable {
 
     /// What a failure prints after the summary: the timeline of faults, the calls of the
     /// busiest window, and the first wrong answers.
-    public func details(timeline: ChaosTimeline, violationsShown: Int = 30) -> String {
+    package func details(timeline: ChaosTimeline, violationsShown: Int = 30) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var text = "  timeline (seconds from the start of the run, \(formatter.string(from: timeline.startDate))):\n"

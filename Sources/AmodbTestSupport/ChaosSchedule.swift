@@ -6,9 +6,9 @@
 /// timeline; amodb's refusals have a track of their own and overlap them freely. Each kind
 /// a fleet can suffer comes once in a shuffled first round, so even a short run has them
 /// all; later faults are drawn by weight.
-public struct ChaosSchedule: Sendable {
+package struct ChaosSchedule: Sendable {
     /// One fault, with how long it lasts.
-    public enum Fault: Sendable, Equatable, CustomStringConvertible {
+    package enum Fault: Sendable, Equatable, CustomStringConvertible {
         /// Redis frozen (SIGSTOP) for this long: connections are accepted, nothing answers.
         case redisPause(Duration)
         /// Redis loses every key (`FLUSHALL`).
@@ -41,11 +41,11 @@ public struct ChaosSchedule: Sendable {
         case replicaRestartedTwice(gap: Duration)
 
         /// Whether it plays on amodb's track rather than the infrastructure's.
-        public var isAmodbs: Bool {
+        package var isAmodbs: Bool {
             if case .amodbRefusal = self { true } else { false }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .redisPause(let length): "redis paused for \(ChaosTimeline.shown(length))"
             case .redisFlush: "redis FLUSHALL"
@@ -73,19 +73,19 @@ public struct ChaosSchedule: Sendable {
     }
 
     /// A fault and when it starts, from the start of the run.
-    public struct Entry: Sendable, Equatable {
-        public var offset: Duration
-        public var fault: Fault
+    package struct Entry: Sendable, Equatable {
+        package var offset: Duration
+        package var fault: Fault
     }
 
     /// Every fault, earliest first.
-    public let entries: [Entry]
+    package let entries: [Entry]
 
     /// The faults for a run of `length` over `replicas` replicas: Redis and replica faults
     /// when `redis` is set (a fleet), a lone replica's restarts otherwise, amodb's refusals
     /// always. No fault starts in the first 3 s (the clients' first requests find a healthy
     /// fleet) or lasts into the last 8 s.
-    public init(seed: UInt64, length: Duration, replicas: Int, redis: Bool) {
+    package init(seed: UInt64, length: Duration, replicas: Int, redis: Bool) {
         var generator = SplitMix64(seed: seed)
         let end = length - .seconds(8)
         var entries: [Entry] = []

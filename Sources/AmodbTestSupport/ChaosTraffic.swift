@@ -9,35 +9,35 @@ import Foundation
 /// requests go out depends on how fast they are answered. Every request has a deadline,
 /// and a request whose replica was killed under it (its connection refused, reset or cut)
 /// is sent once more, to another replica (a lone replica's next life): a load balancer's retry.
-public struct ChaosTraffic: Sendable {
+package struct ChaosTraffic: Sendable {
     /// A path clients ask for, and whether amodb has it (a `404` is right only when not).
-    public struct Path: Sendable, Equatable {
-        public var target: String
-        public var exists: Bool
+    package struct Path: Sendable, Equatable {
+        package var target: String
+        package var exists: Bool
 
-        public init(_ target: String, exists: Bool = true) {
+        package init(_ target: String, exists: Bool = true) {
             self.target = target
             self.exists = exists
         }
     }
 
     /// Paths asked again and again: the first asks are misses, the rest hits.
-    public var warm: [Path]
+    package var warm: [Path]
     /// Paths asked once each, in this order, shared out among the workers.
-    public var cold: [Path]
+    package var cold: [Path]
     /// How many distinct client addresses send requests.
-    public var clients: Int
+    package var clients: Int
     /// How many requests are in flight at most (one per worker).
-    public var workers: Int
+    package var workers: Int
     /// The share of requests that are for cold paths, while there are any.
-    public var coldShare: Double
+    package var coldShare: Double
     /// How long a request may take, in seconds: longer counts as hung.
-    public var deadline: Double
+    package var deadline: Double
     /// Seconds a worker waits between its requests.
-    public var thinkTime: ClosedRange<Double>
+    package var thinkTime: ClosedRange<Double>
 
     /// Clients that send `warm` and `cold`; every other setting has a default for a chaos run.
-    public init(
+    package init(
         warm: [Path], cold: [Path], clients: Int = 48, workers: Int = 8, coldShare: Double = 0.4,
         deadline: Double = 15, thinkTime: ClosedRange<Double> = 0.02...0.4
     ) {
@@ -53,7 +53,7 @@ public struct ChaosTraffic: Sendable {
 
     /// Sends requests to `replicas` from now for `length`, with draws from `seed`, and
     /// returns every request once all are answered or past their deadline.
-    public func run(seed: UInt64, for length: Duration, replicas: [ProxyReplica]) async throws -> [ChaosRequest] {
+    package func run(seed: UInt64, for length: Duration, replicas: [ProxyReplica]) async throws -> [ChaosRequest] {
         precondition(!replicas.isEmpty, "no replica to send to")
         let end = ContinuousClock.now + length
         return try await withThrowingTaskGroup(of: [ChaosRequest].self) { group in
@@ -165,35 +165,35 @@ public struct ChaosTraffic: Sendable {
 }
 
 /// One client request of a chaos run and how it was answered.
-public struct ChaosRequest: Sendable {
+package struct ChaosRequest: Sendable {
     /// What the client got.
-    public enum Result: Sendable, Equatable {
+    package enum Result: Sendable, Equatable {
         /// A response with this status and these fields.
         case answered(status: Int, retryAfter: String?, cacheStatus: String?)
         /// No response: the reason.
         case failed(String)
     }
 
-    public var target: String
+    package var target: String
     /// The client address it was sent as.
-    public var client: String
+    package var client: String
     /// Whether amodb has the path.
-    public var exists: Bool
+    package var exists: Bool
     /// The replica that answered (the retry's, after an excused failure).
-    public var replica: String
-    public var started: ContinuousClock.Instant
+    package var replica: String
+    package var started: ContinuousClock.Instant
     /// When the last attempt ended.
-    public var finished: ContinuousClock.Instant
-    public var result: Result
+    package var finished: ContinuousClock.Instant
+    package var result: Result
     /// Why the first attempt failed, when its replica was killed under it and it was retried.
-    public var excused: String?
+    package var excused: String?
     /// When the retry started, if there was one.
-    public var retryStarted: ContinuousClock.Instant?
+    package var retryStarted: ContinuousClock.Instant?
     /// Whether the retry's replica was killed under it as well (its failure is excused too).
-    public var killedUnderTheRetry = false
+    package var killedUnderTheRetry = false
 
     /// How long its last attempt took, in seconds.
-    public var took: Double {
+    package var took: Double {
         ChaosTimeline.seconds(finished - (retryStarted ?? started))
     }
 
@@ -201,7 +201,7 @@ public struct ChaosRequest: Sendable {
     /// path amodb does not have), 429 or 503 with `Retry-After`; no response (unless the
     /// replicas of both attempts were killed under them); or an attempt that took longer
     /// than `deadline` seconds.
-    public func violation(deadline: Double) -> String? {
+    package func violation(deadline: Double) -> String? {
         if took > deadline { return "took \(took) s, over the deadline of \(deadline) s" }
         switch result {
         case .failed where killedUnderTheRetry:

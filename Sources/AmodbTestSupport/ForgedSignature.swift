@@ -3,10 +3,10 @@
 /// PKCS #1 v1.5 encoding of the message's SHA-256, RFC 8017 §9.2). Tests use it to show
 /// that such keys are refused. SHA-256 is written out here (FIPS 180-4) so that tests need
 /// nothing of libcrypto's beyond what the code under test calls.
-public enum ForgedSignature {
+package enum ForgedSignature {
     /// The signature of `message` that an RSA key with exponent 1 and a modulus of
     /// `modulusBytes` bytes accepts.
-    public static func rs256WithExponentOne(_ message: [UInt8], modulusBytes: Int) -> [UInt8] {
+    package static func rs256WithExponentOne(_ message: [UInt8], modulusBytes: Int) -> [UInt8] {
         // DigestInfo for SHA-256 (RFC 8017 §9.2, note 1), then the digest.
         let digestInfo: [UInt8] =
             [
@@ -18,7 +18,7 @@ public enum ForgedSignature {
     }
 
     /// SHA-256 of `message` (FIPS 180-4 §6.2).
-    public static func sha256(_ message: [UInt8]) -> [UInt8] {
+    package static func sha256(_ message: [UInt8]) -> [UInt8] {
         var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]

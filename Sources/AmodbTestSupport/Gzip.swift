@@ -1,9 +1,9 @@
 /// gzip streams (RFC 1952) written by hand, so tests can send real compressed bodies
 /// without a compression library: stored blocks for a plain answer, and fixed-Huffman
 /// back-references for a bomb (a few KiB that inflate to many MiB).
-public enum Gzip {
+package enum Gzip {
     /// `bytes` as a valid gzip stream, uncompressed (DEFLATE stored blocks, RFC 1951 §3.2.4).
-    public static func stored(_ bytes: [UInt8]) -> [UInt8] {
+    package static func stored(_ bytes: [UInt8]) -> [UInt8] {
         var writer = BitWriter()
         var offset = 0
         repeat {
@@ -20,7 +20,7 @@ public enum Gzip {
 
     /// A valid gzip stream of `size` zero bytes, about `size / 160` bytes long: one
     /// literal zero, then copies of 258 bytes at distance 1 (RFC 1951 §3.2.6).
-    public static func zeros(_ size: Int) -> [UInt8] {
+    package static func zeros(_ size: Int) -> [UInt8] {
         precondition(size > 0)
         var writer = BitWriter()
         writer.bits(1, count: 1)  // BFINAL

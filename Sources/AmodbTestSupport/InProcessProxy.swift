@@ -1,5 +1,5 @@
 import AmodbHTTP
-public import AmodbProxy
+package import AmodbProxy
 
 /// A proxy assembled in-process whose requests are handed straight to its responder, as a
 /// connection would hand them, and whose answers are read as a client would read them off
@@ -8,15 +8,15 @@ public import AmodbProxy
 /// commit, deliver); what needs a connection (framing, keep-alive, shutdown of open
 /// connections, a real client) uses `ProxyHarness`. Hummingbird's `.router` test mode is
 /// the model.
-public final class InProcessProxy: Sendable {
+package final class InProcessProxy: Sendable {
     /// The key the proxy holds; tests assert it never comes back.
-    public static let key = ProxyHarness.key
+    package static let key = ProxyHarness.key
 
-    public let proxy: ProxyServer
+    package let proxy: ProxyServer
 
     /// A proxy over `fetcher` (a scripted upstream) or the URL in `configuration`, ready to
     /// answer (snapshot loaded, `/readyz` ready), as `ProxyHarness` starts one.
-    public init(
+    package init(
         configuration: ProxyConfiguration = ProxyHarness.configuration(), fetcher: (any UpstreamFetcher)? = nil,
         clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLog: LogCapture? = nil
     ) {
@@ -28,7 +28,7 @@ public final class InProcessProxy: Sendable {
     }
 
     /// The answer to one request for `target` from `peer`, as a client reads it.
-    public func get(
+    package func get(
         _ target: String, headers: [String: String] = [:], method: String = "GET", peer: String = "127.0.0.1"
     ) async throws -> RawHTTPResponse {
         var fields = HTTPHeaders()
@@ -40,14 +40,14 @@ public final class InProcessProxy: Sendable {
     }
 
     /// `GET /metrics`, parsed as a scraper would read it.
-    public func metrics() async throws -> PrometheusSamples {
+    package func metrics() async throws -> PrometheusSamples {
         let response = try await get("/metrics")
         guard response.status == 200 else { throw RawHTTPError.malformed("/metrics answered \(response.status)") }
         return try PrometheusSamples(response.text)
     }
 
     /// Stops the proxy (see `ProxyServer.shutdown()`).
-    public func shutdown() async {
+    package func shutdown() async {
         await proxy.shutdown()
     }
 }

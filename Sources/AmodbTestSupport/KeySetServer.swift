@@ -8,9 +8,9 @@ import Synchronization
 /// A sign-in provider's key set endpoint on 127.0.0.1, port 0, whose answer a test changes
 /// as it goes: the set (a rotation), a status, a redirect, or nothing at all (down: the
 /// connection is closed unanswered). It counts the requests it got and keeps their heads.
-public final class KeySetServer: ScopedServer {
+package final class KeySetServer: ScopedServer {
     /// What it answers with.
-    public enum Answer: Sendable {
+    package enum Answer: Sendable {
         /// 200 with this body.
         case keySet([UInt8])
         /// This status, an empty JSON body.
@@ -25,29 +25,29 @@ public final class KeySetServer: ScopedServer {
     private let state: Mutex<(answer: Answer, requests: [String])>
 
     /// The bound port.
-    public var port: Int { listener.port }
+    package var port: Int { listener.port }
     /// The set's URL, as `AMODB_JWT_JWKS_URL`.
-    public var url: String { "http://127.0.0.1:\(port)/.well-known/jwks.json" }
+    package var url: String { "http://127.0.0.1:\(port)/.well-known/jwks.json" }
 
     /// Listens on a port the kernel picks, answering `answer` until told otherwise.
-    public init(_ answer: Answer) throws {
+    package init(_ answer: Answer) throws {
         state = Mutex((answer, []))
         listener = try ThreadedListener()
         listener.start { [self] fd in serve(fd) }
     }
 
     /// Answers `answer` from now on.
-    public func answer(_ answer: Answer) {
+    package func answer(_ answer: Answer) {
         state.withLock { $0.answer = answer }
     }
 
     /// Requests received so far (also those answered with `down`).
-    public var requestCount: Int { state.withLock { $0.requests.count } }
+    package var requestCount: Int { state.withLock { $0.requests.count } }
 
     /// The request heads received, in order.
-    public var requests: [String] { state.withLock { $0.requests } }
+    package var requests: [String] { state.withLock { $0.requests } }
 
-    public func shutdown() async {
+    package func shutdown() async {
         await listener.shutdown()
     }
 

@@ -11,9 +11,9 @@ import Synchronization
 /// exactly the test's; the proxy's real `URLSessionUpstreamFetcher` talks to it.
 ///
 /// Blocking sockets with a thread per connection: fine for a handful of test calls.
-public final class MisbehavingUpstream: ScopedServer {
+package final class MisbehavingUpstream: ScopedServer {
     /// What it does with every request.
-    public enum Behaviour: Sendable {
+    package enum Behaviour: Sendable {
         /// Sends `status`, the extra header fields and the body at once, then closes.
         case respond(status: Int = 200, headers: [(String, String)] = [], body: [UInt8])
         /// Sends a 200 head promising `declaredLength` bytes, then `prefix`, then one
@@ -35,10 +35,10 @@ public final class MisbehavingUpstream: ScopedServer {
     private let listener: ThreadedListener
     private let state = Mutex(State())
     /// The bound port.
-    public var port: Int { listener.port }
+    package var port: Int { listener.port }
 
     /// Listens on a port the kernel picks and serves until `shutdown()`.
-    public init(_ behaviour: Behaviour) throws {
+    package init(_ behaviour: Behaviour) throws {
         self.behaviour = behaviour
         listener = try ThreadedListener()
         listener.start { [self] fd in
@@ -47,19 +47,19 @@ public final class MisbehavingUpstream: ScopedServer {
     }
 
     /// The API root to give the proxy: `http://127.0.0.1:<port>/3`.
-    public var baseURL: String { "http://127.0.0.1:\(port)/3" }
+    package var baseURL: String { "http://127.0.0.1:\(port)/3" }
 
     /// The request heads received, in order.
-    public var requests: [String] { state.withLock { $0.requests } }
+    package var requests: [String] { state.withLock { $0.requests } }
 
     /// Body bytes written to clients so far (the head not counted).
-    public var bytesSent: Int { state.withLock { $0.bytesSent } }
+    package var bytesSent: Int { state.withLock { $0.bytesSent } }
 
     /// Connections the client closed before the whole answer was sent (a cancelled transfer).
-    public var abandoned: Int { state.withLock { $0.abandoned } }
+    package var abandoned: Int { state.withLock { $0.abandoned } }
 
     /// Stops accepting, cuts open connections and waits for every thread to end.
-    public func shutdown() async {
+    package func shutdown() async {
         await listener.shutdown()
     }
 

@@ -1,17 +1,17 @@
 /// Samples read back from Prometheus text, so tests check `/metrics` as a scraper would.
-public struct PrometheusSamples: Sendable {
-    public struct Sample: Sendable {
-        public var name: String
-        public var labels: [String: String]
-        public var value: Double
+package struct PrometheusSamples: Sendable {
+    package struct Sample: Sendable {
+        package var name: String
+        package var labels: [String: String]
+        package var value: Double
     }
 
-    public private(set) var samples: [Sample] = []
+    package private(set) var samples: [Sample] = []
     /// `# TYPE` lines: metric family → type.
-    public private(set) var types: [String: String] = [:]
+    package private(set) var types: [String: String] = [:]
 
     /// Parses the exposition format; a malformed line is an error.
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         for line in text.split(separator: "\n") where !line.isEmpty {
             if line.hasPrefix("# TYPE ") {
                 let parts = line.split(separator: " ")
@@ -55,24 +55,24 @@ public struct PrometheusSamples: Sendable {
     }
 
     /// What went wrong parsing.
-    public struct ParseError: Error, CustomStringConvertible {
-        public let line: String
-        public var description: String { "malformed exposition line: \(line)" }
+    package struct ParseError: Error, CustomStringConvertible {
+        package let line: String
+        package var description: String { "malformed exposition line: \(line)" }
     }
 
     /// A series a test asked for is not in the text at all: "== 0" must not pass for a
     /// metric that is missing.
-    public struct MissingSeries: Error, CustomStringConvertible {
-        public let name: String
-        public let labels: [String: String]
-        public var description: String {
+    package struct MissingSeries: Error, CustomStringConvertible {
+        package let name: String
+        package let labels: [String: String]
+        package var description: String {
             "no sample \(name)\(labels.isEmpty ? "" : "\(labels.sorted { $0.key < $1.key })") in the exposition text"
         }
     }
 
     /// The sum of the samples with this name and (at least) these labels; throws
     /// `MissingSeries` when there is none.
-    public func value(_ name: String, _ labels: [String: String] = [:]) throws -> Double {
+    package func value(_ name: String, _ labels: [String: String] = [:]) throws -> Double {
         let matching = samples.filter { sample in
             sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value }
         }

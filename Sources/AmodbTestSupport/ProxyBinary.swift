@@ -3,26 +3,26 @@ import Foundation
 /// The built `amodb-proxy` executable, run as an operator or a container runtime would:
 /// flags and environment in, exit status and output back. Tests of the command line go
 /// through it rather than through library calls, so `main.swift` itself is exercised.
-public struct ProxyBinary: Sendable {
+package struct ProxyBinary: Sendable {
     /// Where the executable is.
-    public let path: String
+    package let path: String
 
     /// What a finished run left behind.
-    public struct Outcome: Sendable {
-        public var status: Int32
-        public var standardOutput: String
-        public var standardError: String
+    package struct Outcome: Sendable {
+        package var status: Int32
+        package var standardOutput: String
+        package var standardError: String
     }
 
     /// Why the executable could not be found or run.
-    public struct Unavailable: Error, CustomStringConvertible {
-        public let description: String
+    package struct Unavailable: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The executable beside the test bundle (SwiftPM puts products and test bundles in one
     /// directory, and the test targets that use this depend on the executable target, so
     /// `swift test` builds it first).
-    public init() throws {
+    package init() throws {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var candidates = [bundle.deletingLastPathComponent()]
         // On macOS the runner is inside `…PackageTests.xctest/Contents/MacOS`.
@@ -45,7 +45,7 @@ public struct ProxyBinary: Sendable {
     /// Runs the executable to completion with exactly `environment` (nothing inherited) in
     /// `directory` (the temporary directory by default, so the repository's settings file
     /// is not picked up).
-    public func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil)
+    package func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil)
         async throws -> Outcome
     {
         let child = try launch(
@@ -65,7 +65,7 @@ public struct ProxyBinary: Sendable {
     /// Starts the executable with exactly `environment` in `directory` (the temporary directory
     /// by default), through `/bin/sh -c "<prefix>; exec …"` when `shellPrefix` is set (to lower
     /// a limit with `ulimit` first; `exec` keeps the pid).
-    public func launch(
+    package func launch(
         _ arguments: [String], environment: [String: String], directory: String? = nil, shellPrefix: String? = nil,
         standardOutput: ChildProcess.Output = .null, standardError: ChildProcess.Output = .null
     ) throws -> ChildProcess {

@@ -1,17 +1,17 @@
-public import AmodbProxy
-public import Foundation
+package import AmodbProxy
+package import Foundation
 
 /// A proxy started in-process on port 0 for a test, with its upstream and clock
 /// chosen by the test.
-public final class ProxyHarness: Sendable {
+package final class ProxyHarness: Sendable {
     /// The key the proxy holds; tests assert it never comes back.
-    public static let key = "test-secret-key-0123456789"
+    package static let key = "test-secret-key-0123456789"
 
-    public let proxy: ProxyServer
-    public let port: Int
+    package let proxy: ProxyServer
+    package let port: Int
 
     /// Starts a proxy over `fetcher` (a scripted upstream) or the URL in `configuration`.
-    public init(
+    package init(
         configuration: ProxyConfiguration = ProxyHarness.configuration(), fetcher: (any UpstreamFetcher)? = nil,
         clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLog: LogCapture? = nil
     ) throws {
@@ -24,7 +24,7 @@ public final class ProxyHarness: Sendable {
 
     /// A configuration for tests: loopback, port 0, the test key, short grace period,
     /// no per-client rate limit; then `adjust` applied, for the settings a test is about.
-    public static func configuration(
+    package static func configuration(
         upstreamURL: String = "http://127.0.0.1:9/3", _ adjust: (inout ProxyConfiguration) -> Void = { _ in }
     ) -> ProxyConfiguration {
         var configuration = ProxyConfiguration()
@@ -39,10 +39,10 @@ public final class ProxyHarness: Sendable {
     }
 
     /// `http://127.0.0.1:<port>/3`, what an app puts in its `baseURL`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/3")! }
+    package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/3")! }
 
     /// One request on a fresh connection; the response as read off the wire.
-    public func get(_ target: String, headers: [String: String] = [:], method: String = "GET") async throws
+    package func get(_ target: String, headers: [String: String] = [:], method: String = "GET") async throws
         -> RawHTTPResponse
     {
         let port = self.port
@@ -59,7 +59,8 @@ public final class ProxyHarness: Sendable {
     }
 
     /// A `POST` of `body` (`Content-Length`, JSON) on a fresh connection.
-    public func post(_ target: String, body: [UInt8], headers: [String: String] = [:]) async throws -> RawHTTPResponse {
+    package func post(_ target: String, body: [UInt8], headers: [String: String] = [:]) async throws -> RawHTTPResponse
+    {
         let port = self.port
         return try await offloaded {
             let connection = try RawHTTPConnection(port: port, timeout: 30)
@@ -75,7 +76,7 @@ public final class ProxyHarness: Sendable {
     }
 
     /// Raw bytes on a fresh connection; every response until the server closes or goes quiet.
-    public func exchange(_ bytes: [UInt8], expecting count: Int, timeout: Double = 5) async throws -> (
+    package func exchange(_ bytes: [UInt8], expecting count: Int, timeout: Double = 5) async throws -> (
         responses: [RawHTTPResponse], closed: Bool
     ) {
         let port = self.port
@@ -89,14 +90,14 @@ public final class ProxyHarness: Sendable {
     }
 
     /// `GET /metrics`, parsed as a scraper would read it.
-    public func metrics() async throws -> PrometheusSamples {
+    package func metrics() async throws -> PrometheusSamples {
         let response = try await get("/metrics")
         guard response.status == 200 else { throw RawHTTPError.malformed("/metrics answered \(response.status)") }
         return try PrometheusSamples(response.text)
     }
 
     /// Stops the proxy (see `ProxyServer.shutdown()`).
-    public func shutdown() async {
+    package func shutdown() async {
         await proxy.shutdown()
     }
 }

@@ -9,15 +9,15 @@ import Synchronization
 /// "amodb-proxy listening" log line. `endpoint` says where it listens now, and which life
 /// of the process that is: the generation changes at every kill, so a request that failed
 /// can tell whether its replica was killed under it.
-public final class ProxyReplica: Sendable {
+package final class ProxyReplica: Sendable {
     /// Where a running replica listens, and which of its lives answers there.
-    public struct Endpoint: Sendable, Equatable {
-        public var port: Int
-        public var generation: Int
+    package struct Endpoint: Sendable, Equatable {
+        package var port: Int
+        package var generation: Int
     }
 
     /// What the replica is called in reports.
-    public let name: String
+    package let name: String
     private let binary: ProxyBinary
     private let environment: [String: String]
     private let state = Mutex(State())
@@ -34,7 +34,7 @@ public final class ProxyReplica: Sendable {
     /// A replica of `binary` that will run with exactly `environment` (nothing inherited);
     /// `HOST` and `PORT` are set to loopback and 0, and the event log to JSON on standard
     /// error, which the replica reads its port from.
-    public init(name: String, binary: ProxyBinary, environment: [String: String]) {
+    package init(name: String, binary: ProxyBinary, environment: [String: String]) {
         self.name = name
         self.binary = binary
         self.environment = environment.merging(
@@ -42,18 +42,18 @@ public final class ProxyReplica: Sendable {
     }
 
     /// Where it listens now, or nil while it is down or starting.
-    public var endpoint: Endpoint? {
+    package var endpoint: Endpoint? {
         state.withLock { state in state.port.map { Endpoint(port: $0, generation: state.generation) } }
     }
 
     /// Which life of the process this is: 0 for the first, one more after each kill.
-    public var generation: Int {
+    package var generation: Int {
         state.withLock { $0.generation }
     }
 
     /// Starts the process (it must not be running) and returns at once; `waitUntilListening`
     /// says when it serves.
-    public func launch() throws {
+    package func launch() throws {
         try state.withLock { state in
             precondition(state.process?.isRunning != true, "\(name) is already running")
             state.process = try binary.launch([], environment: environment, standardError: .pipe)
@@ -64,7 +64,7 @@ public final class ProxyReplica: Sendable {
     /// Waits up to `seconds` for the current process to say where it listens, then serves
     /// requests there; returns the port, or nil if it did not (it exited, or was too slow).
     @discardableResult
-    public func waitUntilListening(within seconds: Double = 30) async -> Int? {
+    package func waitUntilListening(within seconds: Double = 30) async -> Int? {
         guard let process = state.withLock({ $0.process }) else { return nil }
         var port: Int?
         _ = await eventually(within: seconds) {
@@ -82,12 +82,12 @@ public final class ProxyReplica: Sendable {
 
     /// Kills the process with SIGKILL and waits for it to be gone. The endpoint is withdrawn
     /// first, so no new request is sent to the life that is dying.
-    public func kill() async {
+    package func kill() async {
         await stop(with: SIGKILL, marker: "killed")
     }
 
     /// Stops the process with SIGTERM (it drains and exits as on a redeploy) and waits for it.
-    public func terminate() async {
+    package func terminate() async {
         await stop(with: SIGTERM, marker: "stopped")
     }
 
@@ -111,7 +111,7 @@ public final class ProxyReplica: Sendable {
 
     /// The event log lines (JSON) of every life so far, oldest first, a kill marked between
     /// two lives: what a report shows of what the replica saw.
-    public var eventLog: [String] {
+    package var eventLog: [String] {
         let (earlier, process) = state.withLock { ($0.earlierLives, $0.process) }
         return earlier + (process?.standardError?.lines ?? [])
     }
@@ -119,7 +119,7 @@ public final class ProxyReplica: Sendable {
     /// The event log lines at level warning or above, of every life, without those that
     /// contain any of `excluded` (a warning repeated for every refused miss would hide the
     /// rest), the last `count` of them; the kill markers are kept.
-    public func warnings(last count: Int, excluding excluded: [String] = []) -> [String] {
+    package func warnings(last count: Int, excluding excluded: [String] = []) -> [String] {
         let lines = eventLog.filter { line in
             guard !line.hasPrefix("(") else { return true }
             let isWarning = line.contains(#""level":"warning""#) || line.contains(#""level":"error""#)
@@ -143,7 +143,7 @@ public final class ProxyReplica: Sendable {
 
 extension ProxyReplica: ScopedServer {
     /// Stops the replica (SIGKILL: a test needs nothing it would save) and waits for it.
-    public func shutdown() async {
+    package func shutdown() async {
         await kill()
     }
 }

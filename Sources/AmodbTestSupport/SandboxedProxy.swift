@@ -1,21 +1,21 @@
-public import AmodbClient
-public import AmodbProxy
-public import AmodbSandbox
-public import Foundation
+package import AmodbClient
+package import AmodbProxy
+package import AmodbSandbox
+package import Foundation
 
 /// The stand-in amodb and a proxy in front of it, both in-process on port 0: what the
 /// integration and hostile-input tests drive. Log lines are captured so tests can
 /// assert the key never reaches them.
-public final class SandboxedProxy: Sendable {
-    public let sandbox: AmodbSandbox
-    public let harness: ProxyHarness
+package final class SandboxedProxy: Sendable {
+    package let sandbox: AmodbSandbox
+    package let harness: ProxyHarness
     private let capture = LogCapture()
     /// The access log's lines.
-    public let accessLog = LogCapture()
+    package let accessLog = LogCapture()
 
     /// Starts the stand-in (accepting `ProxyHarness.key` unless told otherwise) and a proxy
     /// pointed at it; `adjust` may change the proxy's configuration first.
-    public init(
+    package init(
         sandbox configuration: AmodbSandbox.Configuration = .init(apiKey: ProxyHarness.key, requestsPerMinute: 120),
         clock: any ProxyClock = SystemClock(),
         adjust: (inout ProxyConfiguration) -> Void = { _ in }
@@ -32,7 +32,7 @@ public final class SandboxedProxy: Sendable {
 
     /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have; its timeout is
     /// generous (`eventually`'s reason: a busy machine's first crunch of tests).
-    public func client(
+    package func client(
         timeout: TimeInterval = 30,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) -> AmodbClient {
@@ -40,9 +40,9 @@ public final class SandboxedProxy: Sendable {
     }
 
     /// Every log line the proxy wrote (unscrubbed: the test checks what code produced).
-    public var logLines: [String] { capture.all }
+    package var logLines: [String] { capture.all }
 
-    public func shutdown() async {
+    package func shutdown() async {
         await harness.shutdown()
         await sandbox.shutdown()
     }

@@ -1,10 +1,10 @@
-public import AmodbHTTPTestSupport
-public import AmodbSandbox
+package import AmodbHTTPTestSupport
+package import AmodbSandbox
 
 extension ProxyHarness: ScopedServer {}
 extension InProcessProxy: ScopedServer {}
 extension SandboxedProxy: ScopedServer {}
 extension AmodbSandbox: ScopedServer {
     /// Stops the stand-in, letting answers in flight finish for up to a second.
-    public func shutdown() async { await shutdown(gracePeriod: 1) }
+    package func shutdown() async { await shutdown(gracePeriod: 1) }
 }

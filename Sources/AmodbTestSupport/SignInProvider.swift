@@ -1,28 +1,28 @@
-public import AmodbCrypto
+package import AmodbCrypto
 import Foundation
 
 /// A stand-in for a sign-in provider (Sign in with Apple, Firebase, Auth0, Supabase): it
 /// holds RS256 and ES256 keys under key ids and an HS256 secret, publishes its key set,
 /// and issues ID tokens for users, well formed or broken in any way a test asks.
-public struct SignInProvider: Sendable {
+package struct SignInProvider: Sendable {
     /// The issuer its tokens carry by default.
-    public static let issuer = "https://id.example.test"
+    package static let issuer = "https://id.example.test"
     /// The audience its tokens carry by default (an app's bundle id).
-    public static let audience = "com.example.movies"
+    package static let audience = "com.example.movies"
     /// The HS256 secret (as `AMODB_JWT_SECRET`).
-    public static let secret = "hs256-secret-for-tests-7f3a9c2e5b1d8f40"
+    package static let secret = "hs256-secret-for-tests-7f3a9c2e5b1d8f40"
 
     /// Signing keys by key id.
-    public var keys: [String: SigningKey]
+    package var keys: [String: SigningKey]
 
     /// A provider with an RSA 2048 key `rsa-1` and a P-256 key `ec-1`.
-    public init() throws {
+    package init() throws {
         let made = try Self.made.get()
         keys = ["rsa-1": made.rsa[0], "ec-1": made.p256]
     }
 
     /// The `index`th spare RSA 2048 key (0 to 2), for a rotation or a key the set does not hold.
-    public static func spareRSAKey(_ index: Int) throws -> SigningKey {
+    package static func spareRSAKey(_ index: Int) throws -> SigningKey {
         try made.get().rsa[1 + index]
     }
 
@@ -35,7 +35,7 @@ public struct SignInProvider: Sendable {
 
     /// The key set document (RFC 7517) of `kids` (default: every key), with `use` and `alg`,
     /// and any `extra` entries as they are.
-    public func keySet(_ kids: [String]? = nil, extra: [[String: String]] = []) -> [UInt8] {
+    package func keySet(_ kids: [String]? = nil, extra: [[String: String]] = []) -> [UInt8] {
         let entries =
             (kids ?? keys.keys.sorted()).compactMap { kid -> [String: String]? in
                 guard let key = keys[kid] else { return nil }
@@ -45,13 +45,13 @@ public struct SignInProvider: Sendable {
     }
 
     /// The claims of a good token for `subject` at `now`: issuer, audience, `iat` now, `exp` in an hour.
-    public static func claims(subject: String, now: Double) -> [String: any Sendable] {
+    package static func claims(subject: String, now: Double) -> [String: any Sendable] {
         ["iss": issuer, "aud": audience, "sub": subject, "iat": Int(now), "exp": Int(now) + 3600]
     }
 
     /// A token signed by the key `kid` (RS256 or ES256 by the key's type), `header`
     /// entries added to or replacing `alg` and `kid`.
-    public func token(kid: String, claims: [String: any Sendable], header: [String: any Sendable] = [:]) throws
+    package func token(kid: String, claims: [String: any Sendable], header: [String: any Sendable] = [:]) throws
         -> String
     {
         guard let key = keys[kid] else { throw MissingKey(kid: kid) }
@@ -62,7 +62,7 @@ public struct SignInProvider: Sendable {
     }
 
     /// A token signed with HS256 under `secret` (default: the provider's).
-    public static func hs256(
+    package static func hs256(
         claims: [String: any Sendable], secret: [UInt8] = Array(secret.utf8), header: [String: any Sendable] = [:]
     ) -> String {
         let head = (["alg": "HS256", "typ": "JWT"] as [String: any Sendable]).merging(header) { $1 }
@@ -71,17 +71,17 @@ public struct SignInProvider: Sendable {
     }
 
     /// `base64url(header) . base64url(claims)`.
-    public static func signingInput(header: [String: any Sendable], claims: [String: any Sendable]) -> String {
+    package static func signingInput(header: [String: any Sendable], claims: [String: any Sendable]) -> String {
         Base64URL.encode(json(header)) + "." + Base64URL.encode(json(claims))
     }
 
     /// Compact JSON with sorted keys.
-    public static func json(_ object: Any) -> [UInt8] {
+    package static func json(_ object: Any) -> [UInt8] {
         Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
     }
 
     /// A key id the provider does not hold.
-    public struct MissingKey: Error {
-        public let kid: String
+    package struct MissingKey: Error {
+        package let kid: String
     }
 }

@@ -1,6 +1,6 @@
-public import AmodbModels
-public import AmodbPlanner
-public import AmodbProxy
+package import AmodbModels
+package import AmodbPlanner
+package import AmodbProxy
 import Foundation
 
 /// An app's traffic, made up but shaped like it, for the planner: Poisson arrivals; a
@@ -9,29 +9,29 @@ import Foundation
 /// `movies` ranks and the language with a lean toward English. One seed, one trace: every
 /// draw comes from `SplitMix64`, whose sequence, unlike the standard library's generators,
 /// is fixed.
-public struct SyntheticTrace: Sendable {
+package struct SyntheticTrace: Sendable {
     /// Requests a second, on average.
-    public var rate: Double
+    package var rate: Double
     /// Seconds the trace covers.
-    public var duration: Double
+    package var duration: Double
     /// The seed of the one generator every draw comes from.
-    public var seed: UInt64
+    package var seed: UInt64
     /// How many movies are asked for; the movie of rank k has id k.
-    public var movies = 20_000
+    package var movies = 20_000
     /// The Zipf exponent of the movies' popularity: rank k is asked for in proportion to 1/k^s.
-    public var zipfExponent = 1.0
+    package var zipfExponent = 1.0
     /// The share of requests for the trending lists.
-    public var trendingShare = 0.25
+    package var trendingShare = 0.25
     /// When the trace starts, in seconds since 1970 (2025-11-29T20:39:05Z).
-    public var start = 1_764_448_745.0
+    package var start = 1_764_448_745.0
 
     /// The languages movie details are asked in, and how often (`nil`: none, English).
-    public static let languages: [(tag: String?, weight: Double)] = [
+    package static let languages: [(tag: String?, weight: Double)] = [
         (nil, 0.55), ("de-DE", 0.12), ("fr-FR", 0.10), ("es-ES", 0.10), ("ja-JP", 0.07), ("pt-BR", 0.06),
     ]
 
     /// The trending lists, and how often each is asked for.
-    public static let trendingLists: [(route: Route, weight: Double)] = [
+    package static let trendingLists: [(route: Route, weight: Double)] = [
         (.trending(.movie, .day), 3), (.trending(.movie, .week), 3), (.trending(.all, .day), 2),
         (.trending(.all, .week), 2),
         (.trending(.tv, .day), 1.5), (.trending(.tv, .week), 1.5), (.trending(.person, .day), 1),
@@ -39,14 +39,14 @@ public struct SyntheticTrace: Sendable {
     ]
 
     /// A trace of `rate` requests a second for `duration` seconds from `seed`.
-    public init(rate: Double, duration: Double, seed: UInt64) {
+    package init(rate: Double, duration: Double, seed: UInt64) {
         self.rate = rate
         self.duration = duration
         self.seed = seed
     }
 
     /// The trace's requests, in time order.
-    public func requests() -> [ReplayRequest] {
+    package func requests() -> [ReplayRequest] {
         var requests: [ReplayRequest] = []
         requests.reserveCapacity(Int(rate * duration * 1.01) + 16)
         generate { requests.append($0) }
@@ -55,7 +55,7 @@ public struct SyntheticTrace: Sendable {
 
     /// The trace as access-log lines in `format`, one per request, answered at once from the
     /// cache, written by the proxy's own line writer (`AccessLogLine`).
-    public func accessLog(format: LogFormat = .json) -> [UInt8] {
+    package func accessLog(format: LogFormat = .json) -> [UInt8] {
         var bytes: [UInt8] = []
         generate { AccessLogLine.appendForwarded($0.request, at: $0.time, format: format, to: &bytes) }
         return bytes
@@ -63,7 +63,7 @@ public struct SyntheticTrace: Sendable {
 
     /// Writes the trace's access-log lines to a new file at `path`, a megabyte at a time
     /// (a trace of a million lines is about 200 MB).
-    public func writeAccessLog(to path: String, format: LogFormat = .json) throws {
+    package func writeAccessLog(to path: String, format: LogFormat = .json) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path)
         else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])

@@ -52,8 +52,8 @@ struct ByteWriterTests {
         ByteWriter.append(to: &bytes, atMost: ByteWriter.maxNumberBytes) { $0.write(decimal: value) }
         #expect(String(decoding: bytes, as: UTF8.self) == String(value))
         var appended: [UInt8] = Array("n=".utf8)
-        DecimalDigits.append(value, to: &appended)
-        #expect(String(decoding: appended, as: UTF8.self) == "n=" + String(value))
+        ByteWriter.append(to: &appended, atMost: ByteWriter.maxNumberBytes) { $0.write(decimal: value) }
+        #expect(String(decoding: appended, as: UTF8.self) == "n=" + String(value), "appended after what is there")
     }
 
     @Test(

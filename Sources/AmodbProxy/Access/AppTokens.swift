@@ -7,7 +7,7 @@ import Synchronization
 /// `AMODB_PROXY_TOKENS_FILE`, which is read again when it changes. Tokens are compared
 /// in constant time and never forwarded; every token in force, however it arrived, is
 /// handed to the logger's scrubber, so none is ever logged.
-public final class AppTokens: Sendable {
+package final class AppTokens: Sendable {
     /// A valid token: the bytes a client must present, and the name the limits know it by.
     private struct Entry: Sendable {
         let bytes: [UInt8]
@@ -34,7 +34,7 @@ public final class AppTokens: Sendable {
 
     /// Tokens from the setting and (optionally) a file of one token per line (`#` comments),
     /// named for the limits under a key derived from `amodbKey` (`TokenIdentifier`).
-    public init(tokens: [Secret], file: String?, amodbKey: Secret, logger: ProxyLogger) {
+    package init(tokens: [Secret], file: String?, amodbKey: Secret, logger: ProxyLogger) {
         let fixed = tokens.filter { !$0.isEmpty }
         let identifier = TokenIdentifier(amodbKey: amodbKey)
         let fixedEntries = fixed.map { Entry($0, identifier: identifier) }
@@ -49,12 +49,12 @@ public final class AppTokens: Sendable {
     }
 
     /// Whether any token is configured (else every client is let in).
-    public var isEnabled: Bool {
+    package var isEnabled: Bool {
         !fixed.isEmpty || file != nil
     }
 
     /// How many tokens are valid now.
-    public var count: Int {
+    package var count: Int {
         state.withLock { $0.entries.count }
     }
 
@@ -83,7 +83,7 @@ public final class AppTokens: Sendable {
     }
 
     /// Reads the tokens file again if its size or modification time changed.
-    public func reloadIfChanged() {
+    package func reloadIfChanged() {
         guard let file else { return }
         let attributes = try? FileManager.default.attributesOfItem(atPath: file)
         let stamp = attributes.map {

@@ -3,7 +3,7 @@
 /// A stale entry can still be answered and a miss has nothing to answer with, so when the
 /// window is tight the calls go to misses: a refresh waits for slack while its entry is
 /// served stale.
-public enum CallPriority: Sendable {
+package enum CallPriority: Sendable {
     /// Nobody waits on it (a refresh of a stale entry served meanwhile, a probe of a
     /// refused key): only from slack, while the window is at most half spent.
     case refresh
@@ -13,7 +13,7 @@ public enum CallPriority: Sendable {
 }
 
 /// The budget's answer to a request for one call.
-public enum CallDecision: Sendable, Equatable {
+package enum CallDecision: Sendable, Equatable {
     case granted
     /// Granted as the one call that tries amodb when a 429's pause ends: no other call is
     /// granted until it comes back (`CallBudget.reopen`) or its time runs out.
@@ -42,7 +42,7 @@ public enum CallDecision: Sendable, Equatable {
 /// Why calls to amodb are paused although the key's window may have calls left: the fleet's
 /// window, which vouches for what every replica spent, cannot be read or was lost, so only
 /// what is provably free (this replica's outage reserve) may be spent.
-public enum PauseReason: String, Sendable, Equatable, CaseIterable {
+package enum PauseReason: String, Sendable, Equatable, CaseIterable {
     /// This replica cannot reach Redis.
     case redisUnreachable = "redis_unreachable"
     /// The fleet's window was lost, or may be older than what the replicas saw: nothing is

@@ -11,11 +11,11 @@ import Synchronization
 ///
 /// With `shares`, it also keeps each client's share of the calls for misses, taken with the
 /// miss's call in one step (`acquire(_:client:now:)`): a lone replica's whole budget.
-public final class UpstreamBudget: CallBudget, Sendable {
+package final class UpstreamBudget: CallBudget, Sendable {
     /// Who is asking.
-    public typealias Priority = CallPriority
+    package typealias Priority = CallPriority
     /// The answer to a request for one call.
-    public typealias Decision = CallDecision
+    package typealias Decision = CallDecision
 
     /// A call in the window: when it counts from (its grant, then its answer), and its id in the ledger.
     private struct Sent {
@@ -40,9 +40,9 @@ public final class UpstreamBudget: CallBudget, Sendable {
     }
 
     /// Calls per minute at most (`AMODB_RATE_LIMIT`).
-    public let limit: Int
+    package let limit: Int
     /// The window, in seconds.
-    public static let window: Double = 60
+    package static let window: Double = 60
     private let state = Mutex(State())
     private let shares: CallerShare?
     /// The longest a call to amodb can take, in seconds: how long a granted call may still
@@ -52,7 +52,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
     let callTimeout: Double
 
     /// A budget of `limit` calls per window, with no client's share.
-    public convenience init(limit: Int) {
+    package convenience init(limit: Int) {
         self.init(limit: limit, shares: nil)
     }
 
@@ -111,7 +111,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
     var trackedClients: Int { shares?.count ?? 0 }
 
     /// Takes one call from the window, or says how long until one could be had.
-    public func acquire(_ priority: Priority, now: Double) -> Decision {
+    package func acquire(_ priority: Priority, now: Double) -> Decision {
         let (decision, id) = state.withLock { state -> (Decision, UInt64?) in
             let decision = take(priority, now: now, &state)
             return (decision, decision.isGranted ? state.nextID - 1 : nil)
@@ -178,7 +178,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
     /// away); `Reset` is read by its size as seconds from now, a Unix time, or milliseconds
     /// since 1970. Returns the names of the fields ignored.
     @discardableResult
-    public func observe(headers: [String: String], now: Double) -> [String] {
+    package func observe(headers: [String: String], now: Double) -> [String] {
         let read = Self.read(headers: headers, now: now)
         state.withLock { state in
             if let limit = read.limit { state.upstreamLimit = limit }
@@ -245,7 +245,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
     }
 
     /// amodb said 429: no calls for `seconds` (its `Retry-After`), then one probe before any other call.
-    public func exhaust(for seconds: Double, now: Double) {
+    package func exhaust(for seconds: Double, now: Double) {
         // Finite and at most a day, whoever computed it.
         let wait = seconds.isFinite ? min(max(0, seconds), Self.longestReset) : Self.longestReset
         state.withLock { state in
@@ -291,7 +291,7 @@ public final class UpstreamBudget: CallBudget, Sendable {
     }
 
     /// Calls granted in the current window.
-    public func used(now: Double) -> Int {
+    package func used(now: Double) -> Int {
         state.withLock { state in state.sent.filter { $0.at > now - Self.window }.count }
     }
 }

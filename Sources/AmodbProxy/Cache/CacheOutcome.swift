@@ -3,9 +3,9 @@ import AmodbHTTP
 /// How the cache answered one request: a typed value that rides beside the response
 /// (`ProxyAnswer.cacheOutcome`) and becomes `Cache-Status` text once, when the response
 /// is finished. Metrics and the access log read this value; nothing parses the header back.
-public enum CacheOutcome: Sendable, Equatable {
+package enum CacheOutcome: Sendable, Equatable {
     /// Why a stale copy was served.
-    public enum StaleReason: Sendable, Equatable {
+    package enum StaleReason: Sendable, Equatable {
         /// A background refresh runs, or is about to (stale-while-revalidate).
         case revalidate
         /// amodb failed to refresh it lately (stale-if-error).
@@ -15,7 +15,7 @@ public enum CacheOutcome: Sendable, Equatable {
     }
 
     /// Why a miss was answered without amodb's answer.
-    public enum MissDetail: Sendable, Equatable {
+    package enum MissDetail: Sendable, Equatable {
         /// The upstream budget had no call left.
         case budgetExhausted
         /// This client used up its share of the calls for misses.
@@ -63,7 +63,7 @@ public enum CacheOutcome: Sendable, Equatable {
     }
 
     /// The `Cache-Status` field value (RFC 9211 §2).
-    public var cacheStatus: String {
+    package var cacheStatus: String {
         switch self {
         case .hit(let ttl):
             return "amodb-proxy; hit; ttl=\(ttl)"

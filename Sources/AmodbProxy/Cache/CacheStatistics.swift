@@ -1,12 +1,12 @@
 import AmodbHTTP
-public import AmodbModels
+package import AmodbModels
 
 /// Counters of what the cache and the budget did, for operators (metrics) and tests.
 /// Counting takes no lock on the request path, and a hit counted on an event loop's queue
 /// takes no locked instruction either (`AtomicCounters`' lanes).
-public final class CacheStatistics: Sendable {
+package final class CacheStatistics: Sendable {
     /// What is counted.
-    public enum Counter: String, CaseIterable, Sendable {
+    package enum Counter: String, CaseIterable, Sendable {
         /// Answered from a fresh entry.
         case hit
         /// Answered from a fresh negative (404) entry.
@@ -40,7 +40,7 @@ public final class CacheStatistics: Sendable {
     }
 
     /// What the budget did to one route's requests, counted per route.
-    public enum RouteEvent: String, CaseIterable, Sendable {
+    package enum RouteEvent: String, CaseIterable, Sendable {
         /// A stale entry's refresh waited for slack in the window; the entry was served stale.
         case refreshDeferred = "refresh_deferred"
         /// A miss got no call within its wait, and its clients a 503.
@@ -55,7 +55,7 @@ public final class CacheStatistics: Sendable {
     let missedPaths = MissedPaths()
 
     /// Counters for the server's event loops (`HTTPServer.eventLoopCount()`).
-    public convenience init() {
+    package convenience init() {
         self.init(eventLoops: HTTPServer.eventLoopCount())
     }
 
@@ -66,7 +66,7 @@ public final class CacheStatistics: Sendable {
 
     /// Adds one; in the lane of event loop `loop` when this runs on that loop's queue
     /// (`ResponderContext.loopIndex`), else in the shared lane.
-    public func count(_ counter: Counter, loop: Int? = nil) {
+    package func count(_ counter: Counter, loop: Int? = nil) {
         counters.add(counter.index, loop: loop)
     }
 
@@ -77,7 +77,7 @@ public final class CacheStatistics: Sendable {
     }
 
     /// The count so far.
-    public func value(_ counter: Counter) -> Int {
+    package func value(_ counter: Counter) -> Int {
         counters.value(counter.index)
     }
 
@@ -87,7 +87,7 @@ public final class CacheStatistics: Sendable {
     }
 
     /// `event`'s count so far for routes of kind `kind`.
-    public func value(_ event: RouteEvent, kind: Route.Kind) -> Int {
+    package func value(_ event: RouteEvent, kind: Route.Kind) -> Int {
         routeEvents.value(Self.index(event, kind))
     }
 

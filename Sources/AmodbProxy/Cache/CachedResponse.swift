@@ -1,4 +1,4 @@
-public import AmodbCompression
+package import AmodbCompression
 import AmodbHTTP
 import AmodbModels
 
@@ -7,7 +7,7 @@ import AmodbModels
 ///
 /// Its parts live in one immutable object: a hit copies an entry out of the cache and
 /// passes it along, and each copy is then one reference, not one per array and string.
-public struct CachedResponse: Sendable, Equatable {
+package struct CachedResponse: Sendable, Equatable {
     /// The parts, set once.
     private final class Parts: Sendable {
         let status: Int
@@ -109,33 +109,33 @@ public struct CachedResponse: Sendable, Equatable {
     }
 
     /// 200, or 404 for a negative entry (a movie amodb does not have).
-    public var status: Int { parts.status }
+    package var status: Int { parts.status }
     /// The JSON body.
-    public var body: [UInt8] { parts.body }
+    package var body: [UInt8] { parts.body }
     /// When it was stored, in seconds since 1970.
-    public var storedAt: Double { parts.storedAt }
+    package var storedAt: Double { parts.storedAt }
     /// How long it is fresh, in seconds.
-    public var lifetime: Double { parts.lifetime }
+    package var lifetime: Double { parts.lifetime }
     /// A strong `ETag` (RFC 9110 §8.8.3), derived from the body.
-    public var etag: String { parts.etag }
+    package var etag: String { parts.etag }
     /// The body compressed in gzip and br (`VariantMaker`): a fill makes gzip before anyone
     /// is answered from it, and br is made off the event loops once the entry is stored (both
     /// there, for an entry loaded from a snapshot or too long to gzip at once). Until a
     /// coding is made, a client that asks for it gets the best of those made (identity at least).
-    public var variants: ContentVariants? { parts.variants }
+    package var variants: ContentVariants? { parts.variants }
     /// The strong tags of the gzip and br variants: the identity tag with the coding
     /// appended inside the quotes, made once here so that a hit does no String work.
     var variantTags: (gzip: String, br: String)? { parts.variantTags }
 
     /// An entry stored `storedAt` (seconds since 1970), fresh for `lifetime` seconds.
-    public init(status: Int = 200, body: [UInt8], storedAt: Double, lifetime: Double) {
+    package init(status: Int = 200, body: [UInt8], storedAt: Double, lifetime: Double) {
         parts = Parts(
             status: status, body: body, storedAt: storedAt, lifetime: lifetime, etag: Self.entityTag(for: body),
             variants: nil, variantTags: nil)
     }
 
     /// This entry with its variants, which must hold this body as their identity bytes.
-    public func with(_ variants: ContentVariants) -> CachedResponse {
+    package func with(_ variants: ContentVariants) -> CachedResponse {
         CachedResponse(self, variants: variants)
     }
 
@@ -156,25 +156,25 @@ public struct CachedResponse: Sendable, Equatable {
     }
 
     /// What it costs in the cache's byte budget: every variant's bytes.
-    public var byteCount: Int {
+    package var byteCount: Int {
         variants?.byteCount ?? body.count
     }
 
     /// Equal entries: the same answer, stored at the same time, with the same variants.
-    public static func == (lhs: CachedResponse, rhs: CachedResponse) -> Bool {
+    package static func == (lhs: CachedResponse, rhs: CachedResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.storedAt == rhs.storedAt
             && lhs.lifetime == rhs.lifetime && lhs.variants == rhs.variants
     }
 
     /// Whole seconds since it was stored (the `Age` field, RFC 9111 §5.1).
     /// Checked: `storedAt` may come from a snapshot on disk, so no value can trap.
-    public func age(at now: Double) -> Int {
+    package func age(at now: Double) -> Int {
         (now - storedAt).checkedInt(.towardZero, clampedTo: Self.secondsRange) ?? 0
     }
 
     /// Whole seconds of freshness left (`max-age` for clients), negative once stale
     /// (as RFC 9211's `ttl`). `Age` plus this is always the lifetime.
-    public func remainingLifetime(at now: Double) -> Int {
+    package func remainingLifetime(at now: Double) -> Int {
         remainingLifetime(age: age(at: now))
     }
 
@@ -187,7 +187,7 @@ public struct CachedResponse: Sendable, Equatable {
     static let secondsRange = 0...Int(Int32.max)
 
     /// Fresh: younger than its lifetime.
-    public func isFresh(at now: Double) -> Bool {
+    package func isFresh(at now: Double) -> Bool {
         now - storedAt < lifetime
     }
 

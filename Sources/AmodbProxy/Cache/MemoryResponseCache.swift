@@ -10,7 +10,7 @@ import Synchronization
 /// its least recently used entries. An entry larger than `maxEntryFraction` of the budget
 /// (half a shard's share) is never stored, so no entry can hold a shard alone.
 /// Stores are rare (bounded by amodb's rate limit), so eviction scans.
-public final class MemoryResponseCache: ResponseCache {
+package final class MemoryResponseCache: ResponseCache {
     private struct Slot {
         var entry: CachedResponse
         var lastUsed: UInt64
@@ -56,17 +56,17 @@ public final class MemoryResponseCache: ResponseCache {
 
     /// Bytes counted for each entry besides its body and key: the dictionary slot, the
     /// array and string headers, the entity tag. An estimate on the high side.
-    public static let entryOverhead = 256
+    package static let entryOverhead = 256
     /// The largest entry stored, as a fraction of the budget: 1/32 (2 MiB of 64 MiB).
-    public static let maxEntryFraction = 32
+    package static let maxEntryFraction = 32
 
     private let shards: [LockedShard]
     private let bytesPerShard: Int
     /// The largest entry (body, key and overhead) stored, in bytes.
-    public let maxEntryBytes: Int
+    package let maxEntryBytes: Int
 
     /// A cache holding at most about `maxBytes` (bodies, keys and overhead).
-    public init(maxBytes: Int = ProxyConfiguration.defaults.cacheMaxBytes, shardCount: Int = 16) {
+    package init(maxBytes: Int = ProxyConfiguration.defaults.cacheMaxBytes, shardCount: Int = 16) {
         shards = (0..<max(1, shardCount)).map { _ in LockedShard() }
         bytesPerShard = max(1, maxBytes / max(1, shardCount))
         maxEntryBytes = min(maxBytes / Self.maxEntryFraction, bytesPerShard)
@@ -86,7 +86,7 @@ public final class MemoryResponseCache: ResponseCache {
         shards[Int(UInt(bitPattern: key.hash) % UInt(shards.count))]
     }
 
-    public func entry(for key: String) -> CachedResponse? {
+    package func entry(for key: String) -> CachedResponse? {
         let key = HashedKey(key)
         return shard(for: key).state.withLock { shard in
             guard let index = shard.slots.index(forKey: key) else { return nil }
@@ -96,7 +96,7 @@ public final class MemoryResponseCache: ResponseCache {
     }
 
     @discardableResult
-    public func store(_ entry: CachedResponse, for key: String) -> Bool {
+    package func store(_ entry: CachedResponse, for key: String) -> Bool {
         let limit = bytesPerShard
         let cost = Self.cost(of: entry, key: key)
         guard cost <= maxEntryBytes else { return false }
@@ -120,11 +120,11 @@ public final class MemoryResponseCache: ResponseCache {
         return true
     }
 
-    public func admits(byteCount: Int, for key: String) -> Bool {
+    package func admits(byteCount: Int, for key: String) -> Bool {
         Self.cost(ofByteCount: byteCount, key: key) <= maxEntryBytes
     }
 
-    public var usage: (entries: Int, bytes: Int) {
+    package var usage: (entries: Int, bytes: Int) {
         shards.reduce(into: (0, 0)) { total, shard in
             shard.state.withLock {
                 total.0 += $0.slots.count
@@ -134,11 +134,11 @@ public final class MemoryResponseCache: ResponseCache {
     }
 
     /// One shard's lock at a time, each held for a scan of its entries without a copy.
-    public var oldestStoredAt: Double? {
+    package var oldestStoredAt: Double? {
         shards.compactMap { shard in shard.state.withLock { $0.slots.values.lazy.map(\.entry.storedAt).min() } }.min()
     }
 
-    public func allEntries() -> [(key: String, entry: CachedResponse)] {
+    package func allEntries() -> [(key: String, entry: CachedResponse)] {
         shards.flatMap { shard in
             shard.state.withLock { $0.slots.map { (key: $0.key.text, entry: $0.value.entry) } }
         }

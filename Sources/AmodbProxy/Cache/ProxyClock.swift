@@ -4,7 +4,7 @@ import Foundation
 
 /// Wall-clock time in seconds since 1970, behind a protocol so tests can move it.
 /// Wall-clock (not monotonic) because stored entries' ages must survive a restart.
-public protocol ProxyClock: Sendable {
+package protocol ProxyClock: Sendable {
     /// Now, in seconds since 1970.
     func now() -> Double
     /// Calls `wake` once `seconds` of this clock's time have passed. The forwarder's waits
@@ -14,17 +14,17 @@ public protocol ProxyClock: Sendable {
 }
 
 extension ProxyClock {
-    public func schedule(after seconds: Double, _ wake: @escaping @Sendable () -> Void) {
+    package func schedule(after seconds: Double, _ wake: @escaping @Sendable () -> Void) {
         let nanoseconds = (seconds * 1e9).checkedInt(.up, clampedTo: 0...86_400_000_000_000) ?? 0
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: wake)
     }
 }
 
 /// The system's real-time clock.
-public struct SystemClock: ProxyClock {
-    public init() {}
+package struct SystemClock: ProxyClock {
+    package init() {}
 
-    public func now() -> Double {
+    package func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

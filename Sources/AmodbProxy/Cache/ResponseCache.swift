@@ -4,7 +4,7 @@
 ///
 /// `entry(for:)` is the hit path and stays synchronous: a shared implementation answers
 /// it from a local copy and does its network work in `store` and on misses.
-public protocol ResponseCache: Sendable {
+package protocol ResponseCache: Sendable {
     /// The entry stored under `key`, fresh or not; counts as a use for eviction.
     func entry(for key: String) -> CachedResponse?
     /// Stores (or replaces) the entry under `key`; `false` when the cache refuses it
@@ -24,12 +24,12 @@ public protocol ResponseCache: Sendable {
 
 extension ResponseCache {
     /// From every entry: a cache that can find its oldest without copying them says so itself.
-    public var oldestStoredAt: Double? {
+    package var oldestStoredAt: Double? {
         allEntries().lazy.map(\.entry.storedAt).min()
     }
 
     /// Whether `store` would keep `entry` under `key` (`false`: larger than it keeps).
-    public func admits(_ entry: CachedResponse, for key: String) -> Bool {
+    package func admits(_ entry: CachedResponse, for key: String) -> Bool {
         admits(byteCount: entry.byteCount, for: key)
     }
 }

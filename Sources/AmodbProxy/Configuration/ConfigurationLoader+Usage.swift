@@ -34,7 +34,7 @@ extension ConfigurationLoader {
     /// without touching this. Each setting is a row of its flag and value placeholder, then
     /// its environment variable, apart by at least two spaces; its help and default follow,
     /// indented, on lines of their own.
-    public static var usage: String {
+    package static var usage: String {
         var lines = wrap("amodb-proxy \(version): holds the amodb API key and shares one cached answer per path.")
         lines += ["", "Usage: amodb-proxy [options]", ""]
         let optionWidth = commandOptions.map(\.label.count).max() ?? 0

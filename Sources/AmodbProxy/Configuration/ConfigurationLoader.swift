@@ -4,7 +4,7 @@ import AmodbSockets
 import Foundation
 
 /// What the command line asks for.
-public enum Command: Sendable {
+package enum Command: Sendable {
     /// Serve with this configuration.
     case serve(ProxyConfiguration)
     /// Print the usage text.
@@ -21,12 +21,12 @@ public enum Command: Sendable {
 }
 
 /// A configuration that cannot be used, said in one line.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// The setting at fault, by its environment name (`AMODB_CACHE_TTL`); `nil` when the
     /// problem is no one setting's (an unknown flag, a missing key).
-    public let setting: String?
+    package let setting: String?
     /// What is wrong, naming the setting, on one line; a secret in it is redacted.
-    public let description: String
+    package let description: String
 
     package init(_ description: String, setting: String? = nil) {
         self.description = description
@@ -37,17 +37,17 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 /// Reads settings from defaults, a `KEY=value` file, the environment and flags, in
 /// rising precedence. Every setting has one environment name and at most one flag, written
 /// once in `settings` (the tables in `Settings/`), which also writes `--help`.
-public enum ConfigurationLoader {
+package enum ConfigurationLoader {
     /// The version `--version` prints.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
     /// Read when present and no `--config`/`AMODB_CONFIG` names another file.
-    public static let defaultConfigPath = "config/amodb-proxy.conf"
+    package static let defaultConfigPath = "config/amodb-proxy.conf"
 
     /// Parses `arguments` (without the program name) over `environment`.
     /// A bad value is quoted in the error to help; should the value be a secret (the key
     /// pasted into the wrong setting, from `AMODB_KEY` or from the key file), it is
     /// redacted first.
-    public static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+    package static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
         // A command of its own, with its own options: it serves nothing and reads no settings
         // (but its errors are redacted as the proxy's are).
         let isPlan = arguments.first == "plan"
@@ -85,7 +85,7 @@ public enum ConfigurationLoader {
     /// setting it most likely meant, in name order: a misspelled name (`AMODB_RATELIMIT`,
     /// `AMODB_TOKENS`) would otherwise leave a default, or an open proxy, without a word.
     /// Only names: a value may be a secret.
-    public static func unknownSettings(in environment: [String: String]) -> [(name: String, closest: String)] {
+    package static func unknownSettings(in environment: [String: String]) -> [(name: String, closest: String)] {
         let known = Set(settings.map(\.variable) + [configVariable, sandboxVariable])
         return environment.keys.filter { $0.hasPrefix("AMODB_") && !known.contains($0) }.sorted().map { name in
             (name, closestSetting(to: name, among: known.sorted()))
@@ -454,7 +454,7 @@ public enum ConfigurationLoader {
 
     /// The effective configuration as `NAME=value` lines (a valid settings file), with
     /// every secret redacted: what `--check-config` prints.
-    public static func describe(_ configuration: ProxyConfiguration) -> String {
+    package static func describe(_ configuration: ProxyConfiguration) -> String {
         var text = "# amodb-proxy \(version): effective configuration (secrets redacted)\n"
         if configuration.sandbox {
             text += "# sandbox mode: the built-in amodb stand-in replaces AMODB_UPSTREAM_URL and AMODB_KEY\n"

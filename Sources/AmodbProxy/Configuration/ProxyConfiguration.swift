@@ -1,145 +1,145 @@
-public import AmodbHTTP
+package import AmodbHTTP
 import AmodbModels
-public import AmodbRedis
+package import AmodbRedis
 
 /// Everything the proxy can be told, with every default in one place.
 /// Loaded by `ConfigurationLoader`: defaults, then the file, the environment, the flags.
-public struct ProxyConfiguration: Sendable {
+package struct ProxyConfiguration: Sendable {
     /// The amodb key (`AMODB_KEY`, or read from `AMODB_KEY_FILE`).
-    public var apiKey = Secret("")
+    package var apiKey = Secret("")
     /// amodb's API root; a path prefix is kept (`http://127.0.0.1:9001/x/3`).
-    public var upstreamURL = "https://api.amodb.dev/3"
+    package var upstreamURL = "https://api.amodb.dev/3"
     /// Address to listen on.
-    public var host = "0.0.0.0"
+    package var host = "0.0.0.0"
     /// Port to listen on; 0 picks a free one.
-    public var port = 8080
+    package var port = 8080
     /// How long a stored trending list is fresh, in seconds (amodb's own edge keeps them 30 minutes).
-    public var cacheTTL: Double = 1800
+    package var cacheTTL: Double = 1800
     /// How long stored movie details are fresh, in seconds.
-    public var movieTTL: Double = 1800
+    package var movieTTL: Double = 1800
     /// How long the stored `/configuration` is fresh, in seconds (amodb changes it rarely).
-    public var configurationTTL: Double = 86_400
+    package var configurationTTL: Double = 86_400
     /// Most body bytes the cache holds.
-    public var cacheMaxBytes = 64 * 1024 * 1024
+    package var cacheMaxBytes = 64 * 1024 * 1024
     /// The oldest age at which an answer may still be served stale (while refreshing, or when
     /// amodb fails), in seconds; never less than twice its route's lifetime (`Freshness`), 0: never.
-    public var maxStaleSeconds: Double = 24 * 3600
+    package var maxStaleSeconds: Double = 24 * 3600
     /// How long amodb's 404 for a path is remembered, in seconds.
-    public var negativeTTL: Double = 300
+    package var negativeTTL: Double = 300
     /// Calls to amodb per sliding minute at most, refreshes and retries included.
-    public var rateLimit = 40
+    package var rateLimit = 40
     /// The languages amodb translates; any other `language` shares the `en-US` entry.
-    public var languages = AmodbLanguage.base
+    package var languages = AmodbLanguage.base
     /// Where the cache is saved on shutdown and periodically, and loaded from at start; `nil`: off.
-    public var snapshotPath: String?
+    package var snapshotPath: String?
     /// How often the snapshot is written, in seconds.
-    public var snapshotIntervalSeconds: Double = 300
+    package var snapshotIntervalSeconds: Double = 300
     /// How long a miss waits for a call once the window is spent, before its 503, in seconds (0: no wait).
-    public var missWait: Double = 2
+    package var missWait: Double = 2
     /// Each client's share of the window's amodb calls for misses (a fraction, 0 < share ≤ 1; 1: no share limit).
-    public var clientUpstreamShare = 0.125
+    package var clientUpstreamShare = 0.125
     /// How long to wait for amodb, in seconds: a deadline for the whole call, last byte included.
-    public var upstreamTimeout: Double = 10
+    package var upstreamTimeout: Double = 10
     /// The largest amodb body accepted, in bytes after decoding; a larger one is cut off (502, not stored).
-    public var maxUpstreamBytes = URLSessionUpstreamFetcher.defaultMaxBytes
+    package var maxUpstreamBytes = URLSessionUpstreamFetcher.defaultMaxBytes
     /// The longest amodb `Retry-After` the proxy waits out before retrying, in seconds.
-    public var retryAfterCap: Double = 30
+    package var retryAfterCap: Double = 30
     /// How long in-flight requests may take to finish on SIGTERM, in seconds.
-    public var shutdownGraceSeconds: Double = 10
+    package var shutdownGraceSeconds: Double = 10
     /// `debug`, `info`, `warning` or `error`.
-    public var logLevel = ProxyLogger.Level.info
+    package var logLevel = ProxyLogger.Level.info
     /// Per-connection limits (request line, headers, body, pipelining, connection cap).
-    public var limits = HTTPLimits()
+    package var limits = HTTPLimits()
     /// Per-connection deadlines (request head, idle keep-alive, writes).
-    public var timeouts = HTTPTimeouts()
+    package var timeouts = HTTPTimeouts()
     /// Tokens an app's users must present as `Authorization: Bearer <token>`; none: open.
-    public var clientTokens: [Secret] = []
+    package var clientTokens: [Secret] = []
     /// A file of tokens, one per line, read again when it changes (rotation).
-    public var clientTokensFile: String?
+    package var clientTokensFile: String?
     /// The HS256 secret users' ID tokens are signed with (`AMODB_JWT_SECRET`, at least 32 bytes); `nil`: none.
-    public var jwtSecret: Secret?
+    package var jwtSecret: Secret?
     /// The JSON Web Key Set whose RS256 and ES256 keys sign users' ID tokens; `nil`: none.
-    public var jwksURL: String?
+    package var jwksURL: String?
     /// Accepted `iss` values of users' ID tokens (required with a secret or a key set).
-    public var jwtIssuers: [String] = []
+    package var jwtIssuers: [String] = []
     /// Accepted `aud` values of users' ID tokens (required with a secret or a key set).
-    public var jwtAudiences: [String] = []
+    package var jwtAudiences: [String] = []
     /// Clock skew allowed on a user token's `exp`, `nbf` and `iat`, in seconds.
-    public var jwtLeeway: Double = 60
+    package var jwtLeeway: Double = 60
     /// How often the key set is fetched again, in seconds (besides an unknown `kid`'s fetch).
-    public var jwksRefreshSeconds: Double = 3600
+    package var jwksRefreshSeconds: Double = 3600
     /// Whether users' ID tokens are verified (a secret or a key set is set).
-    public var verifiesUserTokens: Bool { jwtSecret != nil || jwksURL != nil }
+    package var verifiesUserTokens: Bool { jwtSecret != nil || jwksURL != nil }
     /// Requests a minute per client (token, or address without tokens), on average; 0: no limit.
-    public var clientRateLimit = 600
+    package var clientRateLimit = 600
     /// Requests a client may make at once before the per-minute rate applies.
-    public var clientBurst = 120
+    package var clientBurst = 120
     /// Client addresses (or CIDR ranges) not limited per address: loopback by default.
-    public var rateLimitExempt = ["127.0.0.0/8", "::1"]
+    package var rateLimitExempt = ["127.0.0.0/8", "::1"]
     /// Peers (addresses or CIDR ranges) whose `X-Forwarded-For` names the client.
-    public var trustedProxies: [String] = []
+    package var trustedProxies: [String] = []
     /// Origins web apps may call from (`https://app.example.com`, or `*`); none: no CORS.
-    public var corsOrigins: [String] = []
+    package var corsOrigins: [String] = []
     /// One line per request on standard output.
-    public var accessLog = true
+    package var accessLog = true
     /// `json` or `text`, for the access log and the event log.
-    public var logFormat = LogFormat.json
+    package var logFormat = LogFormat.json
     /// Run against the built-in amodb stand-in (no key, no network needed).
-    public var sandbox = false
+    package var sandbox = false
     /// The Redis that replicas share (`AMODB_REDIS_URL`, with the client's default timeouts:
     /// tens of milliseconds per command); `nil`: no sharing, this replica alone.
-    public var redis: RedisConfiguration?
+    package var redis: RedisConfiguration?
     /// Redis Sentinel as given (`AMODB_REDIS_SENTINELS`, `AMODB_REDIS_MASTER`,
     /// `AMODB_REDIS_SENTINEL_PASSWORD`), which the loader turns into `redis.sentinels`.
-    public var redisSentinelList = ""
+    package var redisSentinelList = ""
     /// The master's name the sentinels know (`AMODB_REDIS_MASTER`).
-    public var redisMaster = ""
+    package var redisMaster = ""
     /// The sentinels' own password (`AMODB_REDIS_SENTINEL_PASSWORD`); `nil`: none.
-    public var redisSentinelPassword: RedisPassword?
+    package var redisSentinelPassword: RedisPassword?
     /// Files for `rediss://` (`AMODB_REDIS_CA_FILE`, `AMODB_REDIS_CERT_FILE`,
     /// `AMODB_REDIS_KEY_FILE`), which the loader copies into `redis.tls`.
-    public var redisTLS = RedisTLSFiles()
+    package var redisTLS = RedisTLSFiles()
     /// What every key this deployment writes in Redis starts with (`AMODB_REDIS_PREFIX`).
-    public var redisPrefix = "amodb-proxy:"
+    package var redisPrefix = "amodb-proxy:"
     /// The most replicas that share the Redis (`AMODB_FLEET_SIZE`): the outage reserve is
     /// divided among this many; 1: a lone replica, whose budget needs no Redis.
-    public var fleetSize = 8
+    package var fleetSize = 8
     /// Calls a window the fleet's window never grants, kept for replicas that cannot use it
     /// (`AMODB_BUDGET_RESERVE`): each replica spends `budgetReserve / fleetSize` of them on
     /// its own. `nil`: a fifth of `rateLimit`.
-    public var budgetReserve: Int?
+    package var budgetReserve: Int?
     /// Where what must survive a restart is kept (`AMODB_STATE_DIR`): the calls to amodb of
     /// the last minute (`CallLedger`). `nil`: memory only (a restart forgets them).
-    public var stateDirectory: String?
+    package var stateDirectory: String?
     /// Whether `stateDirectory` is the loader's default rather than the operator's choice:
     /// a default that cannot be used is warned of, a chosen one stops the proxy.
     package var stateDirectoryIsDefault = false
 
     /// What an API request must prove (`AMODB_PROOF`).
-    public var proof = ProofPolicy.none
+    package var proof = ProofPolicy.none
     /// Refuse what lacks the proof, or serve it and count it (`AMODB_PROOF_MODE`).
-    public var proofMode = ProofMode.enforce
+    package var proofMode = ProofMode.enforce
     /// The apps whose App Attest keys are accepted, `TEAMID.bundle.id` (`AMODB_ATTEST_APPS`); empty: off.
-    public var attestApps: [String] = []
+    package var attestApps: [String] = []
     /// Whether development builds' App Attest keys are accepted (`AMODB_ATTEST_ALLOW_DEVELOPMENT`).
-    public var attestAllowDevelopment = false
+    package var attestAllowDevelopment = false
     /// A PEM root trusted instead of Apple's (`AMODB_ATTEST_ROOT_FILE`): tests only.
-    public var attestRootFile: String?
+    package var attestRootFile: String?
     /// How long a session token is good (`AMODB_ATTEST_SESSION_SECONDS`).
-    public var attestSessionSeconds: Double = 3600
+    package var attestSessionSeconds: Double = 3600
     /// Session token secrets, the first signing (`AMODB_ATTEST_SESSION_SECRETS`); empty:
     /// derived from the amodb key.
-    public var attestSessionSecrets: [Secret] = []
+    package var attestSessionSecrets: [Secret] = []
     /// The Firebase project number whose App Check tokens are accepted (`AMODB_APP_CHECK_PROJECT`); empty: off.
-    public var appCheckProject = ""
+    package var appCheckProject = ""
     /// The Firebase app ids accepted as an App Check token's `sub` (`AMODB_APP_CHECK_APPS`).
-    public var appCheckApps: [String] = []
+    package var appCheckApps: [String] = []
     /// Firebase App Check's key set (`AMODB_APP_CHECK_JWKS_URL`).
-    public var appCheckJWKSURL = "https://firebaseappcheck.googleapis.com/v1/jwks"
+    package var appCheckJWKSURL = "https://firebaseappcheck.googleapis.com/v1/jwks"
 
-    public init() {}
+    package init() {}
 
     /// Every default, for code that needs one default without a configuration at hand:
     /// the values above are written nowhere else.
-    public static let defaults = ProxyConfiguration()
+    package static let defaults = ProxyConfiguration()
 }

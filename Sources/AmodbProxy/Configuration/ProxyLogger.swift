@@ -14,38 +14,38 @@ import Synchronization
 /// route, a snapshot entry), all go out.
 /// Copies of a logger share their level, which can change while running (`SIGHUP`),
 /// their repeat windows and the secrets they scrub.
-public struct ProxyLogger: Sendable {
+package struct ProxyLogger: Sendable {
     /// How much to say.
-    public enum Level: Int, Sendable, Comparable, CaseIterable {
+    package enum Level: Int, Sendable, Comparable, CaseIterable {
         case debug, info, warning, error
 
         /// The level's name as written in logs and settings.
-        public var name: String { ["debug", "info", "warning", "error"][rawValue] }
+        package var name: String { ["debug", "info", "warning", "error"][rawValue] }
 
-        public init?(name: String) {
+        package init?(name: String) {
             guard let level = Level.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
             self = level
         }
 
-        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+        package static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
     /// Where lines go; tests capture them.
-    public typealias Sink = @Sendable (String) -> Void
+    package typealias Sink = @Sendable (String) -> Void
 
-    public let format: LogFormat
+    package let format: LogFormat
     private let scrubber: SecretScrubber
     private let sink: Sink
     private let shared: Shared
 
     /// The least severe level written; every copy of this logger follows a change.
-    public var minimumLevel: Level {
+    package var minimumLevel: Level {
         Level(rawValue: shared.level.load(ordering: .relaxed)) ?? .info
     }
 
     /// A logger that never lets `secrets` through and summarises more than `repeatBurst`
     /// lines of a kind within `repeatWindow` seconds (a window of 0: writes every line).
-    public init(
+    package init(
         minimumLevel: Level = .info, format: LogFormat = .json, secrets: [Secret] = [],
         repeatWindow: Double = 5, repeatBurst: Int = 10, sink: @escaping Sink = { LineWriter.standardError.write($0) }
     ) {
@@ -59,12 +59,12 @@ public struct ProxyLogger: Sendable {
     var openRepeatWindows: Int { shared.openWindows }
 
     /// Changes the level for every copy of this logger (a reload).
-    public func setMinimumLevel(_ level: Level) {
+    package func setMinimumLevel(_ level: Level) {
         shared.level.store(level.rawValue, ordering: .relaxed)
     }
 
     /// Logs an event with string fields.
-    public func log(_ level: Level, _ message: String, _ fields: [String: String] = [:]) {
+    package func log(_ level: Level, _ message: String, _ fields: [String: String] = [:]) {
         guard level >= minimumLevel else { return }
         if level > .debug,
             !shared.admit(
@@ -98,10 +98,10 @@ public struct ProxyLogger: Sendable {
         scrubber.setTokens(tokens)
     }
 
-    public func debug(_ message: String, _ fields: [String: String] = [:]) { log(.debug, message, fields) }
-    public func info(_ message: String, _ fields: [String: String] = [:]) { log(.info, message, fields) }
-    public func warning(_ message: String, _ fields: [String: String] = [:]) { log(.warning, message, fields) }
-    public func error(_ message: String, _ fields: [String: String] = [:]) { log(.error, message, fields) }
+    package func debug(_ message: String, _ fields: [String: String] = [:]) { log(.debug, message, fields) }
+    package func info(_ message: String, _ fields: [String: String] = [:]) { log(.info, message, fields) }
+    package func warning(_ message: String, _ fields: [String: String] = [:]) { log(.warning, message, fields) }
+    package func error(_ message: String, _ fields: [String: String] = [:]) { log(.error, message, fields) }
 }
 
 /// What makes two log lines repeats of each other: level and message, not fields.

@@ -1,16 +1,16 @@
 /// A secret: the amodb API key or a client token. Its `description`, debug description
 /// and mirror are redacted, so interpolating or dumping it cannot leak it into a log
 /// line or an error message; only the code that must use it reads `revealed`.
-public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+package struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let value: String
 
     /// Wraps a secret; surrounding white space (a trailing newline in a secrets file) is dropped.
-    public init(_ value: String) {
+    package init(_ value: String) {
         self.value = String(value.trimmingSpacesAndNewlines())
     }
 
     /// True when there is no secret at all.
-    public var isEmpty: Bool { value.isEmpty }
+    package var isEmpty: Bool { value.isEmpty }
 
     /// The `Authorization` field value for amodb.
     var bearerFieldValue: String { "Bearer \(value)" }
@@ -19,10 +19,10 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     /// that responses and logs do not contain it.
     var revealed: String { value }
 
-    public var description: String { "<redacted>" }
-    public var debugDescription: String { "Secret(<redacted>)" }
+    package var description: String { "<redacted>" }
+    package var debugDescription: String { "Secret(<redacted>)" }
     /// No children: `dump` and reflection show nothing either.
-    public var customMirror: Mirror { Mirror(self, children: [:]) }
+    package var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 extension StringProtocol {

@@ -1,18 +1,18 @@
-public import AmodbModels
+package import AmodbModels
 import Glibc
 
 /// The access log's line for one forwarded request answered at a given time, written by
 /// the code that writes the server's own lines (`AccessLogEntry`), so a log the planner
 /// reads back can be made without a server: synthetic traces, tests.
-public enum AccessLogLine {
+package enum AccessLogLine {
     /// How the cache answered, as the line's `cache` field says.
-    public enum Cache: Sendable {
+    package enum Cache: Sendable {
         case hit, miss, stale
     }
 
     /// Appends the line for `request` answered at `time` (seconds since 1970, written to the
     /// millisecond), and a newline, to `bytes`.
-    public static func appendForwarded(
+    package static func appendForwarded(
         _ request: AmodbRequest, at time: Double, cache: Cache = .hit, status: Int = 200, milliseconds: Double = 0,
         bytes size: Int = 0,
         format: LogFormat = .json, client: String = "192.0.2.1", to bytes: inout [UInt8]
@@ -41,7 +41,7 @@ public enum AccessLogLine {
     }
 
     /// The line for `request` answered at `time`, without its newline.
-    public static func forwarded(
+    package static func forwarded(
         _ request: AmodbRequest, at time: Double, cache: Cache = .hit, status: Int = 200, milliseconds: Double = 0,
         bytes size: Int = 0,
         format: LogFormat = .json, client: String = "192.0.2.1"

@@ -14,7 +14,7 @@ import Synchronization
 /// and an event loop only ever appends. What waits is bounded by `maxBytes`; beyond
 /// it lines are dropped and counted (`amodb_proxy_log_lines_dropped_total`), and a
 /// note says so on standard error at most once a minute.
-public final class LineWriter: Sendable {
+package final class LineWriter: Sendable {
     private struct State {
         /// Lines waiting for the writing thread.
         var pending: [UInt8] = []
@@ -53,10 +53,10 @@ public final class LineWriter: Sendable {
     static let writerNice: Int32 = 10
 
     /// Standard output (the access log).
-    public static let standardOutput = LineWriter(
+    package static let standardOutput = LineWriter(
         fd: 1, name: "standard output", noteSink: { LineWriter.standardError.writeNote($0) })
     /// Standard error (events and errors).
-    public static let standardError = LineWriter(fd: 2, name: "standard error")
+    package static let standardError = LineWriter(fd: 2, name: "standard error")
 
     /// A writer to `fd` (which it never closes), holding at most `maxBytes` (4 MiB) unwritten.
     init(fd: Int32, name: String, maxBytes: Int = 4 * 1024 * 1024, noteSink: (@Sendable (String) -> Void)? = nil) {
@@ -71,7 +71,7 @@ public final class LineWriter: Sendable {
 
     /// Queues one line (a newline is added), or drops it when too much is waiting.
     /// Never blocks beyond a short lock.
-    public func write(_ line: String) {
+    package func write(_ line: String) {
         write { pending, _ in pending.append(contentsOf: line.utf8) }
     }
 
@@ -103,7 +103,7 @@ public final class LineWriter: Sendable {
     }
 
     /// Lines dropped so far because too much was waiting.
-    public var droppedLines: Int {
+    package var droppedLines: Int {
         state.withLock { $0.droppedTotal }
     }
 
@@ -119,7 +119,7 @@ public final class LineWriter: Sendable {
 
     /// Writes out what is queued, waiting at most `seconds` (at exit: a stalled reader
     /// must not keep the process from exiting).
-    public func flush(within seconds: Double = 2) {
+    package func flush(within seconds: Double = 2) {
         let deadline = DispatchTime.now() + seconds
         wake.signal()
         while waitingBytes > 0, DispatchTime.now() < deadline {

@@ -1,5 +1,5 @@
 /// How log lines are written.
-public enum LogFormat: String, Sendable, CaseIterable {
+package enum LogFormat: String, Sendable, CaseIterable {
     /// One JSON object per line (for log collectors).
     case json
     /// `time level message key=value …` (for people at a terminal).

@@ -7,7 +7,7 @@ import Synchronization
 /// What `/metrics` reports, in Prometheus conventions (`_total` counters, `_seconds`
 /// histograms, base units). Label sets are fixed and small, so every series is an
 /// atomic in a preallocated table: recording takes no lock on the request path.
-public final class ProxyMetrics: Sendable {
+package final class ProxyMetrics: Sendable {
     /// The `route` label: the template of what was asked for.
     enum RouteLabel: Int, CaseIterable {
         case trending, movie, configuration, healthz, readyz, metrics, status, statusJSON, unmatched, invalid, attest
@@ -138,7 +138,7 @@ public final class ProxyMetrics: Sendable {
     }
 
     /// Metrics for the server's event loops (`HTTPServer.eventLoopCount()`).
-    public convenience init() {
+    package convenience init() {
         self.init(eventLoops: HTTPServer.eventLoopCount())
     }
 
@@ -252,7 +252,7 @@ public final class ProxyMetrics: Sendable {
     }
 
     /// The exposition text, as `/metrics` serves it.
-    public func render() -> String {
+    package func render() -> String {
         var out = PrometheusText()
         var samples: [(PrometheusText.Labels, Double)] = []
         for route in RouteLabel.allCases {

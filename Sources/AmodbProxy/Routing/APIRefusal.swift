@@ -1,4 +1,4 @@
-public import AmodbHTTP
+package import AmodbHTTP
 import AmodbModels
 
 /// An answer the proxy gives instead of amodb's: a status, the `status_message` that says
@@ -6,9 +6,9 @@ import AmodbModels
 /// `Allow`, `Vary`). Every error the proxy makes itself is one, and is rendered here only
 /// (`response`), in amodb's JSON shape. Each `Reason` is listed, with its statuses, in
 /// docs/operations.md's "Errors the proxy answers itself" (a test reads that table).
-public struct APIRefusal: Sendable {
+package struct APIRefusal: Sendable {
     /// Why the proxy refused, as the error list documents it.
-    public enum Reason: String, Sendable, CaseIterable {
+    package enum Reason: String, Sendable, CaseIterable {
         /// The server could not read the request (a framing error, a head over its limits)
         /// or has no room for the connection.
         case unreadableRequest = "unreadable-request"
@@ -43,7 +43,7 @@ public struct APIRefusal: Sendable {
         case attestation
 
         /// The statuses a refusal for this reason may have.
-        public var statuses: [Int] {
+        package var statuses: [Int] {
             switch self {
             case .unreadableRequest: [400, 408, 413, 414, 417, 431, 501, 503, 505]
             case .starting: [503]
@@ -63,19 +63,19 @@ public struct APIRefusal: Sendable {
         }
     }
 
-    public let reason: Reason
-    public let status: Int
+    package let reason: Reason
+    package let status: Int
     /// The `status_message`: what happened and what to do, never a secret.
-    public let message: String
+    package let message: String
     /// The fields sent with it (`Cache-Control: no-store` is added when it is rendered).
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
 
     /// A refusal for `reason`, with its only status unless `status` names one of its others.
     /// The body's `status_code` when it is not the HTTP status: amodb's own codes are
     /// numbers apps match on (1001: an App Attest key this proxy does not know).
-    public var code: Int?
+    package var code: Int?
 
-    public init(
+    package init(
         _ reason: Reason, status: Int? = nil, _ message: String, headers: HTTPHeaders = HTTPHeaders(), code: Int? = nil
     ) {
         self.reason = reason
@@ -89,7 +89,7 @@ public struct APIRefusal: Sendable {
     /// never stored by caches. `status_code` carries the HTTP status: amodb was not asked
     /// (or its answer is not passed on), so none of amodb's codes would be true. Written by
     /// hand: error answers are what a flood of bad requests gets, so they must be cheap.
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         let body =
             "{\"status_code\":\(code ?? status),\"status_message\":\(JSONText.quoted(message)),\"success\":false}"
         var headers = headers

@@ -6,9 +6,9 @@ import Foundation
 
 /// `amodb-proxy --healthcheck`: asks the proxy on this machine for `/healthz`, so a
 /// container `HEALTHCHECK` needs no curl in the image.
-public enum HealthCheck {
+package enum HealthCheck {
     /// True when `GET /healthz` on the configured port answers 200 within `timeout` seconds.
-    public static func run(configuration: ProxyConfiguration, timeout: Double = 3) async -> Bool {
+    package static func run(configuration: ProxyConfiguration, timeout: Double = 3) async -> Bool {
         let host: String =
             switch configuration.host {
             case "0.0.0.0", "": "127.0.0.1"

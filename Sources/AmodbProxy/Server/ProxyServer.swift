@@ -1,6 +1,6 @@
 import AmodbAttest
 import AmodbCrypto
-public import AmodbHTTP
+package import AmodbHTTP
 import Dispatch
 import Foundation
 import Synchronization
@@ -8,21 +8,21 @@ import Synchronization
 /// The proxy, assembled: the HTTP server, the routes, the cache, the budget and the
 /// upstream fetcher. Tests start it in-process on port 0; `amodb-proxy` starts it from
 /// its configuration.
-public final class ProxyServer: Sendable {
-    public let configuration: ProxyConfiguration
+package final class ProxyServer: Sendable {
+    package let configuration: ProxyConfiguration
     /// The cache in use (its `usage` is visible to operators and tests).
-    public let cache: any ResponseCache
+    package let cache: any ResponseCache
     /// The upstream budget (calls used in the current window): in memory, or shared
     /// through Redis by every replica when `AMODB_REDIS_URL` is set.
     let budget: any CallBudget
     /// The link to the Redis replicas share (`AMODB_REDIS_URL`); `nil`: this replica alone.
     let redis: RedisLink?
     /// What the cache did: hits, stale answers, refreshes, budget denials.
-    public let statistics: CacheStatistics
+    package let statistics: CacheStatistics
     /// What `/metrics` reports.
-    public let metrics: ProxyMetrics
+    package let metrics: ProxyMetrics
     /// The client tokens in force (re-read from their file when it changes).
-    public let tokens: AppTokens
+    package let tokens: AppTokens
     /// The identity provider's key set users' ID tokens are verified with (`AMODB_JWT_JWKS_URL`).
     let keySet: KeySetRefresher?
     /// Firebase App Check's key set, when App Check is on.
@@ -181,7 +181,7 @@ public final class ProxyServer: Sendable {
     }
 
     /// Loads the snapshot (if configured), listens and serves; returns the bound port.
-    public func start() throws(HTTPServer.StartError) -> Int {
+    package func start() throws(HTTPServer.StartError) -> Int {
         prepare()
         let port = try server.start()
         serve()
@@ -304,7 +304,7 @@ public final class ProxyServer: Sendable {
     package var variantCompressions: Int { forwarder.variantMaker.compressions }
 
     /// Open client connections now.
-    public var connectionCount: Int { server.connectionCount }
+    package var connectionCount: Int { server.connectionCount }
 
     /// What the HTTP server's connections did (peak unsent output, evictions), for tests.
     package var serverProbe: ServerProbe { server.probe }
@@ -315,7 +315,7 @@ public final class ProxyServer: Sendable {
     /// Stops accepting, wakes the forwarder's waits (429 retries, key probes), lets requests
     /// and fetches in flight finish within the grace period, then writes the snapshot (if
     /// configured); nothing is stored after it.
-    public func shutdown() async {
+    package func shutdown() async {
         let running = timers.withLock { timers in
             defer { timers = [] }
             return timers
@@ -368,7 +368,7 @@ public final class ProxyServer: Sendable {
     }
 
     /// Writes the snapshot now (also done periodically and on shutdown).
-    public func writeSnapshot() {
+    package func writeSnapshot() {
         guard let snapshot else { return }
         do {
             let count = try snapshot.write(cache.allEntries(), now: clock.now())

@@ -1,4 +1,4 @@
-public import AmodbModels
+package import AmodbModels
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -9,10 +9,10 @@ import Foundation
 /// no cookies, no redirects followed, a deadline for the whole call and a cap on the
 /// decoded body) with `Authorization: Bearer <key>`. A redirect could carry the key's
 /// header to another host, hence none is followed.
-public final class URLSessionUpstreamFetcher: UpstreamFetcher {
+package final class URLSessionUpstreamFetcher: UpstreamFetcher {
     /// The largest body accepted by default, in bytes (after decoding): amodb's largest
     /// answers (a movie with every sub-resource appended) are a few hundred KiB.
-    public static let defaultMaxBytes = 2 * 1024 * 1024
+    package static let defaultMaxBytes = 2 * 1024 * 1024
 
     private let baseURL: String
     private let key: Secret
@@ -21,7 +21,7 @@ public final class URLSessionUpstreamFetcher: UpstreamFetcher {
     /// `baseURL` is amodb's API root, e.g. `https://api.amodb.dev/3`, possibly with a
     /// path prefix of its own (`http://127.0.0.1:9001/x/3`). `timeout` (seconds) bounds
     /// each call from start to last byte; `maxBytes` bounds its decoded body.
-    public init(
+    package init(
         baseURL: String, key: Secret, timeout: Double = 10, maxBytes: Int = defaultMaxBytes, maxConnections: Int = 16
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -29,7 +29,7 @@ public final class URLSessionUpstreamFetcher: UpstreamFetcher {
         self.session = BoundedSession(timeout: timeout, maxBytes: maxBytes, maxConnections: maxConnections)
     }
 
-    public func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
+    package func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
         guard let url = URL(string: baseURL + request.pathAndQuery) else { return .failure(.unreachable) }
         var urlRequest = session.request(for: url)
         urlRequest.setValue(key.bearerFieldValue, forHTTPHeaderField: "Authorization")

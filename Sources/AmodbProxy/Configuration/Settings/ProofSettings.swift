@@ -66,7 +66,7 @@ extension ConfigurationLoader {
 }
 
 /// What an API request must prove about who sends it (`AMODB_PROOF`).
-public enum ProofPolicy: String, Sendable, CaseIterable {
+package enum ProofPolicy: String, Sendable, CaseIterable {
     /// Nothing beyond what the tokens settings ask.
     case none
     /// A genuine copy of the app: an App Attest session or a Firebase App Check token.
@@ -78,7 +78,7 @@ public enum ProofPolicy: String, Sendable, CaseIterable {
 }
 
 /// Whether a request that lacks the proof is refused or only counted (`AMODB_PROOF_MODE`).
-public enum ProofMode: String, Sendable {
+package enum ProofMode: String, Sendable {
     case enforce, monitor
 }
 
