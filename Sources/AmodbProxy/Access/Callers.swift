@@ -114,14 +114,12 @@ struct Callers: Sendable {
                 switch verifier.verify(token, digest: digest, now: now) {
                 case .success: break
                 case .failure(.noKeySet):
-                    var headers = HTTPHeaders()
-                    headers.set("Retry-After", String(proofs.appCheckKeySet?.retryAfter(now: now) ?? 1))
                     return (
                         .refused(
                             APIRefusal(
                                 .keySetMissing,
                                 "The proxy does not hold Firebase App Check's key set yet; retry shortly.",
-                                headers: headers
+                                retryAfter: proofs.appCheckKeySet?.retryAfter(now: now) ?? 1
                             ).response), .appCheck
                     )
                 case .failure(let refusal):
@@ -245,9 +243,11 @@ struct Callers: Sendable {
             case .failure(.noKeySet):
                 // Not the client's doing: nothing is charged.
                 metrics.recordAuth(.noKeySet, loop: loop)
-                var headers = HTTPHeaders()
-                headers.set("Retry-After", String(keySet?.retryAfter(now: now) ?? 1))
-                return .refused(APIRefusal(.keySetMissing, TokenRefusal.noKeySet.message, headers: headers).response)
+                return .refused(
+                    APIRefusal(
+                        .keySetMissing, TokenRefusal.noKeySet.message,
+                        retryAfter: keySet?.retryAfter(now: now) ?? 1
+                    ).response)
             case .failure(let refusal):
                 charge(client, now: now)
                 metrics.recordAuth(refusal.result, loop: loop)

@@ -216,12 +216,10 @@ struct AttestService: Sendable {
     }
 
     private static func unavailable() -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.set("Retry-After", "2")
         return APIRefusal(
             .attestation, status: 503,
             "Attestation is unavailable for a moment: the fleet's store (Redis) is unreachable; try again in 2 s.",
-            headers: headers
+            retryAfter: 2
         ).response
     }
 

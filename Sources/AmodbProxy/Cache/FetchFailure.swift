@@ -19,7 +19,7 @@ struct FetchFailure: Sendable {
 
     /// The 503 for a miss that no call could be made for; `retryAfter` says when one could.
     static func noCall(_ detail: CacheOutcome.MissDetail, retryAfter: Double) -> FetchFailure {
-        let seconds = Self.retryAfterSeconds(retryAfter)
+        let seconds = APIRefusal.retryAfterSeconds(retryAfter)
         let message =
             switch detail {
             case .budgetExhausted: "The proxy's amodb budget for this minute is spent; try again in \(seconds) s."
@@ -37,17 +37,11 @@ struct FetchFailure: Sendable {
             status: 503, message: message, fwdStatus: nil, retryAfter: retryAfter, detail: detail, backoff: retryAfter)
     }
 
-    /// Whole seconds for `Retry-After` (`APIRefusal.retryAfterSeconds`).
-    static func retryAfterSeconds(_ seconds: Double) -> Int {
-        APIRefusal.retryAfterSeconds(seconds)
-    }
-
     /// The error response; `collapsed` when the request joined another's fetch.
     func answer(collapsed: Bool) -> ProxyAnswer {
-        var headers = HTTPHeaders()
-        if let retryAfter { headers.set("Retry-After", String(Self.retryAfterSeconds(retryAfter))) }
-        let response = APIRefusal(detail == nil ? .upstreamFailed : .noCall, status: status, message, headers: headers)
-            .response
+        let response = APIRefusal(
+            detail == nil ? .upstreamFailed : .noCall, status: status, message, retryAfter: retryAfter
+        ).response
         return ProxyAnswer(
             response, cacheOutcome: .miss(fwdStatus: fwdStatus, stored: false, collapsed: collapsed, detail: detail))
     }

@@ -75,13 +75,17 @@ package struct APIRefusal: Sendable {
     /// numbers apps match on (1001: an App Attest key this proxy does not know).
     package var code: Int?
 
+    /// `retryAfter`: seconds until asking again may succeed, sent as `Retry-After` in whole
+    /// seconds (`retryAfterSeconds`): the one place every refusal's field is written.
     package init(
-        _ reason: Reason, status: Int? = nil, _ message: String, headers: HTTPHeaders = HTTPHeaders(), code: Int? = nil
+        _ reason: Reason, status: Int? = nil, _ message: String, headers: HTTPHeaders = HTTPHeaders(),
+        retryAfter: Double? = nil, code: Int? = nil
     ) {
         self.reason = reason
         self.status = status ?? reason.statuses[0]
         self.message = message
         self.headers = headers
+        if let retryAfter { self.headers.set("Retry-After", String(Self.retryAfterSeconds(retryAfter))) }
         self.code = code
     }
 
@@ -104,10 +108,7 @@ package struct APIRefusal: Sendable {
 
     /// The 429 of a caller over its rate, `wait` seconds before it may ask again.
     static func tooManyRequests(_ message: (Int) -> String, wait: Double) -> APIRefusal {
-        let seconds = wait.checkedInt(.up, clampedTo: 1...86_400) ?? 1
-        var headers = HTTPHeaders()
-        headers.set("Retry-After", String(seconds))
-        return APIRefusal(.tooManyRequests, message(seconds), headers: headers)
+        APIRefusal(.tooManyRequests, message(retryAfterSeconds(wait)), retryAfter: wait)
     }
 
     /// The 404 for a path the proxy does not forward, naming it (as the access log does:

@@ -151,10 +151,11 @@ final class KeySetRefresher: Sendable {
         }
     }
 
-    /// Seconds until the next fetch while no set is held, for a 503's `Retry-After` (at least 1).
-    func retryAfter(now: Double) -> Int {
+    /// Seconds until the next fetch while no set is held, for a 503's `Retry-After` (1 to 60).
+    func retryAfter(now: Double) -> Double {
         let due = state.withLock { $0.nextAttempt } ?? now + 1
-        return (due - now).checkedInt(.up, clampedTo: 1...60) ?? 1
+        let wait = due - now
+        return wait.isFinite ? min(max(wait, 1), 60) : 1
     }
 
     /// Fetches the set once (unless a fetch is under way); whether a set is held afterwards.
