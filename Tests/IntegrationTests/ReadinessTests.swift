@@ -15,7 +15,14 @@ struct ReadinessTests {
             #expect(try await harness.get("/3/trending/movie/week").status == 502)
             let rejected = try await harness.get("/readyz")
             #expect(rejected.status == 503)
-            #expect(rejected.text.contains("key"))
+            // amodb's error shape, as every refusal, with the probe's `status` beside it.
+            let body = try #require(
+                try JSONSerialization.jsonObject(with: Data(rejected.body)) as? [String: Any], "\(rejected.text)")
+            #expect(body["status_code"] as? Int == 503)
+            #expect((body["status_message"] as? String)?.contains("amodb rejects the proxy's key") == true)
+            #expect(body["success"] as? Bool == false)
+            #expect((body["status"] as? String)?.contains("key") == true)
+            #expect(rejected.header("Cache-Control") == "no-store")
             #expect(try await harness.get("/healthz").status == 200, "alive all the same")
             #expect(try await harness.get("/3/trending/movie/week").status == 200)
             #expect(try await harness.get("/readyz").status == 200)

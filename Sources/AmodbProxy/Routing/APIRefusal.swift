@@ -14,6 +14,9 @@ package struct APIRefusal: Sendable {
         case unreadableRequest = "unreadable-request"
         /// `/status.json` before the proxy has its first figures.
         case starting
+        /// `/readyz` while the proxy cannot serve: not listening yet, its key refused by amodb,
+        /// or users' tokens not verifiable yet.
+        case notReady = "not-ready"
         /// A method other than GET, HEAD (or OPTIONS with CORS).
         case methodNotAllowed = "method-not-allowed"
         /// A CORS preflight from an origin not allowed, or asking for too many fields.
@@ -47,6 +50,7 @@ package struct APIRefusal: Sendable {
             switch self {
             case .unreadableRequest: [400, 408, 413, 414, 417, 431, 501, 503, 505]
             case .starting: [503]
+            case .notReady: [503]
             case .methodNotAllowed: [405]
             case .preflightRefused: [400, 403]
             case .unauthorized: [401]
@@ -74,6 +78,9 @@ package struct APIRefusal: Sendable {
     /// The body's `status_code` when it is not the HTTP status: amodb's own codes are
     /// numbers apps match on (1001: an App Attest key this proxy does not know).
     package var code: Int?
+    /// JSON members written after amodb's three, each `,"name":value`: what a readiness
+    /// probe reports beside its message (`/readyz`'s `status` and details).
+    package var members = ""
 
     /// `retryAfter`: seconds until asking again may succeed, sent as `Retry-After` in whole
     /// seconds (`retryAfterSeconds`): the one place every refusal's field is written.
@@ -95,7 +102,8 @@ package struct APIRefusal: Sendable {
     /// hand: error answers are what a flood of bad requests gets, so they must be cheap.
     package var response: HTTPResponse {
         let body =
-            "{\"status_code\":\(code ?? status),\"status_message\":\(JSONText.quoted(message)),\"success\":false}"
+            "{\"status_code\":\(code ?? status),\"status_message\":\(JSONText.quoted(message)),\"success\":false"
+            + members + "}"
         var headers = headers
         headers.set("Cache-Control", "no-store")
         return .json(status, Array(body.utf8), headers: headers)

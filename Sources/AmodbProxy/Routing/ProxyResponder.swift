@@ -129,19 +129,24 @@ final class ProxyResponder: HTTPResponder {
         case .healthz:
             return ProxyAnswer(Self.plainJSON(200, #"{"status":"ok"}"#))
         case .readyz:
+            // Not ready: amodb's error shape, as every refusal, with `status` and the details
+            // a probe or an operator reads beside it.
+            func notReady(_ status: String, _ message: String, details: String = "") -> ProxyAnswer {
+                var refusal = APIRefusal(.notReady, message)
+                refusal.members = #","status":"# + JSONText.quoted(status) + details
+                return ProxyAnswer(refusal.response)
+            }
             guard listening.load(ordering: .relaxed) else {
-                return ProxyAnswer(Self.plainJSON(503, #"{"status":"starting"}"#))
+                return notReady("starting", "The proxy is starting; it is not listening yet.")
             }
             if forwarder.keyRejected {
-                return ProxyAnswer(
-                    Self.plainJSON(503, #"{"status":"amodb rejects the proxy's key; see the error log"}"#))
+                let message = "amodb rejects the proxy's key; see the error log"
+                return notReady(message, message + ".")
             }
             if let reason = access.callers.notReadyReason {
-                return ProxyAnswer(
-                    Self.plainJSON(
-                        503,
-                        #"{"status":"# + JSONText.quoted(reason) + access.callers.readinessDetail
-                            + (redis?.readinessDetail ?? "") + budgetDetail + "}"))
+                return notReady(
+                    reason, reason,
+                    details: access.callers.readinessDetail + (redis?.readinessDetail ?? "") + budgetDetail)
             }
             // Still ready while Redis is away or the fleet's window is paused (this replica
             // serves stored answers and spends its reserve), but the operator reading /readyz
