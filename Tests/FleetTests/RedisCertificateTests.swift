@@ -52,4 +52,46 @@ struct RedisCertificateTests {
             }
         }
     }
+
+    /// A TLS file that cannot be used stops the start naming its own setting, whichever
+    /// other files are set: a client key that does not match its certificate is the key's
+    /// fault, not the CA file's.
+    @Test func aTLSFileThatCannotBeUsedIsReportedUnderItsOwnSetting() async throws {
+        let certificates = try await RedisTransport.certificates.value
+        let base = [
+            "AMODB_KEY": "k", "AMODB_REDIS_URL": "rediss://cache:6380",
+            "AMODB_REDIS_CA_FILE": certificates.authority.certificate,
+        ]
+        let cases: [(files: [String: String], setting: String)] = [
+            (
+                [
+                    "AMODB_REDIS_CERT_FILE": certificates.client.certificate,
+                    "AMODB_REDIS_KEY_FILE": certificates.server.key,
+                ],
+                "AMODB_REDIS_KEY_FILE"
+            ),
+            (
+                ["AMODB_REDIS_CERT_FILE": "/etc/hostname", "AMODB_REDIS_KEY_FILE": certificates.client.key],
+                "AMODB_REDIS_CERT_FILE"
+            ),
+            (
+                ["AMODB_REDIS_CERT_FILE": certificates.client.certificate, "AMODB_REDIS_KEY_FILE": "/etc/hostname"],
+                "AMODB_REDIS_KEY_FILE"
+            ),
+            (["AMODB_REDIS_CERT_FILE": certificates.client.certificate], "AMODB_REDIS_KEY_FILE"),
+            (["AMODB_REDIS_CA_FILE": "/etc/hostname"], "AMODB_REDIS_CA_FILE"),
+        ]
+        for (files, setting) in cases {
+            #expect {
+                _ = try ConfigurationLoader.load(arguments: [], environment: base.merging(files) { $1 })
+            } throws: { error in
+                (error as? ConfigurationError)?.setting == setting && "\(error)".hasPrefix(setting)
+            }
+        }
+        // The right files pass.
+        let good = base.merging([
+            "AMODB_REDIS_CERT_FILE": certificates.client.certificate, "AMODB_REDIS_KEY_FILE": certificates.client.key,
+        ]) { $1 }
+        #expect(throws: Never.self) { _ = try ConfigurationLoader.load(arguments: [], environment: good) }
+    }
 }

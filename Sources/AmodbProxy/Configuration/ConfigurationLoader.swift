@@ -336,7 +336,16 @@ package enum ConfigurationLoader {
         do throws(RedisTLSError) {
             try redis.checkTLS()
         } catch {
-            throw ConfigurationError("\(setting): \(error.reason)", setting: setting)
+            // The setting of the file at fault: a key that does not match its certificate is
+            // the key's, whichever other files are set.
+            let named =
+                switch error.file {
+                case .authority: "AMODB_REDIS_CA_FILE"
+                case .certificate: "AMODB_REDIS_CERT_FILE"
+                case .key: "AMODB_REDIS_KEY_FILE"
+                case nil: setting
+                }
+            throw ConfigurationError("\(named): \(error.reason)", setting: named)
         }
         configuration.redis = redis
     }

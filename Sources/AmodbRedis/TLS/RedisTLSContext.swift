@@ -31,7 +31,8 @@ final class RedisTLSContext: @unchecked Sendable {
         if let caFile = files.caFile {
             guard library.SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
                 throw RedisTLSError(
-                    "CA file \(caFile) does not load: \(library.takeErrorText(or: "no certificate in it"))")
+                    "CA file \(caFile) does not load: \(library.takeErrorText(or: "no certificate in it"))",
+                    file: .authority)
             }
         } else {
             guard library.SSL_CTX_set_default_verify_paths(context) == 1 else {
@@ -45,18 +46,21 @@ final class RedisTLSContext: @unchecked Sendable {
         case (let certificateFile?, let keyFile?):
             guard library.SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
                 throw RedisTLSError(
-                    "client certificate \(certificateFile) does not load: \(library.takeErrorText(or: "no certificate in it"))"
-                )
+                    "client certificate \(certificateFile) does not load: \(library.takeErrorText(or: "no certificate in it"))",
+                    file: .certificate)
             }
             guard library.SSL_CTX_use_PrivateKey_file(context, keyFile, LibSSL.fileTypePEM) == 1 else {
                 throw RedisTLSError(
-                    "client key \(keyFile) does not load: \(library.takeErrorText(or: "no key in it"))")
+                    "client key \(keyFile) does not load: \(library.takeErrorText(or: "no key in it"))", file: .key)
             }
             guard library.SSL_CTX_check_private_key(context) == 1 else {
-                throw RedisTLSError("client key \(keyFile) does not match certificate \(certificateFile)")
+                throw RedisTLSError("client key \(keyFile) does not match certificate \(certificateFile)", file: .key)
             }
-        case (_?, nil), (nil, _?):
-            throw RedisTLSError("a client certificate needs both its certificate file and its key file")
+        case (_?, nil):
+            throw RedisTLSError("a client certificate needs both its certificate file and its key file", file: .key)
+        case (nil, _?):
+            throw RedisTLSError(
+                "a client certificate needs both its certificate file and its key file", file: .certificate)
         }
     }
 
@@ -75,11 +79,24 @@ final class RedisTLSContext: @unchecked Sendable {
 /// Why TLS for Redis could not be set up: a file that does not load, libssl missing. Its
 /// description is the reason alone, for the caller to word with the setting it came from.
 public struct RedisTLSError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which of the TLS files is at fault, for a message that names its setting.
+    public enum File: Sendable, Equatable {
+        /// The CA file the server's certificate is verified with.
+        case authority
+        /// The client certificate (chain).
+        case certificate
+        /// The client's private key.
+        case key
+    }
+
     /// What is wrong.
     public let reason: String
+    /// The file at fault, when one is (`nil`: the TLS library itself, the system's trust store).
+    public let file: File?
 
-    init(_ reason: String) {
+    init(_ reason: String, file: File? = nil) {
         self.reason = reason
+        self.file = file
     }
 
     public var description: String { reason }
