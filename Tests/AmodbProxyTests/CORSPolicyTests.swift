@@ -29,7 +29,7 @@ struct CORSPolicyTests {
         #expect(
             Self.rendered(response)
                 == "Vary: Origin\r\nAccess-Control-Allow-Origin: https://app.example.com\r\n"
-                + "Access-Control-Expose-Headers: Age, Cache-Status, ETag, Retry-After\r\n")
+                + "Access-Control-Expose-Headers: Age, Cache-Status, ETag, Retry-After, WWW-Authenticate\r\n")
     }
 
     @Test func anotherOriginOrNoneGetsOnlyVary() {

@@ -117,6 +117,9 @@ else:
         seen.get("status") == 404 and seen.get("message") == "The resource you requested could not be found.", seen)
     seen = allowed["noToken"]
     check("the page reads the 401 of a call without the app token", seen.get("status") == 401 and bool(seen.get("message")), seen)
+    check(
+        "the page reads the 401's WWW-Authenticate (exposed: a sign-in retry checks it for invalid_token)",
+        (seen.get("challenge") or "").startswith("Bearer"), seen)
     seen = allowed["revalidation"]
     check(
         "after br is made, the browser's revalidation of its gzip copy keeps its tag (a 304)",

@@ -110,6 +110,9 @@ struct BrowserCORSTests {
                 #expect(answer.status == step.status, "\(what)")
                 #expect(answer.header("Access-Control-Allow-Origin") == Self.origin, "\(what)")
                 #expect(answer.header("Access-Control-Expose-Headers")?.contains("Retry-After") == true, "\(what)")
+                // A page reads a 401's challenge (docs/signing-in.md's retry recipe).
+                #expect(
+                    answer.header("Access-Control-Expose-Headers")?.contains("WWW-Authenticate") == true, "\(what)")
                 #expect(answer.headers.contains { $0.name.lowercased() == "vary" && $0.value == "Origin" }, "\(what)")
                 #expect(answer.header("Access-Control-Allow-Credentials") == nil, "\(what)")
             }

@@ -26,8 +26,10 @@ struct CORSPolicy: Sendable {
     /// minutes; a long one grants nothing, as the answer itself carries the origin again.
     static let maxAge = "7200"
     /// The fields a page may read besides the CORS-safelisted ones: how fresh and how
-    /// served an answer is, its validator, and how long to wait after a 429 or 503.
-    static let exposedHeaders: StaticString = "Access-Control-Expose-Headers: Age, Cache-Status, ETag, Retry-After\r\n"
+    /// served an answer is, its validator, how long to wait after a 429 or 503, and a 401's
+    /// challenge (`error="invalid_token"`: refresh the sign-in token and retry).
+    static let exposedHeaders: StaticString =
+        "Access-Control-Expose-Headers: Age, Cache-Status, ETag, Retry-After, WWW-Authenticate\r\n"
 
     /// The `Access-Control-Allow-Origin` value for a request's `Origin`, or `nil` if not allowed.
     func allowedOrigin(_ origin: String?) -> String? {
