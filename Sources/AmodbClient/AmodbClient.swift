@@ -143,6 +143,59 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
         return try await send(request, as: APIConfiguration.self)
     }
 
+    /// `GET /movie/{popular|top_rated|now_playing|upcoming}`: one page of a movie list.
+    /// - Parameters:
+    ///   - language: a language tag such as `de-DE` (normalized; `nil` for amodb's default).
+    ///   - page: 1…500; `nil` for the first page.
+    public func movieList(
+        _ list: MovieList, language: String? = nil, page: Int? = nil
+    ) async throws(AmodbClientError) -> MoviePage {
+        let request = try Self.validated { () throws(RequestError) in
+            try AmodbRequest(route: .movieList(list), language: language, page: page)
+        }
+        return try await send(request, as: MoviePage.self)
+    }
+
+    /// `GET /tv/{tv_id}`: a show's details.
+    public func tv(id: Int, language: String? = nil) async throws(AmodbClientError) -> TVDetails {
+        let request = try Self.validated { () throws(RequestError) in
+            try AmodbRequest(route: .tv(id: id), language: language)
+        }
+        return try await send(request, as: TVDetails.self)
+    }
+
+    /// `GET /person/{person_id}`: a person's details.
+    public func person(id: Int, language: String? = nil) async throws(AmodbClientError) -> PersonDetails {
+        let request = try Self.validated { () throws(RequestError) in
+            try AmodbRequest(route: .person(id: id), language: language)
+        }
+        return try await send(request, as: PersonDetails.self)
+    }
+
+    /// `GET /genre/movie/list`: the movie genres' ids and names, to name a summary's `genreIds`.
+    public func movieGenres(language: String? = nil) async throws(AmodbClientError) -> GenreList {
+        let request = try Self.validated { () throws(RequestError) in
+            try AmodbRequest(route: .movieGenres, language: language)
+        }
+        return try await send(request, as: GenreList.self)
+    }
+
+    /// `GET /search/movie?query=…`: one page of the movies whose titles match `text`.
+    /// - Parameters:
+    ///   - text: what to look for; sent in canonical form (`AmodbRequest.canonicalSearch`:
+    ///     trimmed, runs of spaces as one, lower case), so an empty text, one with control
+    ///     characters or one over `AmodbRequest.maxSearchBytes` fails here, unsent.
+    ///   - language: a language tag such as `de-DE` (normalized; `nil` for amodb's default).
+    ///   - page: 1…500; `nil` for the first page.
+    public func searchMovies(
+        _ text: String, language: String? = nil, page: Int? = nil
+    ) async throws(AmodbClientError) -> MoviePage {
+        let request = try Self.validated { () throws(RequestError) in
+            try AmodbRequest(route: .searchMovie, language: language, page: page, search: text)
+        }
+        return try await send(request, as: MoviePage.self)
+    }
+
     /// Sends `request` with full status handling and decodes the 2xx body as `T`.
     public func send<T: Decodable & Sendable>(
         _ request: AmodbRequest, as type: T.Type = T.self
@@ -201,8 +254,8 @@ public struct AmodbClient: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `Route.movie(id:)` takes any `Int`; only the ids the route table matches are sent,
-    /// so a `-1` fails here rather than as a 404 from the server.
+    /// `Route.movie(id:)`, `.tv(id:)` and `.person(id:)` take any `Int`; only the ids the
+    /// route table matches are sent, so a `-1` fails here rather than as a 404 from the server.
     static func checkRoute(of request: AmodbRequest) throws(AmodbClientError) {
         guard Route(path: request.route.path) == request.route else {
             throw AmodbClientError(

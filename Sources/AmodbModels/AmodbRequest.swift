@@ -1,3 +1,5 @@
+import Foundation
+
 /// A validated call to one of the forwarded endpoints: the route plus its known parameters,
 /// in canonical form. Two requests that amodb would answer alike compare equal and
 /// have the same `pathAndQuery`, which is what the proxy caches under and forwards.
@@ -23,13 +25,22 @@ public struct AmodbRequest: Sendable, Hashable {
     public let page: Int?
     /// Sorted and without duplicates.
     public let appendToResponse: [String]
+    /// A search's text (`query`) in canonical form (`canonicalSearch`): only, and always, for
+    /// a route that takes it.
+    public let search: String?
+
+    /// The most bytes a search's canonical text takes: longer ones are refused, not cut (a
+    /// cut text would be another search).
+    public static let maxSearchBytes = 100
 
     /// Builds a request, checking and normalizing each parameter. An empty `language` is no
     /// language; `appendToResponse` keeps only the names amodb knows (`appendedResources`).
     public init(
-        route: Route, language: String? = nil, page: Int? = nil, appendToResponse: [String] = []
+        route: Route, language: String? = nil, page: Int? = nil, appendToResponse: [String] = [],
+        search: String? = nil
     ) throws(RequestError) {
         if language != nil, !route.parameters.contains(.language) { throw .unsupportedParameter(.language) }
+        if search != nil, !route.parameters.contains(.query) { throw .unsupportedParameter(.query) }
         if page != nil, !route.parameters.contains(.page) { throw .unsupportedParameter(.page) }
         if !appendToResponse.isEmpty, !route.parameters.contains(.appendToResponse) {
             throw .unsupportedParameter(.appendToResponse)
@@ -46,6 +57,51 @@ public struct AmodbRequest: Sendable, Hashable {
             self.page = nil
         }
         self.appendToResponse = appendToResponse.isEmpty ? [] : Self.appendedResources(appendToResponse)
+        if route.parameters.contains(.query) {
+            guard let search else { throw .invalidValue(.query, "is required") }
+            self.search = try Self.canonicalSearch(search)
+        } else {
+            self.search = nil
+        }
+    }
+
+    /// A search's text as it is forwarded and cached: Unicode's canonical composition,
+    /// whitespace around it dropped and each run of it inside one space, lower case; refused
+    /// when it is empty, holds a control character, or takes more than `maxSearchBytes`.
+    /// Searches amodb answers alike (`Star  Wars `, `star wars`) share one entry and one call.
+    public static func canonicalSearch(_ text: String) throws(RequestError) -> String {
+        var words: [Substring] = []
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
+            guard scalar.properties.isWhitespace else {
+                throw .invalidValue(.query, "must not hold control characters")
+            }
+        }
+        for word in text.split(whereSeparator: { $0.isWhitespace }) { words.append(word) }
+        let canonical = words.joined(separator: " ").lowercased().precomposedStringWithCanonicalMapping
+        guard !canonical.isEmpty else { throw .invalidValue(.query, "must not be empty") }
+        guard canonical.utf8.count <= maxSearchBytes else {
+            throw .invalidValue(.query, "must be at most \(maxSearchBytes) bytes")
+        }
+        return canonical
+    }
+
+    /// A query value as a URL carries it: unreserved bytes (letters, digits, `-._~`) as they
+    /// are, every other byte as `%XX` (upper-case hex), so that one text has one spelling.
+    public static func percentEncoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            let unreserved =
+                (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+            if unreserved {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The names of an `append_to_response` list as they are forwarded and cached: those in
@@ -82,6 +138,7 @@ public struct AmodbRequest: Sendable, Hashable {
         var page: Int?
         var pageError: RequestError?
         var appended: [String] = []
+        var search: String?
         for (name, value) in query {
             guard let parameter = QueryParameter.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name.utf8) }),
                 route.parameters.contains(parameter)
@@ -103,21 +160,27 @@ public struct AmodbRequest: Sendable, Hashable {
                 }
             case .appendToResponse:
                 appended = Self.appendedResources(value.split(separator: ",", omittingEmptySubsequences: false))
+            case .query:
+                search = value
             }
         }
         if let pageError { throw pageError }
-        try self.init(route: route, language: try language.get(), page: page, appendToResponse: appended)
+        try self.init(
+            route: route, language: try language.get(), page: page, appendToResponse: appended, search: search)
     }
 
     /// A request whose parts a reader has already checked and put in canonical form, as
     /// `init(route:query:)` would (a normalized or resolved language, no page 1, the names
     /// `appendedResources` keeps): the proxy's reader of a request's bytes, which is tested
     /// to agree with that initializer, builds its requests here without checking them twice.
-    package init(canonical route: Route, language: String?, page: Int?, appendToResponse: [String]) {
+    package init(
+        canonical route: Route, language: String?, page: Int?, appendToResponse: [String], search: String? = nil
+    ) {
         self.route = route
         self.language = language
         self.page = page
         self.appendToResponse = appendToResponse
+        self.search = search
     }
 
     /// The same request with its language resolved to the base language amodb answers it
@@ -131,7 +194,8 @@ public struct AmodbRequest: Sendable, Hashable {
         return resolved
     }
 
-    /// The canonical query items, sorted by name.
+    /// The canonical query items, sorted by name, each value as a URL carries it (a
+    /// search's text percent-encoded, `percentEncoded`; no other value needs it).
     public var queryItems: [(name: String, value: String)] {
         var items: [(name: String, value: String)] = []
         if !appendToResponse.isEmpty {
@@ -139,11 +203,12 @@ public struct AmodbRequest: Sendable, Hashable {
         }
         if let language { items.append((QueryParameter.language.rawValue, language)) }
         if let page { items.append((QueryParameter.page.rawValue, String(page))) }
+        if let search { items.append((QueryParameter.query.rawValue, Self.percentEncoded(search))) }
         return items
     }
 
     /// Path and canonical query relative to the API root, e.g. `/movie/550?language=de-DE`.
-    /// Every value is made of characters that need no percent-encoding in a query. The proxy
+    /// Every value is as a URL carries it (`queryItems`). The proxy
     /// caches under this text, written from the request's parts by its `CacheKey`.
     public var pathAndQuery: String {
         var text = route.path

@@ -1,5 +1,5 @@
-/// A movie as it appears in lists (trending, a person's `known_for`).
-public struct MovieSummary: Codable, Sendable, Equatable {
+/// A movie as it appears in lists (trending, movie lists, search, a person's `known_for`).
+public struct MovieSummary: Codable, Sendable, Hashable {
     public var id: Int
     /// The title in the requested language where amodb has a translation.
     public var title: String

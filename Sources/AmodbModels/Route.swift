@@ -8,7 +8,17 @@ public enum TimeWindow: String, CaseIterable, Sendable, Hashable {
     case day, week
 }
 
-/// The amodb endpoints the proxy forwards, as paths relative to the API root (`…/3`).
+/// amodb's movie lists (`/movie/popular`, …), as amodb spells them.
+public enum MovieList: String, CaseIterable, Sendable, Hashable {
+    case popular
+    case topRated = "top_rated"
+    case nowPlaying = "now_playing"
+    case upcoming
+}
+
+/// The amodb endpoints the proxy can forward, as paths relative to the API root (`…/3`).
+/// What each one is (its template, parameters, lifetime, budget class, whether it is served
+/// by default) is one entry of `RouteTable`; this type is the value a path names.
 ///
 /// Server and client both build and match paths here, so they agree by construction.
 public enum Route: Sendable, Hashable {
@@ -18,37 +28,84 @@ public enum Route: Sendable, Hashable {
     case movie(id: Int)
     /// `/configuration`: image hosts and sizes, which apps ask for first.
     case configuration
+    /// `/movie/popular`, `/movie/top_rated`, `/movie/now_playing`, `/movie/upcoming`.
+    case movieList(MovieList)
+    /// `/tv/{tv_id}`, a positive integer id.
+    case tv(id: Int)
+    /// `/person/{person_id}`, a positive integer id.
+    case person(id: Int)
+    /// `/genre/movie/list`: the movie genres' names.
+    case movieGenres
+    /// `/search/movie`: its text is the request's `query` parameter.
+    case searchMovie
 
-    /// The route's template, for logs and metrics: `/trending/{media_type}/{time_window}`.
-    public var template: String {
-        switch self {
-        case .trending: "/trending/{media_type}/{time_window}"
-        case .movie: "/movie/{movie_id}"
-        case .configuration: "/configuration"
-        }
-    }
-
-    /// A route's kind, one per case of `Route`: per-route counters keep one slot per kind,
-    /// `Kind.allCases.count` of them, so a route added here is counted without a hand-kept total.
+    /// A route's kind: one per entry of `RouteTable` (`Kind.rawValue` is its index there),
+    /// where per-route counters keep it.
     public enum Kind: Int, CaseIterable, Sendable, Hashable {
-        case trending, movie, configuration
+        case trending, movie, configuration, popular, topRated, nowPlaying, upcoming, tv, person, movieGenres,
+            searchMovie
 
-        /// A route of this kind (for labelling per-route counters with its `template`).
-        public var example: Route {
-            switch self {
-            case .trending: .trending(.all, .day)
-            case .movie: .movie(id: 1)
-            case .configuration: .configuration
-            }
-        }
+        /// The table's entry for this kind.
+        public var entry: RouteTable.Entry { RouteTable.entries[rawValue] }
     }
 
-    /// The route's kind: where per-route counters keep it (`Kind.rawValue` is its slot).
+    /// The route's kind.
     public var kind: Kind {
         switch self {
         case .trending: .trending
         case .movie: .movie
         case .configuration: .configuration
+        case .movieList(.popular): .popular
+        case .movieList(.topRated): .topRated
+        case .movieList(.nowPlaying): .nowPlaying
+        case .movieList(.upcoming): .upcoming
+        case .tv: .tv
+        case .person: .person
+        case .movieGenres: .movieGenres
+        case .searchMovie: .searchMovie
+        }
+    }
+
+    /// The route's table entry.
+    public var entry: RouteTable.Entry { kind.entry }
+
+    /// The route's template, for logs and metrics: `/trending/{media_type}/{time_window}`.
+    public var template: String { entry.template }
+
+    /// The query parameters this route accepts; anything else is ignored by the proxy.
+    public var parameters: [QueryParameter] { entry.parameters }
+
+    /// The id in the path, for the routes that have one.
+    public var id: Int? {
+        switch self {
+        case .movie(let id), .tv(let id), .person(let id): id
+        default: nil
+        }
+    }
+
+    /// The route of `kind` whose placeholders held `id`, `media` and `window`, or `nil` when
+    /// they are not the ones its template has.
+    public init?(kind: Kind, id: Int?, media: MediaType?, window: TimeWindow?) {
+        switch kind {
+        case .trending:
+            guard let media, let window, id == nil else { return nil }
+            self = .trending(media, window)
+            return
+        case .movie, .tv, .person:
+            guard let id, media == nil, window == nil else { return nil }
+            self = kind == .movie ? .movie(id: id) : kind == .tv ? .tv(id: id) : .person(id: id)
+            return
+        default:
+            guard id == nil, media == nil, window == nil else { return nil }
+        }
+        switch kind {
+        case .popular: self = .movieList(.popular)
+        case .topRated: self = .movieList(.topRated)
+        case .nowPlaying: self = .movieList(.nowPlaying)
+        case .upcoming: self = .movieList(.upcoming)
+        case .movieGenres: self = .movieGenres
+        case .searchMovie: self = .searchMovie
+        default: self = .configuration
         }
     }
 
@@ -66,53 +123,61 @@ public enum Route: Sendable, Hashable {
         case .trending(.person, .day): "/trending/person/day"
         case .trending(.person, .week): "/trending/person/week"
         case .movie(let id): "/movie/\(id)"
-        case .configuration: "/configuration"
+        case .tv(let id): "/tv/\(id)"
+        case .person(let id): "/person/\(id)"
+        default: entry.template  // no placeholder: the template is the path
         }
     }
 
-    /// The query parameters this route accepts; anything else is ignored by the proxy.
-    public var parameters: [QueryParameter] {
-        switch self {
-        case .trending: [.language, .page]
-        case .movie: [.language, .appendToResponse]
-        case .configuration: []
-        }
-    }
-
-    /// Matches a path relative to the API root, such as `/movie/550`.
-    /// Returns `nil` for anything that is not exactly one of the routes: compared byte for
-    /// byte, as a server compares them, never as equivalent Unicode.
+    /// Matches a path relative to the API root, such as `/movie/550`, against the table's
+    /// templates. Returns `nil` for anything that is not exactly one of the routes: compared
+    /// byte for byte, as a server compares them, never as equivalent Unicode. Every entry is
+    /// matched, served or not: whether the proxy serves it is the proxy's setting.
     ///
     /// The proxy reads paths from a request's bytes instead (`RouteRequest` in AmodbProxy);
     /// this reading is its test oracle, and the two agree on every path.
     public init?(path: String) {
-        let bytes = path.utf8
-        if let rest = Self.dropping("/trending/", from: bytes[...]) {
-            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-                let media = Self.named(MediaType.self, rest[..<slash]),
-                let window = Self.named(TimeWindow.self, rest[rest.index(after: slash)...])
-            else { return nil }
-            self = .trending(media, window)
-        } else if let rest = Self.dropping("/movie/", from: bytes[...]) {
-            guard let id = Self.positiveInteger(rest) else { return nil }
-            self = .movie(id: id)
-        } else if bytes.elementsEqual("/configuration".utf8) {
-            self = .configuration
-        } else {
-            return nil
+        let bytes = Array(path.utf8)
+        for entry in RouteTable.entries {
+            var position = 0
+            var (id, media, window): (Int?, MediaType?, TimeWindow?) = (nil, nil, nil)
+            var matched = true
+            for part in entry.parts {
+                switch part {
+                case .literal(let literal):
+                    guard bytes.count - position >= literal.count,
+                        bytes[position..<position + literal.count].elementsEqual(literal)
+                    else {
+                        matched = false
+                        break
+                    }
+                    position += literal.count
+                case .placeholder(let placeholder):
+                    let end = bytes[position...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+                    let segment = bytes[position..<end]
+                    switch placeholder {
+                    case .id:
+                        id = Self.positiveInteger(segment)
+                        matched = id != nil
+                    case .mediaType:
+                        media = MediaType.allCases.first { $0.rawValue.utf8.elementsEqual(segment) }
+                        matched = media != nil
+                    case .timeWindow:
+                        window = TimeWindow.allCases.first { $0.rawValue.utf8.elementsEqual(segment) }
+                        matched = window != nil
+                    }
+                    position = end
+                }
+                if !matched { break }
+            }
+            if matched, position == bytes.count,
+                let route = Route(kind: entry.kind, id: id, media: media, window: window)
+            {
+                self = route
+                return
+            }
         }
-    }
-
-    /// `bytes` after `prefix`, or `nil` if they do not start with it.
-    private static func dropping(_ prefix: String, from bytes: Substring.UTF8View) -> Substring.UTF8View? {
-        bytes.starts(with: prefix.utf8) ? bytes.dropFirst(prefix.utf8.count) : nil
-    }
-
-    /// The case whose raw value is exactly `bytes` (lower case, as amodb spells it).
-    private static func named<Name: CaseIterable & RawRepresentable<String>>(
-        _: Name.Type, _ bytes: Substring.UTF8View
-    ) -> Name? {
-        Name.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) }
+        return nil
     }
 
     /// Digits only (no sign, no leading zero), 1 … 2^31-1: ids are never anything else.
@@ -132,4 +197,6 @@ public enum QueryParameter: String, CaseIterable, Sendable, Hashable {
     case language
     case page
     case appendToResponse = "append_to_response"
+    /// A search's text.
+    case query
 }

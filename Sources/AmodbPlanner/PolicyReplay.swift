@@ -42,7 +42,7 @@ package struct ReplayShares: Sendable, Equatable {
 }
 
 /// Replays requests through the proxy's own cache and budget policy: the real
-/// `CachingForwarder`, `MemoryResponseCache` and `UpstreamBudget`, on a `SimulatedClock`,
+/// `ProxyDriver`'s cache stages, `MemoryResponseCache` and `UpstreamBudget`, on a `SimulatedClock`,
 /// with an upstream that answers every call at once. No network, no waiting in real time:
 /// what the live proxy would have answered from the cache, served stale, filled or refused
 /// on that traffic, for a plan and freshness lifetimes of the operator's choosing.
@@ -65,6 +65,7 @@ package enum PolicyReplay {
         configuration.configurationTTL = configurationTTL
         configuration.missWait = missWait
         configuration.clientUpstreamShare = 1
+        configuration.searchShare = 1
         let clock = SimulatedClock(requests.first?.time ?? 0)
         let fetcher = InstantUpstream()
         let forwarder = ReplayForwarder(configuration: configuration, clock: clock, fetcher: fetcher)
@@ -145,10 +146,11 @@ package enum PolicyReplay {
         func fetch(_ request: AmodbRequest) async -> Result<UpstreamResponse, UpstreamError> {
             calls.add(1, ordering: .relaxed)
             let body =
-                switch request.route {
-                case .trending: #"{"page":1,"results":[],"total_pages":1,"total_results":0}"#
-                case .movie(let id): #"{"id":\#(id),"title":"replayed"}"#
+                switch request.route.entry.answer {
+                case .page: #"{"page":1,"results":[],"total_pages":1,"total_results":0}"#
+                case .details: #"{"id":\#(request.route.id ?? 0),"title":"replayed"}"#
                 case .configuration: #"{"images":{}}"#
+                case .genres: #"{"genres":[]}"#
                 }
             return .success(UpstreamResponse(status: 200, body: Array(body.utf8)))
         }

@@ -283,13 +283,13 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
         return .json(200, body, headers: headers)
     }
 
-    /// amodb's edge caches trending lists for 30 minutes; details change rarely (an hour),
-    /// the configuration hardly ever (a day).
+    /// amodb's edge caches lists and searches for 30 minutes; details change rarely (an
+    /// hour), the configuration and the genres hardly ever (a day).
     static func cacheControl(for route: Route) -> String {
         switch route {
-        case .trending: "public, max-age=1800"
-        case .movie: "public, max-age=3600"
-        case .configuration: "public, max-age=86400"
+        case .trending, .movieList, .searchMovie: "public, max-age=1800"
+        case .movie, .tv, .person: "public, max-age=3600"
+        case .configuration, .movieGenres: "public, max-age=86400"
         }
     }
 

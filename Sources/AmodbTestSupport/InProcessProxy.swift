@@ -24,7 +24,7 @@ package final class InProcessProxy: Sendable {
             configuration: configuration, fetcher: fetcher, clock: clock,
             logger: logger ?? ProxyLogger(minimumLevel: .error, secrets: [configuration.apiKey], sink: { _ in }),
             accessLogSink: accessLog?.sink ?? { @Sendable _ in })
-        proxy.startInProcess()
+        proxy.startWithoutListening()
     }
 
     /// The answer to one request for `target` from `peer`, as a client reads it.
@@ -35,7 +35,13 @@ package final class InProcessProxy: Sendable {
         fields.add("Host", "127.0.0.1")
         for (name, value) in headers { fields.add(name, value) }
         let request = try HTTPRequest(method: method, target: target, headers: fields, peerAddress: peer)
-        let response = await proxy.respond(to: request)
+        let driver = proxy.driver
+        // As a connection hands it over: answered at once, or delivered later.
+        let response = await withCheckedContinuation { continuation in
+            let immediate = driver.respond(
+                to: request, context: ResponderContext(), later: { { continuation.resume(returning: $0) } })
+            if let immediate { continuation.resume(returning: immediate) }
+        }
         return try RawHTTPResponse(bytes: response.wireBytes(isHead: method == "HEAD"))
     }
 

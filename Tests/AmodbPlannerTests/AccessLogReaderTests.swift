@@ -119,7 +119,7 @@ struct AccessLogReaderTests {
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/<redacted>","status":200,"cache":"hit"}"#,
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550?language=de-DE&append_to_response=credits","status":200,"cache":"hit"}"#,
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/550?api_key=x","status":200,"cache":"hit"}"#,
-        #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/popular","status":200,"cache":"hit"}"#,
+        #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"/movie/latest","status":200,"cache":"hit"}"#,
         #"{"time":"2026-11-29T20:39:05.123Z","method":"GET","route":"/3/movie/{movie_id}","key":"\/movie\/550","status":200,"cache":"hit"}"#,
         #"2026-11-29T20:39:05.123Z method=GET route=/3/movie/{movie_id} key="/movie/550 status=200 cache=hit"#,
         // Durations no request took, or no number at all: the time they would move is no time.

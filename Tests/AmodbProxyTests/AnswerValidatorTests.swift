@@ -80,6 +80,23 @@ private func unicodeEscaped(_ text: String) -> String {
         #expect(validator.problem(with: Array(body.utf8), for: movie) != nil, "\(name)")
     }
 
+    /// Each shape of the route table is checked as the route's entry says: a list has its
+    /// results, a show or a person is the one asked for, a genre list has its genres.
+    @Test(arguments: [
+        (Route.movieList(.popular), #"{"page":1,"results":[]}"#, true),
+        (.movieList(.upcoming), #"{"page":1,"dates":{}}"#, false),
+        (.searchMovie, #"{"page":1,"results":[],"total_pages":1,"total_results":0}"#, true),
+        (.tv(id: 1396), #"{"id":1396,"name":"Breaking Bad"}"#, true),
+        (.tv(id: 1396), #"{"id":1399,"name":"Game of Thrones"}"#, false),
+        (.person(id: 287), #"{"id":287,"name":"Brad Pitt"}"#, true),
+        (.person(id: 287), #"{"name":"Brad Pitt"}"#, false),
+        (.movieGenres, #"{"genres":[{"id":18,"name":"Drama"}]}"#, true),
+        (.movieGenres, #"{"results":[]}"#, false),
+    ])
+    func eachShapeOfTheTableIsChecked(route: Route, body: String, usable: Bool) {
+        #expect((validator.problem(with: Array(body.utf8), for: route) == nil) == usable, "\(route) \(body)")
+    }
+
     @Test func refusesBytesThatAreNotUTF8() {
         for bad: [UInt8] in [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] {
             let body = Array(#"{"id":550,"title":""#.utf8) + bad + Array(#""}"#.utf8)

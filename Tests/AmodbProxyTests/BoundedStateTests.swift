@@ -14,8 +14,8 @@ struct BoundedStateTests {
         let cache = MemoryResponseCache(maxBytes: maxBytes)
         let forwarder = forwarder(fetcher, cache: cache, limit: limit)
         for id in 1...5_000 { _ = await ask(forwarder, try AmodbRequest(route: .movie(id: 1_000_000 + id))) }
-        #expect(await eventually { forwarder.tableSizes.tasks == 0 })
-        let sizes = forwarder.tableSizes
+        #expect(await eventually { forwarder.stages.tableSizes.tasks == 0 })
+        let sizes = forwarder.stages.tableSizes
         #expect(sizes.inFlight == 0)
         #expect(sizes.backoff == 0, "a miss has nothing to back off from")
         #expect(cache.usage.bytes <= maxBytes, "remembered 404s are held to the byte budget")

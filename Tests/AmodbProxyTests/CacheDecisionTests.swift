@@ -48,6 +48,16 @@ struct CacheDecisionTests {
         #expect(Self.decide(Self.entry(), at: 4600) == .revalidate(ttl: -1800, overdue: false))
     }
 
+    /// A miss-only route (a search) is never refreshed in the background: past its lifetime
+    /// its answer is a miss, whatever max-stale allows the others.
+    @Test func aMissOnlyRoutesStaleAnswerIsAMiss() {
+        #expect(Self.decide(Self.entry(), route: .searchMovie, at: 2799) == .fresh(ttl: 1))
+        #expect(Self.decide(Self.entry(), route: .searchMovie, at: 2800) == .miss)
+        let failure = RefreshBackoff.Failure(until: 9999, fwdStatus: 503)
+        #expect(Self.decide(Self.entry(), route: .searchMovie, at: 3000, failure: failure) == .miss)
+        #expect(Self.decide(Self.entry(), route: .movieList(.popular), at: 2800) == .revalidate(ttl: 0, overdue: false))
+    }
+
     @Test func pastTwiceItsLifetimeItsRefreshIsOverdue() {
         #expect(Self.decide(Self.entry(), at: 4601) == .revalidate(ttl: -1801, overdue: true))
     }

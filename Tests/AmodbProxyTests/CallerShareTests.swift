@@ -182,11 +182,9 @@ struct CallerShareTests {
         #expect(inner.acquire(.miss, client: "greedy", now: clock.now()) == .granted)  // its one call of the window
         let budget = GatedBudget(inner)
         let statistics = CacheStatistics()
-        let forwarder = CachingForwarder(
-            cache: MemoryResponseCache(), fetcher: fetcher, budget: budget, clock: clock,
-            logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }),
-            policy: CachingForwarder.Policy(ProxyConfiguration()),
-            validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: statistics)
+        let forwarder = cacheDriver(
+            fetcher: fetcher, window: budget, clock: clock, policy: CacheStages.Policy(ProxyConfiguration()),
+            statistics: statistics)
         let request = try AmodbRequest(route: .movie(id: 550))
         let greedy = Task { await ask(forwarder, request, client: "greedy") }
         #expect(await eventually { budget.held == 1 }, "the greedy client leads, and waits for its call")

@@ -56,7 +56,7 @@ struct CoalescingTests {
         cache.arm {
             fetcher.release()
             return eventuallyBlocking {
-                cache.inner.entry(for: request.pathAndQuery) != nil && forwarder.tableSizes.inFlight == 0
+                cache.inner.entry(for: request.pathAndQuery) != nil && forwarder.stages.tableSizes.inFlight == 0
             }
         }
         let second = await ask(forwarder, request)
@@ -65,7 +65,7 @@ struct CoalescingTests {
         #expect(second.status == 200)
         #expect(second.cacheOutcome == .hit(ttl: 1800))
         #expect(fetcher.calls.count == 1, "one upstream call, not a second one for the late request")
-        await forwarder.drain(within: 1)
+        await forwarder.stages.drain(within: 1)
     }
 
     @Test func aRequestArrivingWhileAFetchIsInFlightJoinsIt() async throws {
@@ -77,12 +77,12 @@ struct CoalescingTests {
         let first = Task { await ask(forwarder, request) }
         #expect(await eventually { fetcher.heldCount == 1 })
         let second = Task { await ask(forwarder, request) }
-        #expect(await eventually { forwarder.statistics.value(.collapsed) == 1 })
+        #expect(await eventually { forwarder.stages.statistics.value(.collapsed) == 1 })
         fetcher.release()
         #expect(await first.value.cacheOutcome == .miss(fwdStatus: 200, stored: true, collapsed: false, detail: nil))
         #expect(await second.value.cacheOutcome == .miss(fwdStatus: 200, stored: true, collapsed: true, detail: nil))
         #expect(fetcher.calls.count == 1)
-        await forwarder.drain(within: 1)
+        await forwarder.stages.drain(within: 1)
     }
 
     @Test func pathsInFlightAreBoundedAndANewOneIsRefusedBeyondIt() async throws {
@@ -99,10 +99,10 @@ struct CoalescingTests {
         #expect(refused?.headers["Retry-After"] == "1")
         #expect(
             refused?.cacheOutcome == .miss(fwdStatus: nil, stored: false, collapsed: false, detail: .tooManyFetches))
-        #expect(forwarder.tableSizes.inFlight == 2)
+        #expect(forwarder.stages.tableSizes.inFlight == 2)
         fetcher.release()
         for task in held { _ = await task.value }
-        #expect(forwarder.tableSizes.inFlight == 0)
-        await forwarder.drain(within: 1)
+        #expect(forwarder.stages.tableSizes.inFlight == 0)
+        await forwarder.stages.drain(within: 1)
     }
 }

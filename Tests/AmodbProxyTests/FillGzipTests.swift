@@ -33,7 +33,7 @@ struct FillGzipTests {
         #expect(await eventually { fetcher.heldCount == 1 })
         let joined = Task { await ask(forwarder, request, accept: Self.accepting("br, gzip")) }
         let plain = Task { await ask(forwarder, request) }
-        #expect(await eventually { forwarder.statistics.value(.collapsed) == 2 })
+        #expect(await eventually { forwarder.stages.statistics.value(.collapsed) == 2 })
         fetcher.release()
 
         let compressed = [await leader.value, await joined.value]
@@ -47,7 +47,7 @@ struct FillGzipTests {
         #expect(identity.contentEncoding == nil)
         #expect(identity.body == Self.body)
         #expect(fetcher.calls.count == 1)
-        await forwarder.drain(within: 1)
+        await forwarder.stages.drain(within: 1)
     }
 
     @Test func anAnswerTooLargeToStoreIsNotCompressed() async throws {
@@ -61,8 +61,8 @@ struct FillGzipTests {
         #expect(answer.contentEncoding == nil)
         #expect(answer.body == Self.body)
         #expect(cache.usage.entries == 0)
-        await forwarder.drain(within: 1)
-        #expect(forwarder.variantMaker.compressions == 0)
+        await forwarder.stages.drain(within: 1)
+        #expect(forwarder.stages.variantMaker.compressions == 0)
     }
 
     @Test func anAnswerThatFitsOnlyWithoutItsGzipIsStoredAsIdentity() async throws {
@@ -75,9 +75,9 @@ struct FillGzipTests {
         #expect(answer.contentEncoding == nil)
         #expect(answer.body == Self.body)
         #expect(cache.entry(for: request.pathAndQuery)?.body == Self.body)
-        await forwarder.drain(within: 1)
+        await forwarder.stages.drain(within: 1)
         #expect(
-            forwarder.variantMaker.compressedBytes == 0,
+            forwarder.stages.variantMaker.compressedBytes == 0,
             "asked before compressing: it could not be kept with its variants")
     }
 }

@@ -50,19 +50,16 @@ struct KeyBudgetTests {
         let clock = SimulatedClock(1000)
         let upstream: Upstream
         let answers = Answers()
-        let forwarder: CachingForwarder
+        let forwarder: ProxyDriver
 
         init(statuses: [Int], retryAfter: String? = "2", missWait: Double = 2) {
             upstream = Upstream(clock: clock, statuses: statuses, retryAfter: retryAfter)
             var configuration = ProxyConfiguration()
             configuration.missWait = missWait
             configuration.clientUpstreamShare = 1
-            forwarder = CachingForwarder(
-                cache: MemoryResponseCache(), fetcher: upstream, budget: UpstreamBudget(limit: 40), clock: clock,
-                logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }),
-                policy: CachingForwarder.Policy(configuration),
-                validator: AnswerValidator(key: Secret(ProxyHarness.key)),
-                statistics: CacheStatistics())
+            forwarder = cacheDriver(
+                fetcher: upstream, window: UpstreamBudget(limit: 40), clock: clock,
+                policy: CacheStages.Policy(configuration))
         }
 
         func ask(_ id: Int) async throws {
@@ -75,49 +72,49 @@ struct KeyBudgetTests {
         }
 
         func advance(to time: Double) async {
-            await clock.advance(to: time) { await forwarder.settled() }
+            await clock.advance(to: time) { await forwarder.stages.settled() }
         }
     }
 
     @Test func whenA429sPauseEndsOneProbeGoesAndTheRestWaitForIt() async throws {
         let scene = Scene(statuses: [429])
         for id in 1...5 { try await scene.ask(id) }
-        await scene.forwarder.settled()
+        await scene.forwarder.stages.settled()
         await scene.advance(to: 1010)
         let after = scene.upstream.times.filter { $0 > 1000 && $0 <= 1004 }
         #expect(after.count <= 3, "one probe a pause, not the queue: \(scene.upstream.times)")
         #expect(after == [1002, 1004])
         #expect(scene.answers.statuses == [503, 503, 503, 503, 503], "each told to come back later")
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func theWaitingMissesFollowOnceTheProbeSucceeds() async throws {
         let scene = Scene(statuses: [429, 200], missWait: 5)
         try await scene.ask(1)
-        await scene.forwarder.settled()
+        await scene.forwarder.stages.settled()
         for id in 2...3 { try await scene.ask(id) }
-        await scene.forwarder.settled()
+        await scene.forwarder.stages.settled()
         await scene.advance(to: 1010)
         // A 429 at 1000; the probe at 1002 succeeds, then the two misses waiting follow.
         #expect(scene.upstream.times == [1000, 1002, 1002, 1002])
         #expect(scene.answers.statuses == [200, 200, 200])
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func withoutARetryAfterThePauseDoublesWhileAmodbKeepsRefusing() async throws {
         let scene = Scene(statuses: [429], retryAfter: nil, missWait: 0)
         try await scene.ask(1)
-        await scene.forwarder.settled()
+        await scene.forwarder.stages.settled()
         await scene.advance(to: 1100)
         // 1 s, then 2 s, then 4 s between probes; the miss gave up after its two retries.
         #expect(scene.upstream.times == [1000, 1001, 1003])
         try await scene.ask(2)  // at 1100, the pause (8 s from 1003) long over: the probe
-        await scene.forwarder.settled()
+        await scene.forwarder.stages.settled()
         await scene.advance(to: 1200)
         #expect(scene.upstream.times.count == 6)
         let gaps = zip(scene.upstream.times.dropFirst(3), scene.upstream.times.dropFirst(4)).map { $1 - $0 }
         #expect(gaps == [8, 16], "the pause keeps doubling until amodb answers: \(scene.upstream.times)")
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func aProbeWhoseAnswerIsLostLetsAnotherTryAfterItsTime() {

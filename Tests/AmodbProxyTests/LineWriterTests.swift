@@ -113,7 +113,7 @@ struct LineWriterTests {
         let before = Date()
         log.record(
             AccessLogEntry(
-                method: "GET", route: .movie, status: 200, cache: .hit, nanoseconds: 84_000, bytes: 1937,
+                method: "GET", route: .init(.movie), status: 200, cache: .hit, nanoseconds: 84_000, bytes: 1937,
                 client: "203.0.113.7"))
         log.record(
             AccessLogEntry(

@@ -21,7 +21,7 @@ struct LogLineTests {
         Case(
             name: "a gzip hit",
             entry: AccessLogEntry(
-                method: "GET", route: .trending, status: 200, cache: .hit, nanoseconds: 123_456, bytes: 10_240,
+                method: "GET", route: .init(.trending), status: 200, cache: .hit, nanoseconds: 123_456, bytes: 10_240,
                 encoding: .gzip,
                 client: "127.0.0.1"),
             json:
@@ -32,7 +32,8 @@ struct LogLineTests {
         Case(
             name: "a movie with its cache key, which holds = and &",
             entry: AccessLogEntry(
-                method: "GET", route: .movie, key: "/movie/550?append_to_response=credits&language=de-DE", status: 200,
+                method: "GET", route: .init(.movie), key: "/movie/550?append_to_response=credits&language=de-DE",
+                status: 200,
                 cache: .miss,
                 nanoseconds: 41_000_000, bytes: 1937, client: "203.0.113.7"),
             json:
@@ -43,7 +44,7 @@ struct LogLineTests {
         Case(
             name: "a trending list whose key has no query",
             entry: AccessLogEntry(
-                method: "GET", route: .trending, key: "/trending/movie/week", status: 200, cache: .hit,
+                method: "GET", route: .init(.trending), key: "/trending/movie/week", status: 200, cache: .hit,
                 nanoseconds: 84_000, bytes: 10_240,
                 client: "127.0.0.1"),
             json:
@@ -54,7 +55,7 @@ struct LogLineTests {
         Case(
             name: "a stale movie in br, 1.5 ms, IPv6 client",
             entry: AccessLogEntry(
-                method: "HEAD", route: .movie, status: 200, cache: .stale, nanoseconds: 1_500_000, bytes: 0,
+                method: "HEAD", route: .init(.movie), status: 200, cache: .stale, nanoseconds: 1_500_000, bytes: 0,
                 encoding: .br, client: "2001:db8::1"),
             json:
                 #","method":"HEAD","route":"/3/movie/{movie_id}","status":200,"cache":"stale","duration_ms":1.5,"bytes":0,"encoding":"br","client":"2001:db8::1"}"#,

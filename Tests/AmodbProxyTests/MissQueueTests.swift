@@ -35,7 +35,7 @@ struct MissQueueTests {
         let clock = SimulatedClock(1000)
         let fetcher = Movies()
         let answers = Answers()
-        let forwarder: CachingForwarder
+        let forwarder: ProxyDriver
 
         /// Two calls a minute, movies fresh for 10 s; misses wait `wait` seconds, `waiting` of them at most; each
         /// client's share is `share` calls (none: no share).
@@ -44,14 +44,12 @@ struct MissQueueTests {
             configuration.missWait = wait
             configuration.movieTTL = 10
             configuration.clientUpstreamShare = 1
-            var policy = CachingForwarder.Policy(configuration)
+            var policy = CacheStages.Policy(configuration)
             policy.maxWaitingMisses = waiting
-            forwarder = CachingForwarder(
-                cache: MemoryResponseCache(), fetcher: fetcher,
-                budget: UpstreamBudget(limit: 2, shares: share.map { CallerShare(callsPerWindow: $0) }),
-                clock: clock,
-                logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), policy: policy,
-                validator: AnswerValidator(key: Secret(ProxyHarness.key)), statistics: statistics)
+            forwarder = cacheDriver(
+                fetcher: fetcher,
+                window: UpstreamBudget(limit: 2, shares: share.map { CallerShare(callsPerWindow: $0) }),
+                clock: clock, policy: policy, statistics: statistics)
         }
 
         /// Asks for movie `id` at the clock's time; its answer lands in `answers` when given.
@@ -62,12 +60,12 @@ struct MissQueueTests {
             {
                 answers.add(id, now)
             }
-            await forwarder.settled()
+            await forwarder.stages.settled()
         }
 
         /// Moves the clock to `time`, the forwarder settling at each step.
         func advance(to time: Double) async {
-            await clock.advance(to: time) { await forwarder.settled() }
+            await clock.advance(to: time) { await forwarder.stages.settled() }
         }
 
         /// Movies 1 and 2 fetched at 1000 and 1001: the window of 2 is spent until 1060, then 1061.
@@ -84,11 +82,11 @@ struct MissQueueTests {
         await scene.advance(to: 1059.5)
         try await scene.ask(3)  // the window is spent; a call frees at 1060
         #expect(scene.answers.all.count == 2, "it waits")
-        #expect(scene.forwarder.tableSizes.tasks == 1)
+        #expect(scene.forwarder.stages.tableSizes.tasks == 1)
         await scene.advance(to: 1060.2)
         #expect(scene.answers.all.map(\.status) == [200, 200, 200])
         #expect(scene.fetcher.calls.count == 3)
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func withoutAWaitTheSameMissIsRefusedAtOnce() async throws {
@@ -98,7 +96,7 @@ struct MissQueueTests {
         try await scene.ask(3)
         #expect(scene.answers.all.map(\.status) == [200, 200, 503])
         #expect(scene.fetcher.calls.count == 2)
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func aMissWhoseCallFreesAfterItsWaitIsRefusedWithoutWaiting() async throws {
@@ -108,7 +106,7 @@ struct MissQueueTests {
         await scene.advance(to: 1030)
         try await scene.ask(3)  // the next call frees in 30 s
         #expect(scene.answers.all.map(\.status) == [200, 200, 503], "answered with no time passing")
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func waitingMissesAreServedInTurnAndLateComersDoNotOvertake() async throws {
@@ -124,7 +122,7 @@ struct MissQueueTests {
         #expect(scene.answers.all.map(\.id) == [1, 2, 10, 11, 12])
         #expect(scene.answers.all.map(\.status) == [200, 200, 200, 200, 503], "the third's call frees only at 1120")
         #expect(scene.fetcher.calls.count == 4)
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func requestsForTheSamePathWaitWithTheMissTheyJoin() async throws {
@@ -137,7 +135,7 @@ struct MissQueueTests {
         await scene.advance(to: 1060.5)
         #expect(scene.answers.all.map(\.status) == [200, 200, 200, 200, 200])
         #expect(scene.fetcher.calls.count == 3, "one call for the three")
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func aClientWithNoShareLeftIsRefusedAtOnceRatherThanWaitingInLine() async throws {
@@ -149,14 +147,14 @@ struct MissQueueTests {
         await scene.advance(to: 1059.5)
         try await scene.ask(3, as: "c")  // waits for the call freeing at 1060
         try await scene.ask(4, as: "a")  // its one call is spent: no place in line
-        await scene.forwarder.settled()
+        await scene.forwarder.stages.settled()
         #expect(scene.answers.all.map(\.id) == [1, 2, 4])
         #expect(scene.answers.all.last?.status == 503)
         #expect(statistics.value(.clientShareDenial) == 1)
         await scene.advance(to: 1061)
         #expect(scene.answers.all.map(\.status) == [200, 200, 503, 200])
         #expect(scene.fetcher.calls == ["/movie/1", "/movie/2", "/movie/3"])
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func beyondTheBoundAMissIsRefusedAtOnce() async throws {
@@ -169,7 +167,7 @@ struct MissQueueTests {
         #expect(scene.answers.all.last?.status == 503)
         await scene.advance(to: 1062)
         #expect(scene.answers.all.map(\.status) == [200, 200, 503, 200, 200])
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 
     @Test func aRefreshOfAnEntryPastTwiceItsLifetimeGoesAheadOfTheWaitingMisses() async throws {
@@ -185,7 +183,7 @@ struct MissQueueTests {
             scene.fetcher.calls == ["/movie/1", "/movie/2", "/movie/1", "/movie/3"], "the refresh took the call at 1060"
         )
         #expect(scene.answers.all.map(\.status) == [200, 200, 200, 200])
-        await scene.forwarder.drain(within: 1)
+        await scene.forwarder.stages.drain(within: 1)
     }
 }
 

@@ -15,8 +15,8 @@ struct ProxyMetricsTests {
     ])
     func aStatusCountsInItsOwnSeriesOrInOther(status: Int, label: String) throws {
         let metrics = ProxyMetrics()
-        metrics.recordRequest(route: .movie, status: status, cache: .stale, seconds: 0.002)
-        metrics.recordRequest(route: .movie, status: status, cache: .stale, seconds: 0.002)
+        metrics.recordRequest(route: .init(.movie), status: status, cache: .stale, seconds: 0.002)
+        metrics.recordRequest(route: .init(.movie), status: status, cache: .stale, seconds: 0.002)
         let samples = try PrometheusSamples(metrics.render())
         #expect(
             try samples.value(
@@ -40,7 +40,7 @@ struct ProxyMetricsTests {
         let metrics = ProxyMetrics()
         // At a bound, between bounds, and above every bound (only +Inf holds it).
         for seconds in [0.0005, 0.003, 0.003, 42.0] {
-            metrics.recordRequest(route: .trending, status: 200, cache: .hit, seconds: seconds)
+            metrics.recordRequest(route: .init(.trending), status: 200, cache: .hit, seconds: seconds)
         }
         let samples = try PrometheusSamples(metrics.render())
         let route = ["route": "/3/trending/{media_type}/{time_window}"]
@@ -87,7 +87,7 @@ struct ProxyMetricsTests {
         let statistics = CacheStatistics(eventLoops: 1)
         let slots = CacheStatistics.RouteEvent.allCases.flatMap { event in Route.Kind.allCases.map { (event, $0) } }
         for (position, (event, kind)) in slots.enumerated() {
-            for _ in 0...position { statistics.count(event, route: kind.example) }
+            for _ in 0...position { statistics.count(event, kind: kind) }
         }
         for (position, (event, kind)) in slots.enumerated() {
             #expect(statistics.value(event, kind: kind) == position + 1, "\(event) \(kind)")

@@ -11,7 +11,8 @@ struct ProxyRoutingTests {
         arguments: [
             ("/3/movie/550", true, Route.movie(id: 550) as Route?),
             ("/3/trending/all/day", true, .trending(.all, .day)),
-            ("/3/", true, nil), ("/3/movie/550/", true, nil), ("/3/tv/1396", true, nil), ("/3//movie/550", true, nil),
+            ("/3/", true, nil), ("/3/movie/550/", true, nil), ("/3/tv/season", true, nil),
+            ("/3/tv/1396", true, .tv(id: 1396)), ("/3//movie/550", true, nil),
             ("/3", false, nil), ("/30/movie/550", false, nil), ("/movie/550", false, nil), ("/healthz", false, nil),
             ("/4/movie/550", false, nil), ("", false, nil),
         ])

@@ -8,15 +8,33 @@ import Testing
 /// apps. The string readings are the oracle: on every path and query here, both give the
 /// same route, the same request or the same error, and the same key.
 struct RouteRequestTests {
+    /// A route of each kind.
+    static let examples: [Route] =
+        MovieList.allCases.map(Route.movieList) + [
+            .trending(.all, .day), .movie(id: 550), .configuration, .tv(id: 1396), .person(id: 287), .movieGenres,
+            .searchMovie,
+        ]
+
+    @Test func theExamplesCoverEveryKindOfTheTable() {
+        #expect(Set(Self.examples.map(\.kind)) == Set(Route.Kind.allCases))
+        for (index, entry) in RouteTable.entries.enumerated() {
+            #expect(entry.kind.rawValue == index, "an entry's place is its kind's raw value")
+        }
+    }
+
     /// Every route's path, and each of them with one byte changed, dropped or added at every
     /// place (a slash, a letter of either case, digits, a multi-byte character).
     static let paths: [String] = {
         let routes: [Route] =
             MediaType.allCases.flatMap { media in TimeWindow.allCases.map { Route.trending(media, $0) } }
             + [.movie(id: 1), .movie(id: 550), .movie(id: Int(Int32.max)), .configuration]
-            + Route.Kind.allCases.map(\.example)  // a route added one day is read here too
+            + examples  // a route added one day is read here too
         let insertions = ["/", "a", "M", "0", "9", "é", ""]
-        var paths = Set(routes.map(\.path) + ["", "/", "/movie/", "/movie/2147483648", "/movie/0550", "/trending//"])
+        var paths = Set(
+            routes.map(\.path) + [
+                "", "/", "/movie/", "/movie/2147483648", "/movie/0550", "/trending//", "/tv/", "/person/0",
+                "/genre/movie/list/", "/search/movie/x", "/movie/popular/1",
+            ])
         for route in routes {
             let bytes = Array(route.path.utf8)
             for index in 0...bytes.count {
@@ -39,7 +57,7 @@ struct RouteRequestTests {
             #expect(routed == Route(path: path), "\(path.debugDescription)")
             if routed != nil { matched += 1 }
         }
-        #expect(matched >= 11, "every route's own path matches")
+        #expect(matched >= 22, "every route's own path matches")
         #expect(Self.paths.count > 1_000)
     }
 
@@ -58,10 +76,10 @@ struct RouteRequestTests {
     /// Query items that reach every branch of both readers: each parameter (and a name that
     /// is none, and one in the wrong case), with values valid, empty, out of range, malformed.
     static let items: [(name: String, value: String)] = {
-        let names = ["language", "page", "append_to_response", "Language"]
+        let names = ["language", "page", "append_to_response", "Language", "query"]
         let values = [
             "", "de", "DE", "pt-br", "en-US", "zh-hant-tw", "e", "1", "2", "500", "501", "01", "credits",
-            " credits , videos,credits", "é",
+            " credits , videos,credits", "é", " Star  WARS ", "a\u{1}b", "e\u{301}", String(repeating: "x", count: 101),
         ]
         return names.flatMap { name in values.map { (name, $0) } }
     }()
@@ -87,7 +105,10 @@ struct RouteRequestTests {
         }
     }
 
-    @Test(arguments: [Route.trending(.movie, .week), .movie(id: 550), .configuration])
+    @Test(arguments: [
+        Route.trending(.movie, .week), .movie(id: 550), .configuration, .searchMovie, .movieList(.popular),
+        .tv(id: 1), .movieGenres,
+    ])
     func queriesAreReadAsTheStringReadingReadsThem(route: Route) {
         var valid = 0
         var keys = Set<String>()
@@ -114,8 +135,8 @@ struct RouteRequestTests {
                 }
             }
         }
-        #expect(valid > 100, "enough queries are valid to mean something")
-        #expect(keys.count > (route == .configuration ? 0 : 10))
+        #expect(valid > (route == .searchMovie ? 30 : 100), "enough queries are valid to mean something")
+        #expect(keys.count > (route.parameters.isEmpty ? 0 : 3))
     }
 
     @Test func aResolvedLanguageIsTheBaseListsOwnString() throws {
@@ -141,26 +162,43 @@ struct RouteRequestTests {
         arguments: [
             "/movie/550?language=EN-us", "/movie/550?page=2", "/movie/550?page=01", "/movie/0550", "movie/550",
             "/movie/550?append_to_response=videos,credits", "/movie/550?", "/trending/all/day?page=1", "",
+            "/search/movie", "/search/movie?query=Star%20Wars", "/search/movie?query=star+wars",
+            "/search/movie?query=star%20wars&language=de-DE", "/tv/550?append_to_response=credits",
         ])
     func foreignKeysAreRefused(text: String) {
         #expect(CacheKey.request(of: text) == nil)
     }
 
-    @Test func aMoviesKeyIsWrittenForEveryLengthOfId() throws {
+    @Test func aKeyWithAnIdIsWrittenForEveryLengthOfId() throws {
         for id in [1, 9, 10, 99, 12_345, Int(Int32.max), Int.max, -1, Int.min] {
-            #expect(CacheKey(try AmodbRequest(route: .movie(id: id))).text == "/movie/\(id)")
-            let request = try AmodbRequest(route: .movie(id: id), language: "de-DE", page: nil)
-            #expect(CacheKey(request).text == "/movie/\(id)?language=de-DE")
+            for route in [Route.movie(id: id), .tv(id: id), .person(id: id)] {
+                #expect(CacheKey(try AmodbRequest(route: route)).text == route.path)
+                let request = try AmodbRequest(route: route, language: "de-DE", page: nil)
+                #expect(CacheKey(request).text == route.path + "?language=de-DE")
+            }
         }
+    }
+
+    /// A search's key holds its canonical text percent-encoded, one spelling for one text,
+    /// and reads back as the same request.
+    @Test func aSearchsKeyHoldsItsTextPercentEncoded() throws {
+        let request = try AmodbRequest(route: .searchMovie, language: "de-DE", page: 2, search: "  Amélie  &  Co/ ")
+        let key = CacheKey(request)
+        #expect(key.text == "/search/movie?language=de-DE&page=2&query=am%C3%A9lie%20%26%20co%2F")
+        #expect(key.text == request.pathAndQuery)
+        #expect(CacheKey.request(of: key.text) == request)
+        let decomposed = try AmodbRequest(route: .searchMovie, search: "AME\u{301}LIE")
+        #expect(CacheKey(decomposed).text == "/search/movie?query=am%C3%A9lie", "composed: one text, one key")
     }
 
     /// The widest keys code can ask for (every parameter, the widest numbers) fit the room
     /// the key is written into, and read as the models write them.
     @Test func theWidestKeysAreWrittenWhole() {
-        for route in [Route.movie(id: Int.min), .trending(.person, .week)] {
+        for route in [Route.movie(id: Int.min), .trending(.person, .week), .person(id: Int.min), .searchMovie] {
             let request = AmodbRequest(
                 canonical: route, language: "zh-Hant-TW", page: Int.min,
-                appendToResponse: RouteRequest.appendableInOrder)
+                appendToResponse: RouteRequest.appendableInOrder,
+                search: route == .searchMovie ? String(repeating: "\u{1F600}", count: 25) : nil)
             #expect(CacheKey(request).text == request.pathAndQuery)
         }
     }

@@ -5,8 +5,9 @@ import Testing
 
 @Suite struct RoutingTests {
     @Test(arguments: [
-        "/3/tv/1396", "/3/movie/abc", "/3/movie/0", "/3/movie/0550", "/movie/550", "/3", "/3/",
+        "/3/tv/abc", "/3/movie/abc", "/3/movie/0", "/3/movie/0550", "/movie/550", "/3", "/3/",
         "/3/trending/movie/month", "/3/trending/film/week", "/3/trending/movie/week/extra", "/4/movie/550",
+        "/3/tv/0", "/3/person/-1", "/3/movie/popular/2", "/3/genre/tv/list", "/3/search/movie/", "/3/search/tv",
     ])
     func unknownPathIsAmodbsNotFound(path: String) async throws {
         let response = await get(AmodbSandbox(), path)

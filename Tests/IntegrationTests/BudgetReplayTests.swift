@@ -6,7 +6,7 @@ import Testing
 
 /// A day of a modest app's traffic (20 requests a second; a quarter to the trending lists,
 /// the rest to 20,000 movies by Zipf popularity in 6 languages; seeded) replayed through the
-/// real `CachingForwarder`, cache and budget on a simulated clock, on a 40-a-minute key:
+/// real `ProxyDriver` cache stages, cache and budget on a simulated clock, on a 40-a-minute key:
 /// what share of requests the budget refuses, with each movie TTL (docs/budget.md).
 /// The longest of the suite: the planner reads the day's 1.7 million log lines in a debug
 /// build (about four minutes alone, twice that beside a busy machine's other work).

@@ -258,7 +258,7 @@ private let shared: SandboxedProxy = {
 
 /// Whether the shared proxy has read `count` bytes from the connection at `port`, or closed it.
 private func readOrClosed(_ count: Int, port: Int) -> Bool {
-    (shared.harness.proxy.bytesReceived(fromPeerPort: port) ?? .max) >= count
+    (shared.harness.proxy.server.bytesReceived(fromPeerPort: port) ?? .max) >= count
 }
 
 /// Sends `chunks` one after another, each only once the server has read the one before, so
@@ -273,7 +273,7 @@ private func play(_ chunks: [[UInt8]], isHead: Bool, expectKept: Bool, port: Int
         // Generous limits (they cost nothing when the server keeps up): a loaded machine may
         // take seconds to accept and read.
         #expect(
-            eventuallyBlocking(within: 30) { shared.harness.proxy.bytesReceived(fromPeerPort: local) != nil },
+            eventuallyBlocking(within: 30) { shared.harness.proxy.server.bytesReceived(fromPeerPort: local) != nil },
             "accepted")
         var sent = 0
         for (index, chunk) in chunks.enumerated() {
@@ -342,8 +342,9 @@ struct HostileInputTests {
                     guard (try? connection.send(text)) != nil else { break }
                     sent += text.utf8.count
                     guard
-                        eventuallyBlocking(within: 30, { (proxy.bytesReceived(fromPeerPort: local) ?? .max) >= sent }),
-                        proxy.bytesReceived(fromPeerPort: local) != nil
+                        eventuallyBlocking(
+                            within: 30, { (proxy.server.bytesReceived(fromPeerPort: local) ?? .max) >= sent }),
+                        proxy.server.bytesReceived(fromPeerPort: local) != nil
                     else { break }
                 }
                 let response = try connection.readResponse()
@@ -388,16 +389,18 @@ struct HostileInputTests {
                 let request = Array("GET /3/trending/movie/week HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
                 for _ in 0..<100 { try? connection.send(Array(repeating: request, count: 20).flatMap { $0 }) }
                 // The server gives up on us once our answers have been stuck for the write timeout.
-                #expect(eventuallyBlocking(within: 30) { proxy.bytesReceived(fromPeerPort: local) == nil }, "dropped")
+                #expect(
+                    eventuallyBlocking(within: 30) { proxy.server.bytesReceived(fromPeerPort: local) == nil }, "dropped"
+                )
                 return connection.drainUntilClosed(seconds: 10)
             }
             #expect(drained.closed)
             // Backpressure, as docs/security.md promises: the server stopped reading requests while
             // its answers were not taken, and never held more than 256 KiB unsent.
-            #expect(proxy.serverProbe.peakUnsentBytes > 0)
+            #expect(proxy.server.probe.peakUnsentBytes > 0)
             #expect(
-                proxy.serverProbe.peakUnsentBytes <= 256 * 1024,
-                "peak unsent \(proxy.serverProbe.peakUnsentBytes) bytes")
+                proxy.server.probe.peakUnsentBytes <= 256 * 1024,
+                "peak unsent \(proxy.server.probe.peakUnsentBytes) bytes")
             #expect(try await setup.harness.get("/healthz").status == 200)
         }
     }

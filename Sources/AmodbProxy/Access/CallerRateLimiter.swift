@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A token bucket per client (its token and address, as `ProxyResponder` names it): a
+/// A token bucket per client (its token and address, as `Caller.limitKey` names it): a
 /// client may burst up to `burst` requests, then `perMinute` a minute. Sharded, so clients
 /// rarely share a lock.
 ///

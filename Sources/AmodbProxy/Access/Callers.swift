@@ -39,35 +39,8 @@ struct Callers: Sendable {
         let mode: ProofMode
     }
 
-    /// The outcome for one request.
-    enum Verdict {
-        /// Nothing is required: anyone may call.
-        case open
-        /// An app token, by its name for the limits (`TokenIdentifier`).
-        case token(String)
-        /// A verified user.
-        case user(UserIdentity)
-        /// A genuine copy of the app: an App Attest session for this key (its limit key,
-        /// `attested:` and the key id's first 16 hex digits).
-        case attested(String)
-        /// The answer to send instead (401; 429 for an address over its rate; 503 while the
-        /// key set is missing).
-        case refused(HTTPResponse)
-
-        /// The verified user, if that is who calls.
-        var user: UserIdentity? {
-            if case .user(let user) = self { user } else { nil }
-        }
-    }
-
-    /// The address a request comes from, as far as its refusals are concerned: refused
-    /// credentials are charged to it, before any signature is checked.
-    struct Address {
-        /// Its address (the peer's, or from a trusted `X-Forwarded-For`).
-        let address: String
-        /// Whether the address is limited (not in `AMODB_RATE_LIMIT_EXEMPT`).
-        let limited: Bool
-    }
+    /// The credential a request showed, or the answer that refuses it.
+    typealias Verdict = Result<Caller.Credential, CallerRefusal>
 
     /// Whether any credential is required or read.
     var isEnabled: Bool { tokens.isEnabled || users != nil || proofs != nil }
@@ -81,7 +54,7 @@ struct Callers: Sendable {
     /// verify is refused (401, charged to the address), whatever the policy: an app that
     /// sends one means it.
     func identifyWithProof(
-        _ authorization: String?, appCheck: String?, query: RequestQuery, from client: Address,
+        _ authorization: String?, appCheck: String?, query: RequestQuery, from client: Caller,
         clock: any ProxyClock, loop: Int?
     ) -> (Verdict, Proof) {
         guard let proofs else {
@@ -95,12 +68,15 @@ struct Callers: Sendable {
                 switch sessions.verify(bytes.extracting(bearer), now: now) {
                 case .success(let name):
                     metrics.recordAuth(.verified, loop: loop)
-                    return (.attested(name), .attested)
+                    return (.success(.attested(name)), .attested)
                 case .failure(let refusal):
                     if let throttled = throttled(client, now: now, loop: loop) { return (throttled, .attested) }
                     charge(client, now: now)
                     metrics.recordAuth(refusal == .expired ? .expired : .badSignature, loop: loop)
-                    return (.refused(Self.unauthorized(refusal.message, challenge: .invalidToken)), .attested)
+                    return (
+                        .failure(CallerRefusal(response: Self.unauthorized(refusal.message, challenge: .invalidToken))),
+                        .attested
+                    )
                 }
             }
         }
@@ -115,17 +91,18 @@ struct Callers: Sendable {
                 case .success: break
                 case .failure(.noKeySet):
                     return (
-                        .refused(
-                            APIRefusal(
-                                .keySetMissing,
-                                "The proxy does not hold Firebase App Check's key set yet; retry shortly.",
-                                retryAfter: proofs.appCheckKeySet?.retryAfter(now: now) ?? 1
-                            ).response), .appCheck
+                        .failure(
+                            CallerRefusal(
+                                response: APIRefusal(
+                                    .keySetMissing,
+                                    "The proxy does not hold Firebase App Check's key set yet; retry shortly.",
+                                    retryAfter: proofs.appCheckKeySet?.retryAfter(now: now) ?? 1
+                                ).response)), .appCheck
                     )
                 case .failure(let refusal):
                     charge(client, now: now)
                     metrics.recordAuth(refusal.result, loop: loop)
-                    return (.refused(Self.appCheckRefusal(refusal)), .appCheck)
+                    return (.failure(CallerRefusal(response: Self.appCheckRefusal(refusal))), .appCheck)
                 }
             }
             proof = .appCheck
@@ -134,7 +111,8 @@ struct Callers: Sendable {
         if isOpen || (proof != .none && authorization == nil) {
             let verdict: Verdict =
                 isOpen && authorization == nil
-                ? .open : identifyOptional(authorization, query: query, from: client, clock: clock, loop: loop)
+                ? .success(.none)
+                : identifyOptional(authorization, query: query, from: client, clock: clock, loop: loop)
             return (verdict, proof == .none ? Self.proof(of: verdict) : proof)
         }
         let verdict = identify(authorization, query: query, from: client, clock: clock, loop: loop)
@@ -144,19 +122,19 @@ struct Callers: Sendable {
     /// With nothing required: a credential sent is still read (a user's token names the
     /// user for the limits), and one that does not verify is refused.
     private func identifyOptional(
-        _ authorization: String?, query: RequestQuery, from client: Address, clock: any ProxyClock, loop: Int?
+        _ authorization: String?, query: RequestQuery, from client: Caller, clock: any ProxyClock, loop: Int?
     ) -> Verdict {
-        guard authorization != nil, tokens.isEnabled || users != nil else { return .open }
+        guard authorization != nil, tokens.isEnabled || users != nil else { return .success(.none) }
         return identify(authorization, query: query, from: client, clock: clock, loop: loop)
     }
 
     /// The proof a verdict stands for.
     private static func proof(of verdict: Verdict) -> Proof {
         switch verdict {
-        case .attested: .attested
-        case .user: .user
-        case .token: .appToken
-        case .open, .refused: .none
+        case .success(.attested): .attested
+        case .success(.user): .user
+        case .success(.appToken): .appToken
+        case .success(.none), .failure: .none
         }
     }
 
@@ -194,9 +172,9 @@ struct Callers: Sendable {
     /// `api_key` speaks for, at `clock`'s now (read only when needed); `loop` is the event
     /// loop whose queue this runs on (`ResponderContext.loopIndex`), for the count.
     func identify(
-        _ authorization: String?, query: RequestQuery, from client: Address, clock: any ProxyClock, loop: Int?
+        _ authorization: String?, query: RequestQuery, from client: Caller, clock: any ProxyClock, loop: Int?
     ) -> Verdict {
-        guard isEnabled else { return .open }
+        guard isEnabled else { return .success(.none) }
         guard let field = authorization else {
             return identify(
                 field: "".utf8.span, bearer: nil, headerSent: false, query: query, client: client, clock: clock,
@@ -211,14 +189,14 @@ struct Callers: Sendable {
 
     /// `bearer`: where the token is in `field`, if it holds one.
     private func identify(
-        field: Span<UInt8>, bearer: Range<Int>?, headerSent: Bool, query: RequestQuery, client: Address,
+        field: Span<UInt8>, bearer: Range<Int>?, headerSent: Bool, query: RequestQuery, client: Caller,
         clock: any ProxyClock, loop: Int?
     ) -> Verdict {
         if let bearer {
             let bearer = field.extracting(bearer)
             if tokens.isEnabled, let token = tokens.authenticate(token: bearer) {
                 metrics.recordAuth(.staticToken, loop: loop)
-                return .token(token)
+                return .success(.appToken(token))
             }
             guard let users else {
                 return refuse(.invalidStaticToken, Self.notAClientToken, client: client, clock: clock, loop: loop)
@@ -227,7 +205,7 @@ struct Callers: Sendable {
             let now = clock.now()
             if let user = users.remembered(digest, now: now) {
                 metrics.recordAuth(.verified, loop: loop)
-                return .user(user)
+                return .success(.user(user))
             }
             if tokens.isEnabled, !Self.looksLikeJSONWebToken(bearer) {
                 return refuse(
@@ -239,19 +217,20 @@ struct Callers: Sendable {
             switch users.verify(bearer.array(), digest: digest, now: now) {
             case .success(let user):
                 metrics.recordAuth(.verified, loop: loop)
-                return .user(user)
+                return .success(.user(user))
             case .failure(.noKeySet):
                 // Not the client's doing: nothing is charged.
                 metrics.recordAuth(.noKeySet, loop: loop)
-                return .refused(
-                    APIRefusal(
-                        .keySetMissing, TokenRefusal.noKeySet.message,
-                        retryAfter: keySet?.retryAfter(now: now) ?? 1
-                    ).response)
+                return .failure(
+                    CallerRefusal(
+                        response: APIRefusal(
+                            .keySetMissing, TokenRefusal.noKeySet.message,
+                            retryAfter: keySet?.retryAfter(now: now) ?? 1
+                        ).response))
             case .failure(let refusal):
                 charge(client, now: now)
                 metrics.recordAuth(refusal.result, loop: loop)
-                return .refused(Self.unauthorized(refusal.message, challenge: .invalidToken))
+                return .failure(CallerRefusal(response: Self.unauthorized(refusal.message, challenge: .invalidToken)))
             }
         }
         // No bearer token: with app tokens, an `api_key` parameter may carry one (TMDB
@@ -262,7 +241,7 @@ struct Callers: Sendable {
                     .invalidStaticToken, Self.notAClientTokenInQuery, client: client, clock: clock, loop: loop)
             }
             metrics.recordAuth(.staticToken, loop: loop)
-            return .token(identity)
+            return .success(.appToken(identity))
         }
         let message =
             users == nil
@@ -278,34 +257,31 @@ struct Callers: Sendable {
     /// A refusal that cost no signature check, charged to the client's address: 401, or
     /// 429 once the address has spent its rate.
     private func refuse(
-        _ result: AuthResult, _ message: String, challenge: Challenge = .realmOnly, client: Address,
+        _ result: AuthResult, _ message: String, challenge: Challenge = .realmOnly, client: Caller,
         clock: any ProxyClock, loop: Int?
     ) -> Verdict {
-        if client.limited, let rateLimiter, let wait = rateLimiter.take(Self.addressKey(client), now: clock.now()) {
+        if client.limitedByAddress, let rateLimiter, let wait = rateLimiter.take(client.addressKey, now: clock.now()) {
             metrics.recordAuth(.throttled, loop: loop)
-            return .refused(Self.tooManyRefusals(wait))
+            return .failure(CallerRefusal(response: Self.tooManyRefusals(wait)))
         }
         metrics.recordAuth(result, loop: loop)
-        return .refused(Self.unauthorized(message, challenge: challenge))
+        return .failure(CallerRefusal(response: Self.unauthorized(message, challenge: challenge)))
     }
 
     /// 429 when the client's address has no request left in its bucket, else `nil`.
-    private func throttled(_ client: Address, now: Double, loop: Int?) -> Verdict? {
-        guard client.limited, let rateLimiter, let wait = rateLimiter.wait(Self.addressKey(client), now: now) else {
+    private func throttled(_ client: Caller, now: Double, loop: Int?) -> Verdict? {
+        guard client.limitedByAddress, let rateLimiter, let wait = rateLimiter.wait(client.addressKey, now: now) else {
             return nil
         }
         metrics.recordAuth(.throttled, loop: loop)
-        return .refused(Self.tooManyRefusals(wait))
+        return .failure(CallerRefusal(response: Self.tooManyRefusals(wait)))
     }
 
     /// Takes one request from the client's address bucket, for a refusal.
-    private func charge(_ client: Address, now: Double) {
-        guard client.limited, let rateLimiter else { return }
-        _ = rateLimiter.take(Self.addressKey(client), now: now)
+    private func charge(_ client: Caller, now: Double) {
+        guard client.limitedByAddress, let rateLimiter else { return }
+        _ = rateLimiter.take(client.addressKey, now: now)
     }
-
-    /// The address's bucket: the one an anonymous client there would use.
-    private static func addressKey(_ client: Address) -> String { "address:" + client.address }
 
     /// Why user tokens (or App Check tokens) cannot be verified yet, for `/readyz`; `nil` when they can.
     var notReadyReason: String? { keySet?.notReadyReason ?? proofs?.appCheckKeySet?.notReadyReason }

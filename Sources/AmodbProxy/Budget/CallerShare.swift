@@ -2,7 +2,7 @@ import AmodbModels
 import Synchronization
 
 /// Each client's share of the upstream calls for misses, kept in this process: a client (its
-/// token and address, as `ProxyResponder` names it) may cause at most `callsPerWindow` of
+/// token and address, as `Caller.limitKey` names it) may cause at most `callsPerWindow` of
 /// them in any sliding 60 s window, so made-up ids from one client cannot spend the budget
 /// everyone's misses need. The in-memory `UpstreamBudget` takes a miss's call and its
 /// client's share together (`take(_:now:with:)`); a fleet keeps the shares in Redis, and

@@ -17,7 +17,8 @@ import Synchronization
 /// - the misses-first rule: a refresh takes a call only while the window is at most half
 ///   spent, a miss may take every call;
 /// - each client's share of the calls for misses (`CallerShare`), taken in the same
-///   step as the window's call;
+///   step as the window's call; a miss-only route's misses (a search) take from a smaller
+///   share of their own as well, which each replica keeps;
 /// - the miss queue (`MissQueue`): misses wait their turn for a call when the window is
 ///   spent, each client holding no more places than it has calls left;
 /// - the 429 pause: when amodb says 429 the window is closed for its `Retry-After` (doubling,
@@ -38,6 +39,9 @@ final class KeyBudget: Sendable {
     /// The window and the client shares, in memory or in Redis.
     let window: any CallBudget
     private let queue: MissQueue
+    /// Each client's share of the calls for misses of a miss-only route (`AMODB_SEARCH_SHARE`),
+    /// on top of its client share; kept by this replica; `nil`: none.
+    private let missOnlyShare: CallerShare?
     private let clock: any ProxyClock
     private let tasks: BackgroundTasks
     /// 429s in a row without a `Retry-After`: each doubles the pause, up to `longestGuessedPause`.
@@ -49,9 +53,14 @@ final class KeyBudget: Sendable {
     static let longestGuessedPause: Double = 60
 
     /// The budget of `window`, whose misses wait up to `missWait` seconds for a call, at
-    /// most `queueCapacity` at once; waits run on `tasks` (woken by shutdown).
-    init(window: any CallBudget, missWait: Double, queueCapacity: Int, clock: any ProxyClock, tasks: BackgroundTasks) {
+    /// most `queueCapacity` at once; waits run on `tasks` (woken by shutdown). A miss-only
+    /// route's misses take one of `missOnlyShare`'s calls too, when given.
+    init(
+        window: any CallBudget, missWait: Double, queueCapacity: Int, missOnlyShare: CallerShare? = nil,
+        clock: any ProxyClock, tasks: BackgroundTasks
+    ) {
         self.window = window
+        self.missOnlyShare = missOnlyShare
         self.clock = clock
         self.tasks = tasks
         queue = MissQueue(wait: missWait, capacity: queueCapacity)
@@ -61,21 +70,29 @@ final class KeyBudget: Sendable {
     var limit: Int { window.limit }
 
     /// A call for a miss of `client` (`nil`: no share applies), with one of its share: at once
-    /// if the window has one and nobody waits, else after waiting its turn.
-    func callForMiss(client: String?) async -> Grant {
+    /// if the window has one and nobody waits, else after waiting its turn. A miss of a
+    /// miss-only route (`missOnly`) is refused while the client's share of those is spent,
+    /// and takes one of it when granted.
+    func callForMiss(client: String?, missOnly: Bool = false) async -> Grant {
+        let missOnlyShare = missOnly ? self.missOnlyShare : nil
+        if let client, let missOnlyShare, let wait = missOnlyShare.standing(of: client, now: clock.now()).wait {
+            return Grant(decision: .shareSpent(retryAfter: wait), at: clock.now())
+        }
         let (decision, at) = await queue.acquire(from: window, client: client, clock: clock, tasks: tasks)
-        return Grant(decision: decision, at: at)
-    }
-
-    /// A call for a refresh of an entry past twice its lifetime: ahead of the misses waiting.
-    func callForOverdueRefresh() async -> Grant {
-        let (decision, at) = await queue.acquire(from: window, clock: clock, tasks: tasks, first: true)
+        if decision.isGranted, let client, let missOnlyShare {
+            _ = missOnlyShare.take(client, now: at) { .granted }
+        }
         return Grant(decision: decision, at: at)
     }
 
     /// A call for a refresh nobody waits on (or the probe of a refused key): only from the
-    /// window's slack, never waiting.
-    func callForRefresh() async -> Grant {
+    /// window's slack, never waiting. An `overdue` one (an entry past twice its lifetime,
+    /// which popular pages must not drift into) goes ahead of the misses waiting instead.
+    func callForRefresh(overdue: Bool = false) async -> Grant {
+        if overdue {
+            let (decision, at) = await queue.acquire(from: window, clock: clock, tasks: tasks, first: true)
+            return Grant(decision: decision, at: at)
+        }
         let now = clock.now()
         return Grant(decision: await window.acquire(.refresh, now: now), at: now)
     }

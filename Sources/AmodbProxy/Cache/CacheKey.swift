@@ -15,7 +15,7 @@ struct CacheKey: Sendable, Hashable {
     /// the path and no appends): this runs on every request, hit or not. A request without
     /// parameters is its route's path, a literal for every route but a movie's.
     init(_ request: AmodbRequest) {
-        if request.appendToResponse.isEmpty, request.language == nil, request.page == nil {
+        if request.appendToResponse.isEmpty, request.language == nil, request.page == nil, request.search == nil {
             text = Self.path(of: request.route)
         } else {
             text = Self.text(of: request)
@@ -35,26 +35,36 @@ struct CacheKey: Sendable, Hashable {
         return request
     }
 
-    /// A route's path: `Route.path`, a literal for every route but a movie's, whose path is
-    /// written here (an `Int`'s description and an interpolation cost more than the rest of
-    /// the key).
+    /// A route's path: `Route.path`, a literal for every route without an id; one with an
+    /// id has its path written here (an `Int`'s description and an interpolation cost more
+    /// than the rest of the key).
     static func path(of route: Route) -> String {
-        guard case .movie = route else { return route.path }
+        guard route.id != nil else { return route.path }
         return ByteWriter.string(atMost: maxPathBytes) { write(pathOf: route, to: &$0) }
     }
 
-    /// Most bytes a path takes: a movie's, `/movie/` and the digits of an `Int` at their
-    /// widest; every other path is a literal of at most 21 bytes (`/trending/person/week`).
-    static let maxPathBytes = 7 + ByteWriter.maxNumberBytes
+    /// Most bytes a path takes: the longest template's fixed bytes and the digits of an
+    /// `Int` at their widest (a placeholder that is no id is a word shorter than those).
+    static let maxPathBytes =
+        RouteTable.entries.map { entry in
+            entry.parts.reduce(0) { count, part in
+                if case .literal(let bytes) = part { count + bytes.count } else { count + ByteWriter.maxNumberBytes }
+            }
+        }.max()!
 
     /// Writes a route's path. A negative id (only code makes one: the reader refuses a sign)
     /// gets its `-`.
     static func write(pathOf route: Route, to writer: inout ByteWriter) {
-        if case .movie(let id) = route {
-            writer.write("/movie/" as StaticString)
-            writer.write(decimal: id)
-        } else {
+        guard let id = route.id else {
             writer.write(route.path)  // a literal: no allocation
+            return
+        }
+        // The template's fixed bytes with the id where its placeholder is.
+        for part in route.entry.parts {
+            switch part {
+            case .literal(let bytes): writer.write(bytes)
+            case .placeholder: writer.write(decimal: id)
+            }
         }
     }
 
@@ -73,6 +83,8 @@ struct CacheKey: Sendable, Hashable {
         }
         if let language { count += 1 + QueryParameter.language.rawValue.utf8.count + 1 + language.utf8.count }
         if page != nil { count += 1 + QueryParameter.page.rawValue.utf8.count + 1 + ByteWriter.maxNumberBytes }
+        let search = request.search.map(AmodbRequest.percentEncoded)
+        if let search { count += 1 + QueryParameter.query.rawValue.utf8.count + 1 + search.utf8.count }
         return ByteWriter.string(atMost: count) { writer in
             write(pathOf: request.route, to: &writer)
             var separator = UInt8(ascii: "?")
@@ -96,6 +108,10 @@ struct CacheKey: Sendable, Hashable {
             if let page {
                 parameter(.page)
                 writer.write(decimal: page)
+            }
+            if let search {
+                parameter(.query)
+                writer.write(search)
             }
         }
     }

@@ -83,7 +83,12 @@ package final class CacheStatistics: Sendable {
 
     /// Adds one to `event`'s count for `route`'s kind (off the hit path: a shared lane).
     func count(_ event: RouteEvent, route: Route) {
-        routeEvents.add(Self.index(event, route.kind))
+        count(event, kind: route.kind)
+    }
+
+    /// Counts `event` for a route of `kind`.
+    func count(_ event: RouteEvent, kind: Route.Kind) {
+        routeEvents.add(Self.index(event, kind))
     }
 
     /// `event`'s count so far for routes of kind `kind`.

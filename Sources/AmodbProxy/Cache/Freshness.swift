@@ -3,11 +3,12 @@ import AmodbModels
 /// How long each route's answers are fresh, and how old they may still be served stale:
 /// the one rule the forwarder, the snapshot and the replicas' shared cache all read.
 struct Freshness: Sendable, Equatable {
-    /// Lifetime of a trending list (`AMODB_CACHE_TTL`), in seconds.
+    /// Lifetime of a list (`RouteTable.Lifetime.list`, `AMODB_CACHE_TTL`), in seconds.
     var trending: Double
-    /// Lifetime of movie details (`AMODB_MOVIE_TTL`), in seconds.
+    /// Lifetime of a title's or person's details (`.details`, `AMODB_MOVIE_TTL`), in seconds.
     var movie: Double
-    /// Lifetime of `/configuration` (`AMODB_CONFIGURATION_TTL`), in seconds.
+    /// Lifetime of reference data such as `/configuration` (`.reference`,
+    /// `AMODB_CONFIGURATION_TTL`), in seconds.
     var configuration: Double
     /// `AMODB_MAX_STALE`: the oldest age at which an answer may be served stale, in seconds
     /// (0: never served stale); raised per route by `oldestStale(of:)`.
@@ -21,22 +22,18 @@ struct Freshness: Sendable, Equatable {
         maxStale = configuration.maxStaleSeconds
     }
 
-    /// How long a stored 200 of `route` is fresh, in seconds.
+    /// How long a stored 200 of `route` is fresh, in seconds: the setting its table entry names.
     func lifetime(of route: Route) -> Double {
-        switch route {
-        case .trending: trending
-        case .movie: movie
-        case .configuration: configuration
+        switch route.entry.lifetime {
+        case .list: trending
+        case .details: movie
+        case .reference: configuration
         }
     }
 
     /// The setting that sets `route`'s lifetime, as messages name it.
     static func setting(of route: Route) -> String {
-        switch route {
-        case .trending: "AMODB_CACHE_TTL"
-        case .movie: "AMODB_MOVIE_TTL"
-        case .configuration: "AMODB_CONFIGURATION_TTL"
-        }
+        route.entry.lifetime.setting
     }
 
     /// The oldest age at which a 200 of `route` may still be served stale, in seconds:

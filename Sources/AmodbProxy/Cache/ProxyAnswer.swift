@@ -2,7 +2,7 @@ import AmodbHTTP
 
 /// An answer the proxy made for a request, with how its cache answered it: the outcome
 /// travels beside the response it produced, in the proxy's own type, from the forwarder to
-/// the last step of the answer (`ProxyResponder`), which renders it into `Cache-Status`
+/// the last step of the answer (`Deliver`), which renders it into `Cache-Status`
 /// once and counts and logs it. The server only ever sees the response.
 ///
 /// The response's fields are read and written through the answer (`answer.status`).

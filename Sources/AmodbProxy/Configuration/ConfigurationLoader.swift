@@ -250,11 +250,6 @@ package enum ConfigurationLoader {
     /// The rules between settings, once each has been read; `named` holds the settings given a value.
     private static func checkRules(_ configuration: ProxyConfiguration, named: Set<String>) throws(ConfigurationError) {
         var named = named
-        if configuration.limits.maxReadBufferBytes < configuration.limits.minimumReadBufferBytes {
-            throw ConfigurationError(
-                "AMODB_READ_BUFFER_BYTES must hold a whole request head: at least AMODB_MAX_REQUEST_LINE + AMODB_MAX_HEADER_BYTES + 4 = \(configuration.limits.minimumReadBufferBytes)",
-                setting: "AMODB_READ_BUFFER_BYTES")
-        }
         // Rules for users' tokens with nothing to check them with would do nothing, silently:
         // the operator meant to require sign-in. The leeway at its default is no rule
         // (`--check-config` prints it, and its output is a settings file).
@@ -266,58 +261,7 @@ package enum ConfigurationLoader {
                 "\(rule) is set, but neither AMODB_JWT_JWKS_URL nor AMODB_JWT_SECRET (or AMODB_JWT_SECRET_FILE) is: set the sign-in provider's key set URL (RS256, ES256) or its HS256 secret, or remove \(rule)",
                 setting: "AMODB_JWT_JWKS_URL")
         }
-        try checkProofRules(configuration)
-        if configuration.verifiesUserTokens {
-            let source = configuration.jwtSecret != nil ? "AMODB_JWT_SECRET" : "AMODB_JWT_JWKS_URL"
-            if configuration.jwtIssuers.isEmpty {
-                throw ConfigurationError(
-                    "AMODB_JWT_ISSUER is required with \(source): list the accepted iss values (such as https://appleid.apple.com)",
-                    setting: "AMODB_JWT_ISSUER")
-            }
-            if configuration.jwtAudiences.isEmpty {
-                throw ConfigurationError(
-                    "AMODB_JWT_AUDIENCE is required with \(source): list the accepted aud values (such as the app's bundle id)",
-                    setting: "AMODB_JWT_AUDIENCE")
-            }
-        }
-    }
-
-    /// The proofs' rules: a policy needs a way to prove it, and each proof its settings.
-    private static func checkProofRules(_ configuration: ProxyConfiguration) throws(ConfigurationError) {
-        for app in configuration.attestApps {
-            let parts = app.split(separator: ".", maxSplits: 1)
-            guard parts.count == 2, parts[0].count == 10,
-                parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }),
-                !parts[1].isEmpty
-            else {
-                throw ConfigurationError(
-                    "AMODB_ATTEST_APPS lists apps as TEAMID.bundle.id (a 10-character team id, a dot, the bundle id), not \(shown(app))",
-                    setting: "AMODB_ATTEST_APPS")
-            }
-        }
-        if !configuration.appCheckProject.isEmpty, configuration.appCheckApps.isEmpty {
-            throw ConfigurationError(
-                "AMODB_APP_CHECK_PROJECT is set without AMODB_APP_CHECK_APPS: list the Firebase app ids (1:…:ios:…, 1:…:android:…) whose tokens are accepted",
-                setting: "AMODB_APP_CHECK_APPS")
-        }
-        if configuration.appCheckProject.isEmpty, !configuration.appCheckApps.isEmpty {
-            throw ConfigurationError(
-                "AMODB_APP_CHECK_APPS is set without AMODB_APP_CHECK_PROJECT: set the Firebase project's number",
-                setting: "AMODB_APP_CHECK_PROJECT")
-        }
-        let attests = !configuration.attestApps.isEmpty || !configuration.appCheckProject.isEmpty
-        switch configuration.proof {
-        case .attested where !attests, .any where !attests && !configuration.verifiesUserTokens:
-            throw ConfigurationError(
-                "AMODB_PROOF=\(configuration.proof.rawValue) needs a way to prove it: set AMODB_ATTEST_APPS (App Attest) or AMODB_APP_CHECK_PROJECT and AMODB_APP_CHECK_APPS (Firebase App Check)",
-                setting: "AMODB_PROOF")
-        case .user where !configuration.verifiesUserTokens:
-            throw ConfigurationError(
-                "AMODB_PROOF=user needs users' ID tokens to be checked: set AMODB_JWT_JWKS_URL (or AMODB_JWT_SECRET), AMODB_JWT_ISSUER and AMODB_JWT_AUDIENCE",
-                setting: "AMODB_PROOF")
-        default:
-            break
-        }
+        _ = try configuration.validated()
     }
 
     /// Gives `rediss://` its files and checks them now (libssl loads, each file loads, the

@@ -1,5 +1,5 @@
 package import AmodbHTTP
-import AmodbModels
+package import AmodbModels
 package import AmodbRedis
 
 /// Everything the proxy can be told, with every default in one place.
@@ -38,6 +38,14 @@ package struct ProxyConfiguration: Sendable {
     package var missWait: Double = 2
     /// Each client's share of the window's amodb calls for misses (a fraction, 0 < share ≤ 1; 1: no share limit).
     package var clientUpstreamShare = 0.125
+    /// The routes served beyond those `RouteTable` serves by default, turned on by name.
+    package var extraRoutes: [Route.Kind] = []
+    /// Each client's share of the window's calls for misses of a miss-only route (a search),
+    /// on top of its client share (a fraction, 0 < share ≤ 1; 1: none but the client share).
+    package var searchShare = 0.05
+
+    /// The routes this proxy serves: the table's defaults and those turned on.
+    package var servedRoutes: ServedRoutes { ServedRoutes(RouteTable.servedByDefault.union(extraRoutes)) }
     /// How long to wait for amodb, in seconds: a deadline for the whole call, last byte included.
     package var upstreamTimeout: Double = 10
     /// The largest amodb body accepted, in bytes after decoding; a larger one is cut off (502, not stored).

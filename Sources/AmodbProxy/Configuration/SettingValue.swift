@@ -133,6 +133,27 @@ extension SettingValue where Value == [String] {
     }
 }
 
+extension SettingValue where Value == [Route.Kind] {
+    /// Names of `RouteTable`'s entries not served by default, comma-separated, or `all`.
+    static let routes = SettingValue(
+        read: { text, name throws(ConfigurationError) in
+            let optional = RouteTable.entries.filter { !$0.byDefault }
+            var kinds: [Route.Kind] = []
+            for item in SettingValue<[String]>.items(text) {
+                if item == "all" {
+                    kinds += optional.map(\.kind)
+                } else if let entry = RouteTable.entry(named: item), !entry.byDefault {
+                    kinds.append(entry.kind)
+                } else {
+                    throw ConfigurationError(
+                        "\(name) must name routes among \(optional.map(\.name).joined(separator: ", ")), or all, not \(ConfigurationLoader.shown(item))"
+                    )
+                }
+            }
+            return Array(Set(kinds)).sorted { $0.rawValue < $1.rawValue }
+        }, show: { $0.map(\.entry.name).joined(separator: ",") })
+}
+
 extension SettingValue where Value == Secret {
     /// The amodb key from a setting or a file: without a byte order mark and surrounding
     /// white space; refused with a control character inside (a CR, LF or NUL would make

@@ -76,7 +76,7 @@ struct AccessLogEntry: Sendable {
         line.put(#","method":"#)
         line.put(quoting: method)
         line.put(#","route":""#)
-        line.put(route.literal)
+        line.put(string: route.text)
         line.put(UInt8(ascii: "\""))
         if let path {
             line.put(#","path":"#)
@@ -117,7 +117,7 @@ struct AccessLogEntry: Sendable {
     /// Writes every field after the time one at a time, in either format.
     func writeFieldByField(to line: inout LogFields) {
         line.text("method", method)
-        line.label("route", route.literal)
+        line.label("route", route.text)
         if let path { line.text("path", path) }
         if let key { line.text("key", key) }
         line.integer("status", status)

@@ -24,7 +24,7 @@ package enum AccessLogLine {
             case .stale: .stale
             }
         let entry = AccessLogEntry(
-            method: "GET", route: ProxyResponder.routeLabel(for: request.route.path, route: request.route),
+            method: "GET", route: ProxyMetrics.RouteLabel(request.route),
             key: CacheKey(request).text,
             status: status, cache: cacheLabel, nanoseconds: UInt64(max(0, milliseconds * 1e6).rounded()), bytes: size,
             client: client)

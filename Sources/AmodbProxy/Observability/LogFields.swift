@@ -149,6 +149,12 @@ struct LogFields {
         writer.write(text)
     }
 
+    /// Text kept as a string that needs no escaping (a route's label), copied as it is.
+    @inline(__always)
+    mutating func put(string text: String) {
+        writer.write(text)
+    }
+
     /// `value` as a JSON string, by `JSONText`'s rule.
     @inline(__always)
     mutating func put(quoting value: String) {

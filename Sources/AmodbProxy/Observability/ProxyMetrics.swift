@@ -8,57 +8,61 @@ import Synchronization
 /// histograms, base units). Label sets are fixed and small, so every series is an
 /// atomic in a preallocated table: recording takes no lock on the request path.
 package final class ProxyMetrics: Sendable {
-    /// The `route` label: the template of what was asked for.
-    enum RouteLabel: Int, CaseIterable {
-        case trending, movie, configuration, healthz, readyz, metrics, status, statusJSON, unmatched, invalid, attest
+    /// The `route` label: the template of what was asked for. The forwarded routes' labels
+    /// come first, one per entry of `RouteTable` (a label's `rawValue` is its kind's), then
+    /// one per entry of `OwnRoute`, then those of what named no route; every series keeps
+    /// one slot per label, `allCases.count` of them.
+    struct RouteLabel: Hashable, Sendable {
+        let rawValue: Int
 
-        /// The forwarded amodb routes (under `/3`), which the schema check counts.
-        static let forwarded: [RouteLabel] = [.trending, .movie, .configuration]
-
-        /// Whether this is a forwarded amodb route (exhaustive, so a new label must say).
-        var isForwarded: Bool {
-            switch self {
-            case .trending, .movie, .configuration: true
-            case .healthz, .readyz, .metrics, .status, .statusJSON, .unmatched, .invalid, .attest: false
-            }
-        }
-
-        /// Whether this is one of the operator's pages (`/metrics`, `/status`, `/status.json`):
-        /// for a scraper or the operator's browser, not for apps' pages, so never given CORS.
-        var isOperatorPage: Bool {
-            switch self {
-            case .metrics, .status, .statusJSON: true
-            case .trending, .movie, .configuration, .healthz, .readyz, .unmatched, .invalid, .attest: false
-            }
-        }
-
-        var text: String { literal.description }
-
-        /// The label as the access log copies it, without building a string.
-        var literal: StaticString {
-            switch self {
-            case .trending: "/3/trending/{media_type}/{time_window}"
-            case .movie: "/3/movie/{movie_id}"
-            case .configuration: "/3/configuration"
-            case .healthz: "/healthz"
-            case .readyz: "/readyz"
-            case .metrics: "/metrics"
-            case .status: "/status"
-            case .statusJSON: "/status.json"
-            case .unmatched: "unmatched"
-            case .invalid: "invalid"
-            case .attest: "/attest/{endpoint}"
-            }
-        }
+        /// The label of a forwarded route of `kind`.
+        init(_ kind: Route.Kind) { rawValue = kind.rawValue }
 
         /// The label of a forwarded route.
-        init(_ route: Route) {
-            switch route {
-            case .trending: self = .trending
-            case .movie: self = .movie
-            case .configuration: self = .configuration
-            }
+        init(_ route: Route) { self.init(route.kind) }
+
+        /// The label of one of the proxy's own routes.
+        init(_ own: OwnRoute) { rawValue = Self.firstOwn + own.rawValue }
+
+        private init(rawValue: Int) { self.rawValue = rawValue }
+
+        private static let firstOwn = Route.Kind.allCases.count
+        private static let firstUnrouted = firstOwn + OwnRoute.allCases.count
+
+        static let healthz = RouteLabel(OwnRoute.healthz)
+        static let readyz = RouteLabel(OwnRoute.readyz)
+        static let metrics = RouteLabel(OwnRoute.metrics)
+        static let status = RouteLabel(OwnRoute.status)
+        static let statusJSON = RouteLabel(OwnRoute.statusJSON)
+        static let attest = RouteLabel(OwnRoute.attest)
+        /// A path that names no route.
+        static let unmatched = RouteLabel(rawValue: firstUnrouted)
+        /// A request the server refused before any route was read (its head unreadable).
+        static let invalid = RouteLabel(rawValue: firstUnrouted + 1)
+
+        /// Every label's text, in `rawValue` order: a forwarded route's is its template under `/3`.
+        private static let texts =
+            RouteTable.entries.map { "/3" + $0.template } + OwnRoute.table.map(\.label) + ["unmatched", "invalid"]
+
+        static let allCases = texts.indices.map(RouteLabel.init(rawValue:))
+
+        /// The forwarded amodb routes (under `/3`), which the schema check counts.
+        static let forwarded = Route.Kind.allCases.map(RouteLabel.init)
+
+        /// The forwarded route's kind, or `nil` for the proxy's own labels.
+        var kind: Route.Kind? { Route.Kind(rawValue: rawValue) }
+
+        /// Whether this is a forwarded amodb route.
+        var isForwarded: Bool { kind != nil }
+
+        /// Whether this is one of the operator's pages (`OwnRoute.isOperatorPage`).
+        var isOperatorPage: Bool {
+            rawValue >= Self.firstOwn && rawValue < Self.firstUnrouted
+                && OwnRoute(rawValue: rawValue - Self.firstOwn)!.isOperatorPage
         }
+
+        /// The label's text, made once: the access log copies it as it is.
+        var text: String { Self.texts[rawValue] }
     }
 
     /// The `cache` label, from the response's typed `CacheOutcome`.
@@ -248,7 +252,7 @@ package final class ProxyMetrics: Sendable {
 
     /// Counts one stored amodb answer that does not decode as the shared models.
     func recordSchemaMismatch(_ route: Route) {
-        schemaMismatches.add(RouteLabel.forwarded.firstIndex(of: RouteLabel(route)) ?? 0)
+        schemaMismatches.add(route.kind.rawValue)
     }
 
     /// The exposition text, as `/metrics` serves it.
@@ -369,13 +373,13 @@ package final class ProxyMetrics: Sendable {
             "amodb_proxy_budget_refreshes_deferred_total",
             "Refreshes of stale entries that waited for slack in the window (the entry was served stale), by route.",
             Route.Kind.allCases.map {
-                ([("route", "/3" + $0.example.template)], Double(statistics.value(.refreshDeferred, kind: $0)))
+                ([("route", RouteLabel($0).text)], Double(statistics.value(.refreshDeferred, kind: $0)))
             })
         out.counter(
             "amodb_proxy_budget_misses_refused_total",
             "Misses that got no call from the budget within their wait (503), by route.",
             Route.Kind.allCases.map {
-                ([("route", "/3" + $0.example.template)], Double(statistics.value(.missRefused, kind: $0)))
+                ([("route", RouteLabel($0).text)], Double(statistics.value(.missRefused, kind: $0)))
             })
         return out.text
     }

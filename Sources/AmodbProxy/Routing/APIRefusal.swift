@@ -123,25 +123,10 @@ package struct APIRefusal: Sendable {
     /// `LoggedPath`, without its query, cut and escaped) and the paths it serves, so that a
     /// developer whose library asks for search or TV reads why, rather than amodb's "not
     /// found" for a movie it does not have.
-    static func unserved(_ loggedPath: String) -> APIRefusal {
-        APIRefusal(.unservedPath, "This proxy does not serve \(loggedPath); it serves \(servedPaths).")
+    static func unserved(_ loggedPath: String, served: ServedRoutes) -> APIRefusal {
+        APIRefusal(.unservedPath, "This proxy does not serve \(loggedPath); it serves \(served.text).")
     }
 
     /// amodb's 404, as the proxy keeps and serves it.
     static let notFound = APIRefusal(.notFound, "The resource you requested could not be found.")
-
-    /// The paths the proxy forwards, as apps write them, made from the route table (the
-    /// switch is exhaustive: a route added there must be named here).
-    static let servedPaths: String = {
-        let paths = Route.Kind.allCases.map { kind in
-            switch kind {
-            case .trending:
-                "/3/trending/{\(MediaType.allCases.map(\.rawValue).joined(separator: "|"))}"
-                    + "/{\(TimeWindow.allCases.map(\.rawValue).joined(separator: "|"))}"
-            case .movie: "/3/movie/{id} (a positive integer)"
-            case .configuration: "/3/configuration"
-            }
-        }
-        return paths.dropLast().joined(separator: ", ") + " and " + paths.last!
-    }()
 }

@@ -27,9 +27,12 @@ package final class ProxyServer: Sendable {
     let keySet: KeySetRefresher?
     /// Firebase App Check's key set, when App Check is on.
     let appCheckKeySet: KeySetRefresher?
-    private let responder: ProxyResponder
-    private let forwarder: CachingForwarder
-    private let server: HTTPServer
+    /// The one way through the proxy: what answers every request, from a connection or
+    /// handed straight to it (`InProcessProxy`).
+    package let driver: ProxyDriver
+    private let stages: CacheStages
+    /// The HTTP server the driver answers on (its connections, its counts).
+    package let server: HTTPServer
     private let logger: ProxyLogger
     private let clock: any ProxyClock
     private let snapshot: CacheSnapshot?
@@ -49,7 +52,13 @@ package final class ProxyServer: Sendable {
         clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLogSink: ProxyLogger.Sink? = nil,
         ledger: CallLedger? = nil
     ) {
-        self.configuration = configuration
+        // The loader refuses a configuration whose settings disagree, naming the setting; one
+        // built in code that does is a programmer's error, stopped here as loudly.
+        do throws(ConfigurationError) {
+            self.configuration = try configuration.validated()
+        } catch {
+            preconditionFailure("the proxy's configuration: \(error.description)")
+        }
         let logger =
             logger
             ?? ProxyLogger(
@@ -95,7 +104,7 @@ package final class ProxyServer: Sendable {
                     baseURL: configuration.upstreamURL, key: configuration.apiKey,
                     timeout: configuration.upstreamTimeout,
                     maxBytes: configuration.maxUpstreamBytes), metrics: metrics)
-        let policy = CachingForwarder.Policy(configuration)
+        let policy = CacheStages.Policy(configuration)
         let bounds = CacheSnapshot.Bounds(configuration)
         let leases = redis.map { link in
             RedisFetchLeases(
@@ -103,10 +112,12 @@ package final class ProxyServer: Sendable {
                 rules: .init(bounds: bounds, validator: validator, leaseSeconds: configuration.upstreamTimeout + 2),
                 clock: clock, logger: logger)
         }
-        let forwarder = CachingForwarder(
-            cache: cache, fetcher: fetcher, budget: budget, clock: clock, logger: logger, policy: policy,
-            validator: validator, statistics: statistics, leases: leases)
-        self.forwarder = forwarder
+        let tasks = BackgroundTasks(clock: clock)
+        let stages = CacheStages(
+            cache: cache, fetcher: fetcher, budget: policy.budget(window: budget, clock: clock, tasks: tasks),
+            tasks: tasks, clock: clock, logger: logger, policy: policy, validator: validator, statistics: statistics,
+            leases: leases)
+        self.stages = stages
         let tokens = AppTokens(
             tokens: configuration.clientTokens, file: configuration.clientTokensFile, amodbKey: configuration.apiKey,
             logger: logger)
@@ -140,21 +151,21 @@ package final class ProxyServer: Sendable {
                 metrics: metrics,
                 logger: logger)
         }
-        let access = ProxyResponder.Access(
+        let access = ProxyDriver.Access(
             callers: callers,
             rateLimiter: rateLimiter,
             trustedProxies: TrustedProxies(
                 networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
             rateLimitExempt: AddressSet(
                 networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
-            cors: cors)
+            cors: cors, routes: configuration.servedRoutes)
         let accessLog =
             configuration.accessLog
             ? AccessLog(format: configuration.logFormat, sink: accessLogSink, logger: logger)
             : nil
-        responder = ProxyResponder(
-            forwarder: forwarder, languages: configuration.languages, access: access, metrics: metrics,
-            accessLog: accessLog, clock: clock, redis: redis, attest: attest)
+        driver = ProxyDriver(
+            stages: stages, access: access, languages: configuration.languages, metrics: metrics,
+            accessLog: accessLog, redis: redis, attest: attest)
         server = HTTPServer(
             configuration: .init(
                 host: configuration.host, port: configuration.port, limits: configuration.limits,
@@ -164,19 +175,19 @@ package final class ProxyServer: Sendable {
                     cors?.decorateRefusal(&response)
                     return response
                 }, queueLabel: "amodb-proxy"),
-            responder: responder)
+            responder: driver)
         let server = server
         metrics.connect(
             .init(
                 cache: cache, budget: budget, statistics: statistics, clock: clock,
                 connections: { server.connectionCount },
-                tables: { [forwarder] in
-                    let sizes = forwarder.tableSizes
+                tables: { [stages] in
+                    let sizes = stages.tableSizes
                     return [
                         ("in_flight", sizes.inFlight), ("backoff", sizes.backoff), ("client_share", sizes.clients),
                         ("tasks", sizes.tasks),
                     ]
-                }, redis: redis, variants: forwarder.variantMaker, keySet: keySet,
+                }, redis: redis, variants: stages.variantMaker, keySet: keySet,
                 cacheMaxBytes: configuration.cacheMaxBytes, checksProofs: proofs != nil))
     }
 
@@ -189,20 +200,10 @@ package final class ProxyServer: Sendable {
     }
 
     /// Starts everything `start()` does but the listening socket: requests come only
-    /// through `respond(to:)`, as tests hand them (`InProcessProxy`).
-    package func startInProcess() {
+    /// through the driver, as an in-process harness hands them (`InProcessProxy`).
+    package func startWithoutListening() {
         prepare()
         serve()
-    }
-
-    /// Hands `request` to the proxy's responder as a connection would, and returns its
-    /// answer, given at once or delivered later; no socket, no event loop.
-    package func respond(to request: HTTPRequest) async -> HTTPResponse {
-        await withCheckedContinuation { continuation in
-            let immediate = responder.respond(
-                to: request, context: ResponderContext(), later: { { continuation.resume(returning: $0) } })
-            if let immediate { continuation.resume(returning: immediate) }
-        }
     }
 
     /// What comes before serving: the snapshot loaded, the links to Redis and the key set started.
@@ -282,7 +283,7 @@ package final class ProxyServer: Sendable {
 
     /// Ready: `/readyz` says so, the periodic work runs.
     private func serve() {
-        responder.listening.store(true, ordering: .relaxed)
+        driver.listening.store(true, ordering: .relaxed)
         // The status page's history: the counters sampled once a second, off the event loops.
         repeatEvery(1) { [weak self] in self?.metrics.sampleStatus() }
         if snapshot != nil {
@@ -297,20 +298,14 @@ package final class ProxyServer: Sendable {
         }
     }
 
-    /// The forwarder's tracked tasks running now (fetches, refreshes, the key probe).
-    package var forwarderTasks: Int { forwarder.tableSizes.tasks }
+    /// The cache stages' tracked tasks running now (fetches, refreshes, the key probe).
+    package var forwarderTasks: Int { stages.tableSizes.tasks }
 
     /// Stored answers compressed into their variants so far (each once, in every coding).
-    package var variantCompressions: Int { forwarder.variantMaker.compressions }
+    package var variantCompressions: Int { stages.variantMaker.compressions }
 
     /// Open client connections now.
     package var connectionCount: Int { server.connectionCount }
-
-    /// What the HTTP server's connections did (peak unsent output, evictions), for tests.
-    package var serverProbe: ServerProbe { server.probe }
-
-    /// Bytes the server has read from the open connection at this peer port (nil: none open).
-    package func bytesReceived(fromPeerPort port: Int) -> Int? { server.bytesReceived(fromPeerPort: port) }
 
     /// Stops accepting, wakes the forwarder's waits (429 retries, key probes), lets requests
     /// and fetches in flight finish within the grace period, then writes the snapshot (if
@@ -321,15 +316,15 @@ package final class ProxyServer: Sendable {
             return timers
         }
         running.forEach { $0.source.cancel() }
-        responder.listening.store(false, ordering: .relaxed)
+        driver.listening.store(false, ordering: .relaxed)
         let started = ContinuousClock.now
-        forwarder.stopBackgroundWork()
+        stages.stopBackgroundWork()
         await server.shutdown(gracePeriod: configuration.shutdownGraceSeconds)
         let spent = ContinuousClock.now - started
         let left =
             configuration.shutdownGraceSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds)
             / 1e18
-        await forwarder.drain(within: max(0, left))
+        await stages.drain(within: max(0, left))
         await keySet?.stop()
         writeSnapshot()
         await redis?.shutdown()
@@ -357,7 +352,7 @@ package final class ProxyServer: Sendable {
                     ["more": String(loaded.dropped.count - 10), "path": snapshot.path])
             }
             for (key, entry) in loaded.entries where cache.store(entry, for: key) {
-                forwarder.makeVariants(of: entry, for: key)  // the snapshot keeps identity only: rebuilt here
+                stages.makeVariants(of: entry, for: key)  // the snapshot keeps identity only: rebuilt here
             }
             if !loaded.entries.isEmpty {
                 logger.info("cache snapshot loaded", ["entries": String(loaded.entries.count), "path": snapshot.path])

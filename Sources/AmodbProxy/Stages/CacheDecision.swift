@@ -39,8 +39,11 @@ enum CacheDecision: Sendable, Equatable {
             self = .fresh(ttl: entry.remainingLifetime(at: now))
             return
         }
-        // Only a 200 is served stale: a remembered 404 past its lifetime says nothing.
-        guard entry.status == 200, now - entry.storedAt < freshness.oldestStale(of: route) else {
+        // Only a 200 is served stale: a remembered 404 past its lifetime says nothing. A
+        // miss-only route's answer is never refreshed: past its lifetime it is a miss.
+        guard entry.status == 200, now - entry.storedAt < freshness.oldestStale(of: route),
+            route.entry.budget == .refreshed
+        else {
             self = .miss
             return
         }

@@ -24,7 +24,7 @@ final class Commit: Sendable {
     /// A commit stage storing in `cache` and ending the leases of `leases`.
     init(
         cache: any ResponseCache, leases: any FetchLeases, tasks: BackgroundTasks, clock: any ProxyClock,
-        policy: CachingForwarder.Policy
+        policy: CacheStages.Policy
     ) {
         self.cache = cache
         self.leases = leases
@@ -37,8 +37,8 @@ final class Commit: Sendable {
     /// Ends the lease of `key`: `commit` decides the result in the same step (storing it,
     /// if it does), then each request that joined the fill gets that result. Returns it.
     @discardableResult
-    func release(_ key: String, commit: () -> FetchResult) -> FetchResult {
-        let (result, waiters) = leases.release(key, commit: commit)
+    func release(_ key: CacheKey, commit: () -> FetchResult) -> FetchResult {
+        let (result, waiters) = leases.release(key.text, commit: commit)
         for waiter in waiters { waiter(result) }
         return result
     }
@@ -48,11 +48,12 @@ final class Commit: Sendable {
     /// variant first (`withGzip`), before anyone is answered from it; one another replica
     /// stored comes with the variants it made (`CacheEnvelope`), and is never compressed here.
     @discardableResult
-    func store(_ key: String, with fetched: FetchResult, refreshing: Bool) -> FetchResult {
+    func store(_ cacheKey: CacheKey, with fetched: FetchResult, refreshing: Bool) -> FetchResult {
+        let key = cacheKey.text
         let fetched = withGzip(fetched, for: key)
         // The back-off is settled in the same step as the lease ends: a request arriving in
         // between would find neither the refresh in flight nor its failure, and start another.
-        return release(key) { () -> FetchResult in
+        return release(cacheKey) { () -> FetchResult in
             switch fetched {
             case .answer(let entry, true), .shared(let entry):
                 let stored = storesOpen.withLock { open in open && cache.store(entry, for: key) }
@@ -122,7 +123,8 @@ final class Commit: Sendable {
     /// Shares how a fill ended with the other replicas (`nil`: it made no call) and ends
     /// the fleet's lease; then the variants the queue may have made meanwhile (those made
     /// later are shared by the queue).
-    func share(_ key: String, _ result: FetchResult?) async {
+    func share(_ cacheKey: CacheKey, _ result: FetchResult?) async {
+        let key = cacheKey.text
         await leases.share(key, result)
         guard case .answer(let shared, true)? = result, let current = cache.entry(for: key),
             current.isSameAnswer(as: shared),

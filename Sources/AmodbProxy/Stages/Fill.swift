@@ -13,7 +13,7 @@ final class Fill: Sendable {
     let budget: KeyBudget
     private let clock: any ProxyClock
     private let logger: ProxyLogger
-    private let policy: CachingForwarder.Policy
+    private let policy: CacheStages.Policy
     private let validator: AnswerValidator
     private let statistics: CacheStatistics
     private let tasks: BackgroundTasks
@@ -22,10 +22,10 @@ final class Fill: Sendable {
     /// Whether amodb rejected the key (401) or the plan (402) on its last say.
     var keyRejected: Bool { keyProbe.keyRejected }
 
-    /// A fill calling `fetcher` within the window `budget`; its waits are `tasks`' (shutdown wakes them).
+    /// A fill calling `fetcher` with the calls `budget` grants; its waits are `tasks`' (shutdown wakes them).
     init(
-        fetcher: any UpstreamFetcher, budget: any CallBudget, clock: any ProxyClock, logger: ProxyLogger,
-        policy: CachingForwarder.Policy, validator: AnswerValidator, statistics: CacheStatistics,
+        fetcher: any UpstreamFetcher, budget: KeyBudget, clock: any ProxyClock, logger: ProxyLogger,
+        policy: CacheStages.Policy, validator: AnswerValidator, statistics: CacheStatistics,
         tasks: BackgroundTasks
     ) {
         self.fetcher = fetcher
@@ -35,9 +35,7 @@ final class Fill: Sendable {
         self.validator = validator
         self.statistics = statistics
         self.tasks = tasks
-        self.budget = KeyBudget(
-            window: budget, missWait: policy.missWait, queueCapacity: policy.maxWaitingMisses, clock: clock,
-            tasks: tasks)
+        self.budget = budget
         self.keyProbe = KeyProbe(tasks: tasks, interval: policy.keyProbeInterval)
     }
 
@@ -56,7 +54,8 @@ final class Fill: Sendable {
             if let given = granted {
                 decision = given
             } else {
-                decision = await acquire(priority, limitKey: limitKey)
+                decision = await acquire(
+                    priority, limitKey: limitKey, missOnly: request.route.entry.budget == .missOnly)
                 switch decision.decision {
                 case .granted, .probe:
                     break
@@ -110,9 +109,9 @@ final class Fill: Sendable {
 
     /// A call from the budget: a miss waits its turn for one, with one of its `limitKey`'s
     /// share; a refresh takes one only from slack, and never waits.
-    private func acquire(_ priority: CallPriority, limitKey: String?) async -> KeyBudget.Grant {
+    private func acquire(_ priority: CallPriority, limitKey: String?, missOnly: Bool) async -> KeyBudget.Grant {
         switch priority {
-        case .miss: await budget.callForMiss(client: limitKey)
+        case .miss: await budget.callForMiss(client: limitKey, missOnly: missOnly)
         case .refresh: await budget.callForRefresh()
         }
     }
@@ -196,7 +195,9 @@ final class Fill: Sendable {
         case .storeNegative:
             let body = APIRefusal.notFound.response.body
             let entry = CachedResponse(status: 404, body: body, storedAt: clock.now(), lifetime: policy.negativeTTL)
-            return .answer(entry, stored: policy.negativeTTL > 0)
+            // Kept only for a route whose 404 a client can cause (an id it made up): a list's
+            // 404 says something is wrong, and the next miss asks again.
+            return .answer(entry, stored: policy.negativeTTL > 0 && route.entry.negativeCached)
         case .fail(let failure, let level, let message):
             var fields = ["path": route.template]
             if let status = failure.fwdStatus { fields["upstream_status"] = String(status) }

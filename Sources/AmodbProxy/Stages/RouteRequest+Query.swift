@@ -56,6 +56,9 @@ extension RouteRequest {
         private(set) var page: Int?
         private(set) var pageError: RequestError?
         private(set) var appended: UInt32 = 0
+        /// A search's text as given (decoded, bytes that are not UTF-8 read as U+FFFD, as
+        /// the models read them); made canonical once every item is read.
+        private(set) var search: String?
 
         init(route: Route, base: [String]?) {
             self.route = route
@@ -89,6 +92,9 @@ extension RouteRequest {
                 }
             case .appendToResponse:
                 appended = RouteRequest.appendedMask(value)
+            case .query:
+                // A search is a miss almost always: its text is read into a string.
+                search = value.decodedString()
             }
         }
     }
@@ -104,6 +110,7 @@ extension RouteRequest {
         case .language: 1
         case .page: 2
         case .appendToResponse: 4
+        case .query: 8
         }
     }
 

@@ -3,7 +3,7 @@ import AmodbHTTP
 import AmodbModels
 
 /// The route and the canonical amodb request a head names, read from its bytes in place:
-/// what `HeadFacts` reads first on every request, with no `String` made of the path or the
+/// what `RequestContext` reads first on every request, with no `String` made of the path or the
 /// query but the language's (and most often not even that).
 ///
 /// AmodbModels reads the same from strings, for apps (`Route(path:)`,
@@ -22,28 +22,52 @@ enum RouteRequest {
     }
 
     /// `/3/`: what every path under the API root starts with (a route's path starts at its `/`).
-    private static let apiRoot = Array((ProxyResponder.apiPrefix + "/").utf8)
+    private static let apiRoot = Array((ProxyDriver.apiPrefix + "/").utf8)
 
-    /// The route a path's bytes, relative to the API root, name exactly. Read byte by byte:
-    /// no split, no intermediate `String`, no grapheme breaking (which a `Character` split of
-    /// the path pays on every byte).
+    /// The route a path's bytes, relative to the API root, name exactly: the first entry of
+    /// `RouteTable` whose template they match, served or not (whether it is served is the
+    /// configuration's). Read byte by byte: no split, no intermediate `String`, no grapheme
+    /// breaking (which a `Character` split of the path pays on every byte).
     static func route(pathBytes path: Span<UInt8>) -> Route? {
-        if ASCIIBytes.startsWith(path, trending) {
-            let rest = path.extracting(trending.utf8CodeUnitCount...)
-            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")),
-                let media = mediaType(rest.extracting(..<slash)),
-                let window = timeWindow(rest.extracting((slash + 1)...))
-            else { return nil }
-            return .trending(media, window)
+        for entry in RouteTable.entries {
+            if let route = route(path, matching: entry) { return route }
         }
-        if ASCIIBytes.startsWith(path, movie) {
-            return positiveInteger(path.extracting(movie.utf8CodeUnitCount...)).map { .movie(id: $0) }
-        }
-        return ASCIIBytes.equals(path, "/configuration") ? .configuration : nil
+        return nil
     }
 
-    private static let trending: StaticString = "/trending/"
-    private static let movie: StaticString = "/movie/"
+    /// The route of `entry` the path names, if its bytes are the template's, each placeholder
+    /// one segment of what it takes.
+    private static func route(_ path: Span<UInt8>, matching entry: RouteTable.Entry) -> Route? {
+        var position = 0
+        var (id, media, window): (Int?, MediaType?, TimeWindow?) = (nil, nil, nil)
+        for part in entry.parts {
+            switch part {
+            case .literal(let literal):
+                guard path.count - position >= literal.count,
+                    path.extracting(position..<(position + literal.count)).elementsEqual(literal)
+                else { return nil }
+                position += literal.count
+            case .placeholder(let placeholder):
+                var end = position
+                while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
+                let segment = path.extracting(position..<end)
+                switch placeholder {
+                case .id:
+                    guard let number = positiveInteger(segment) else { return nil }
+                    id = number
+                case .mediaType:
+                    guard let named = mediaType(segment) else { return nil }
+                    media = named
+                case .timeWindow:
+                    guard let named = timeWindow(segment) else { return nil }
+                    window = named
+                }
+                position = end
+            }
+        }
+        guard position == path.count else { return nil }
+        return Route(kind: entry.kind, id: id, media: media, window: window)
+    }
 
     /// The canonical request a route's query names, its language resolved among `languages`
     /// (`AmodbRequest.resolvingLanguage(among:)`) when given, or why the query names none.
@@ -78,9 +102,14 @@ enum RouteRequest {
             }
             page = number == 1 ? nil : number
         }
+        var search: String?
+        if route.parameters.contains(.query) {
+            guard let text = reader.search else { throw .invalidValue(.query, "is required") }
+            search = try AmodbRequest.canonicalSearch(text)
+        }
         return AmodbRequest(
             canonical: route, language: language, page: page,
-            appendToResponse: appendedResources(mask: reader.appended))
+            appendToResponse: appendedResources(mask: reader.appended), search: search)
     }
 
     // MARK: The path

@@ -13,9 +13,9 @@ enum StatusPage {
     static let refreshSeconds = 5
 
     /// The answer to `/status` (`route` `.status`) or `/status.json` (`.statusJSON`).
-    static func response(for route: ProxyMetrics.RouteLabel, metrics: ProxyMetrics) -> HTTPResponse {
+    static func response(json: Bool, metrics: ProxyMetrics) -> HTTPResponse {
         var response: HTTPResponse
-        if route == .statusJSON {
+        if json {
             guard let document = StatusDocument(metrics) else {
                 return APIRefusal(.starting, "The proxy is starting; its status is not available yet.").response
             }

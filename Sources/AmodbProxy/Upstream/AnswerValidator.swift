@@ -18,7 +18,7 @@ struct AnswerValidator: Sendable {
     let schema: SchemaMismatchReporter?
 
     /// The top-level members the checks read.
-    private static let watched: Set<String> = ["id", "results", "images", "success", "status_code"]
+    private static let watched: Set<String> = ["id", "results", "images", "genres", "success", "status_code"]
 
     /// A validator that keeps `key` out of what is stored and reports schema drift to `schema`.
     init(key: Secret, schema: SchemaMismatchReporter? = nil) {
@@ -37,16 +37,19 @@ struct AnswerValidator: Sendable {
         if summary.members["success"]?.kind == .false, summary.members["status_code"] != nil {
             return "the body is amodb's error object, sent with status 200"
         }
-        switch route {
-        case .trending:
-            guard summary.members["results"]?.kind == .array else { return "the trending page has no results array" }
-        case .movie(let id):
+        switch route.entry.answer {
+        case .page:
+            guard summary.members["results"]?.kind == .array else { return "the page has no results array" }
+        case .details:
+            let id = route.id ?? 0
             guard let member = summary.members["id"], member.kind == .number || member.kind == .string,
                 member.text == String(id)
-            else { return "the body is not movie \(id)" }
+            else { return "the body is not \(route.entry.name) \(id)" }
         case .configuration:
             // Apps build every image URL from it: without it the answer is useless to them.
             guard summary.members["images"]?.kind == .object else { return "the configuration has no images object" }
+        case .genres:
+            guard summary.members["genres"]?.kind == .array else { return "the genre list has no genres array" }
         }
         schema?.check(body, for: route)
         return nil

@@ -53,15 +53,24 @@ final class SchemaMismatchReporter: Sendable {
         var problem: String
     }
 
+    /// The shared model a 200 of `route` decodes as: the one the client library returns for it.
+    static func model(of route: Route) -> any Decodable.Type {
+        switch route {
+        case .trending: TrendingPage.self
+        case .movie: MovieDetails.self
+        case .configuration: APIConfiguration.self
+        case .movieList, .searchMovie: MoviePage.self
+        case .tv: TVDetails.self
+        case .person: PersonDetails.self
+        case .movieGenres: GenreList.self
+        }
+    }
+
     /// The first decoding failure of `body` as `route`'s model, if any.
     static func mismatch(in body: [UInt8], for route: Route) -> Mismatch? {
         let decoder = JSONDecoder()
         do {
-            switch route {
-            case .trending: _ = try decoder.decode(TrendingPage.self, from: Data(body))
-            case .movie: _ = try decoder.decode(MovieDetails.self, from: Data(body))
-            case .configuration: _ = try decoder.decode(APIConfiguration.self, from: Data(body))
-            }
+            _ = try decoder.decode(model(of: route), from: Data(body))
             return nil
         } catch let error as DecodingError {
             // Only the path and the kind: a debug description can quote the value.

@@ -9,7 +9,8 @@ final class CatalogBodies: Sendable {
 
     let catalog: SandboxCatalog
     /// Encoded bodies by what distinguishes them. Bounded: languages are reduced to
-    /// the translated ones first, pages past the end are not kept, and beyond
+    /// the translated ones first, pages past the end are not kept, searches are not kept
+    /// (any text is a new one, and a search of the catalog's titles is cheap), and beyond
     /// `memoCapacity` bodies (a movie has many combinations of sub-resources) new ones are
     /// encoded for each request instead.
     private let memo = Mutex<[Key: [UInt8]]>([:])
@@ -22,6 +23,11 @@ final class CatalogBodies: Sendable {
         /// `appended`: the request's canonical `append_to_response` names.
         case movie(id: Int, language: String, appended: [String])
         case configuration
+        case movieList(MovieList, page: Int, language: String)
+        case tv(id: Int, language: String)
+        /// A person's details are the same in every language (no translated biographies).
+        case person(id: Int)
+        case movieGenres(language: String)
     }
 
     init(catalog: SandboxCatalog) {
@@ -47,6 +53,27 @@ final class CatalogBodies: Sendable {
             }
         case .configuration:
             return try memoized(.configuration) { try SandboxJSON.encode(SandboxCatalog.configuration) }
+        case .movieList(let list):
+            let page = request.page ?? 1
+            let make = { try SandboxJSON.encode(self.catalog.moviePage(list, page: page, language: language)) }
+            guard page * SandboxCatalog.pageSize <= SandboxCatalog.listLength else { return try make() }
+            return try memoized(.movieList(list, page: page, language: language), make)
+        case .tv(let id):
+            guard catalog.shows[id] != nil else { return nil }
+            return try memoized(.tv(id: id, language: language)) {
+                try SandboxJSON.encode(self.catalog.tvDetails(id: id, language: language))
+            }
+        case .person(let id):
+            guard catalog.people[id] != nil else { return nil }
+            return try memoized(.person(id: id)) { try SandboxJSON.encode(self.catalog.personDetails(id: id)) }
+        case .movieGenres:
+            return try memoized(.movieGenres(language: language)) {
+                try SandboxJSON.encode(self.catalog.genreList(language: language))
+            }
+        case .searchMovie:
+            // `AmodbRequest` always holds a search's text for this route.
+            return try SandboxJSON.encode(
+                catalog.searchPage(request.search ?? "", page: request.page ?? 1, language: language))
         }
     }
 

@@ -319,6 +319,50 @@ enum FamousTitles {
             localizedNames: ["ja-JP": "鬼滅の刃"], starring: [1256603]),
     ]
 
+    /// How far each famous show has run, as amodb lists it.
+    static let showRuns: [Int: ShowRun] = [
+        1396: ShowRun(seasons: 5, episodes: 62, lastAirDate: "2013-09-29", status: "Ended"),
+        1399: ShowRun(seasons: 8, episodes: 73, lastAirDate: "2019-05-19", status: "Ended"),
+        66732: ShowRun(seasons: 5, episodes: 42, lastAirDate: "2025-12-31", status: "Ended"),
+        94605: ShowRun(seasons: 2, episodes: 18, lastAirDate: "2024-11-23", status: "Ended"),
+        100088: ShowRun(seasons: 2, episodes: 16, lastAirDate: "2025-05-25", status: "Returning Series"),
+        119051: ShowRun(seasons: 2, episodes: 16, lastAirDate: "2025-09-03", status: "Returning Series"),
+        85937: ShowRun(seasons: 5, episodes: 63, lastAirDate: "2024-06-30", status: "Returning Series"),
+    ]
+
+    /// What `/person/{id}` says of a life beyond a list item.
+    typealias Life = (birthday: String, deathday: String?, placeOfBirth: String, imdbId: String?)
+
+    /// Real facts about some famous people. The others' are `null`, as amodb sends what it
+    /// does not know: nothing is made up about a real person.
+    static let lives: [Int: Life] = [
+        287: ("1963-12-18", nil, "Shawnee, Oklahoma, USA", "nm0000093"),
+        819: ("1969-08-18", nil, "Boston, Massachusetts, USA", "nm0001570"),
+        31: ("1956-07-09", nil, "Concord, California, USA", "nm0000158"),
+        192: ("1937-06-01", nil, "Memphis, Tennessee, USA", "nm0000151"),
+        6193: ("1974-11-11", nil, "Los Angeles, California, USA", "nm0000138"),
+        6384: ("1964-09-02", nil, "Beirut, Lebanon", "nm0000206"),
+        525: ("1970-07-30", nil, "Westminster, London, England, UK", "nm0634240"),
+        1158: ("1940-04-25", nil, "New York City, New York, USA", "nm0000199"),
+        3084: ("1924-04-03", "2004-07-01", "Omaha, Nebraska, USA", "nm0000008"),
+        1810: ("1979-04-04", "2008-01-22", "Perth, Western Australia, Australia", "nm0005132"),
+        7470: ("1947-09-27", "2022-01-20", "Dallas, Texas, USA", nil),
+    ]
+
+    /// The famous people amodb lists as female (gender 1); the others not in `nonBinary` are
+    /// male (2).
+    static let female: Set<Int> = [
+        1283, 556, 8293, 139, 32, 530, 9340, 1813, 83002, 19587, 5081, 1223786, 1356210, 130640, 974169,
+    ]
+    /// The famous people amodb lists as non-binary (gender 3).
+    static let nonBinary: Set<Int> = [2224828]
+
+    /// Names in other scripts that amodb lists under `also_known_as`.
+    static let alsoKnownAs: [Int: [String]] = [
+        608: ["宮崎駿", "Miyazaki Hayao"], 21684: ["봉준호", "Bong Joon Ho"], 20738: ["송강호"],
+        19587: ["柊瑠美"], 1256603: ["花江夏樹"],
+    ]
+
     /// Billed cast from (person id, character) pairs, in billing order.
     private static func cast(_ entries: [(Int, String)]) -> [CastMember] {
         entries.enumerated().map { order, entry in

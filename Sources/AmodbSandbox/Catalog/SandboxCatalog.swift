@@ -1,15 +1,15 @@
 import AmodbModels
 
 /// Everything the sandbox knows: movies, shows and people (famous ones written by hand,
-/// the rest generated from a fixed seed) and the trending lists built from them.
+/// the rest generated from a fixed seed) and the trending and movie lists built from them.
 /// Immutable and identical on every run, so tests can rely on exact contents.
 final class SandboxCatalog: Sendable {
     /// The one catalog; building it takes a few milliseconds, once.
     static let standard = SandboxCatalog()
 
-    /// Items on a full trending page, as on amodb.
+    /// Items on a full page of a list, as on amodb.
     static let pageSize = 20
-    /// Items in each trending list (5 pages).
+    /// Items in each trending and movie list (5 pages).
     static let listLength = 100
 
     let movies: [Int: CatalogMovie]
@@ -19,6 +19,8 @@ final class SandboxCatalog: Sendable {
     let knownFor: [Int: [CatalogItem]]
     /// Each trending list, in order.
     let trending: [TrendingList: [CatalogItem]]
+    /// Each movie list (`/movie/popular`, …): movie ids, in order.
+    let movieLists: [MovieList: [Int]]
     /// The languages some title is translated into; the others read as English.
     let translatedLanguages: Set<String>
 
@@ -88,6 +90,7 @@ final class SandboxCatalog: Sendable {
                 people: lists[TrendingList(media: .person, window: window)] ?? [])
         }
         trending = lists
+        movieLists = Dictionary(uniqueKeysWithValues: MovieList.allCases.map { ($0, Self.order(allMovies, as: $0)) })
 
         var languages = Set<String>()
         for movie in allMovies { languages.formUnion(movie.localizedTitles.keys) }

@@ -16,7 +16,7 @@ struct AmodbFailure: Sendable, Equatable {
     /// 402: the key's plan has expired (a sandbox code; TMDB has no 402).
     static let planExpired = AmodbFailure(
         status: 402, code: 48, message: "Your plan has expired: renew it to use the API again.")
-    /// 404: no such path, or no such movie.
+    /// 404: no such path, or no such movie, show or person.
     static let notFound = AmodbFailure(
         status: 404, code: 34, message: "The resource you requested could not be found.")
     /// 405: only GET and HEAD exist.

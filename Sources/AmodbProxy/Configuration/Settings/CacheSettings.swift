@@ -5,16 +5,16 @@ extension ConfigurationLoader {
     static let cacheLifetimeSettings: [Setting] = [
         Setting(
             "AMODB_CACHE_TTL", flag: "--cache-ttl", \.cacheTTL, .seconds(1...year),
-            help: "seconds a stored trending list is fresh", accepts: "1 s – a year",
-            doc: "seconds a trending list is fresh"),
+            help: "seconds a stored list (trending, movie lists, searches) is fresh", accepts: "1 s – a year",
+            doc: "seconds a list (trending, the movie lists, a search) is fresh"),
         Setting(
             "AMODB_MOVIE_TTL", flag: "--movie-ttl", \.movieTTL, .seconds(1...year),
-            help: "seconds stored movie details are fresh", accepts: "1 s – a year",
-            doc: "seconds movie details are fresh"),
+            help: "seconds stored details (a movie, show, person) are fresh", accepts: "1 s – a year",
+            doc: "seconds details (a movie, a show, a person) are fresh"),
         Setting(
             "AMODB_CONFIGURATION_TTL", flag: "--configuration-ttl", \.configurationTTL, .seconds(1...year),
-            help: "seconds the stored /3/configuration is fresh", accepts: "1 s – a year",
-            doc: "seconds `/3/configuration` is fresh"),
+            help: "seconds the stored /3/configuration and genre list are fresh", accepts: "1 s – a year",
+            doc: "seconds `/3/configuration` and `/3/genre/movie/list` are fresh"),
         Setting(
             "AMODB_CACHE_MAX_BYTES", flag: "--cache-max-bytes", \.cacheMaxBytes, .integer(1024...(1 << 40)),
             help: "most body bytes the cache holds", accepts: "1 KiB – 1 TiB",

@@ -1,3 +1,5 @@
+import AmodbModels
+
 extension ConfigurationLoader {
     /// How the key's calls a minute are spent.
     static let budgetSettings: [Setting] = [
@@ -13,6 +15,18 @@ extension ConfigurationLoader {
             "AMODB_CLIENT_SHARE", flag: "--client-share", \.clientUpstreamShare, .share,
             help: "each client's share of the calls for misses, 0-1; 1: no limit", accepts: "above 0, at most 1",
             doc: "each client's share of those calls for misses (`1`: no share limit)"),
+        Setting(
+            "AMODB_ROUTES", flag: "--routes", \.extraRoutes, .routes,
+            help:
+                "more of amodb to serve: \(RouteTable.entries.filter { !$0.byDefault }.map(\.name).joined(separator: ", ")), or all",
+            accepts: "route names, comma-separated",
+            doc:
+                "routes served beyond trending, movie and configuration, each spending the key when asked (`all`, or names from [the route table](caching.md#routes))"
+        ),
+        Setting(
+            "AMODB_SEARCH_SHARE", flag: "--search-share", \.searchShare, .share,
+            help: "each client's share of the calls for searches' misses, 0-1", accepts: "above 0, at most 1",
+            doc: "each client's share of the calls for misses of `/3/search/movie`, on top of its client share"),
     ]
 
     /// How many requests each client may make.

@@ -1,0 +1,96 @@
+import AmodbCompression
+import AmodbHTTP
+import AmodbModels
+
+/// What a request is known to be: read once from its head (the route, the canonical amodb
+/// request and its cache key, the codings and validator the client sends, whether CORS
+/// applies), then who calls (`IdentifyCaller`), and when it began and on which event loop.
+/// The one value every stage of the way through the proxy reads (`ProxyDriver`), and what
+/// delivering its answer needs: no copy of the request is kept.
+struct RequestContext: Sendable {
+    let method: String
+    /// Whether the path is under the API root (`/3/…`).
+    let underAPI: Bool
+    /// The metrics label of the path.
+    let label: ProxyMetrics.RouteLabel
+    /// The proxy's own route the path names, if any (`OwnRoute`).
+    let own: OwnRoute?
+    /// The path as the access log and the unserved path's 404 name it (`LoggedPath`): only
+    /// for a path no route names.
+    let loggedPath: String?
+    /// The amodb request the path and query name, or why they name none that is valid;
+    /// `nil` when the path is no route served.
+    let amodbRequest: Result<AmodbRequest, RequestError>?
+    /// The key a valid amodb request is cached under: made once, for the cache and the access log.
+    let key: CacheKey?
+    let accept: AcceptEncoding
+    let ifNoneMatch: String?
+    /// Whether CORS applies: with origins set, to every answer but the operator's pages'
+    /// (`/metrics`, `/status`, `/status.json`: for the operator's scraper and browser, not for
+    /// apps' pages), so that a page can read each error it gets.
+    let corsApplies: Bool
+    /// `Origin`, read only when CORS applies.
+    let origin: String?
+    /// Who calls: its address first, then (`IdentifyCaller`) what it showed.
+    var caller: Caller
+    /// When the request's head was complete (`Clocks.uptimeNanoseconds`).
+    let started: UInt64
+    /// The event loop the answer is given on, while it is given on that loop's queue: counted
+    /// in that loop's lane; `nil` once it is delivered elsewhere (the shared lane).
+    var loop: Int?
+
+    /// Whether the request is a `HEAD` (its answer's body bytes are not sent).
+    var isHead: Bool { method == "HEAD" }
+
+    /// Whether the answer gets its CORS fields: CORS applies, and it is no preflight
+    /// (whose answer has its own).
+    var decorates: Bool { corsApplies && method != "OPTIONS" }
+
+    /// The request's facts, read from its head's bytes where it can (the route, the query).
+    init(
+        _ request: borrowing HTTPRequest, access: ProxyDriver.Access, languages: [String], started: UInt64,
+        loop: Int?
+    ) {
+        method = request.method
+        self.started = started
+        self.loop = loop
+        // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none).
+        let peer = request.peerAddress
+        let address =
+            access.trustedProxies.mayForward(peer)
+            ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For"))
+            : peer
+        caller = Caller(address: address, limitedByAddress: !access.rateLimitExempt.contains(address))
+        // A route that is off is no route: its path is answered as any other unserved one.
+        let (underAPI, matched) = RouteRequest.route(for: request.path)
+        let amodbRoute = matched.flatMap { access.routes.serves($0) ? $0 : nil }
+        self.underAPI = underAPI
+        own = amodbRoute == nil ? OwnRoute(path: request.path) : nil
+        label = amodbRoute.map(ProxyMetrics.RouteLabel.init) ?? own?.label ?? .unmatched
+        loggedPath = label == .unmatched ? LoggedPath.of(target: request.target) : nil
+        // amodb answers an untranslated language (or none) in English: one entry for all of
+        // them, resolved while the query's bytes are read.
+        amodbRequest = amodbRoute.map { RouteRequest.request($0, query: request.query, languages: languages) }
+        key = (try? amodbRequest?.get()).map(CacheKey.init)
+        accept = AcceptEncoding(fields: request.headers.fields)
+        ifNoneMatch = request.headers["If-None-Match"]
+        corsApplies = access.cors != nil && own?.isOperatorPage != true
+        origin = corsApplies ? request.headers["Origin"] : nil
+    }
+}
+
+/// What the cache stages read of a request: its amodb request and cache key, whose share of
+/// the calls a miss spends, what the client accepts and holds, and where it is counted.
+/// Made from a `RequestContext` once the request is admitted, or by the planner's replay
+/// and tests that ask the cache alone.
+struct CacheQuery: Sendable {
+    let request: AmodbRequest
+    let key: CacheKey
+    /// The caller's limit key (`Caller.limitKey`), whose share of the calls a miss spends;
+    /// `nil`: no share applies.
+    let limitKey: String?
+    var accept = AcceptEncoding()
+    var ifNoneMatch: String? = nil
+    /// The event loop whose queue this runs on, if any, where a hit is counted.
+    var loop: Int? = nil
+}

@@ -1,0 +1,57 @@
+import AmodbModels
+import Foundation
+import Testing
+
+@testable import AmodbProxy
+
+/// `docs/caching.md`'s table of routes against `RouteTable`: a route added, or one whose
+/// lifetime, budget class or parameters change, fails here until the docs say so.
+struct RouteTableDocumentationTests {
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    private static let docsPath = root.appendingPathComponent("docs/caching.md").path
+
+    /// The lines that open and close the generated table.
+    private static let tableStart =
+        "<!-- Written from Sources/AmodbModels/RouteTable.swift by RouteTableDocumentationTests: REGENERATE_SETTINGS_DOCS=1 swift test --filter RouteTableDocumentationTests rewrites it. -->"
+    private static let tableEnd = "<!-- End of the written route table. -->"
+
+    /// One row per entry, in the table's order.
+    static var table: String {
+        var rows = [
+            "| path | served | parameters | fresh for | budget | amodb's 404 |",
+            "|---|---|---|---|---|---|",
+        ]
+        for entry in RouteTable.entries {
+            let parameters = entry.parameters.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+            let cells = [
+                "`GET /3\(entry.template)`",
+                entry.byDefault ? "always" : "`AMODB_ROUTES=\(entry.name)`",
+                parameters.isEmpty ? "—" : parameters,
+                "`\(entry.lifetime.setting)`",
+                entry.budget.rawValue,
+                entry.negativeCached ? "kept (`AMODB_NEGATIVE_TTL`)" : "passed on",
+            ]
+            rows.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        return rows.joined(separator: "\n")
+    }
+
+    @Test func theDocsRouteTableIsWrittenFromTheTable() throws {
+        let docs = try String(contentsOfFile: Self.docsPath, encoding: .utf8)
+        let start = try #require(docs.range(of: Self.tableStart + "\n"), "no route table start in docs/caching.md")
+        let end = try #require(
+            docs.range(of: "\n" + Self.tableEnd, range: start.upperBound..<docs.endIndex),
+            "no route table end in docs/caching.md")
+        let written = String(docs[start.upperBound..<end.lowerBound])
+        if ProcessInfo.processInfo.environment["REGENERATE_SETTINGS_DOCS"] == "1" {
+            try docs.replacingCharacters(in: start.upperBound..<end.lowerBound, with: Self.table)
+                .write(toFile: Self.docsPath, atomically: true, encoding: .utf8)
+            return
+        }
+        #expect(
+            written == Self.table,
+            "docs/caching.md's route table is not RouteTable's: REGENERATE_SETTINGS_DOCS=1 swift test --filter RouteTableDocumentationTests rewrites it"
+        )
+    }
+}
