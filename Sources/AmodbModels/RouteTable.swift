@@ -13,46 +13,47 @@ public enum RouteTable {
         Entry(
             .trending, "/trending/{media_type}/{time_window}", name: "trending", byDefault: true,
             parameters: [.language, .page], lifetime: .list, budget: .refreshed, negativeCached: true,
-            answer: .page),
+            answer: .page, model: TrendingPage.self),
         Entry(
             .movie, "/movie/{movie_id}", name: "movie", byDefault: true,
             parameters: [.language, .appendToResponse], lifetime: .details, budget: .refreshed,
-            negativeCached: true, answer: .details),
+            negativeCached: true, answer: .details, model: MovieDetails.self),
         Entry(
             .configuration, "/configuration", name: "configuration", byDefault: true,
-            parameters: [], lifetime: .reference, budget: .refreshed, negativeCached: true, answer: .configuration),
+            parameters: [], lifetime: .reference, budget: .refreshed, negativeCached: true, answer: .configuration,
+            model: APIConfiguration.self),
         Entry(
             .popular, "/movie/popular", name: "movie/popular", byDefault: false,
             parameters: [.language, .page], lifetime: .list, budget: .refreshed, negativeCached: false,
-            answer: .page),
+            answer: .page, model: MoviePage.self),
         Entry(
             .topRated, "/movie/top_rated", name: "movie/top_rated", byDefault: false,
             parameters: [.language, .page], lifetime: .list, budget: .refreshed, negativeCached: false,
-            answer: .page),
+            answer: .page, model: MoviePage.self),
         Entry(
             .nowPlaying, "/movie/now_playing", name: "movie/now_playing", byDefault: false,
             parameters: [.language, .page], lifetime: .list, budget: .refreshed, negativeCached: false,
-            answer: .page),
+            answer: .page, model: MoviePage.self),
         Entry(
             .upcoming, "/movie/upcoming", name: "movie/upcoming", byDefault: false,
             parameters: [.language, .page], lifetime: .list, budget: .refreshed, negativeCached: false,
-            answer: .page),
+            answer: .page, model: MoviePage.self),
         Entry(
             .tv, "/tv/{tv_id}", name: "tv", byDefault: false,
             parameters: [.language], lifetime: .details, budget: .refreshed, negativeCached: true,
-            answer: .details),
+            answer: .details, model: TVDetails.self),
         Entry(
             .person, "/person/{person_id}", name: "person", byDefault: false,
             parameters: [.language], lifetime: .details, budget: .refreshed, negativeCached: true,
-            answer: .details),
+            answer: .details, model: PersonDetails.self),
         Entry(
             .movieGenres, "/genre/movie/list", name: "genre/movie/list", byDefault: false,
             parameters: [.language], lifetime: .reference, budget: .refreshed, negativeCached: false,
-            answer: .genres),
+            answer: .genres, model: GenreList.self),
         Entry(
             .searchMovie, "/search/movie", name: "search/movie", byDefault: false,
             parameters: [.query, .language, .page], lifetime: .list, budget: .missOnly, negativeCached: false,
-            answer: .page),
+            answer: .page, model: MoviePage.self),
     ]
 
     /// The entry an operator names (`AMODB_ROUTES`), if any.
@@ -85,13 +86,18 @@ public enum RouteTable {
         public let negativeCached: Bool
         /// What a 200 of it must hold to be stored.
         public let answer: AnswerShape
+        /// The shared model a 200 decodes as: the one the client returns for it (the proxy
+        /// checks stored answers against it and reports drift, never refusing them).
+        public let model: any (Decodable & Sendable).Type
         /// The template read into fixed bytes and placeholders, for matching paths.
         public let parts: [Part]
 
         init(
             _ kind: Route.Kind, _ template: String, name: String, byDefault: Bool, parameters: [QueryParameter],
-            lifetime: Lifetime, budget: BudgetClass, negativeCached: Bool, answer: AnswerShape
+            lifetime: Lifetime, budget: BudgetClass, negativeCached: Bool, answer: AnswerShape,
+            model: any (Decodable & Sendable).Type
         ) {
+            self.model = model
             self.kind = kind
             self.template = template
             self.name = name

@@ -286,10 +286,10 @@ public final class AmodbSandbox: HTTPResponder, Sendable {
     /// amodb's edge caches lists and searches for 30 minutes; details change rarely (an
     /// hour), the configuration and the genres hardly ever (a day).
     static func cacheControl(for route: Route) -> String {
-        switch route {
-        case .trending, .movieList, .searchMovie: "public, max-age=1800"
-        case .movie, .tv, .person: "public, max-age=3600"
-        case .configuration, .movieGenres: "public, max-age=86400"
+        switch route.entry.lifetime {
+        case .list: "public, max-age=1800"
+        case .details: "public, max-age=3600"
+        case .reference: "public, max-age=86400"
         }
     }
 

@@ -45,7 +45,7 @@ struct AdmitTests {
 
     @Test func aServedRouteIsAQuestionForTheCacheInCanonicalForm() throws {
         let (action, context) = try Self.admit("/3/movie/550?language=DE&append_to_response=videos,credits")
-        guard case .lookUp(let query) = action else {
+        guard case .lookUp = action, let query = context.query else {
             Issue.record("not a look-up: \(action)")
             return
         }
@@ -75,7 +75,7 @@ struct AdmitTests {
 
     @Test func aRouteTurnedOnIsLookedUpAndTheSamePathOffIsUnserved() throws {
         let on = try Self.admit("/3/tv/1396", access: Self.access(routes: RouteTable.servedByDefault.union([.tv])))
-        guard case .lookUp(let query) = on.0 else {
+        guard case .lookUp = on.0, let query = on.1.query else {
             Issue.record("not a look-up: \(on.0)")
             return
         }

@@ -41,11 +41,9 @@ extension ProxyDriver {
         to request: AmodbRequest, ifNoneMatch: String? = nil, accept: AcceptEncoding = AcceptEncoding(),
         client: String?, later: () -> AnswerDelivery
     ) -> ProxyAnswer? {
-        run(
-            .lookUp(
-                CacheQuery(
-                    request: request, key: CacheKey(request), limitKey: client, accept: accept, ifNoneMatch: ifNoneMatch
-                )),
+        lookUp(
+            CacheQuery(
+                request: request, key: CacheKey(request), limitKey: client, accept: accept, ifNoneMatch: ifNoneMatch),
             later: later)
     }
 }

@@ -14,7 +14,7 @@ struct ForwarderShutdownTests {
         let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "30"]))
         // A grace far shorter than the 30 s wait, yet long enough for a busy machine to answer.
         let harness = try ProxyHarness(
-            configuration: ProxyHarness.configuration { $0.shutdownGraceSeconds = 5 }, fetcher: fetcher)
+            configuration: ProxyHarness.configuration { $0.shutdownGraceSeconds = 15 }, fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             let pending = Task { try await harness.get("/3/trending/movie/week") }
             #expect(await eventually { fetcher.calls.count == 1 })

@@ -59,13 +59,10 @@ struct CacheKey: Sendable, Hashable {
             writer.write(route.path)  // a literal: no allocation
             return
         }
-        // The template's fixed bytes with the id where its placeholder is.
-        for part in route.entry.parts {
-            switch part {
-            case .literal(let bytes): writer.write(bytes)
-            case .placeholder: writer.write(decimal: id)
-            }
-        }
+        // The template's fixed bytes, then the id (`RouteRequest.idPrefixes`).
+        let prefix = RouteRequest.idPrefixes[route.kind.rawValue]
+        RouteRequest.program.withUnsafeBytes { writer.write(UnsafeRawBufferPointer(rebasing: $0[prefix])) }
+        writer.write(decimal: id)
     }
 
     /// The key of a request with parameters, in `queryItems`' order (sorted by name). The

@@ -28,7 +28,7 @@ package final class ReplayForwarder: Sendable {
     /// gets the answer's outcome (`nil`: none said), at once or when the answer comes.
     package func ask(_ request: AmodbRequest, answered: @escaping @Sendable (CacheOutcome?) -> Void) {
         let query = CacheQuery(request: request, key: CacheKey(request), limitKey: nil)
-        let answer = driver.run(.lookUp(query)) { { answer in answered(answer.cacheOutcome) } }
+        let answer = driver.lookUp(query) { { answer in answered(answer.cacheOutcome) } }
         if let answer { answered(answer.cacheOutcome) }
     }
 

@@ -4,23 +4,24 @@ import AmodbModels
 import Synchronization
 
 /// The one way through the proxy. Every request's answer comes from one driver running the
-/// stages in order, each a function of the request's context that returns the next action:
+/// stages in order, each a function of the request's context that says what comes next:
 ///
 /// 1. **Read** the head once into a `RequestContext`: the route (`RouteTable`, or the
 ///    proxy's own, `OwnRoute`), the canonical amodb request and its `CacheKey`, the caller's
 ///    address, `Accept-Encoding`, `If-None-Match`.
-/// 2. **Admit** (`Admit`): a preflight is answered; a bad method, an unserved path, a caller
-///    refused (`IdentifyCaller`: app token, user, proof) or over its rate, and a bad query
-///    are refused with an `APIRefusal`; the proxy's own pages are answered here (`own`);
-///    anything else becomes a `CacheQuery`: `.lookUp`.
+/// 2. **Admit** (`Admit`) returns the next `Action`: a preflight is answered (`.answer`);
+///    a bad method, an unserved path, a caller refused (`IdentifyCaller`: app token, user,
+///    proof) or over its rate, and a bad query are refused with an `APIRefusal`
+///    (`.refuse`); the proxy's own pages are answered here (`.own`); anything else becomes
+///    a `CacheQuery`: `.lookUp`.
 /// 3. **Look up** (`lookUp`): the stored entry and the cache decision (`CacheDecision`, a
-///    pure function of the entry, the time and the policy): a fresh entry, or a stale one
-///    whose refresh backs off, is answered now (`.answer`); a stale one is answered while
-///    one refresh runs (`.revalidate`); nothing usable is a `.fill`.
+///    pure function of the entry, the time and the policy) say what comes next: a fresh
+///    entry, or a stale one whose refresh backs off, is answered now; a stale one is
+///    answered while one refresh runs (5); nothing usable is a fill (4).
 /// 4. **Fill** (`fill`): the path's lease (`FetchLeases`: one fill per path, fleet-wide)
 ///    is joined, or led: the fill stage (`Fill`) calls amodb with the call the `KeyBudget`
 ///    grants, and the commit stage (`Commit`) stores the result and answers those who
-///    joined. The answer comes `.later`.
+///    joined. The answer comes later.
 /// 5. **Revalidate** (`revalidate`): a stale answer now, and a background refresh when the
 ///    budget has a call for it.
 /// 6. **Deliver** (`Deliver`): `Cache-Status`, CORS, the metrics and the access log, for an
@@ -41,14 +42,9 @@ package final class ProxyDriver: HTTPResponder {
         case refuse(APIRefusal)
         /// One of the proxy's own pages (`OwnRoute`).
         case own(OwnRoute)
-        /// Ask the cache.
-        case lookUp(CacheQuery)
-        /// Nothing usable is stored: fill the path (nothing stored was found at `at`).
-        case fill(CacheQuery, at: Double)
-        /// A stale entry: answer it while it is refreshed.
-        case revalidate(CacheQuery, CachedResponse, ttl: Int, overdue: Bool, at: Double)
-        /// The answer is handed to the delivery made for it.
-        case later
+        /// Ask the cache the context's query: the look-up stage's decision (`CacheDecision`)
+        /// is the next step.
+        case lookUp
     }
 
     /// What guards the API routes. A class: every request reads it, through one reference
@@ -104,7 +100,7 @@ package final class ProxyDriver: HTTPResponder {
     /// Set once the server listens; `/readyz` says so.
     let listening = Atomic<Bool>(false)
 
-    private var clock: any ProxyClock { stages.clock }
+    private let clock: any ProxyClock
 
     init(
         stages: CacheStages, access: Access? = nil, languages: [String] = AmodbLanguage.base,
@@ -112,6 +108,7 @@ package final class ProxyDriver: HTTPResponder {
         attest: AttestService? = nil
     ) {
         self.stages = stages
+        clock = stages.clock
         let access = access ?? .anyone(metrics: metrics)
         self.access = access
         self.languages = languages
@@ -130,10 +127,13 @@ package final class ProxyDriver: HTTPResponder {
     )
         -> HTTPResponse?
     {
-        var context = RequestContext(
+        var reading = RequestContext(
             request, access: access, languages: languages, started: Clocks.uptimeNanoseconds(),
             loop: server.loopIndex)
-        let admitted = Admit.run(request, &context, access: access, clock: clock)
+        let admitted = Admit.run(request, &reading, access: access, clock: clock)
+        // Moved, not copied, into a constant: the delivery below captures it, and a variable
+        // captured while it is also passed on would be copied for each.
+        let context = consume reading
         // Bound straight from the call: an optional kept beside the unwrapped answer would
         // hold a second reference to its buffers, and delivering it appending a field would
         // then copy them.
@@ -151,44 +151,53 @@ package final class ProxyDriver: HTTPResponder {
         return deliver(consume answer, context)
     }
 
-    /// The answer the admitted request's actions give now, or `nil` when it comes later.
+    /// The answer the admitted request's next action gives now, or `nil` when it comes later.
     private func answer(
-        to admitted: Action, _ request: borrowing HTTPRequest, _ context: RequestContext, later: () -> AnswerDelivery
+        to admitted: consuming Action, _ request: borrowing HTTPRequest, _ context: RequestContext,
+        later: () -> AnswerDelivery
     ) -> ProxyAnswer? {
-        if case .own(let own) = admitted { return answer(own: own, request, context, later: later) }
-        return run(admitted, later: later)
-    }
-
-    /// Runs the cache's actions from `first` until one answers now (its answer) or hands the
-    /// answer to the delivery `later()` makes (`nil`; made only then: a hit allocates none).
-    func run(_ first: Action, later: () -> AnswerDelivery) -> ProxyAnswer? {
-        var action = first
-        while true {
-            switch action {
-            case .answer(let answer): return answer
-            case .refuse(let refusal): return ProxyAnswer(refusal.response)
-            case .own: preconditionFailure("the proxy's own pages are answered with their request")
-            case .lookUp(let query): action = lookUp(query)
-            case .fill(let query, let now): action = fill(query, at: now, deliver: later())
-            case .revalidate(let query, let entry, let ttl, let overdue, let now):
-                action = revalidate(query, entry, ttl: ttl, overdue: overdue, at: now, later: later)
-            case .later: return nil
-            }
+        switch consume admitted {
+        case .answer(let answer): return answer
+        case .refuse(let refusal): return ProxyAnswer(refusal.response)
+        case .own(let own): return answer(own: own, request, context, later: later)
+        case .lookUp: return lookUp(context.query!, later: later)
         }
     }
 
     // MARK: 3. Look up
 
-    /// The stored entry's answer as the cache decision has it, or a fill.
-    private func lookUp(_ query: CacheQuery) -> Action {
+    /// The stored entry's answer as the cache decision has it: now (fresh, or stale while its
+    /// refresh backs off), while it is refreshed (`revalidate`), or, with nothing usable, a
+    /// fill (`fill`); `nil` when the answer goes to the delivery `later()` makes (made only
+    /// then: a hit allocates none). Where an admitted request goes, and where the planner's
+    /// replay and the cache's tests ask.
+    func lookUp(_ query: CacheQuery, later: () -> AnswerDelivery) -> ProxyAnswer? {
         let now = clock.now()
         // The hit path: one lookup in the cache, no lease taken.
-        guard let entry = stages.cache.entry(for: query.key.text) else { return .fill(query, at: now) }
-        return stored(entry, query, at: now) ?? .fill(query, at: now)
+        if let entry = stages.cache.entry(for: query.key.text) {
+            switch stored(entry, query, at: now, later: later) {
+            case .now(let answer): return answer
+            case .later: return nil
+            case .unusable: break
+            }
+        }
+        return fill(query, at: now, deliver: later())
     }
 
-    /// What a stored entry answers: now, or while it is refreshed; `nil` when it is too old.
-    private func stored(_ entry: CachedResponse, _ query: CacheQuery, at now: Double) -> Action? {
+    /// What a stored entry answers.
+    private enum Stored {
+        /// A hit, or a stale copy: now.
+        case now(ProxyAnswer)
+        /// A stale copy, handed to the delivery once the budget has said whether it refreshes.
+        case later
+        /// Too old to answer.
+        case unusable
+    }
+
+    /// The answer from a stored entry, as the cache decision has it.
+    private func stored(_ entry: CachedResponse, _ query: CacheQuery, at now: Double, later: () -> AnswerDelivery)
+        -> Stored
+    {
         let backoff = stages.commit.backoff
         let key = query.key
         switch CacheDecision(
@@ -197,27 +206,29 @@ package final class ProxyDriver: HTTPResponder {
         {
         case .fresh(let ttl):
             stages.statistics.count(entry.status == 200 ? .hit : .negativeHit, loop: query.loop)
-            return .answer(
+            return .now(
                 entry.answer(at: now, outcome: .hit(ttl: ttl), accept: query.accept, ifNoneMatch: query.ifNoneMatch))
         case .stale(let ttl, let fwdStatus):
             stages.statistics.count(.staleIfError)
             let outcome = CacheOutcome.stale(ttl: ttl, reason: .error, fwdStatus: fwdStatus)
-            return .answer(
-                entry.answer(at: now, outcome: outcome, accept: query.accept, ifNoneMatch: query.ifNoneMatch))
+            return .now(entry.answer(at: now, outcome: outcome, accept: query.accept, ifNoneMatch: query.ifNoneMatch))
         case .revalidate(let ttl, let overdue):
-            return .revalidate(query, entry, ttl: ttl, overdue: overdue, at: now)
+            guard let answer = revalidate(query, entry, ttl: ttl, overdue: overdue, at: now, later: later) else {
+                return .later
+            }
+            return .now(answer)
         case .miss:
-            return nil
+            return .unusable
         }
     }
 
     // MARK: 4. Fill
 
     /// A request that found nothing usable stored: it joins the fill in flight, or leads one
-    /// (`.later`: `deliver` gets the answer), or finds the answer stored after all.
+    /// (`nil`: `deliver` gets the answer later), or finds the answer stored after all.
     /// `counted`: the request was already counted as a miss (it asks again).
     private func fill(_ query: CacheQuery, at now: Double, deliver: @escaping AnswerDelivery, counted: Bool = false)
-        -> Action
+        -> ProxyAnswer?
     {
         let (stages, key) = (self.stages, query.key)
         let waiter: FetchWaiter = { [weak self] result in
@@ -241,23 +252,20 @@ package final class ProxyDriver: HTTPResponder {
         switch claim {
         case .cached(let entry):
             // Stored between the lookup and the claim: not a miss after all.
-            switch stored(entry, query, at: now) {
-            case .revalidate(let query, let entry, let ttl, let overdue, let now):
-                return revalidate(query, entry, ttl: ttl, overdue: overdue, at: now, later: { deliver })
-            case let action?:
-                return action
-            case nil:
+            switch stored(entry, query, at: now, later: { deliver }) {
+            case .now(let answer): return answer
+            case .later: return nil
+            case .unusable:
                 let outcome = CacheOutcome.hit(ttl: entry.remainingLifetime(at: now))
-                return .answer(
-                    entry.answer(at: now, outcome: outcome, accept: query.accept, ifNoneMatch: query.ifNoneMatch))
+                return entry.answer(at: now, outcome: outcome, accept: query.accept, ifNoneMatch: query.ifNoneMatch)
             }
         case .joined:
             if !counted { stages.statistics.countMiss(key.text) }
             stages.statistics.count(.collapsed)
-            return .later
+            return nil
         case .refused(let detail):
             if !counted { stages.statistics.countMiss(key.text) }
-            return .answer(FetchFailure.noCall(detail, retryAfter: 1).answer(collapsed: false))
+            return FetchFailure.noCall(detail, retryAfter: 1).answer(collapsed: false)
         case .leads:
             if !counted { stages.statistics.countMiss(key.text) }
             stages.tasks.run(.awaited) {
@@ -282,7 +290,7 @@ package final class ProxyDriver: HTTPResponder {
                     if case .failed(let failure) = fetched { failure.detail == .clientShareSpent } else { false }
                 await stages.commit.share(key, spentShare ? nil : result)
             }
-            return .later
+            return nil
         }
     }
 
@@ -293,7 +301,7 @@ package final class ProxyDriver: HTTPResponder {
     private func askAgain(_ query: CacheQuery, deliver: @escaping AnswerDelivery) {
         var query = query
         query.loop = nil
-        if case .answer(let answer) = fill(query, at: clock.now(), deliver: deliver, counted: true) {
+        if let answer = fill(query, at: clock.now(), deliver: deliver, counted: true) {
             deliver(answer)
         }
     }
@@ -303,20 +311,20 @@ package final class ProxyDriver: HTTPResponder {
     /// A stale answer, and a background refresh unless one runs or the budget has no call
     /// for it. A stale entry can still be answered, so its refresh waits for slack in the
     /// window, and the request that starts it gets its answer once the budget has decided
-    /// (it may ask Redis: tens of ms at most). An `overdue` one's refresh goes first, ahead
-    /// of the misses waiting for a call, and its request is answered at once meanwhile.
-    /// Every other request is answered at once.
+    /// (it may ask Redis: tens of ms at most; `nil`: handed to the delivery). An `overdue`
+    /// one's refresh goes first, ahead of the misses waiting for a call, and its request is
+    /// answered at once meanwhile. Every other request is answered at once.
     private func revalidate(
         _ query: CacheQuery, _ entry: CachedResponse, ttl: Int, overdue: Bool, at now: Double,
         later: () -> AnswerDelivery
-    ) -> Action {
+    ) -> ProxyAnswer? {
         let (stages, key) = (self.stages, query.key)
         let revalidating = entry.answer(
             at: now, outcome: .stale(ttl: ttl, reason: .revalidate, fwdStatus: nil), accept: query.accept,
             ifNoneMatch: query.ifNoneMatch)
         guard case .leads = stages.leases.claim(key.text, cached: { nil }, waiter: nil) else {
             stages.statistics.count(.staleWhileRevalidate)
-            return .answer(revalidating)
+            return revalidating
         }
         let deliver = later()
         let started = stages.tasks.run(.background) {
@@ -348,10 +356,10 @@ package final class ProxyDriver: HTTPResponder {
             let result = stages.commit.store(key, with: fetched, refreshing: true)
             await stages.commit.share(key, result)
         }
-        if started { return .later }
+        if started { return nil }
         stages.commit.release(key) { .answer(entry, stored: false) }
         stages.statistics.count(.staleWhileRevalidate)
-        return .answer(revalidating)
+        return revalidating
     }
 
     // MARK: The proxy's own pages

@@ -18,13 +18,13 @@ struct RequestContext: Sendable {
     /// The path as the access log and the unserved path's 404 name it (`LoggedPath`): only
     /// for a path no route names.
     let loggedPath: String?
-    /// The amodb request the path and query name, or why they name none that is valid;
-    /// `nil` when the path is no route served.
-    let amodbRequest: Result<AmodbRequest, RequestError>?
-    /// The key a valid amodb request is cached under: made once, for the cache and the access log.
-    let key: CacheKey?
-    let accept: AcceptEncoding
-    let ifNoneMatch: String?
+    /// The question for the cache a valid amodb request is: the request in canonical form,
+    /// its key (made once, for the cache and the access log), what the client accepts and
+    /// holds; the caller's limit key is set once the caller is known (`Admit`). `nil` when
+    /// the path is no route served, or its query names no valid request (`problem`).
+    var query: CacheQuery?
+    /// Why the query names no valid amodb request, for a route served.
+    let problem: RequestError?
     /// Whether CORS applies: with origins set, to every answer but the operator's pages'
     /// (`/metrics`, `/status`, `/status.json`: for the operator's scraper and browser, not for
     /// apps' pages), so that a page can read each error it gets.
@@ -51,31 +51,47 @@ struct RequestContext: Sendable {
         _ request: borrowing HTTPRequest, access: ProxyDriver.Access, languages: [String], started: UInt64,
         loop: Int?
     ) {
-        method = request.method
-        self.started = started
-        self.loop = loop
+        // Each field is read into a local first and stored once, at the end: stored as it is
+        // read, the context was built aside and copied out whole.
         // `X-Forwarded-For` is read only from a trusted peer (most proxies trust none).
         let peer = request.peerAddress
         let address =
             access.trustedProxies.mayForward(peer)
             ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For"))
             : peer
-        caller = Caller(address: address, limitedByAddress: !access.rateLimitExempt.contains(address))
         // A route that is off is no route: its path is answered as any other unserved one.
         let (underAPI, matched) = RouteRequest.route(for: request.path)
         let amodbRoute = matched.flatMap { access.routes.serves($0) ? $0 : nil }
-        self.underAPI = underAPI
-        own = amodbRoute == nil ? OwnRoute(path: request.path) : nil
-        label = amodbRoute.map(ProxyMetrics.RouteLabel.init) ?? own?.label ?? .unmatched
-        loggedPath = label == .unmatched ? LoggedPath.of(target: request.target) : nil
+        let own = amodbRoute == nil ? OwnRoute(path: request.path) : nil
+        let label = amodbRoute.map(ProxyMetrics.RouteLabel.init) ?? own?.label ?? .unmatched
         // amodb answers an untranslated language (or none) in English: one entry for all of
         // them, resolved while the query's bytes are read.
-        amodbRequest = amodbRoute.map { RouteRequest.request($0, query: request.query, languages: languages) }
-        key = (try? amodbRequest?.get()).map(CacheKey.init)
-        accept = AcceptEncoding(fields: request.headers.fields)
-        ifNoneMatch = request.headers["If-None-Match"]
-        corsApplies = access.cors != nil && own?.isOperatorPage != true
-        origin = corsApplies ? request.headers["Origin"] : nil
+        var query: CacheQuery? = nil
+        var problem: RequestError? = nil
+        if let amodbRoute {
+            switch RouteRequest.request(amodbRoute, query: request.query, languages: languages) {
+            case .success(let amodbRequest):
+                query = CacheQuery(
+                    request: amodbRequest, key: CacheKey(amodbRequest), limitKey: nil,
+                    accept: AcceptEncoding(fields: request.headers.fields),
+                    ifNoneMatch: request.headers["If-None-Match"], loop: loop)
+            case .failure(let error):
+                problem = error
+            }
+        }
+        let corsApplies = access.cors != nil && own?.isOperatorPage != true
+        self.method = request.method
+        self.underAPI = underAPI
+        self.label = label
+        self.own = own
+        self.loggedPath = label == .unmatched ? LoggedPath.of(target: request.target) : nil
+        self.query = query
+        self.problem = problem
+        self.corsApplies = corsApplies
+        self.origin = corsApplies ? request.headers["Origin"] : nil
+        self.caller = Caller(address: address, limitedByAddress: !access.rateLimitExempt.contains(address))
+        self.started = started
+        self.loop = loop
     }
 }
 
@@ -88,7 +104,7 @@ struct CacheQuery: Sendable {
     let key: CacheKey
     /// The caller's limit key (`Caller.limitKey`), whose share of the calls a miss spends;
     /// `nil`: no share applies.
-    let limitKey: String?
+    var limitKey: String?
     var accept = AcceptEncoding()
     var ifNoneMatch: String? = nil
     /// The event loop whose queue this runs on, if any, where a hit is counted.

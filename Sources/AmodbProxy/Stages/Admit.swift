@@ -32,9 +32,11 @@ enum Admit {
             return .refuse(
                 .unserved(context.loggedPath ?? LoggedPath.of(target: request.target), served: access.routes))
         }
-        switch IdentifyCaller.run(request, context, callers: access.callers, clock: clock) {
-        case .failure(let refusal): return .answer(ProxyAnswer(refusal.response))
-        case .success(let caller): context.caller = caller
+        if let refusal = IdentifyCaller.run(
+            request, &context.caller, underAPI: context.underAPI, loop: context.loop, callers: access.callers,
+            clock: clock)
+        {
+            return .answer(ProxyAnswer(refusal.response))
         }
         // Within the caller's rate (`Caller.limitKey`: who a limit counts), or refused.
         let limitKey = context.caller.limitKey
@@ -42,20 +44,15 @@ enum Admit {
             return .refuse(
                 .tooManyRequests({ "Too many requests from this client; try again in \($0) s." }, wait: wait))
         }
-        switch context.amodbRequest {
-        case nil:
+        if let problem = context.problem { return .refuse(APIRefusal(.invalidParameter, problem.description)) }
+        guard context.query != nil else {
             // A path under `/3` that names no route served: within the caller's rate, like
             // any other, so that a flood of made-up paths is limited too.
             return .refuse(
                 .unserved(context.loggedPath ?? LoggedPath.of(target: request.target), served: access.routes))
-        case .failure(let error):
-            return .refuse(APIRefusal(.invalidParameter, error.description))
-        case .success(let amodbRequest):
-            // Each client's share of the calls for misses follows the same exemption as its rate.
-            return .lookUp(
-                CacheQuery(
-                    request: amodbRequest, key: context.key ?? CacheKey(amodbRequest), limitKey: limitKey,
-                    accept: context.accept, ifNoneMatch: context.ifNoneMatch, loop: context.loop))
         }
+        // Each client's share of the calls for misses follows the same exemption as its rate.
+        context.query?.limitKey = limitKey
+        return .lookUp
     }
 }

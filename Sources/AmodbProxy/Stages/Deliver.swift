@@ -37,7 +37,8 @@ final class Deliver: Sendable {
         if let accessLog {
             accessLog.record(
                 AccessLogEntry(
-                    method: context.method, route: context.label, path: context.loggedPath, key: context.key?.text,
+                    method: context.method, route: context.label, path: context.loggedPath,
+                    key: context.query?.key.text,
                     status: response.status, cache: cache, nanoseconds: nanoseconds, bytes: bytes, encoding: encoding,
                     client: context.caller.address, user: context.caller.user.map { String($0.logName) },
                     detail: outcome?.missDetail?.literal, proof: context.caller.proof?.literal))

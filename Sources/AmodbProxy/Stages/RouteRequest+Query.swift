@@ -66,7 +66,7 @@ extension RouteRequest {
         }
 
         mutating func read(name: Span<UInt8>, value: Span<UInt8>) throws(RequestError) {
-            guard let parameter = RouteRequest.parameter(named: name), route.parameters.contains(parameter) else {
+            guard let parameter = RouteRequest.parameter(named: name), RouteRequest.takes(route.kind, parameter) else {
                 return
             }
             let bit = RouteRequest.bit(of: parameter)

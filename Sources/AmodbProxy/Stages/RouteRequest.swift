@@ -29,44 +29,9 @@ enum RouteRequest {
     /// configuration's). Read byte by byte: no split, no intermediate `String`, no grapheme
     /// breaking (which a `Character` split of the path pays on every byte).
     static func route(pathBytes path: Span<UInt8>) -> Route? {
-        for entry in RouteTable.entries {
-            if let route = route(path, matching: entry) { return route }
+        program.withUnsafeBufferPointer { code in
+            path.withUnsafeBufferPointer { path in route(program: code, path: path) }
         }
-        return nil
-    }
-
-    /// The route of `entry` the path names, if its bytes are the template's, each placeholder
-    /// one segment of what it takes.
-    private static func route(_ path: Span<UInt8>, matching entry: RouteTable.Entry) -> Route? {
-        var position = 0
-        var (id, media, window): (Int?, MediaType?, TimeWindow?) = (nil, nil, nil)
-        for part in entry.parts {
-            switch part {
-            case .literal(let literal):
-                guard path.count - position >= literal.count,
-                    path.extracting(position..<(position + literal.count)).elementsEqual(literal)
-                else { return nil }
-                position += literal.count
-            case .placeholder(let placeholder):
-                var end = position
-                while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
-                let segment = path.extracting(position..<end)
-                switch placeholder {
-                case .id:
-                    guard let number = positiveInteger(segment) else { return nil }
-                    id = number
-                case .mediaType:
-                    guard let named = mediaType(segment) else { return nil }
-                    media = named
-                case .timeWindow:
-                    guard let named = timeWindow(segment) else { return nil }
-                    window = named
-                }
-                position = end
-            }
-        }
-        guard position == path.count else { return nil }
-        return Route(kind: entry.kind, id: id, media: media, window: window)
     }
 
     /// The canonical request a route's query names, its language resolved among `languages`
@@ -103,7 +68,7 @@ enum RouteRequest {
             page = number == 1 ? nil : number
         }
         var search: String?
-        if route.parameters.contains(.query) {
+        if takes(route.kind, .query) {
             guard let text = reader.search else { throw .invalidValue(.query, "is required") }
             search = try AmodbRequest.canonicalSearch(text)
         }
@@ -115,7 +80,7 @@ enum RouteRequest {
     // MARK: The path
 
     /// The media type a segment names exactly (lower case, as amodb spells it).
-    private static func mediaType(_ segment: Span<UInt8>) -> MediaType? {
+    static func mediaType(_ segment: Span<UInt8>) -> MediaType? {
         if ASCIIBytes.equals(segment, "movie") { return .movie }
         if ASCIIBytes.equals(segment, "all") { return .all }
         if ASCIIBytes.equals(segment, "tv") { return .tv }
@@ -124,7 +89,7 @@ enum RouteRequest {
     }
 
     /// The time window a segment names exactly.
-    private static func timeWindow(_ segment: Span<UInt8>) -> TimeWindow? {
+    static func timeWindow(_ segment: Span<UInt8>) -> TimeWindow? {
         if ASCIIBytes.equals(segment, "day") { return .day }
         if ASCIIBytes.equals(segment, "week") { return .week }
         return nil

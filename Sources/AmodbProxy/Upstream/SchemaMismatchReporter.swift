@@ -53,24 +53,11 @@ final class SchemaMismatchReporter: Sendable {
         var problem: String
     }
 
-    /// The shared model a 200 of `route` decodes as: the one the client library returns for it.
-    static func model(of route: Route) -> any Decodable.Type {
-        switch route {
-        case .trending: TrendingPage.self
-        case .movie: MovieDetails.self
-        case .configuration: APIConfiguration.self
-        case .movieList, .searchMovie: MoviePage.self
-        case .tv: TVDetails.self
-        case .person: PersonDetails.self
-        case .movieGenres: GenreList.self
-        }
-    }
-
     /// The first decoding failure of `body` as `route`'s model, if any.
     static func mismatch(in body: [UInt8], for route: Route) -> Mismatch? {
         let decoder = JSONDecoder()
         do {
-            _ = try decoder.decode(model(of: route), from: Data(body))
+            _ = try decoder.decode(route.entry.model, from: Data(body))
             return nil
         } catch let error as DecodingError {
             // Only the path and the kind: a debug description can quote the value.
