@@ -1,25 +1,53 @@
+import AmodbHTTP
 package import AmodbProxy
 package import Foundation
 
-/// A proxy started in-process on port 0 for a test, with its upstream and clock
-/// chosen by the test.
+/// A proxy for a test, with its upstream and clock chosen by the test, in one of two modes
+/// (Hummingbird's `.router` and `.live` are the model):
+/// - **in-process** (the default): no socket, no event loop, no port; each request is handed
+///   straight to the proxy's driver as a connection would hand it, and its answer is read as
+///   a client reads it off the wire (serialized, then parsed). For what is a function of a
+///   request: the stages, the caller, the route, the cache, the fill, the delivery.
+/// - **live**: listening on port 0, asked over real connections. For what needs one: framing,
+///   keep-alive, slow peers, shutdown of open connections, a real client (`baseURL`).
 package final class ProxyHarness: Sendable {
+    /// How the test reaches the proxy.
+    package enum Mode: Sendable {
+        case inProcess, live
+    }
+
     /// The key the proxy holds; tests assert it never comes back.
     package static let key = "test-secret-key-0123456789"
 
     package let proxy: ProxyServer
-    package let port: Int
+    package let mode: Mode
+    private let listeningPort: Int?
 
-    /// Starts a proxy over `fetcher` (a scripted upstream) or the URL in `configuration`.
+    /// Starts a proxy over `fetcher` (a scripted upstream) or the URL in `configuration`,
+    /// ready to answer (snapshot loaded, `/readyz` ready).
     package init(
-        configuration: ProxyConfiguration = ProxyHarness.configuration(), fetcher: (any UpstreamFetcher)? = nil,
-        clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil, accessLog: LogCapture? = nil
+        _ mode: Mode = .inProcess, configuration: ProxyConfiguration = ProxyHarness.configuration(),
+        fetcher: (any UpstreamFetcher)? = nil, clock: any ProxyClock = SystemClock(), logger: ProxyLogger? = nil,
+        accessLog: LogCapture? = nil
     ) throws {
+        self.mode = mode
         proxy = ProxyServer(
             configuration: configuration, fetcher: fetcher, clock: clock,
             logger: logger ?? ProxyLogger(minimumLevel: .error, secrets: [configuration.apiKey], sink: { _ in }),
             accessLogSink: accessLog?.sink ?? { @Sendable _ in })
-        port = try proxy.start()
+        switch mode {
+        case .inProcess:
+            proxy.startWithoutListening()
+            listeningPort = nil
+        case .live:
+            listeningPort = try proxy.start()
+        }
+    }
+
+    /// The port a live harness listens on.
+    package var port: Int {
+        guard let listeningPort else { preconditionFailure("an in-process harness has no port: ask for .live") }
+        return listeningPort
     }
 
     /// A configuration for tests: loopback, port 0, the test key, short grace period,
@@ -41,10 +69,25 @@ package final class ProxyHarness: Sendable {
     /// `http://127.0.0.1:<port>/3`, what an app puts in its `baseURL`.
     package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/3")! }
 
-    /// One request on a fresh connection; the response as read off the wire.
-    package func get(_ target: String, headers: [String: String] = [:], method: String = "GET") async throws
-        -> RawHTTPResponse
-    {
+    /// One request (from `peer`, in-process; on a fresh connection, live); the response as
+    /// read off the wire.
+    package func get(
+        _ target: String, headers: [String: String] = [:], method: String = "GET", peer: String = "127.0.0.1"
+    ) async throws -> RawHTTPResponse {
+        guard mode == .live else {
+            var fields = HTTPHeaders()
+            fields.add("Host", "127.0.0.1")
+            for (name, value) in headers { fields.add(name, value) }
+            let request = try HTTPRequest(method: method, target: target, headers: fields, peerAddress: peer)
+            let driver = proxy.driver
+            // As a connection hands it over: answered at once, or delivered later.
+            let response = await withCheckedContinuation { continuation in
+                let immediate = driver.respond(
+                    to: request, context: ResponderContext(), later: { { continuation.resume(returning: $0) } })
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+            return try RawHTTPResponse(bytes: response.wireBytes(isHead: method == "HEAD"))
+        }
         let port = self.port
         return try await offloaded {
             let connection = try RawHTTPConnection(port: port, timeout: 30)

@@ -27,7 +27,7 @@ package final class SandboxedProxy: Sendable {
         adjust(&proxyConfiguration)
         let logger = ProxyLogger(minimumLevel: .debug, secrets: [], sink: capture.sink)
         harness = try ProxyHarness(
-            configuration: proxyConfiguration, clock: clock, logger: logger, accessLog: accessLog)
+            .live, configuration: proxyConfiguration, clock: clock, logger: logger, accessLog: accessLog)
     }
 
     /// An `AmodbClient` whose `baseURL` is the proxy, as an app would have; its timeout is

@@ -2,7 +2,6 @@ package import AmodbHTTPTestSupport
 package import AmodbSandbox
 
 extension ProxyHarness: ScopedServer {}
-extension InProcessProxy: ScopedServer {}
 extension SandboxedProxy: ScopedServer {}
 extension AmodbSandbox: ScopedServer {
     /// Stops the stand-in, letting answers in flight finish for up to a second.

@@ -38,7 +38,7 @@ struct CacheKeyTests {
         let fetcher = ScriptedUpstream(
             fallback: .status(
                 200, expected.hasPrefix("/movie") ? ScriptedUpstream.movieDetails : ScriptedUpstream.moviePage))
-        let proxy = InProcessProxy(fetcher: fetcher, clock: ManualClock())
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(proxy) { _ async throws in
             for target in targets { #expect(try await proxy.get(target).status == 200, "\(target)") }
             if index == 3 {

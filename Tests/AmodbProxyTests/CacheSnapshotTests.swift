@@ -11,10 +11,10 @@ struct CacheSnapshotTests {
 
     private func proxy(
         _ fetcher: ScriptedUpstream, clock: ManualClock, snapshot: String, logs: LogCapture = LogCapture()
-    ) throws -> InProcessProxy {
+    ) throws -> ProxyHarness {
         var configuration = ProxyHarness.configuration()
         configuration.snapshotPath = snapshot
-        return InProcessProxy(
+        return try ProxyHarness(
             configuration: configuration, fetcher: fetcher, clock: clock,
             logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
     }
@@ -33,7 +33,7 @@ struct CacheSnapshotTests {
 
         clock.advance(by: 100)
         let second = ScriptedUpstream()
-        try await withServer(try proxy(second, clock: clock, snapshot: path)) { (after: InProcessProxy) async throws in
+        try await withServer(try proxy(second, clock: clock, snapshot: path)) { (after: ProxyHarness) async throws in
             let response = try await after.get("/3/trending/movie/week")
             #expect(response.header("Cache-Status") == "amodb-proxy; hit; ttl=1700")
             #expect(response.header("Age") == "100")
@@ -59,7 +59,7 @@ struct CacheSnapshotTests {
         let logs = LogCapture()
         let fetcher = ScriptedUpstream()
         try await withServer(try proxy(fetcher, clock: ManualClock(), snapshot: path, logs: logs)) {
-            (proxy: InProcessProxy) async throws in
+            (proxy: ProxyHarness) async throws in
             #expect(logs.all.contains { $0.contains("cache snapshot ignored") })
             #expect(proxy.proxy.cache.usage.entries == 0)
             #expect(try await proxy.get("/3/trending/movie/week").status == 200)
@@ -96,8 +96,8 @@ struct CacheSnapshotTests {
         var configuration = ProxyHarness.configuration()
         configuration.snapshotPath = path
         configuration.snapshotIntervalSeconds = 1
-        try await withServer(InProcessProxy(configuration: configuration, fetcher: ScriptedUpstream())) {
-            (proxy: InProcessProxy) async throws in
+        try await withServer(try ProxyHarness(configuration: configuration, fetcher: ScriptedUpstream())) {
+            (proxy: ProxyHarness) async throws in
             _ = try await proxy.get("/3/trending/movie/week")
             #expect(
                 await eventually(within: 30) {
@@ -207,7 +207,7 @@ struct CacheSnapshotTests {
                     body: Array(
                         (key.hasPrefix("/movie") ? ScriptedUpstream.movieDetails : ScriptedUpstream.moviePage).utf8))))
         try await withServer(try proxy(fetcher, clock: clock, snapshot: path, logs: logs)) {
-            (proxy: InProcessProxy) async throws in
+            (proxy: ProxyHarness) async throws in
             #expect(proxy.proxy.cache.usage.entries == 1, "\(name)")
             #expect(logs.all.filter { $0.contains("cache snapshot entry dropped") }.count == 1, "\(name)")
             #expect(
@@ -255,7 +255,7 @@ struct CacheSnapshotTests {
             #"{"format":"amodb-proxy-cache-snapshot","version":1,"writtenAt":0,"entries":[{"key":"/movie/9","status":404,"storedAt":\#(clock.now() - 100),"lifetime":300,"body":"\#(body)"}]}"#
             .write(toFile: path, atomically: true, encoding: .utf8)
         let fetcher = ScriptedUpstream()
-        try await withServer(try proxy(fetcher, clock: clock, snapshot: path)) { (proxy: InProcessProxy) async throws in
+        try await withServer(try proxy(fetcher, clock: clock, snapshot: path)) { (proxy: ProxyHarness) async throws in
             let response = try await proxy.get("/3/movie/9")
             #expect(response.status == 404)
             #expect(response.header("Cache-Control") == "public, max-age=200")

@@ -8,7 +8,7 @@ import Testing
 struct CachingForwarderTests {
     @Test func storesTheFirstAnswerAndServesItAfterwards() async throws {
         let fetcher = ScriptedUpstream()
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let first = try await harness.get("/3/trending/movie/week")
             #expect(first.status == 200)
@@ -29,7 +29,7 @@ struct CachingForwarderTests {
     @Test func reportsAgeAndRemainingFreshness() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let harness = InProcessProxy(fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ in
             _ = try await harness.get("/3/trending/tv/day")
             clock.advance(by: 600)
@@ -43,7 +43,7 @@ struct CachingForwarderTests {
 
     @Test func sharesOneEntryWhateverTheParameterOrderCaseOrExtras() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             for target in [
                 "/3/movie/550?language=de-DE&append_to_response=ratings,credits",
@@ -58,7 +58,7 @@ struct CachingForwarderTests {
 
     @Test func namesAmodbDoesNotKnowAreDroppedAndNeverForwarded() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             for target in [
                 "/3/movie/550?append_to_response=credits,account_states",
@@ -80,7 +80,7 @@ struct CachingForwarderTests {
     @Test func makesOneUpstreamCallForManyConcurrentRequests() async throws {
         let fetcher = ScriptedUpstream()
         fetcher.hold()  // the one call stays in flight until all fifty have asked
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
                 for _ in 0..<50 {
@@ -103,7 +103,7 @@ struct CachingForwarderTests {
 
     @Test func neverSendsUnknownRoutesOrInvalidParametersUpstream() async throws {
         let fetcher = ScriptedUpstream()
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             for target in [
                 "/3/movie/popular", "/3/search/movie?query=x", "/movie/550", "/3/trending/movie/month", "/3/movie/0",
@@ -129,7 +129,7 @@ struct CachingForwarderTests {
 
     @Test func refusesOtherMethodsWithAllow() async throws {
         let fetcher = ScriptedUpstream()
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/movie/550", method: "DELETE")
             #expect(response.status == 405)
@@ -143,7 +143,7 @@ struct CachingForwarderTests {
     }
 
     @Test func answersHealthz() async throws {
-        let harness = InProcessProxy(fetcher: ScriptedUpstream())
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream())
         try await withServer(harness) { _ in
             let response = try await harness.get("/healthz")
             #expect(response.status == 200)
@@ -181,7 +181,7 @@ struct CachingForwarderTests {
     @Test(arguments: mappings)
     func mapsUpstreamFailuresAndStoresNothing(_ mapping: Mapping) async throws {
         let fetcher = ScriptedUpstream(fallback: mapping.answer)
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")
             #expect(response.status == mapping.status)
@@ -201,7 +201,7 @@ struct CachingForwarderTests {
         let fetcher = ScriptedUpstream()
         fetcher.enqueue(
             .status(429, "", headers: ["retry-after": "0"]), .status(429, "", headers: ["retry-after": "0"]))
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")
             #expect(response.status == 200)
@@ -211,7 +211,7 @@ struct CachingForwarderTests {
 
     @Test func answers503WithRetryAfterWhenStillRateLimited() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "1"]))
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")
             #expect(response.status == 503)
@@ -222,7 +222,7 @@ struct CachingForwarderTests {
 
     @Test func passesOnARetryAfterLongerThanTheCapWithoutWaiting() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "120"]))
-        let harness = InProcessProxy(fetcher: fetcher)
+        let harness = try ProxyHarness(fetcher: fetcher)
         try await withServer(harness) { _ in
             let response = try await harness.get("/3/trending/movie/week")
             #expect(response.status == 503)
@@ -232,7 +232,7 @@ struct CachingForwarderTests {
     }
 
     @Test func answers304WhenTheClientHasTheSameBody() async throws {
-        let harness = InProcessProxy(fetcher: ScriptedUpstream())
+        let harness = try ProxyHarness(fetcher: ScriptedUpstream())
         try await withServer(harness) { _ in
             let first = try await harness.get("/3/trending/movie/week")
             let etag = try #require(first.header("ETag"))

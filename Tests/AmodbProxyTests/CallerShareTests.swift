@@ -21,7 +21,7 @@ struct CallerShareTests {
     @Test func aClientBeyondItsShareGets503WhileOthersMissesGoThrough() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(404, #"{"status_code":34,"status_message":"nope"}"#))
         let clock = ManualClock()
-        let harness = InProcessProxy(configuration: Self.settings(), fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(configuration: Self.settings(), fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             let greedy = ["X-Forwarded-For": "203.0.113.7"]
             for id in 1...5 {
@@ -52,7 +52,7 @@ struct CallerShareTests {
         let clock = ManualClock()
         var settings = Self.settings(share: 0.5)
         settings.rateLimit = 6  // 6 calls for misses a window, 3 per client
-        let harness = InProcessProxy(configuration: settings, fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             func get(_ id: Int, as client: String) async throws -> RawHTTPResponse {
                 try await harness.get("/3/movie/\(id)", headers: ["X-Forwarded-For": client])
@@ -78,7 +78,7 @@ struct CallerShareTests {
                 settings.rateLimitExempt = ["127.0.0.1"]
                 settings.trustedProxies = []
             }
-            let harness = InProcessProxy(configuration: settings, fetcher: fetcher)
+            let harness = try ProxyHarness(configuration: settings, fetcher: fetcher)
             try await withServer(harness) { _ async throws in
                 for id in 1...8 { #expect(try await harness.get("/3/movie/\(id)").status == 404) }
                 #expect(fetcher.calls.count == 8)

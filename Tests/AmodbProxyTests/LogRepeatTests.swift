@@ -58,7 +58,7 @@ struct LogRepeatTests {
         var configuration = ProxyHarness.configuration()
         configuration.rateLimit = 4
         let capture = LogCapture()
-        let harness = InProcessProxy(
+        let harness = try ProxyHarness(
             configuration: configuration, fetcher: ScriptedUpstream(),
             // One repeat window for the whole test, however slow the machine: the burst's ten lines.
             logger: ProxyLogger(secrets: [], repeatWindow: 3_600, sink: capture.sink))

@@ -8,7 +8,7 @@ struct NegativeCachingTests {
     @Test func remembersAmodbs404ForTheNegativeLifetime() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(404, #"{"status_code":34,"status_message":"nope"}"#))
         let clock = ManualClock()
-        let proxy = InProcessProxy(fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             let first = try await proxy.get("/3/movie/9999999")
             #expect(first.status == 404)

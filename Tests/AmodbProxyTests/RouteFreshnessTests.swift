@@ -14,9 +14,9 @@ struct RouteFreshnessTests {
     @Test func aMovieKeptForADayIsFreshAfterTwoHoursWhileATrendingListIsStale() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
-        try await withServer(proxy) { (_: InProcessProxy) async throws in
+        try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             let filled = try await proxy.get("/3/movie/550")
             #expect(filled.status == 200)
@@ -38,7 +38,7 @@ struct RouteFreshnessTests {
     @Test func theMovieLifetimeDefaultsToHalfAnHour() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        try await withServer(InProcessProxy(fetcher: fetcher, clock: clock)) { (proxy: InProcessProxy) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").header("Cache-Control") == "public, max-age=1800")
             clock.advance(by: 1801)
@@ -50,7 +50,7 @@ struct RouteFreshnessTests {
     @Test func theConfigurationIsFreshForADay() async throws {
         let fetcher = ScriptedUpstream(fallback: Self.configuration)
         let clock = ManualClock()
-        try await withServer(InProcessProxy(fetcher: fetcher, clock: clock)) { (proxy: InProcessProxy) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher, clock: clock)) { (proxy: ProxyHarness) async throws in
             let filled = try await proxy.get("/3/configuration")
             #expect(filled.status == 200)
             #expect(filled.header("Cache-Control") == "public, max-age=86400")
@@ -67,9 +67,9 @@ struct RouteFreshnessTests {
         let fetcher = ScriptedUpstream(fallback: Self.configuration)
         let clock = ManualClock()
         try await withServer(
-            InProcessProxy(
+            try ProxyHarness(
                 configuration: ProxyHarness.configuration { $0.configurationTTL = 600 }, fetcher: fetcher, clock: clock)
-        ) { (proxy: InProcessProxy) async throws in
+        ) { (proxy: ProxyHarness) async throws in
             #expect(try await proxy.get("/3/configuration").header("Cache-Control") == "public, max-age=600")
         }
     }
@@ -80,9 +80,9 @@ struct RouteFreshnessTests {
     @Test func aRouteKeptForADayIsStillServedStaleWhenAmodbFails() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration { $0.movieTTL = 86_400 }, fetcher: fetcher, clock: clock)
-        try await withServer(proxy) { (_: InProcessProxy) async throws in
+        try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").status == 200)
             fetcher.setFallback(.status(500))
@@ -102,12 +102,12 @@ struct RouteFreshnessTests {
     @Test func maxStaleOfZeroStillMeansNeverStale() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration {
                 $0.movieTTL = 86_400
                 $0.maxStaleSeconds = 0
             }, fetcher: fetcher, clock: clock)
-        try await withServer(proxy) { (_: InProcessProxy) async throws in
+        try await withServer(proxy) { (_: ProxyHarness) async throws in
             fetcher.enqueue(Self.movie)
             #expect(try await proxy.get("/3/movie/550").status == 200)
             fetcher.setFallback(.status(500))
@@ -136,11 +136,11 @@ struct RouteFreshnessTests {
             configuration.snapshotPath = path
             configuration.movieTTL = movieTTL
             let fetcher = ScriptedUpstream(fallback: Self.movie)
-            let proxy = InProcessProxy(
+            let proxy = try ProxyHarness(
                 configuration: configuration, fetcher: fetcher, clock: clock,
                 logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
             // Started, then stopped before the snapshot is written again.
-            try await withServer(proxy) { (proxy: InProcessProxy) async throws in
+            try await withServer(proxy) { (proxy: ProxyHarness) async throws in
                 #expect(
                     proxy.proxy.cache.entry(for: "/configuration") != nil, "a day is AMODB_CONFIGURATION_TTL's default")
                 if movieTTL == 86_400 {

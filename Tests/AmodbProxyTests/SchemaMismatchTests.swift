@@ -7,7 +7,7 @@ private let movieRoute = "/3/movie/{movie_id}"
 
 @Suite(.timeLimit(.minutes(1)))
 struct SchemaMismatchTests {
-    private func mismatches(_ harness: InProcessProxy, route: String = movieRoute) async throws -> Double {
+    private func mismatches(_ harness: ProxyHarness, route: String = movieRoute) async throws -> Double {
         try PrometheusSamples(try await harness.get("/metrics").text).value(
             "amodb_proxy_schema_mismatch_total", ["route": route])
     }
@@ -19,7 +19,7 @@ struct SchemaMismatchTests {
     ])
     func aMovieTheModelsCannotReadIsStoredAndServedByteForByte(_ body: String) async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, body))
-        try await withServer(InProcessProxy(fetcher: fetcher)) { (harness: InProcessProxy) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             let first = try await harness.get("/3/movie/550")
             #expect(first.status == 200)
             #expect(first.text == body)
@@ -35,9 +35,9 @@ struct SchemaMismatchTests {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
         let logs = LogCapture()
-        let harness = InProcessProxy(
+        let harness = try ProxyHarness(
             fetcher: fetcher, clock: clock, logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
-        try await withServer(harness) { (harness: InProcessProxy) async throws in
+        try await withServer(harness) { (harness: ProxyHarness) async throws in
             let warnings = { logs.all.filter { $0.contains("does not decode as the shared models") } }
             let page =
                 #"{"page":1,"results":[{"id":1,"media_type":"movie","title":"A"},{"id":2,"media_type":"movie","title":"B","vote_average":"nine point one"}]}"#
@@ -68,7 +68,7 @@ struct SchemaMismatchTests {
     @Test func aConfigurationTheModelsCannotReadIsCountedUnderItsRoute() async throws {
         let body = #"{"images":{"poster_sizes":["w92"]},"change_keys":[]}"#
         let fetcher = ScriptedUpstream(fallback: .status(200, body))
-        try await withServer(InProcessProxy(fetcher: fetcher)) { (harness: InProcessProxy) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             let response = try await harness.get("/3/configuration")
             #expect(response.status == 200)
             #expect(response.text == body)
@@ -79,7 +79,7 @@ struct SchemaMismatchTests {
 
     @Test func anAnswerTheModelsReadIsNotCounted() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
-        try await withServer(InProcessProxy(fetcher: fetcher)) { (harness: InProcessProxy) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             #expect(try await harness.get("/3/movie/550").status == 200)
             #expect(try await mismatches(harness) == 0)
         }
@@ -87,7 +87,7 @@ struct SchemaMismatchTests {
 
     @Test func aMovieOtherThanTheOneAskedForIsRefusedAndNotStored() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, #"{"id":550,"title":"Fight Club"}"#))
-        try await withServer(InProcessProxy(fetcher: fetcher)) { (harness: InProcessProxy) async throws in
+        try await withServer(try ProxyHarness(fetcher: fetcher)) { (harness: ProxyHarness) async throws in
             let response = try await harness.get("/3/movie/5")
             #expect(response.status == 502)
             #expect(response.text.contains("status_message"))

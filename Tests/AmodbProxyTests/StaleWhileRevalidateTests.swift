@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The size of one of the forwarder's tables, as `/metrics` reports it; `nil` when the series is missing.
-private func tableEntries(_ proxy: InProcessProxy, _ table: String) -> Double? {
+private func tableEntries(_ proxy: ProxyHarness, _ table: String) -> Double? {
     guard let samples = try? PrometheusSamples(proxy.proxy.metrics.render()) else { return nil }
     return samples.samples.first { $0.name == "amodb_proxy_forwarder_table_entries" && $0.labels["table"] == table }?
         .value
@@ -15,7 +15,7 @@ struct StaleWhileRevalidateTests {
     @Test func servesTheStaleCopyAtOnceWhileOneBackgroundRefreshRuns() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = InProcessProxy(fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             _ = try await proxy.get("/3/trending/movie/week")
             clock.advance(by: 1801)
@@ -47,7 +47,7 @@ struct StaleWhileRevalidateTests {
     @Test func anEntryOlderThanMaxStaleIsAMiss() async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration { $0.maxStaleSeconds = 3600 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             _ = try await proxy.get("/3/trending/movie/week")
@@ -97,7 +97,7 @@ struct StaleWhileRevalidateTests {
     func keepsServingTheStaleCopyWhenAmodbFails(_ mode: FailureMode) async throws {
         let fetcher = ScriptedUpstream()
         let clock = ManualClock()
-        let proxy = InProcessProxy(fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             _ = try await proxy.get("/3/trending/movie/week")
             fetcher.setFallback(mode.answer)

@@ -9,7 +9,7 @@ struct UpstreamBudgetTests {
     @Test func neverCallsMoreThanTheLimitInAWindowAndSaysWhenToRetry() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration { $0.rateLimit = 8 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             var statuses: [Int] = []
@@ -36,7 +36,7 @@ struct UpstreamBudgetTests {
     @Test func aRefreshWaitsForSlackOnceTheWindowIsHalfSpent() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration {
                 $0.rateLimit = 8
                 $0.movieTTL = 10
@@ -62,7 +62,7 @@ struct UpstreamBudgetTests {
     @Test func aRefreshOfAnEntryOlderThanTwiceItsLifetimeGoesFirst() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails))
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration {
                 $0.rateLimit = 8
                 $0.movieTTL = 10
@@ -89,7 +89,7 @@ struct UpstreamBudgetTests {
                     "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "30",
                 ]))
         let clock = ManualClock()
-        let proxy = InProcessProxy(
+        let proxy = try ProxyHarness(
             configuration: ProxyHarness.configuration { $0.rateLimit = 40 }, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             #expect(try await proxy.get("/3/movie/1").status == 200)
@@ -113,7 +113,7 @@ struct UpstreamBudgetTests {
         configuration.missWait = wait
         // Without a wait, a clock held still makes the refusal certain; with one, time must pass.
         let clock: any ProxyClock = wait > 0 ? SystemClock() : ManualClock()
-        let proxy = InProcessProxy(configuration: configuration, fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(configuration: configuration, fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             #expect(try await proxy.get("/3/movie/1").status == 200)
             let next = try await proxy.get("/3/movie/2")
@@ -130,7 +130,7 @@ struct UpstreamBudgetTests {
     @Test func a429SpendsTheWindowForEveryone() async throws {
         let fetcher = ScriptedUpstream(fallback: .status(429, headers: ["retry-after": "45"]))
         let clock = ManualClock()
-        let proxy = InProcessProxy(fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             let first = try await proxy.get("/3/movie/1")
             #expect(first.status == 503)
@@ -146,7 +146,7 @@ struct UpstreamBudgetTests {
         let fetcher = ScriptedUpstream(fallback: .status(500))
         fetcher.hold()  // the one call stays in flight until all thirty have joined it
         let clock = ManualClock()
-        let proxy = InProcessProxy(fetcher: fetcher, clock: clock)
+        let proxy = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(proxy) { _ in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<30 { group.addTask { try await proxy.get("/3/trending/tv/week").status } }

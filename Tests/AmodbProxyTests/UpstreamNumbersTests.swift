@@ -38,7 +38,7 @@ struct UpstreamNumbersTests {
     @Test(arguments: cases)
     func numbersInRateLimitFieldsNeverCrashAndAreReadByTheirSize(_ testCase: Case) async throws {
         let fetcher = ScriptedUpstream(fallback: .status(200, ScriptedUpstream.movieDetails, headers: testCase.headers))
-        let harness = InProcessProxy(fetcher: fetcher, clock: ManualClock())
+        let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { _ async throws in
             #expect(try await harness.get("/3/movie/1").status == 200)
             let next = try await harness.get("/3/movie/2")
@@ -50,7 +50,7 @@ struct UpstreamNumbersTests {
     @Test(arguments: ["1e300", "inf", "-inf", "nan", "99999999999999999999", "-5", "1.5"])
     func anUnreadableRetryAfterOnA429NeverCrashes(_ value: String) async throws {
         let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": value]))
-        let harness = InProcessProxy(
+        let harness = try ProxyHarness(
             configuration: ProxyHarness.configuration { $0.retryAfterCap = 0 }, fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { _ async throws in
             let response = try await harness.get("/3/trending/movie/week")
@@ -69,7 +69,7 @@ struct UpstreamNumbersTests {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let fetcher = ScriptedUpstream(
             fallback: .status(429, "", headers: ["retry-after": formatter.string(from: date)]))
-        let harness = InProcessProxy(fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             let response = try await harness.get("/3/trending/movie/week")
             #expect(response.status == 503)

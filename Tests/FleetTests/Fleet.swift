@@ -45,7 +45,7 @@ final class Fleet: ScopedServer {
             logs.append(log)
             replicas.append(
                 try ProxyHarness(
-                    configuration: configuration, fetcher: upstream, clock: clockOf(index),
+                    .live, configuration: configuration, fetcher: upstream, clock: clockOf(index),
                     logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink)))
         }
         self.replicas = replicas

@@ -109,7 +109,7 @@ struct RedisOutageTests {
         configuration.rateLimit = 5
         configuration.missWait = 0
         configuration.clientUpstreamShare = 1
-        try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) {
+        try await withServer(try ProxyHarness(.live, configuration: configuration, fetcher: upstream)) {
             (proxy: ProxyHarness) async throws in
             var served = 0
             for id in 1...7 where try await proxy.get("/3/movie/\(id)").status == 200 { served += 1 }
@@ -240,7 +240,7 @@ struct RedisOutageTests {
         configuration.fleetSize = 4
         configuration.budgetReserve = 8
         configuration.missWait = 0
-        try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream, clock: clock)) {
+        try await withServer(try ProxyHarness(.live, configuration: configuration, fetcher: upstream, clock: clock)) {
             (proxy: ProxyHarness) async throws in
             var served = 0
             for id in 1...10 where try await proxy.get("/3/movie/\(id)").status == 200 { served += 1 }

@@ -44,11 +44,11 @@ struct SharedCacheTests {
                 fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
             var configuration = ProxyHarness.configuration()
             configuration.redis = server.configuration()
-            let first = try ProxyHarness(configuration: configuration, fetcher: upstream, clock: clock)
+            let first = try ProxyHarness(.live, configuration: configuration, fetcher: upstream, clock: clock)
             try await withServer(first) { first in
                 #expect(try await first.get("/3/movie/550").status == 200)
                 clock.advance(by: 100)
-                let second = try ProxyHarness(configuration: configuration, fetcher: upstream, clock: clock)
+                let second = try ProxyHarness(.live, configuration: configuration, fetcher: upstream, clock: clock)
                 try await withServer(second) { second in
                     let copy = try await second.get("/3/movie/550")
                     #expect(copy.status == 200)
@@ -88,7 +88,7 @@ struct SharedCacheTests {
             var configuration = ProxyHarness.configuration()
             configuration.redis = server.configuration()
             configuration.movieTTL = 86_400
-            try await withServer(try ProxyHarness(configuration: configuration, fetcher: upstream)) {
+            try await withServer(try ProxyHarness(.live, configuration: configuration, fetcher: upstream)) {
                 (proxy: ProxyHarness) async throws in
                 #expect(try await proxy.get("/3/movie/550").status == 200)
                 #expect(try await proxy.get("/3/trending/movie/week").status == 200)

@@ -12,7 +12,7 @@ struct AccessLogPathTests {
 
     @Test func unmatchedAndRefusedRequestsLogTheirPathMatchedOnesTheirTemplate() async throws {
         let accessLog = LogCapture()
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), accessLog: accessLog)
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), accessLog: accessLog)
         try await withServer(harness) { harness throws in
             #expect(try await harness.get("/3/movie/popular?api_key=\(ProxyHarness.key)").status == 404)
             #expect(try await harness.get("/wp-login.php").status == 404)

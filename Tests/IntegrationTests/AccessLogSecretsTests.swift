@@ -12,7 +12,8 @@ struct AccessLogSecretsTests {
         let accessLog = LogCapture()
         var configuration = ProxyHarness.configuration()
         configuration.trustedProxies = ["127.0.0.1"]
-        let harness = try ProxyHarness(configuration: configuration, fetcher: ScriptedUpstream(), accessLog: accessLog)
+        let harness = try ProxyHarness(
+            .live, configuration: configuration, fetcher: ScriptedUpstream(), accessLog: accessLog)
         let key = ProxyHarness.key
         try await withServer(harness) { harness throws in
             #expect(try await harness.get("/3/\(key)").status == 404)

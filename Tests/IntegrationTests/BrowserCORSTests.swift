@@ -123,7 +123,7 @@ struct BrowserCORSTests {
     @Test(arguments: [(500, 502), (504, 504)])
     func anUpstreamFailureToAnAllowedOriginCarriesItsOrigin(upstream: Int, expected: Int) async throws {
         let harness = try ProxyHarness(
-            configuration: ProxyHarness.configuration { $0.corsOrigins = [Self.origin] },
+            .live, configuration: ProxyHarness.configuration { $0.corsOrigins = [Self.origin] },
             fetcher: ScriptedUpstream(fallback: .status(upstream)), clock: ManualClock())
         try await withServer(harness) { harness in
             let answer = try await harness.get("/3/movie/550", headers: ["Origin": Self.origin])
@@ -134,6 +134,7 @@ struct BrowserCORSTests {
 
     @Test func aBudgetRefusalToAnAllowedOriginCarriesItsOrigin() async throws {
         let harness = try ProxyHarness(
+            .live,
             configuration: ProxyHarness.configuration {
                 $0.corsOrigins = [Self.origin]
                 $0.rateLimit = 1

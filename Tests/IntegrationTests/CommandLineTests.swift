@@ -49,7 +49,7 @@ struct CommandLineTests {
     }
 
     @Test func healthcheckExitsZeroWhenTheProxyAnswersAndOneWhenNothingListens() async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream())
         try await withServer(harness) { harness in
             let healthy = try await ProxyBinary().run(
                 ["--healthcheck"], environment: ["HOST": "127.0.0.1", "PORT": String(harness.port)])

@@ -15,7 +15,7 @@ struct CompressedClientTests {
         "Bytes sent are counted per encoding, in the metric and the access log", arguments: ["gzip", "br", "identity"])
     func bytesAreCountedPerEncoding(coding: String) async throws {
         let log = LogCapture()
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
         try await withServer(harness) { harness in
             _ = try await harness.get(Self.path)
             let proxy = harness.proxy
@@ -39,7 +39,7 @@ struct CompressedClientTests {
 
     @Test func amodbClientGetsACompressedAnswerAndDecodesIt() async throws {
         let log = LogCapture()
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
         try await withServer(harness) { harness in
             let client = AmodbClient(baseURL: harness.baseURL, timeout: 30)
             _ = try await client.trending(.movie, .day)

@@ -9,7 +9,7 @@ struct ConditionalRequestTests {
     @Test func aStaleAnswerKeepsItsETagAndAMatchIs304() async throws {
         let clock = ManualClock()
         let fetcher = ScriptedUpstream()
-        let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: clock)
         try await withServer(harness) { harness in
             let fresh = try await harness.get("/3/trending/movie/day")
             let etag = try #require(fresh.header("ETag"))
@@ -30,7 +30,7 @@ struct ConditionalRequestTests {
     }
 
     @Test func headCarriesTheETagAndAMatchIs304() async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             let get = try await harness.get("/3/trending/movie/day")
             let etag = try #require(get.header("ETag"))
@@ -52,7 +52,7 @@ struct ConditionalRequestTests {
                 UpstreamResponse(
                     status: 404, body: Array(#"{"success":false,"status_code":34,"status_message":"not found"}"#.utf8)))
         )
-        let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
             let first = try await harness.get("/3/movie/987654321")
             #expect(first.status == 404)

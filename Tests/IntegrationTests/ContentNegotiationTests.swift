@@ -28,7 +28,7 @@ struct ContentNegotiationTests {
             ("", .identity),
         ] as [(String?, ContentCoding)])
     func acceptEncodingPicksTheVariant(acceptEncoding: String?, expected: ContentCoding) async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             let identity = try await Self.filled(harness)
             let answer = try await harness.get(
@@ -47,7 +47,7 @@ struct ContentNegotiationTests {
         "A client that refuses every coding gets a 406 with a status_message",
         arguments: ["identity;q=0", "*;q=0", "identity;q=0, deflate"])
     func refusingEveryCodingIsNotAcceptable(acceptEncoding: String) async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             _ = try await Self.filled(harness)
             let answer = try await harness.get(Self.path, headers: ["Accept-Encoding": acceptEncoding])
@@ -63,7 +63,7 @@ struct ContentNegotiationTests {
     /// is read anew: each answer must be its own request's, whatever the order of repeats
     /// and changes (codings, a validator, an invalid query, another path).
     @Test func eachRequestOnOneConnectionGetsItsOwnAnswer() async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             _ = try await Self.filled(harness)
             let connection = try RawHTTPConnection(port: harness.port)
@@ -108,7 +108,7 @@ struct ContentNegotiationTests {
     }
 
     @Test func eachVariantHasItsOwnETagAndA304ConfirmsTheOneHeld() async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             let identity = try await Self.filled(harness)
             let identityTag = try #require(identity.header("ETag"))
@@ -144,7 +144,7 @@ struct ContentNegotiationTests {
 
     @Test("HEAD sends the headers GET sends for the same variant", arguments: ["gzip", "br", "identity"])
     func headSendsTheGetHeaders(acceptEncoding: String) async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             _ = try await Self.filled(harness)
             let get = try await harness.get(Self.path, headers: ["Accept-Encoding": acceptEncoding])
@@ -159,7 +159,7 @@ struct ContentNegotiationTests {
 
     @Test func theAnswerIsCompressedOncePerFillAndIdentityUntilThen() async throws {
         let fetcher = ScriptedUpstream()
-        let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
             // The miss is answered from the entry just stored, before its br variant is made
             // (its gzip is made first: `FillCompressionTests`); a client taking br alone gets identity.
@@ -198,13 +198,13 @@ struct ContentNegotiationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = ProxyHarness.configuration()
         configuration.snapshotPath = directory + "/cache.json"
-        let first = try ProxyHarness(configuration: configuration, fetcher: ScriptedUpstream())
+        let first = try ProxyHarness(.live, configuration: configuration, fetcher: ScriptedUpstream())
         let gzip = try await withServer(first) { harness in
             _ = try await Self.filled(harness)
             return try await harness.get(Self.path, headers: ["Accept-Encoding": "gzip"])
         }
         let fetcher = ScriptedUpstream()
-        let second = try ProxyHarness(configuration: configuration, fetcher: fetcher)
+        let second = try ProxyHarness(.live, configuration: configuration, fetcher: fetcher)
         try await withServer(second) { harness in
             let proxy = harness.proxy
             #expect(await eventually { proxy.variantCompressions == 1 })

@@ -28,7 +28,8 @@ struct CorruptGzipUpstreamTests {
     func aCorruptGzipBodyIsUnusable(_ name: String, bytes: [UInt8]) async throws {
         let upstream = try MisbehavingUpstream(.respond(headers: [("Content-Encoding", "gzip")], body: bytes))
         try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
-            let harness = try ProxyHarness(configuration: ProxyHarness.configuration(upstreamURL: upstream.baseURL))
+            let harness = try ProxyHarness(
+                .live, configuration: ProxyHarness.configuration(upstreamURL: upstream.baseURL))
             try await withServer(harness) { (harness: ProxyHarness) async throws in
                 let response = try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "gzip"])
                 #expect(response.status == 502, "\(name): \(response.text)")

@@ -24,7 +24,7 @@ struct CrossVariantRevalidationTests {
     }
 
     @Test func aTagFromTheFillIsConfirmedOnceBrotliIsMade() async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             // The fill answers with the gzip variant it made; br follows off the event loops.
             let filled = try await harness.get(Self.path, headers: ["Accept-Encoding": Self.browserCodings])
@@ -47,7 +47,7 @@ struct CrossVariantRevalidationTests {
 
     @Test("A tag of any variant is a 304 with that tag, whatever the client accepts now", arguments: pairs)
     func anyVariantsTagIsConfirmed(held: ContentCoding, accept: String?) async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             let tag = try #require(try await Self.tags(harness)[held])
             var headers = ["If-None-Match": tag]
@@ -61,7 +61,7 @@ struct CrossVariantRevalidationTests {
     }
 
     @Test func aListNamingSeveralVariantsConfirmsTheOneTheClientWouldGet() async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             let tags = try await Self.tags(harness)
             let gzip = try #require(tags[.gzip])
@@ -86,7 +86,7 @@ struct CrossVariantRevalidationTests {
     /// The 304 is logged with the coding of the variant whose tag matched.
     @Test func theLogNamesTheVariantConfirmed() async throws {
         let log = LogCapture()
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
         try await withServer(harness) { harness in
             let gzip = try #require(try await Self.tags(harness)[.gzip])
             let sent = try await NotModifiedFieldsTests.send(

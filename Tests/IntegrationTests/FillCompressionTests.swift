@@ -91,7 +91,8 @@ struct FillCompressionTests {
         let upstream = try MisbehavingUpstream(
             .respond(headers: [("Content-Encoding", "gzip")], body: Gzip.stored(body)))
         try await withServer(upstream) { (upstream: MisbehavingUpstream) async throws in
-            let harness = try ProxyHarness(configuration: ProxyHarness.configuration(upstreamURL: upstream.baseURL))
+            let harness = try ProxyHarness(
+                .live, configuration: ProxyHarness.configuration(upstreamURL: upstream.baseURL))
             try await withServer(harness) { harness in
                 let answer = try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "gzip"])
                 #expect(answer.status == 200)
@@ -107,7 +108,7 @@ struct FillCompressionTests {
     @Test func theMetricsCountTheCompressionQueuesJobs() async throws {
         let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
         let harness = try ProxyHarness(
-            fetcher: ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body))))
+            .live, fetcher: ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body))))
         try await withServer(harness) { harness in
             #expect(
                 try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "gzip"]).header("Content-Encoding")
@@ -136,7 +137,7 @@ struct FillCompressionTests {
         var configuration = ProxyHarness.configuration()
         configuration.cacheMaxBytes = (body.count + body.count / 5) * MemoryResponseCache.maxEntryFraction
         let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body)))
-        let harness = try ProxyHarness(configuration: configuration, fetcher: upstream)
+        let harness = try ProxyHarness(.live, configuration: configuration, fetcher: upstream)
         try await withServer(harness) { harness in
             for _ in 0..<3 {
                 let answer = try await harness.get("/3/movie/550", headers: ["Accept-Encoding": "br, gzip"])

@@ -14,7 +14,7 @@ struct ForwarderShutdownTests {
         let fetcher = ScriptedUpstream(fallback: .status(429, "", headers: ["retry-after": "30"]))
         // A grace far shorter than the 30 s wait, yet long enough for a busy machine to answer.
         let harness = try ProxyHarness(
-            configuration: ProxyHarness.configuration { $0.shutdownGraceSeconds = 15 }, fetcher: fetcher)
+            .live, configuration: ProxyHarness.configuration { $0.shutdownGraceSeconds = 15 }, fetcher: fetcher)
         try await withServer(harness) { _ async throws in
             let pending = Task { try await harness.get("/3/trending/movie/week") }
             #expect(await eventually { fetcher.calls.count == 1 })
@@ -35,7 +35,7 @@ struct ForwarderShutdownTests {
             $0.snapshotPath = path
             $0.shutdownGraceSeconds = 0.2
         }
-        let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(.live, configuration: settings, fetcher: fetcher, clock: clock)
         let storedAt = clock.now()
         try await withServer(harness) { _ async throws in
             _ = try await harness.get("/3/trending/movie/week")
@@ -52,7 +52,7 @@ struct ForwarderShutdownTests {
                 harness.proxy.cache.entry(for: "/trending/movie/week")?.storedAt == storedAt,
                 "nothing stored after the snapshot")
         }
-        let reloaded = try ProxyHarness(configuration: settings, fetcher: ScriptedUpstream(), clock: clock)
+        let reloaded = try ProxyHarness(.live, configuration: settings, fetcher: ScriptedUpstream(), clock: clock)
         try await withServer(reloaded) { _ async throws in
             #expect(reloaded.proxy.cache.entry(for: "/trending/movie/week")?.storedAt == storedAt)
         }
@@ -67,7 +67,7 @@ struct ForwarderShutdownTests {
             $0.snapshotPath = path
             $0.shutdownGraceSeconds = 10
         }
-        let harness = try ProxyHarness(configuration: settings, fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(.live, configuration: settings, fetcher: fetcher, clock: clock)
         try await withServer(harness) { _ async throws in
             _ = try await harness.get("/3/trending/movie/week")
             clock.advance(by: 1801)
@@ -80,7 +80,7 @@ struct ForwarderShutdownTests {
             fetcher.release()
             await shutdown.value
         }
-        let reloaded = try ProxyHarness(configuration: settings, fetcher: ScriptedUpstream(), clock: clock)
+        let reloaded = try ProxyHarness(.live, configuration: settings, fetcher: ScriptedUpstream(), clock: clock)
         try await withServer(reloaded) { _ async throws in
             #expect(
                 reloaded.proxy.cache.entry(for: "/trending/movie/week")?.storedAt == clock.now(), "the refreshed copy")

@@ -23,7 +23,7 @@ struct LanguagesSettingTests {
                 Issue.record("not a serve command")
                 return
             }
-            let harness = try ProxyHarness(configuration: configuration)
+            let harness = try ProxyHarness(.live, configuration: configuration)
             try await withServer(harness) { harness in
                 var titles: [String: String] = [:]
                 for language in ["it-IT", "pt-BR", "en-US", "de-DE", "fr", "it"] {

@@ -32,7 +32,7 @@ struct MetricFamiliesTests {
     @Test func everyFamilyTheREADMEListsIsExposedWithItsType() async throws {
         let families = try Self.documentedFamilies()
         #expect(families.count >= 13, "the metrics table was read: \(families.map(\.name))")
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream())
         try await withServer(harness) { harness in
             #expect(try await harness.get("/3/trending/movie/day").status == 200)  // so the counters have a series
             let metrics = try await harness.metrics()
@@ -49,7 +49,7 @@ struct MetricFamiliesTests {
         var configuration = ProxyHarness.configuration()
         configuration.rateLimit = 1
         configuration.cacheTTL = 10
-        let harness = try ProxyHarness(configuration: configuration, fetcher: ScriptedUpstream(), clock: clock)
+        let harness = try ProxyHarness(.live, configuration: configuration, fetcher: ScriptedUpstream(), clock: clock)
         try await withServer(harness) { harness in
             var statuses: [Int] = []
             statuses.append(try await harness.get("/3/trending/movie/day").status)  // the window's one call
@@ -83,7 +83,7 @@ struct MetricFamiliesTests {
     @Test func aStaleAnswerWhileRefreshingCountsAsRevalidate() async throws {
         let clock = ManualClock()
         let fetcher = ScriptedUpstream()
-        let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: clock)
         try await withServer(harness) { harness in
             #expect(try await harness.get("/3/trending/movie/day").status == 200)
             clock.advance(by: 1801)
@@ -113,7 +113,8 @@ struct MetricFamiliesTests {
 
     @Test func anUnreachableAmodbIsCountedAsUnreachable() async throws {
         // Port 1 on loopback: nothing listens, the connection is refused.
-        let harness = try ProxyHarness(configuration: ProxyHarness.configuration(upstreamURL: "http://127.0.0.1:1/3"))
+        let harness = try ProxyHarness(
+            .live, configuration: ProxyHarness.configuration(upstreamURL: "http://127.0.0.1:1/3"))
         try await withServer(harness) { harness in
             let response = try await harness.get("/3/movie/550")
             #expect(response.status == 502)

@@ -77,7 +77,7 @@ struct NotModifiedFieldsTests {
 
     @Test("A hit's 304 and its HEAD's send only the validator and caching fields", arguments: variants)
     func aHitsNotModified(variant: Variant) async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock())
         try await withServer(harness) { harness in
             let tag = try await Self.filled(harness, tagOf: variant)
             for method in ["GET", "HEAD"] {
@@ -93,7 +93,7 @@ struct NotModifiedFieldsTests {
     func aStaleNotModified(variant: Variant) async throws {
         let clock = ManualClock()
         let fetcher = ScriptedUpstream()
-        let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: clock)
         try await withServer(harness) { harness in
             let tag = try await Self.filled(harness, tagOf: variant)
             clock.advance(by: 1801)
@@ -113,7 +113,7 @@ struct NotModifiedFieldsTests {
     func aFillsNotModified(variant: Variant) async throws {
         let clock = ManualClock()
         let fetcher = ScriptedUpstream()
-        let harness = try ProxyHarness(fetcher: fetcher, clock: clock)
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: clock)
         try await withServer(harness) { harness in
             let tag = try await Self.filled(harness, tagOf: variant)
             clock.advance(by: ProxyConfiguration().maxStaleSeconds + 1)  // too old to serve: fetched again
@@ -151,7 +151,7 @@ struct NotModifiedFieldsTests {
     /// variant whose tag it confirmed.
     @Test func aNotModifiedIsLoggedWithNoBytesAndTheVariantsCoding() async throws {
         let log = LogCapture()
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream(), clock: ManualClock(), accessLog: log)
         try await withServer(harness) { harness in
             let tag = try await Self.filled(harness, tagOf: Self.variants[1])
             let before = try await harness.metrics().value("amodb_proxy_response_bytes_total", ["encoding": "gzip"])

@@ -231,7 +231,8 @@ struct ProxyIntegrationTests {
     }
 
     @Test func anUnreachableAmodbIsABadGateway() async throws {
-        let harness = try ProxyHarness(configuration: ProxyHarness.configuration(upstreamURL: "http://127.0.0.1:1/3"))
+        let harness = try ProxyHarness(
+            .live, configuration: ProxyHarness.configuration(upstreamURL: "http://127.0.0.1:1/3"))
         try await withServer(harness) { harness in
             let response = try await harness.get("/3/movie/550")
             #expect(response.status == 502)

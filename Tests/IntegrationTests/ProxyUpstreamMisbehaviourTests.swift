@@ -15,7 +15,7 @@ struct ProxyUpstreamMisbehaviourTests {
         var configuration = ProxyHarness.configuration(upstreamURL: upstream.baseURL)
         configuration.maxUpstreamBytes = mebibyte
         adjust(&configuration)
-        return try ProxyHarness(configuration: configuration)
+        return try ProxyHarness(.live, configuration: configuration)
     }
 
     @Test func aDrippingUpstreamGets504AtTheTimeoutAndLaterClientsWaitNoLonger() async throws {

@@ -14,7 +14,7 @@ struct RateLimitHeaderAdoptionTests {
                 UpstreamResponse(
                     status: 200, headers: [prefix + "limit": "40", prefix + "remaining": "0", prefix + "reset": "30"],
                     body: Array(ScriptedUpstream.moviePage.utf8))))
-        let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
             #expect(try await harness.get("/3/trending/movie/day").status == 200)
             let refused = try await harness.get("/3/trending/tv/day")
@@ -32,7 +32,7 @@ struct RateLimitHeaderAdoptionTests {
             fallback: .response(
                 UpstreamResponse(
                     status: 200, headers: [prefix + "limit": "2"], body: Array(ScriptedUpstream.moviePage.utf8))))
-        let harness = try ProxyHarness(fetcher: fetcher, clock: ManualClock())
+        let harness = try ProxyHarness(.live, fetcher: fetcher, clock: ManualClock())
         try await withServer(harness) { harness in
             var statuses: [Int] = []
             for path in ["/3/trending/movie/day", "/3/trending/movie/week", "/3/trending/tv/day"] {

@@ -17,7 +17,7 @@ struct RateLimitProbeTests {
         // amodb takes a moment to answer, as over a network: without a probe, every miss
         // waiting would be granted before the first answer after the pause comes back.
         fetcher.setDelay(milliseconds: 50)
-        try await withServer(try ProxyHarness(fetcher: fetcher)) { harness in
+        try await withServer(try ProxyHarness(.live, fetcher: fetcher)) { harness in
             let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
                 for client in 0..<20 {
                     group.addTask {

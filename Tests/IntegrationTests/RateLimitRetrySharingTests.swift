@@ -35,7 +35,7 @@ struct RateLimitRetrySharingTests {
         let fetcher = ScriptedUpstream(fallback: Self.rateLimited)
         for answer in scenario.answers { fetcher.enqueue(answer) }
         fetcher.hold()
-        let harness = try ProxyHarness(fetcher: fetcher)
+        let harness = try ProxyHarness(.live, fetcher: fetcher)
         try await withServer(harness) { harness in
             let clients = 8
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -9,7 +9,7 @@ struct ReadinessTests {
     @Test func flipsWhenAmodbRejectsTheKeyAndBackWhenItAccepts() async throws {
         let fetcher = ScriptedUpstream()
         fetcher.enqueue(.response(UpstreamResponse(status: 401, body: Array(#"{"status_message":"no"}"#.utf8))))
-        let harness = try ProxyHarness(fetcher: fetcher)
+        let harness = try ProxyHarness(.live, fetcher: fetcher)
         try await withServer(harness) { harness in
             #expect(try await harness.get("/readyz").status == 200, "ready before any call")
             #expect(try await harness.get("/3/trending/movie/week").status == 502)

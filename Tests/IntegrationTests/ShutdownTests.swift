@@ -24,7 +24,7 @@ struct ShutdownTests {
         let fetcher = ScriptedUpstream()
         var configuration = ProxyHarness.configuration()
         configuration.shutdownGraceSeconds = grace
-        return (try ProxyHarness(configuration: configuration, fetcher: fetcher), fetcher)
+        return (try ProxyHarness(.live, configuration: configuration, fetcher: fetcher), fetcher)
     }
 
     @Test func finishesRequestsInFlightThenStopsAccepting() async throws {

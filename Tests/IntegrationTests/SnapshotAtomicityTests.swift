@@ -27,7 +27,7 @@ struct SnapshotAtomicityTests {
         configuration.snapshotPath = path
         let fetcher = ScriptedUpstream(
             fallback: .response(UpstreamResponse(status: 200, body: Array(Self.bigPage.utf8))))
-        let harness = try ProxyHarness(configuration: configuration, fetcher: fetcher)
+        let harness = try ProxyHarness(.live, configuration: configuration, fetcher: fetcher)
         try await withServer(harness) { harness in
             for page in 1...20 {
                 #expect(try await harness.get("/3/trending/movie/day?page=\(page)").status == 200)

@@ -84,7 +84,7 @@ struct StatusPageTests {
     }
 
     @Test func thePageRunsOnlyItsOwnScriptByAFreshNonceAndLoadsNothingFromElsewhere() async throws {
-        let harness = try ProxyHarness(fetcher: ScriptedUpstream())
+        let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream())
         try await withServer(harness) { harness in
             var nonces: [String] = []
             for _ in 0..<2 {

@@ -28,7 +28,7 @@ package final class ProxyServer: Sendable {
     /// Firebase App Check's key set, when App Check is on.
     let appCheckKeySet: KeySetRefresher?
     /// The one way through the proxy: what answers every request, from a connection or
-    /// handed straight to it (`InProcessProxy`).
+    /// handed straight to it (`ProxyHarness`).
     package let driver: ProxyDriver
     private let stages: CacheStages
     /// The HTTP server the driver answers on (its connections, its counts).
@@ -74,23 +74,7 @@ package final class ProxyServer: Sendable {
                 largestBody: configuration.maxUpstreamBytes, clock: clock)
         }
         self.redis = redis
-        let clientShare = CallerShare.callsPerWindow(
-            limit: configuration.rateLimit, fraction: configuration.clientUpstreamShare)
-        // A lone replica (`AMODB_FLEET_SIZE=1`) needs Redis for nothing in the budget: its
-        // memory and its ledger are the whole truth of what the key spent.
-        let callTimeout = configuration.upstreamTimeout + 2
-        self.budget =
-            redis.flatMap { link in
-                configuration.fleetSize > 1
-                    ? RedisCallBudget(
-                        limit: configuration.rateLimit, clientShare: clientShare, link: link, clock: clock,
-                        amodbKey: configuration.apiKey, fleetSize: configuration.fleetSize,
-                        reserve: configuration.budgetReserve, callTimeout: callTimeout, ledger: ledger, logger: logger)
-                    : nil
-            }
-            ?? UpstreamBudget(
-                limit: configuration.rateLimit, shares: clientShare.map { CallerShare(callsPerWindow: $0) },
-                callTimeout: callTimeout, ledger: ledger, now: clock.now())
+        self.budget = CallWindow.of(configuration, redis: redis, ledger: ledger, clock: clock, logger: logger)
         self.statistics = CacheStatistics()
         let metrics = ProxyMetrics()
         self.metrics = metrics
@@ -200,7 +184,7 @@ package final class ProxyServer: Sendable {
     }
 
     /// Starts everything `start()` does but the listening socket: requests come only
-    /// through the driver, as an in-process harness hands them (`InProcessProxy`).
+    /// through the driver, as an in-process harness hands them (`ProxyHarness`).
     package func startWithoutListening() {
         prepare()
         serve()
