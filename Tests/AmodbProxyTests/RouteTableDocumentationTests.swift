@@ -38,20 +38,8 @@ struct RouteTableDocumentationTests {
     }
 
     @Test func theDocsRouteTableIsWrittenFromTheTable() throws {
-        let docs = try String(contentsOfFile: Self.docsPath, encoding: .utf8)
-        let start = try #require(docs.range(of: Self.tableStart + "\n"), "no route table start in docs/caching.md")
-        let end = try #require(
-            docs.range(of: "\n" + Self.tableEnd, range: start.upperBound..<docs.endIndex),
-            "no route table end in docs/caching.md")
-        let written = String(docs[start.upperBound..<end.lowerBound])
-        if ProcessInfo.processInfo.environment["REGENERATE_SETTINGS_DOCS"] == "1" {
-            try docs.replacingCharacters(in: start.upperBound..<end.lowerBound, with: Self.table)
-                .write(toFile: Self.docsPath, atomically: true, encoding: .utf8)
-            return
-        }
-        #expect(
-            written == Self.table,
-            "docs/caching.md's route table is not RouteTable's: REGENERATE_SETTINGS_DOCS=1 swift test --filter RouteTableDocumentationTests rewrites it"
-        )
+        try expectWrittenTable(
+            Self.table, in: Self.docsPath, between: Self.tableStart, and: Self.tableEnd,
+            command: "REGENERATE_SETTINGS_DOCS=1 swift test --filter RouteTableDocumentationTests")
     }
 }

@@ -37,21 +37,9 @@ struct SettingsDocumentationTests {
     }
 
     @Test func theDocsTableIsWrittenFromTheSettings() throws {
-        let docs = try String(contentsOfFile: Self.docsPath, encoding: .utf8)
-        let start = try #require(docs.range(of: Self.tableStart + "\n"), "no table start in docs/configuration.md")
-        let end = try #require(
-            docs.range(of: "\n" + Self.tableEnd, range: start.upperBound..<docs.endIndex),
-            "no table end in docs/configuration.md")
-        let written = String(docs[start.upperBound..<end.lowerBound])
-        if ProcessInfo.processInfo.environment["REGENERATE_SETTINGS_DOCS"] == "1" {
-            try docs.replacingCharacters(in: start.upperBound..<end.lowerBound, with: Self.table)
-                .write(toFile: Self.docsPath, atomically: true, encoding: .utf8)
-            return
-        }
-        #expect(
-            written == Self.table,
-            "docs/configuration.md's table is not the settings': REGENERATE_SETTINGS_DOCS=1 swift test --filter SettingsDocumentationTests rewrites it"
-        )
+        try expectWrittenTable(
+            Self.table, in: Self.docsPath, between: Self.tableStart, and: Self.tableEnd,
+            command: "REGENERATE_SETTINGS_DOCS=1 swift test --filter SettingsDocumentationTests")
     }
 
     /// The example file's `# NAME=value` lines, each with its line number.
