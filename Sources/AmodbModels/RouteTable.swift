@@ -7,8 +7,8 @@
 /// (`AmodbSandbox`), and a test.
 public enum RouteTable {
     /// The entries, in `Route.Kind` order (an entry's index is its kind's `rawValue`),
-    /// matched in this order: a fixed segment before a placeholder of the same place
-    /// (`/movie/popular` is never read as a movie's id: an id is digits only).
+    /// matched in this order; no path matches two (`/movie/popular` is never read as a
+    /// movie's id: an id is digits only).
     public static let entries: [Entry] = [
         Entry(
             .trending, "/trending/{media_type}/{time_window}", name: "trending", byDefault: true,
