@@ -13,12 +13,8 @@ final class CacheStages: Sendable {
         var freshness: Freshness
         /// Lifetime of a remembered 404, in seconds (0: not remembered).
         var negativeTTL: Double
-        /// Retries after amodb's 429, at most.
-        var maxRateLimitRetries = 2
-        /// The longest `Retry-After` the proxy waits out, in seconds; a longer one is passed on.
-        var retryAfterCap: Double
-        /// After a failed refresh, the stale copy is served without new attempts this long, in seconds.
-        var refreshBackoff: Double = 10
+        /// When a call amodb refused is made again, and a failed refresh's back-off (`RetryRules`).
+        var retry: RetryRules
         /// Seconds a miss waits for a call once the window is spent, before its 503 (0: none).
         var missWait: Double
         /// Misses waiting for a call at once, at most; beyond, a miss is refused at once.
@@ -36,7 +32,7 @@ final class CacheStages: Sendable {
         init(_ configuration: ProxyConfiguration) {
             freshness = Freshness(configuration)
             negativeTTL = configuration.negativeTTL
-            retryAfterCap = configuration.retryAfterCap
+            retry = RetryRules(retryAfterCap: configuration.retryAfterCap)
             missWait = configuration.missWait
             missOnlyShare = CallerShare.callsPerWindow(
                 limit: configuration.rateLimit, fraction: configuration.searchShare)

@@ -4,30 +4,30 @@ import AmodbModels
 /// the one rule the forwarder, the snapshot and the replicas' shared cache all read.
 struct Freshness: Sendable, Equatable {
     /// Lifetime of a list (`RouteTable.Lifetime.list`, `AMODB_CACHE_TTL`), in seconds.
-    var trending: Double
+    var list: Double
     /// Lifetime of a title's or person's details (`.details`, `AMODB_MOVIE_TTL`), in seconds.
-    var movie: Double
+    var details: Double
     /// Lifetime of reference data such as `/configuration` (`.reference`,
     /// `AMODB_CONFIGURATION_TTL`), in seconds.
-    var configuration: Double
+    var reference: Double
     /// `AMODB_MAX_STALE`: the oldest age at which an answer may be served stale, in seconds
     /// (0: never served stale); raised per route by `oldestStale(of:)`.
     var maxStale: Double
 
     /// The lifetimes and max-stale `configuration` sets.
     init(_ configuration: ProxyConfiguration) {
-        trending = configuration.cacheTTL
-        movie = configuration.movieTTL
-        self.configuration = configuration.configurationTTL
+        list = configuration.cacheTTL
+        details = configuration.movieTTL
+        reference = configuration.configurationTTL
         maxStale = configuration.maxStaleSeconds
     }
 
     /// How long a stored 200 of `route` is fresh, in seconds: the setting its table entry names.
     func lifetime(of route: Route) -> Double {
         switch route.entry.lifetime {
-        case .list: trending
-        case .details: movie
-        case .reference: configuration
+        case .list: list
+        case .details: details
+        case .reference: reference
         }
     }
 

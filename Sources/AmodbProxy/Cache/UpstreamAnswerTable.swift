@@ -36,12 +36,10 @@ enum UpstreamAnswerTable {
                     failure(502, Self.credentialsRefused), level: .error,
                     log: "amodb says the plan has expired (402): renew it")
             case 429:
-                let wait = retryAfter ?? 1
-                var refused = failure(
-                    503, "amodb's rate limit is reached; try again in \(APIRefusal.retryAfterSeconds(wait)) s.")
-                refused.retryAfter = wait
-                refused.backoff = wait
-                return .fail(refused, level: .warning, log: "amodb rate limit still reached after retries")
+                // The budget says what the callers are told, and how long a refresh backs off.
+                return .fail(
+                    RetryRules.rateLimited(retryAfter: retryAfter), level: .warning,
+                    log: "amodb rate limit still reached after retries")
             case 504:
                 return .fail(failure(504, "amodb timed out (504)."), level: .warning, log: "amodb answered 504")
             case 500...599:

@@ -14,8 +14,8 @@ final class Commit: Sendable {
     let backoff: RefreshBackoff
     private let tasks: BackgroundTasks
     private let clock: any ProxyClock
-    /// The shortest back-off after a failed refresh, in seconds (`Policy.refreshBackoff`).
-    private let refreshBackoff: Double
+    /// How long a failed refresh backs off (the budget's rule).
+    private let retry: RetryRules
     /// Cleared once shutdown has written (or is about to write) the final snapshot.
     private let storesOpen = Mutex(true)
     /// Compresses each stored answer once, off the event loops.
@@ -30,7 +30,7 @@ final class Commit: Sendable {
         self.leases = leases
         self.tasks = tasks
         self.clock = clock
-        self.refreshBackoff = policy.refreshBackoff
+        self.retry = policy.retry
         self.backoff = RefreshBackoff(capacity: policy.maxBackoffEntries)
     }
 
@@ -65,10 +65,8 @@ final class Commit: Sendable {
                 backoff.clear(key)
             case .failed(let failure) where refreshing:
                 let now = clock.now()
-                let wait =
-                    failure.backoff.isFinite
-                    ? min(max(failure.backoff, refreshBackoff), RetryAfter.longest) : refreshBackoff
-                backoff.record(.init(until: now + wait, fwdStatus: failure.fwdStatus), for: key, now: now)
+                backoff.record(
+                    .init(until: now + retry.backoff(after: failure), fwdStatus: failure.fwdStatus), for: key, now: now)
             case .failed:
                 break  // a miss has no stale copy to serve meanwhile: nothing to remember
             }

@@ -4,8 +4,7 @@ import AmodbModels
 /// The fill stage: one call to amodb for a miss or a refresh, and what its answer means.
 /// It asks the budget for the call (`KeyBudget`, the one owner of the key's limit: a miss
 /// waits its turn with one of its caller's share, a refresh takes only slack), waits out
-/// amodb's 429 as it asks (within `Policy.retryAfterCap`, at most `maxRateLimitRetries`
-/// times), tells the budget every answer, and judges the answer (`UpstreamAnswerTable`,
+/// amodb's 429 as it asks (when the budget's `RetryRules` say so), tells the budget every answer, and judges the answer (`UpstreamAnswerTable`,
 /// `AnswerValidator`) into a `FetchResult` for the commit stage. It stores nothing.
 final class Fill: Sendable {
     private let fetcher: any UpstreamFetcher
@@ -85,7 +84,7 @@ final class Fill: Sendable {
             limitKey = nil
             let (outcome, retryAfter) = await call(request, grant: decision)
             if let wait = retryAfter {
-                if retries < policy.maxRateLimitRetries, wait <= policy.retryAfterCap {
+                if policy.retry.retries(after: wait, retries: retries) {
                     retries += 1
                     logger.warning(
                         "amodb rate limit reached; waiting as it asks",
