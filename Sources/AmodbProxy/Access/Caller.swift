@@ -21,6 +21,8 @@ struct Caller: Sendable {
     let address: String
     /// Whether the address is limited (not in `AMODB_RATE_LIMIT_EXEMPT`).
     let limitedByAddress: Bool
+    /// How the address is counted: an IPv6 address by its prefix (`AMODB_IPV6_PREFIX`).
+    var network = ClientNetwork()
     var credential = Credential.none
     /// The proof of a genuine app the request carried; `nil` while no proof is checked.
     var proof: Proof? = nil
@@ -42,14 +44,18 @@ struct Caller: Sendable {
         switch credential {
         case .user(let user): user.limitKey
         case .attested(let name): name
-        case .appToken(let name): limitedByAddress ? name + "@" + address : name
+        case .appToken(let name): limitedByAddress ? name + "@" + networkKey : name
         case .none: limitedByAddress ? addressKey : nil
         }
     }
 
     /// The key of the caller's address alone: an anonymous caller's limit, and the bucket
     /// every refused credential from the address is charged to.
-    var addressKey: String { "address:" + address }
+    var addressKey: String { "address:" + networkKey }
+
+    /// The caller's address as every per-address count keys it: an IPv6 address by its
+    /// network (`ClientNetwork`), so the addresses of one device's /64 are one client.
+    var networkKey: String { network.key(of: address) }
 }
 
 /// The answer that refuses a caller (401; 429 for an address over its rate on refusals;

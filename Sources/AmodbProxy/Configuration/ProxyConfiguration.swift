@@ -84,6 +84,9 @@ package struct ProxyConfiguration: Sendable {
     package var clientBurst = 120
     /// Client addresses (or CIDR ranges) not limited per address: loopback by default.
     package var rateLimitExempt = ["127.0.0.0/8", "::1"]
+    /// The leading bits of an IPv6 client address that name the client (`AMODB_IPV6_PREFIX`):
+    /// every address of one /64 is one client for the per-address limits.
+    package var ipv6Prefix = ClientNetwork.defaultPrefix
     /// Peers (addresses or CIDR ranges) whose `X-Forwarded-For` names the client.
     package var trustedProxies: [String] = []
     /// Origins web apps may call from (`https://app.example.com`, or `*`); none: no CORS.

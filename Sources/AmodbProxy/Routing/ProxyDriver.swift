@@ -59,10 +59,13 @@ package final class ProxyDriver: HTTPResponder {
         let cors: CORSPolicy?
         /// The amodb routes served: any other is no route.
         let routes: ServedRoutes
+        /// How a caller's address is counted (an IPv6 address by its prefix).
+        let network: ClientNetwork
 
         init(
             callers: Callers, rateLimiter: CallerRateLimiter?, trustedProxies: TrustedProxies,
-            rateLimitExempt: AddressSet, cors: CORSPolicy?, routes: ServedRoutes = .byDefault
+            rateLimitExempt: AddressSet, cors: CORSPolicy?, routes: ServedRoutes = .byDefault,
+            network: ClientNetwork = ClientNetwork()
         ) {
             self.callers = callers
             self.rateLimiter = rateLimiter
@@ -70,6 +73,7 @@ package final class ProxyDriver: HTTPResponder {
             self.rateLimitExempt = rateLimitExempt
             self.cors = cors
             self.routes = routes
+            self.network = network
         }
 
         /// Anyone, from anywhere, unlimited: for a driver asked only through `run` (the
@@ -394,7 +398,7 @@ package final class ProxyDriver: HTTPResponder {
             let caller = context.caller
             Task {
                 let response = await attest.respond(
-                    to: endpoint, method: method, body: body, chunked: chunked, address: caller.address,
+                    to: endpoint, method: method, body: body, chunked: chunked, address: caller.networkKey,
                     limited: caller.limitedByAddress)
                 deliver(ProxyAnswer(response))
             }

@@ -89,7 +89,8 @@ struct RequestContext: Sendable {
         self.problem = problem
         self.corsApplies = corsApplies
         self.origin = corsApplies ? request.headers["Origin"] : nil
-        self.caller = Caller(address: address, limitedByAddress: !access.rateLimitExempt.contains(address))
+        self.caller = Caller(
+            address: address, limitedByAddress: !access.rateLimitExempt.contains(address), network: access.network)
         self.started = started
         self.loop = loop
     }

@@ -142,7 +142,8 @@ package final class ProxyServer: Sendable {
                 networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
             rateLimitExempt: AddressSet(
                 networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
-            cors: cors, routes: configuration.servedRoutes)
+            cors: cors, routes: configuration.servedRoutes, network: ClientNetwork(ipv6Prefix: configuration.ipv6Prefix)
+        )
         let accessLog =
             configuration.accessLog
             ? AccessLog(format: configuration.logFormat, sink: accessLogSink, logger: logger)

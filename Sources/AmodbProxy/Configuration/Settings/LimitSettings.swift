@@ -43,5 +43,11 @@ extension ConfigurationLoader {
             "AMODB_RATE_LIMIT_EXEMPT", flag: "--rate-limit-exempt", \.rateLimitExempt, .networks,
             help: "client addresses (IPs/CIDRs) not limited per address", accepts: "IPs and CIDRs",
             doc: "client addresses not limited per address (by the token alone)"),
+        Setting(
+            "AMODB_IPV6_PREFIX", flag: "--ipv6-prefix", \.ipv6Prefix, .integer(ClientNetwork.prefixes),
+            help: "an IPv6 client is its address's first N bits (64: one device's /64)", accepts: "32–128",
+            doc:
+                "the leading bits of an IPv6 address that are one client for every per-address limit (`64`: a device's /64; `56` or `48`: a home's or a site's; `128`: each address)"
+        ),
     ]
 }
