@@ -46,12 +46,16 @@ struct CORSPolicyTests {
         let preflight = policy.preflight(origin: "https://anyone.example", requestedHeaders: nil)
         #expect(preflight.headers.values("Vary") == ["Access-Control-Request-Method, Access-Control-Request-Headers"])
         #expect(preflight.headers.values("Access-Control-Allow-Headers").isEmpty, "none asked for")
-        var response = HTTPResponse(status: 200)
-        policy.decorate(&response, origin: nil)
-        #expect(response.renderedFields.isEmpty, "nothing to say without an Origin")
-        policy.decorate(&response, origin: "https://anyone.example")
-        #expect(!Self.rendered(response).contains("Vary"))
-        #expect(Self.rendered(response).contains("Access-Control-Allow-Origin: *\r\n"))
+        // The same fields with an origin or none: a shared cache in front may store either.
+        for origin in [nil, "https://anyone.example", "null"] {
+            var response = HTTPResponse(status: 200)
+            policy.decorate(&response, origin: origin)
+            #expect(
+                Self.rendered(response)
+                    == "Access-Control-Allow-Origin: *\r\n"
+                    + "Access-Control-Expose-Headers: Age, Cache-Status, ETag, Retry-After, WWW-Authenticate\r\n",
+                "\(origin ?? "no Origin")")
+        }
     }
 
     @Test func theServersOwnRefusalsCarryOnlyAWildcard() {
@@ -92,5 +96,42 @@ struct CORSPolicyTests {
     @Test func theBoundsThemselvesAreAllowed() {
         #expect(CORSPolicy.fieldNames(Array(repeating: "x", count: 32).joined(separator: ","))?.count == 32 * 3 - 2)
         #expect(CORSPolicy.fieldNames(String(repeating: "a", count: 1024)) != nil)
+    }
+
+    @Test func aRefusedOriginIsNamedWithTheSettingAndLoggedOnce() throws {
+        let logs = LogCapture()
+        let policy = CORSPolicy(
+            origins: ["http://localhost:8000"], logger: ProxyLogger(minimumLevel: .debug, sink: logs.sink))
+        let preflight = policy.preflight(origin: "http://127.0.0.1:8000", requestedHeaders: "authorization")
+        #expect(preflight.status == 403)
+        let body = String(decoding: preflight.body, as: UTF8.self)
+        #expect(body.contains("The origin http://127.0.0.1:8000 may not call the proxy"))
+        #expect(body.contains("AMODB_CORS_ORIGINS"))
+        for _ in 0..<3 {
+            var response = HTTPResponse(status: 200)
+            policy.decorate(&response, origin: "http://127.0.0.1:8000")
+        }
+        var other = HTTPResponse(status: 200)
+        policy.decorate(&other, origin: "https://elsewhere.example")
+        let refusedLines = logs.all.filter { $0.contains("refused a web page's origin") }
+        #expect(refusedLines.count == 2, "once per origin: \(refusedLines)")
+        #expect(refusedLines.first?.contains("http://127.0.0.1:8000") == true)
+        #expect(refusedLines.last?.contains("https://elsewhere.example") == true)
+    }
+
+    @Test func refusedOriginsAreRememberedWithinABoundAndShownSafely() {
+        let logs = LogCapture()
+        let policy = CORSPolicy(origins: ["https://app.example"], logger: ProxyLogger(sink: logs.sink))
+        for index in 0..<(RefusedOrigins.capacity + 50) {
+            var response = HTTPResponse(status: 200)
+            policy.decorate(&response, origin: "https://site-\(index).example")
+        }
+        // The logger's own repeat limit condenses a flood of them further.
+        let logged = logs.all.filter { $0.contains("refused a web page's origin") }.count
+        #expect((1...RefusedOrigins.capacity).contains(logged))
+        #expect(logs.all.filter { $0.contains("the others are not logged") }.count == 1)
+        let long = "https://" + String(repeating: "a", count: 5_000) + "\u{7}.example"
+        #expect(RefusedOrigins.shown(long).utf8.count == RefusedOrigins.shownBytes)
+        #expect(RefusedOrigins.shown("https://a\u{7}b") == "https://a?b")
     }
 }

@@ -1,5 +1,6 @@
 import AmodbBytes
 import AmodbHTTP
+import Synchronization
 
 /// Cross-origin access for web apps (the Fetch standard's CORS protocol): which
 /// origins may call, the preflight answer, and the fields on every other answer.
@@ -10,10 +11,14 @@ struct CORSPolicy: Sendable {
     let origins: Set<String>
     /// Whether `origins` holds `*`: read once here, as every answer asks.
     let allowsAnyOrigin: Bool
+    /// The origins refused so far, each logged once (`nil`: none logged).
+    private let refused: RefusedOrigins?
 
-    init(origins: Set<String>) {
+    /// A policy allowing `origins`; an origin refused is logged once to `logger`.
+    init(origins: Set<String>, logger: ProxyLogger? = nil) {
         self.origins = origins
         allowsAnyOrigin = origins.contains("*")
+        refused = logger.map(RefusedOrigins.init)
     }
 
     /// Most field names a preflight may ask for: browsers list only those the page set
@@ -38,17 +43,27 @@ struct CORSPolicy: Sendable {
         return origins.contains(origin) ? origin : nil
     }
 
-    /// Adds the fields every answer but a preflight carries: `Vary: Origin` when the answer
-    /// depends on it (a list of origins, RFC 9110 §12.5.5), and for an allowed origin the
-    /// origin and the fields it may read, so that a page can read errors too (a 404, a 429's
-    /// `Retry-After`), not only a 200. Rendered as lines into the room a cached answer keeps
-    /// for them: no allocation on a hit, with or without `Origin`.
+    /// Adds the fields every answer but a preflight carries. With `*`, the wildcard and the
+    /// fields a page may read on every answer, whatever the request sent: the answer is then
+    /// the same for every origin and for none, so a shared cache in front (a CDN, nginx's
+    /// `proxy_cache`) that stored a request's answer without `Origin` hands web apps one they
+    /// can read. With a list, `Vary: Origin` on every answer (it depends on it, RFC 9110
+    /// §12.5.5), and for an allowed origin the origin and the fields it may read, so that a
+    /// page can read errors too (a 404, a 429's `Retry-After`), not only a 200. Rendered as
+    /// lines into the room a cached answer keeps for them: no allocation on a hit, with or
+    /// without `Origin`.
     func decorate(_ response: inout HTTPResponse, origin: String?) {
+        if allowsAnyOrigin {
+            response.renderedFields.append { lines in
+                lines.write("Access-Control-Allow-Origin: *\r\n")
+                lines.write(Self.exposedHeaders)
+            }
+            return
+        }
         let allowed = allowedOrigin(origin)
-        guard allowed != nil || !allowsAnyOrigin else { return }
-        let varies = !allowsAnyOrigin
+        if allowed == nil, let origin { refused?.note(origin) }
         response.renderedFields.append { lines in
-            if varies { lines.write("Vary: Origin\r\n") }
+            lines.write("Vary: Origin\r\n")
             if let allowed {
                 lines.line("Access-Control-Allow-Origin", allowed)
                 lines.write(Self.exposedHeaders)
@@ -71,9 +86,10 @@ struct CORSPolicy: Sendable {
     /// libraries send `Content-Type`, `Cache-Control` or an App Check token on a GET.
     func preflight(origin: String?, requestedHeaders: String?) -> HTTPResponse {
         guard let allowed = allowedOrigin(origin) else {
-            var refused = APIRefusal(.preflightRefused, status: 403, "This origin may not call the proxy.").response
-            if !allowsAnyOrigin { refused.headers.add("Vary", "Origin") }
-            return refused
+            if let origin { refused?.note(origin) }
+            var refusal = APIRefusal(.preflightRefused, status: 403, Self.refusal(of: origin)).response
+            if !allowsAnyOrigin { refusal.headers.add("Vary", "Origin") }
+            return refusal
         }
         // Its answer depends on these request fields (Fetch §3.2.3: a cache keyed on the URL
         // alone would hand one page's allowed headers to another's preflight).
@@ -102,6 +118,16 @@ struct CORSPolicy: Sendable {
         return HTTPResponse(status: 204, headers: headers)
     }
 
+    /// Why a page on `origin` may not call: the origin as the proxy saw it, and the setting
+    /// that would allow it (a developer's `localhost` is not `127.0.0.1`, and the port counts).
+    static func refusal(of origin: String?) -> String {
+        guard let origin else {
+            return "A preflight without Origin is no browser's: AMODB_CORS_ORIGINS allows origins by name."
+        }
+        return "The origin \(RefusedOrigins.shown(origin)) may not call the proxy: AMODB_CORS_ORIGINS does not list it "
+            + "(an origin is its scheme, host and port, exactly as the browser sends it)."
+    }
+
     /// The field names a comma-separated list holds (RFC 9110 §5.6.1: spaces around each,
     /// empty elements ignored), joined by `, ` as `Access-Control-Allow-Headers` says them;
     /// empty for none; `nil` when a name is no token (§5.6.2) or the list is over its bounds.
@@ -115,5 +141,62 @@ struct CORSPolicy: Sendable {
             names.append(name)
         }
         return names.joined(separator: ", ")
+    }
+}
+
+/// The origins refused so far, each logged once: an operator who left one out of
+/// `AMODB_CORS_ORIGINS` finds it in the log. At most `capacity` are remembered (each
+/// request may name any origin); past that, one line says the rest are not logged.
+final class RefusedOrigins: Sendable {
+    static let capacity = 256
+    /// The most bytes of an origin shown in a message or a log line.
+    static let shownBytes = 200
+
+    private struct Seen {
+        var origins: Set<String> = []
+        /// Whether an origin past `capacity` came (and was said once).
+        var overflowed = false
+    }
+
+    private let seen = Mutex(Seen())
+    private let logger: ProxyLogger
+
+    init(logger: ProxyLogger) {
+        self.logger = logger
+    }
+
+    /// Logs `origin` as refused, unless it was already.
+    func note(_ origin: String) {
+        let shown = Self.shown(origin)
+        enum Line { case none, origin, overflow }
+        let line = seen.withLock { seen -> Line in
+            if seen.origins.contains(shown) { return .none }
+            if seen.origins.count < Self.capacity {
+                seen.origins.insert(shown)
+                return .origin
+            }
+            defer { seen.overflowed = true }
+            return seen.overflowed ? .none : .overflow
+        }
+        switch line {
+        case .origin:
+            logger.warning(
+                "refused a web page's origin: AMODB_CORS_ORIGINS does not list it (logged once per origin)",
+                ["origin": shown])
+        case .overflow:
+            logger.warning(
+                "refused more web pages' origins than are logged one by one: the others are not logged",
+                ["logged": String(Self.capacity)])
+        case .none:
+            break
+        }
+    }
+
+    /// `origin` as a message shows it: its first `shownBytes` bytes, anything but visible
+    /// ASCII as `?`.
+    static func shown(_ origin: String) -> String {
+        String(
+            decoding: origin.utf8.prefix(shownBytes).map { (0x21...0x7E).contains($0) ? $0 : UInt8(ascii: "?") },
+            as: UTF8.self)
     }
 }

@@ -121,7 +121,9 @@ package final class ProxyServer: Sendable {
                     leeway: configuration.jwtLeeway),
                 identifier: TokenIdentifier(amodbKey: configuration.apiKey))
             : nil
-        let cors = configuration.corsOrigins.isEmpty ? nil : CORSPolicy(origins: Set(configuration.corsOrigins))
+        let cors =
+            configuration.corsOrigins.isEmpty
+            ? nil : CORSPolicy(origins: Set(configuration.corsOrigins), logger: logger)
         let rateLimiter =
             configuration.clientRateLimit > 0
             ? CallerRateLimiter(perMinute: configuration.clientRateLimit, burst: configuration.clientBurst) : nil
