@@ -10,8 +10,12 @@
 #     path and a missing movie, whose 404 JSON the page must be able to read; a call
 #     without the token (401); and a revalidation from the browser's own cache after the
 #     br variant was made, which must be a 304 (the page keeps the tag it had);
-#   - the same page from http://localhost:<page port>, an origin not in the list: every
-#     fetch must fail as a browser fails it ("Failed to fetch"), preflighted or not;
+#   - docs/signing-in.md's retry recipe for signed-in users (HS256 ID tokens): an expired
+#     token's 401 says error="invalid_token" in WWW-Authenticate, which the page reads,
+#     refreshes the token and retries once, and gets the movie;
+#   - the same page from http://localhost:<page port>, an origin not in the list: a
+#     preflighted fetch fails as a browser fails it ("Failed to fetch"); a simple one reads
+#     the 403 that names the origin and AMODB_CORS_ORIGINS (and nothing else);
 #   - Chromium runs with --headless=new --dump-dom: the page writes what it saw into the
 #     DOM as JSON, and the checks read it there.
 #
@@ -45,7 +49,24 @@ echo "# the page on $page_origin"
 # --- the proxy: sandbox mode, an app token, CORS for the page's origin only ---------------
 build_debug_proxy
 token="browser-$RANDOM$RANDOM$RANDOM"
-start_sandboxed_proxy AMODB_PROXY_TOKENS="$token" AMODB_CORS_ORIGINS="$page_origin"
+# Signed-in users too: ID tokens signed with a shared secret (HS256), one expired an hour
+# ago and one fresh, as a provider hands them out before and after a forced refresh.
+jwt_secret="browser-secret-$RANDOM$RANDOM$RANDOM$RANDOM$RANDOM"
+read -r stale_token fresh_token < <(python3 - "$jwt_secret" <<'PY'
+import base64, hashlib, hmac, json, sys, time
+def part(value):
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+def token(expires):
+    now = int(time.time())
+    signed = part({"alg": "HS256", "typ": "JWT"}) + "." + part(
+        {"sub": "browser-user", "iss": "https://issuer.example", "aud": "amodb-web", "iat": now - 7200, "exp": expires})
+    mac = hmac.new(sys.argv[1].encode(), signed.encode(), hashlib.sha256).digest()
+    return signed + "." + base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+print(token(int(time.time()) - 3600), token(int(time.time()) + 3600))
+PY
+)
+start_sandboxed_proxy AMODB_PROXY_TOKENS="$token" AMODB_CORS_ORIGINS="$page_origin" \
+  AMODB_JWT_SECRET="$jwt_secret" AMODB_JWT_ISSUER=https://issuer.example AMODB_JWT_AUDIENCE=amodb-web
 proxy="http://127.0.0.1:$proxy_port"
 echo "# amodb-proxy --sandbox on $proxy, AMODB_CORS_ORIGINS=$page_origin"
 
@@ -65,14 +86,14 @@ PY
 }
 
 echo "# headless Chromium: $("$chromium" --version 2>/dev/null | head -1)"
-visit allowed "$page_origin/index.html?mode=allowed&proxy=$proxy&token=$token"
+visit allowed "$page_origin/index.html?mode=allowed&proxy=$proxy&token=$token&stale=$stale_token&fresh=$fresh_token"
 visit refused "http://localhost:$page_port/index.html?mode=refused&proxy=$proxy&token=$token"
 
 # Stopped before its access log is read: the log's writer flushes on shutdown.
 stop "$proxy_pid"
 
 # --- what the pages saw ----------------------------------------------------------------------
-checks=$(python3 - "$work/allowed.json" "$work/refused.json" "$work/proxy.out" <<'PY'
+checks=$(python3 - "$work/allowed.json" "$work/refused.json" "$work/proxy.out" "$work/proxy.err" <<'PY'
 import json, sys
 
 def load(path):
@@ -80,12 +101,15 @@ def load(path):
     return json.loads(text) if text else None
 
 allowed, refused = load(sys.argv[1]), load(sys.argv[2])
-log = []
-for line in open(sys.argv[3], encoding="utf-8", errors="replace"):
-    try:
-        log.append(json.loads(line))
-    except ValueError:
-        pass
+def lines(path):
+    read = []
+    for line in open(path, encoding="utf-8", errors="replace"):
+        try:
+            read.append(json.loads(line))
+        except ValueError:
+            pass
+    return read
+log, events = lines(sys.argv[3]), lines(sys.argv[4])
 
 def check(name, condition, detail):
     print(("ok - " if condition else "not ok - ") + name + ("" if condition else "\n#   saw: " + json.dumps(detail)))
@@ -125,6 +149,11 @@ else:
         "after br is made, the browser's revalidation of its gzip copy keeps its tag (a 304)",
         (seen.get("first") or "").endswith('-gzip"') and (seen.get("later") or "").endswith('-br"')
         and seen.get("again") == seen.get("first") and seen.get("status") == 200, seen)
+    seen = allowed["signIn"]
+    check(
+        "the sign-in retry recipe works in the browser: the expired token's 401 is read as invalid_token, one retry with a fresh token gets the movie",
+        seen.get("first") == 401 and 'error="invalid_token"' in (seen.get("challenge") or "") and seen.get("retried")
+        and seen.get("status") == 200 and seen.get("title") == "Fight Club", seen)
     revalidated = [e for e in log if e.get("key") == "/trending/tv/day" and e.get("status") == 304]
     check(
         "the proxy's access log has that 304, for the gzip variant",
@@ -134,12 +163,19 @@ else:
 if refused is None or "pageError" in refused:
     check("the page from an origin not in the list ran to its end", False, refused)
 else:
-    for key, what in [
-        ("preflighted", "a preflighted GET"), ("simple", "a GET with no preflight"),
-        ("unserved", "the unserved path's 404"),
-    ]:
+    seen = refused["preflighted"]
+    check("an origin not in the list cannot pass a preflight (fetch fails)", "Failed to fetch" in (seen.get("error") or ""), seen)
+    for key, what in [("simple", "a GET of a movie"), ("unserved", "a GET of an unserved path")]:
         seen = refused[key]
-        check(f"an origin not in the list cannot read {what} (fetch fails)", "Failed to fetch" in (seen.get("error") or ""), seen)
+        message = seen.get("message") or ""
+        check(
+            f"an origin not in the list reads why it is refused, and nothing else ({what}: 403 naming the origin and AMODB_CORS_ORIGINS)",
+            seen.get("status") == 403 and "http://localhost:" in message and "AMODB_CORS_ORIGINS" in message
+            and seen.get("title") is None, seen)
+    refusals = [e for e in events if e.get("message", "").startswith("refused a web page's origin")]
+    check(
+        "the proxy's log names the refused origin once",
+        len(refusals) == 1 and refusals[0].get("origin", "").startswith("http://localhost:"), refusals)
 PY
 ) || setup_failed "the checks ran (python3)"
 count_checks "$checks"

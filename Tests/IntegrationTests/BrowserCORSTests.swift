@@ -150,8 +150,10 @@ struct BrowserCORSTests {
         }
     }
 
-    /// An origin not in the list gets no CORS field on any answer, preflight or error.
-    @Test func aDisallowedOriginGetsNoCORSFields() async throws {
+    /// An origin not in the list is refused before anything is done for it: its preflight
+    /// gets no CORS field, and any request a 403 it may read, which names the origin and
+    /// the setting and holds nothing else; amodb is never asked for it.
+    @Test func aDisallowedOriginIsRefusedWithAMessageItCanRead() async throws {
         try await withServer(try SandboxedProxy { $0.corsOrigins = [Self.origin] }) { setup in
             let other = "https://evil.example"
             let preflight = try await setup.harness.get(
@@ -161,14 +163,20 @@ struct BrowserCORSTests {
                     "Access-Control-Request-Headers": "content-type",
                 ], method: "OPTIONS")
             #expect(preflight.status == 403)
-            for target in ["/3/search/movie", "/3/movie/1", "/3/movie/550"] {
-                let answer = try await setup.harness.get(target, headers: ["Origin": other])
-                let fields = answer.headers.map { $0.name.lowercased() }.filter { $0.hasPrefix("access-control-") }
-                #expect(fields.isEmpty, "\(target): \(fields)")
-            }
+            #expect(preflight.text.contains("The origin https://evil.example may not call the proxy"))
             for field in preflight.headers where field.name.lowercased().hasPrefix("access-control-") {
                 Issue.record("the refused preflight sends \(field.name)")
             }
+            for target in ["/3/search/movie", "/3/movie/1", "/3/movie/550", "/3/trending/movie/day"] {
+                let answer = try await setup.harness.get(target, headers: ["Origin": other])
+                #expect(answer.status == 403, "\(target)")
+                #expect(answer.text.contains("AMODB_CORS_ORIGINS"), "\(target)")
+                #expect(answer.header("Access-Control-Allow-Origin") == other)
+                #expect(answer.header("Access-Control-Expose-Headers") == nil, "the refusal alone is readable")
+                #expect(answer.header("Vary")?.contains("Origin") == true)
+                #expect(answer.header("Cache-Control") == "no-store")
+            }
+            #expect(setup.sandbox.totalRequestCount == 0, "a refused page spends nothing")
         }
     }
 

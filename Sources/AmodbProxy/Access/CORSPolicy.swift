@@ -71,6 +71,19 @@ struct CORSPolicy: Sendable {
         }
     }
 
+    /// The refusal of a request (not a preflight) from a web page whose origin the list does
+    /// not name, or `nil` to go on: no `Origin` (not a browser's), an origin allowed, or `*`.
+    /// Refused before anything is done for it, so a page elsewhere cannot spend the key
+    /// through its visitors' browsers even where it cannot read the answers (a `no-cors`
+    /// fetch). The refusal names that origin in `Access-Control-Allow-Origin`: the page may
+    /// read it, and its developer sees why (`refusal(of:)`) instead of "Failed to fetch".
+    func refusal(ofRequestFrom origin: String?) -> APIRefusal? {
+        guard let origin, !allowsAnyOrigin, !origins.contains(origin) else { return nil }
+        var headers = HTTPHeaders()
+        headers.add("Access-Control-Allow-Origin", origin)
+        return APIRefusal(.originRefused, status: 403, Self.refusal(of: origin), headers: headers)
+    }
+
     /// Adds what the server's own refusals (a head it could not read, the connection cap)
     /// can carry: with `*`, the origin, which takes no `Origin` to say; with a list, nothing,
     /// as the server answers those before any field is read.

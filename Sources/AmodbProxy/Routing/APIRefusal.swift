@@ -21,6 +21,8 @@ package struct APIRefusal: Sendable {
         case methodNotAllowed = "method-not-allowed"
         /// A CORS preflight from an origin not allowed, or asking for too many fields.
         case preflightRefused = "preflight-refused"
+        /// A request from a web page whose origin `AMODB_CORS_ORIGINS` does not list.
+        case originRefused = "origin-refused"
         /// No credential, or one the proxy does not accept.
         case unauthorized
         /// The caller (or its address, on refusals) has spent its rate.
@@ -53,6 +55,7 @@ package struct APIRefusal: Sendable {
             case .notReady: [503]
             case .methodNotAllowed: [405]
             case .preflightRefused: [400, 403]
+            case .originRefused: [403]
             case .unauthorized: [401]
             case .tooManyRequests: [429]
             case .keySetMissing: [503]

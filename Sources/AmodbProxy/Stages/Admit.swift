@@ -20,6 +20,9 @@ enum Admit {
                         origin: context.origin,
                         requestedHeaders: requested.count > 1 ? requested.joined(separator: ",") : requested.first)))
         }
+        if context.corsApplies, let refusal = access.cors?.refusal(ofRequestFrom: context.origin) {
+            return .refuse(refusal)
+        }
         if context.own == .attest { return .own(.attest) }
         guard request.method == "GET" || request.method == "HEAD" else {
             var headers = HTTPHeaders()
