@@ -142,12 +142,12 @@ final class KeySetRefresher: Sendable {
         state.withLock { $0.skipped }
     }
 
-    /// The key set as the status page shows it: the `kid`s of the keys in use, how many
-    /// listed keys are skipped, and why none is held yet (`nil` once one is).
-    var summary: (keyIDs: [String], skipped: Int, problem: String?) {
+    /// The key set as the status page shows it: the `kid`s of the keys in use, the listed
+    /// keys skipped (with why), and why none is held yet (`nil` once one is).
+    var summary: (keyIDs: [String], skipped: [JSONWebKeySet.SkippedKey], problem: String?) {
         state.withLock { state in
             (
-                (state.keys?.keys.keys).map { $0.sorted() } ?? [], state.skipped.count,
+                (state.keys?.keys.keys).map { $0.sorted() } ?? [], state.skipped,
                 state.keys == nil ? state.problem ?? "fetching" : nil
             )
         }
