@@ -49,9 +49,11 @@ enum PlanHTMLReport {
     }
 
     /// The page. `first` and `last`: the times of the log's first and last request.
-    static func render(rows: [PlanReport.Row], requests: Int, first: Double, last: Double, options: PlanOptions)
-        -> String
-    {
+    /// `caveats`: the text report's (`PlanReport.caveats`), listed above the recommendation,
+    /// which they qualify.
+    static func render(
+        rows: [PlanReport.Row], requests: Int, first: Double, last: Double, caveats: [String], options: PlanOptions
+    ) -> String {
         let minutes = max(1, Int((MinuteHistory.minuteStart(last) - MinuteHistory.minuteStart(first)) / 60) + 1)
         let stretch = (minutes + maxPoints - 1) / maxPoints
         let lines = rows.map { points($0.shares.refusedPerMinute, minutes: minutes, stretch: stretch) }
@@ -74,6 +76,10 @@ enum PlanHTMLReport {
                 "<td class=\"n\" data-refused-total=\"\(row.shares.refused)\">\(PlanReport.grouped(row.shares.refused))</td></tr>\n"
         }
         let span = PlanReport.span(last - first)
+        let caveatList =
+            caveats.isEmpty
+            ? ""
+            : "<ul id=\"caveats\">" + caveats.map { "<li class=\"caveat\">\(escaped($0))</li>" }.joined() + "</ul>\n"
         let per = stretch == 1 ? "a minute" : "the busiest minute of each \(stretch)"
         return """
             <!DOCTYPE html>
@@ -94,12 +100,13 @@ enum PlanHTMLReport {
             .key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 10px; border-radius: 2px; }
             .fresh { background: #2da44e; } .stale { background: #d4a72c; } .filled { background: #0969da; } .refused { background: #cf222e; }
             svg { display: block; }
+            #caveats { margin: 12px 0; padding: 6px 10px 6px 28px; border-left: 4px solid #d4a72c; background: #fff8c5; }
             </style>
             </head>
             <body>
             <h1>amodb-proxy plan</h1>
             <div class="muted">Replayed \(PlanReport.grouped(requests)) requests over \(escaped(span)), from \(PlanReport.minute(first)) to \(PlanReport.minute(last)) UTC; trending lists fresh for \(escaped(PlanReport.duration(options.trendingTTL))), a miss waits up to \(escaped(PlanReport.duration(options.missWait))) for a call.</div>
-            <p id="recommendation">\(escaped(sentence(rows)))</p>
+            \(caveatList)<p id="recommendation">\(escaped(sentence(rows)))</p>
             <div class="muted"><span class="key fresh"></span>fresh<span class="key stale"></span>stale<span class="key filled"></span>filled (one call)<span class="key refused"></span>refused (503); the line: refused requests \(per), over the log (one scale for every row, at most \(most)).</div>
             <table>
             <thead><tr><th>plan</th><th>movie TTL</th><th>answers</th><th class="n">fresh %</th><th class="n">stale %</th><th class="n">filled %</th><th class="n">refused %</th><th>refused a minute</th><th class="n">refused</th></tr></thead>

@@ -57,7 +57,8 @@ package enum PlanReport {
         if let htmlPath = options.htmlPath {
             let page = PlanHTMLReport.render(
                 rows: rows, requests: contents.requests.count, first: contents.requests.first?.time ?? 0,
-                last: contents.requests.last?.time ?? 0, options: options)
+                last: contents.requests.last?.time ?? 0, caveats: caveats(contents, options: options),
+                options: options)
             do {
                 try Data(page.utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
             } catch {
@@ -80,31 +81,7 @@ package enum PlanReport {
         text +=
             "Trending lists are fresh for \(duration(options.trendingTTL)); "
             + "a miss waits up to \(duration(options.missWait)) for a call.\n"
-        // A TTL longer than the log never expires in the replay: its rows show no refresh.
-        let longer = options.movieTTLs.filter { $0 > last - first }
-        if !longer.isEmpty {
-            let ttls = longer.map(duration).joined(separator: ", ")
-            let many = longer.count > 1
-            text += wrapped(
-                "The log covers less than the movie TTL\(many ? "s" : "") \(ttls): no entry expires within "
-                    + "\(many ? "them" : "it") in the replay, so \(many ? "their rows" : "its row") read\(many ? "" : "s") "
-                    + "alike. Replay at least \(duration(longer.max() ?? 0)) of log to compare \(many ? "them" : "it")."
-            )
-        }
-        if contents.linesBeforeKeys > 0 {
-            text +=
-                "\(lines(contents.linesBeforeKeys)) written before keys were logged \(were(contents.linesBeforeKeys)) skipped.\n"
-        }
-        if contents.linesNotForwarded > 0 {
-            text +=
-                "\(lines(contents.linesNotForwarded)) that asked amodb nothing (health checks, refusals) "
-                + "\(were(contents.linesNotForwarded)) skipped.\n"
-        }
-        if contents.linesUnreadable > 0 {
-            text +=
-                "\(lines(contents.linesUnreadable)) that \(contents.linesUnreadable == 1 ? "is no access-log line" : "are no access-log lines") "
-                + "\(were(contents.linesUnreadable)) skipped.\n"
-        }
+        for caveat in caveats(contents, options: options) { text += wrapped(caveat) }
         text += "\n"
         let columns = [
             ("plan/min", 8), ("movie TTL", 9), ("fresh %", 7), ("stale %", 7), ("filled %", 8), ("refused %", 9),
@@ -154,12 +131,12 @@ package enum PlanReport {
     }
 
     /// `1 line`, `1,000 lines`.
-    private static func lines(_ count: Int) -> String {
+    static func lines(_ count: Int) -> String {
         count == 1 ? "1 line" : "\(grouped(count)) lines"
     }
 
     /// The verb after `lines(count)`.
-    private static func were(_ count: Int) -> String {
+    static func were(_ count: Int) -> String {
         count == 1 ? "was" : "were"
     }
 

@@ -195,7 +195,7 @@ logger.info(
     ])
 if configuration.sandbox {
     // For the person at the terminal, not for the access log on standard output.
-    LineWriter.standardError.write("Try: curl http://127.0.0.1:\(port)/3/trending/movie/week")
+    LineWriter.standardError.write(SandboxHint.line(for: configuration, port: port))
 }
 
 // Signals are handled on a queue of their own, so the main thread goes straight back to waiting.

@@ -97,4 +97,43 @@ struct PlanReportTests {
             #expect(cells[7...8].joined(separator: " ") == "9600 h")
         }
     }
+
+    /// The page lists the text report's caveats, word for word: without them its rows for
+    /// TTLs longer than the log read alike and look like a bug.
+    @Test func thePageShowsTheTextReportsCaveats() throws {
+        var options = PlanOptions(accessLog: "x")
+        options.movieTTLs = [1800, 86_400]
+        let request = try AmodbRequest(route: .movie(id: 550))
+        let contents = AccessLogReader.Contents(
+            requests: [
+                ReplayRequest(time: 1_795_984_745, request: request),
+                ReplayRequest(time: 1_795_984_745 + 7_200, request: request),
+            ],
+            linesBeforeKeys: 3, linesNotForwarded: 1, linesUnreadable: 2, linesOutOfOrder: 0)
+        let caveats = PlanReport.caveats(contents, options: options)
+        #expect(caveats.count == 4, "\(caveats)")
+        let text = PlanReport.render(contents, rows: [], options: options)
+        let page = PlanHTMLReport.render(
+            rows: [], requests: 2, first: 1_795_984_745, last: 1_795_984_745 + 7_200, caveats: caveats,
+            options: options)
+        for caveat in caveats {
+            #expect(text.replacingOccurrences(of: "\n", with: " ").contains(caveat), "the text says \(caveat)")
+            #expect(
+                page.contains("<li class=\"caveat\">\(PlanHTMLReport.escaped(caveat))</li>"), "the page says \(caveat)")
+        }
+        #expect(page.contains("The log covers less than the movie TTL 24 h"))
+        #expect(page.contains("3 lines written before keys were logged were skipped."))
+        #expect(
+            page.range(of: "id=\"caveats\"")!.lowerBound < page.range(of: "id=\"recommendation\"")!.lowerBound,
+            "read before the recommendation they qualify")
+
+        let clean = AccessLogReader.Contents(
+            requests: contents.requests, linesBeforeKeys: 0, linesNotForwarded: 0, linesUnreadable: 0,
+            linesOutOfOrder: 0)
+        options.movieTTLs = [1800]
+        #expect(PlanReport.caveats(clean, options: options).isEmpty)
+        let quiet = PlanHTMLReport.render(
+            rows: [], requests: 2, first: 1_795_984_745, last: 1_795_984_745 + 7_200, caveats: [], options: options)
+        #expect(!quiet.contains("id=\"caveats\""), "no empty list")
+    }
 }

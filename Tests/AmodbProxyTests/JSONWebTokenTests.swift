@@ -147,18 +147,33 @@ struct JSONWebTokenTests {
 
     /// RFC 7515 §5.2: a recipient may refuse a member given twice, and parsers disagree on
     /// which one counts (JSONDecoder the first, JSONSerialization the last).
+    /// The refusal names the member given twice, not "not a JSON object": the text is JSON.
     @Test(arguments: [
-        (#"{"alg":"HS256","alg":"none"}"#, "{}", TokenRefusal.malformed(.headerJSON)),
-        (#"{"alg":"HS256","kid":"a","kid":"b"}"#, "{}", .malformed(.headerJSON)),
-        (#"{"alg":"HS256","crit":null,"crit":null}"#, "{}", .malformed(.headerJSON)),
-        (#"{"alg":"HS256","typ":"JWT","typ":"at+jwt"}"#, "{}", .malformed(.headerJSON)),
-        (#"{"alg":"HS256"}"#, #"{"sub":"a","sub":"b"}"#, .malformed(.claimsJSON)),
-        (#"{"alg":"HS256"}"#, #"{"sub":"a","\u0073ub":"b"}"#, .malformed(.claimsJSON)),
-        (#"{"alg":"HS256"}"#, #"{"exp":1,"exp":"x"}"#, .malformed(.claimsJSON)),
-        (#"{"alg":"HS256"}"#, #"{"aud":"a","aud":["b"]}"#, .malformed(.claimsJSON)),
+        (#"{"alg":"HS256","alg":"none"}"#, "{}", TokenRefusal.malformed(.headerMemberTwice("alg"))),
+        (#"{"alg":"HS256","kid":"a","kid":"b"}"#, "{}", .malformed(.headerMemberTwice("kid"))),
+        (#"{"alg":"HS256","crit":null,"crit":null}"#, "{}", .malformed(.headerMemberTwice("crit"))),
+        (#"{"alg":"HS256","typ":"JWT","typ":"at+jwt"}"#, "{}", .malformed(.headerMemberTwice("typ"))),
+        (#"{"alg":"HS256"}"#, #"{"sub":"a","sub":"b"}"#, .malformed(.claimTwice("sub"))),
+        (#"{"alg":"HS256"}"#, #"{"sub":"a","\u0073ub":"b"}"#, .malformed(.claimTwice("sub"))),
+        (#"{"alg":"HS256"}"#, #"{"exp":1,"exp":"x"}"#, .malformed(.claimTwice("exp"))),
+        (#"{"alg":"HS256"}"#, #"{"aud":"a","aud":["b"]}"#, .malformed(.claimTwice("aud"))),
     ])
     func aMemberTheVerifierReadsGivenTwiceIsRefused(_ header: String, _ claims: String, _ refusal: TokenRefusal) {
         #expect(throws: refusal) { try JSONWebToken(Self.token(header, claims)) }
+    }
+
+    /// What each shape's refusal tells the developer: the fault itself, and no retry where
+    /// asking again cannot help.
+    @Test(arguments: [
+        (TokenRefusal.malformed(.claimTwice("sub")), "its claims give the member sub twice"),
+        (.malformed(.headerMemberTwice("kid")), "its header gives the member kid twice"),
+        (.malformed(.missingKeyID), "its header has no kid"),
+        (.malformed(.claimsJSON), "its claims are not a JSON object"),
+    ])
+    func aMalformedTokensMessageSaysWhatIsWrongWithoutARetry(_ refusal: TokenRefusal, _ says: String) {
+        #expect(refusal.message.contains(says), "\(refusal.message)")
+        #expect(!refusal.message.contains("retry"), "\(refusal.message)")
+        if says.contains("twice") { #expect(!refusal.message.contains("not a JSON object")) }
     }
 
     @Test func aMemberTheVerifierDoesNotReadMayBeGivenTwice() throws {

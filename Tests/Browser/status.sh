@@ -5,8 +5,14 @@
 #     script reads `/status.json` and draws the page. Checks: every number the page shows
 #     is the value of its field in the JSON the page read, and that JSON says what
 #     `/status.json` says when fetched beside it; the chart has bars and the calls' line; the
-#     paths that missed are listed; Chromium logged no console message (a script error or
-#     a Content-Security-Policy refusal would be one) and the page shows no error;
+#     paths that missed are listed; the words say what they count (calls to amodb, requests),
+#     both of the chart's scales are titled; Chromium logged no console message (a script
+#     error or a Content-Security-Policy refusal would be one) and the page shows no error;
+#   - the same page through a relay that passes its first read of `/status.json` (with a
+#     fleet and a key set with a skipped key written in) and then drops every read, as a dead
+#     proxy would: the page says at the top that the proxy is not answering and since when,
+#     marks its figures stale, labels this replica's figures and says which key was skipped
+#     and why;
 #   - `amodb-proxy plan --html` on a generated six-hour access log writes a page; Chromium
 #     loads it from the file: a row per plan and TTL with its bars and refusals' line, and the
 #     recommendation; no console message.
@@ -77,6 +83,49 @@ status_json >"$work/before.json"
 # page's next refresh would run more than once or twice.
 chromium_run status --virtual-time-budget=3000 --dump-dom "$proxy/status" >"$work/status.html"
 status_json >"$work/after.json"
+
+# The page when the proxy stops answering: a relay on another port passes /status and the
+# first read of /status.json (a fleet and a key set written in, so their labels show), then
+# drops each later read without a reply, as a proxy that died would. The page reads again
+# every 5 s: the virtual time budget lets two reads fail.
+cat >"$work/relay.py" <<'PY'
+import http.server, json, socket, sys, urllib.request
+proxy, port_file = sys.argv[1], sys.argv[2]
+reads = {"status.json": 0}
+class Relay(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args): pass
+    def do_GET(self):
+        if self.path.startswith("/status.json"):
+            reads["status.json"] += 1
+            if reads["status.json"] > 1:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            document = json.loads(urllib.request.urlopen(proxy + "/status.json").read())
+            document["fleet"] = {"redis": "up", "replicas": 2, "outage": False}
+            document["key_set"] = {"key_ids": ["rsa-1"], "skipped": 1, "problem": None, "skipped_keys": [
+                {"kid": "for-encryption", "index": 1, "reason": "its use is \"enc\", not sig"}]}
+            body, headers = json.dumps(document).encode(), {"Content-Type": "application/json"}
+        else:
+            with urllib.request.urlopen(proxy + self.path) as answer:
+                body, headers = answer.read(), dict(answer.headers)
+        self.send_response(200)
+        for name in ("Content-Type", "Content-Security-Policy", "Cache-Control"):
+            if name in headers: self.send_header(name, headers[name])
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Relay)
+open(port_file, "w").write(f"relay listening on {server.server_address[1]}\n")
+server.serve_forever()
+PY
+python3 "$work/relay.py" "$proxy" "$work/relay.out" 2>"$work/relay.err" &
+relay_pid=$!
+stop_on_exit "$relay_pid"
+relay_port=$(port_in_output "$relay_pid" "$work/relay.out" 'listening on [0-9]*')
+[[ -n $relay_port ]] || { indented "$work/relay.err"; setup_failed "the relay for the dead-proxy page starts"; }
+chromium_run down --virtual-time-budget=12000 --dump-dom "http://127.0.0.1:$relay_port/status" >"$work/down.html"
+stop "$relay_pid"
 if $screenshots; then
   mkdir -p docs/images
   chromium_run status-shot --virtual-time-budget=3000 --window-size=1000,1020 --hide-scrollbars \
@@ -174,7 +223,41 @@ if rendered is not None:
           {"listed": listed, "json": expected})
     check("the page shows no error", re.search(r'<span id="error"></span>', dom) is not None,
           re.search(r'<span id="error">[^<]*', dom).group(0) if re.search(r'<span id="error">[^<]*', dom) else None)
+    check("a live proxy's page has no not-answering notice and nothing marked stale",
+          re.search(r'<div id="down" role="alert" hidden=""', dom) is not None and 'data-state="live"' in dom
+          and 'class="stale"' not in dom, re.search(r'<body[^>]*>', dom).group(0))
+    terms = re.findall(r'<dt>([^<]*)', dom) + re.findall(r'<th[^>]*>([^<]*)</th>', dom)
+    check("the budget counts calls to amodb and the paths table requests, in distinct words",
+          {"calls refreshing stale entries", "calls filling missed paths", "calls refused by the budget"} <= set(terms)
+          and "requests finding no stored answer (503s included)" in terms and "misses" not in terms, terms)
+    titles = dict((kind, text) for kind, text in re.findall(r'<text [^>]*class="axis-title axis-(\w+)"[^>]*>([^<]*)<', dom))
+    calls_scale = re.findall(r'<text [^>]*class="axis-calls"[^>]*>(\d+)<', dom)
+    check("the chart's two scales are titled, the calls' on the right with its top value, and the limit labelled",
+          titles == {"answers": "answers a minute", "calls": "calls to amodb a minute"} and len(calls_scale) == 2
+          and re.search(r'class="limit-label"[^>]*>limit 20<', dom) is not None, {"titles": titles, "calls": calls_scale})
+    check("without Redis no figure is labelled as one replica's",
+          re.search(r'class="replica"(?! hidden)', dom) is None and re.search(r'class="muted replica"(?! hidden)', dom) is None,
+          re.findall(r'<[^>]*class="[^"]*replica[^"]*"[^>]*>', dom))
 check("Chromium logged no console message for the status page (script errors, CSP refusals)", not console("status"), console("status"))
+
+down = open(f"{work}/down.html", encoding="utf-8", errors="replace").read()
+notice = re.search(r'<div id="down" role="alert"( hidden="")?>([^<]*)</div>', down)
+text_of_notice = html.unescape(notice.group(2)) if notice else ""
+check("a dead proxy's page says at the top that it is not answering, since when, and that its figures are stale",
+      notice is not None and notice.group(1) is None and "The proxy is not answering" in text_of_notice
+      and re.search(r"since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", text_of_notice) is not None
+      and "stale" in text_of_notice, notice.group(0) if notice else down[-1500:])
+body = re.search(r'<body[^>]*>', down).group(0) if re.search(r'<body[^>]*>', down) else ""
+check("its figures are still shown, marked stale", 'class="stale"' in body and 'data-state="down"' in body
+      and re.search(r'<span id="stale-mark">', down) is not None
+      and re.search(r'<span class="big" data-field="budget.used">\d+<', down) is not None, body)
+replica = re.findall(r'<span class="replica">([^<]*)</span>', down)
+check("with Redis, this replica's figures say so (the budget, its remaining calls, answers, chart, cache, paths)",
+      len(replica) == 6 and ", this replica's view" in replica and re.search(r'class="muted replica">With Redis', down) is not None,
+      replica)
+skipped = [html.unescape(item) for item in re.findall(r'<ul id="keyset-skipped"[^>]*>(.*?)</ul>', down, re.S)]
+check("the key set's skipped key is named, with why", skipped == ['<li>skipped kid for-encryption: its use is "enc", not sig</li>'],
+      skipped)
 
 report = open(f"{work}/report.dom.html", encoding="utf-8", errors="replace").read()
 text = open(f"{work}/plan.txt", encoding="utf-8").read()
@@ -202,7 +285,7 @@ check("Chromium logged no console message for the plan report", not console("rep
 PY
 ) || setup_failed "the checks ran (python3)"
 count_checks "$checks"
-((failed == 0)) || chromium_output status report
+((failed == 0)) || chromium_output status down report
 if $screenshots; then echo "# screenshots: docs/images/status.png, docs/images/plan-report.png"; fi
 echo "# $(elapsed) s"
 finish

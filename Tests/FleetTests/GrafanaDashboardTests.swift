@@ -59,6 +59,11 @@ struct GrafanaDashboardTests {
             #expect(try await fleet[0].get("/3/movie/550").status == 200)
             let samples = try await fleet[0].metrics()
             #expect(Self.missing(names, from: samples) == [])
+            // docs/operations.md's fleet table lists what a replica sharing Redis adds.
+            let fleetFamilies = try DocumentedMetrics.families().filter(\.fleet)
+            #expect(fleetFamilies.count >= 5, "\(fleetFamilies)")
+            let fleetSeries = fleetFamilies.map { $0.type == "histogram" ? $0.name + "_count" : $0.name }
+            #expect(Self.missing(Set(fleetSeries), from: samples) == [])
             // The check would see a misspelt name.
             #expect(
                 Self.missing(["amodb_proxy_request_total", "amodb_proxy_replicas"], from: samples) == [

@@ -141,6 +141,7 @@ struct AdditionalRoutesTests {
             #expect(third.status == 503, "\(third.text)")
             #expect(third.header("Retry-After") != nil)
             #expect(try Self.unservedMessage(third).contains("share"))
+            #expect(try Self.unservedMessage(third).contains("AMODB_SEARCH_SHARE"), "a search's own share is named too")
             #expect(try await setup.harness.get("/3/search/movie?query=a", headers: alice).status == 200, "a hit")
             #expect(try await setup.harness.get("/3/movie/550", headers: alice).status == 200, "not a search")
             let bob = ["X-Forwarded-For": "192.0.2.2"]

@@ -9,24 +9,10 @@ import Testing
 /// answers for revalidation and for the budget, upstream timeouts and unreachable amodb.
 @Suite(.timeLimit(.minutes(1)))
 struct MetricFamiliesTests {
-    /// `(family, type)` from docs/operations.md's metrics table (`…_used` shorthand expanded).
+    /// `(family, type)` from docs/operations.md's table of what every replica exports (the
+    /// fleet's, exported only with Redis, are `GrafanaDashboardTests`' to check).
     static func documentedFamilies() throws -> [(name: String, type: String)] {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../docs/operations.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        var families: [(name: String, type: String)] = []
-        for line in text.split(separator: "\n") where line.hasPrefix("| `amodb_proxy_") {
-            let columns = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            let type = columns[1]
-            var last = ""
-            for name in columns[0].split(separator: "`").map(String.init)
-            where name.hasPrefix("amodb_proxy_") || name.hasPrefix("…_") {
-                let full = name.hasPrefix("…_") ? String(last[..<last.lastIndex(of: "_")!]) + name.dropFirst() : name
-                families.append((full, type))
-                last = full
-            }
-        }
-        return families
+        try DocumentedMetrics.families().filter { !$0.fleet }.map { ($0.name, $0.type) }
     }
 
     @Test func everyFamilyTheREADMEListsIsExposedWithItsType() async throws {

@@ -30,6 +30,8 @@ struct PerUserLimitTests {
             let spent = try await setup.harness.get("/3/movie/990006", headers: headers(from: Self.userA))
             #expect(spent.status == 503, "A has used its share")
             #expect(spent.text.contains("used its share"))
+            #expect(spent.text.contains("AMODB_CLIENT_SHARE"), "the 503 names the setting that raises the share")
+            #expect(!spent.text.contains("AMODB_SEARCH_SHARE"), "a movie is not a search")
 
             let other = try await setup.harness.get("/3/movie/550", headers: headers(from: Self.userB))
             #expect(other.status == 200, "B, with the same app token, still has its own share")

@@ -116,6 +116,9 @@ struct PlanCommandTests {
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let table = try rows(outcome.standardOutput)
         let html = try String(contentsOfFile: page, encoding: .utf8)
+        // Half an hour of log cannot tell a TTL of an hour from a longer one: both say so.
+        #expect(outcome.standardOutput.contains("The log covers less than the movie TTL 1 h"))
+        #expect(html.contains("<li class=\"caveat\">The log covers less than the movie TTL 1 h"), "\(html)")
         // One row per plan and TTL, in the table's order, with the table's shares.
         let pageRows = html.components(separatedBy: "<tr class=\"row\"").dropFirst()
         #expect(pageRows.count == table.count)

@@ -6,14 +6,43 @@ import Testing
 /// ask first: the configuration, and a movie with their default `append_to_response`.
 @Suite(.timeLimit(.minutes(1)))
 struct SandboxModeTests {
-    /// `GET target` on the proxy at `port`, on a connection of its own.
-    private func get(_ target: String, port: Int) async throws -> RawHTTPResponse? {
+    /// `GET target` on the proxy at `port`, on a connection of its own, with `fields`.
+    private func get(_ target: String, port: Int, fields: String = "") async throws -> RawHTTPResponse? {
         try await offloaded {
             let connection = try RawHTTPConnection(port: port, timeout: 10)
             defer { connection.close() }
-            try connection.send("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n")
+            try connection.send("GET \(target) HTTP/1.1\r\nHost: a\r\n\(fields)\r\n")
             return try connection.readResponse()
         }
+    }
+
+    /// With app tokens required, the hint's plain `curl` would get 401: it sends the token
+    /// as the bearer, says where to take it from, and does not print it.
+    @Test func theHintShowsTheHeaderTheTokensRequire() async throws {
+        let token = "app-token-5c0f9e2b7d41a8"
+        let process = try ProxyBinary().launch(
+            ["--sandbox"],
+            environment: [
+                "HOST": "127.0.0.1", "PORT": "0", "AMODB_ACCESS_LOG": "off", "AMODB_PROXY_TOKENS": token,
+            ],
+            standardError: .pipe)
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let hint = { (process.standardError?.lines ?? []).first { $0.hasPrefix("Try: ") } }
+        #expect(await eventually(within: 20) { hint() != nil })
+        let line = try #require(hint())
+        #expect(!line.contains(token), "the hint never holds a token")
+        let curl = try #require(line.split(separator: "; ", maxSplits: 1).last.map(String.init))
+        #expect(line.hasPrefix("Try: TOKEN=<an app token from AMODB_PROXY_TOKENS>; "), "\(line)")
+        #expect(curl.hasPrefix(#"curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:"#), "\(line)")
+        let port = try #require(curl.split(separator: ":").last?.split(separator: "/").first.flatMap { Int($0) })
+        // The request the hint shows, $TOKEN set as it says, is served; without the header it is not.
+        let target = "/3/trending/movie/week"
+        #expect(curl.hasSuffix(target))
+        #expect(try await get(target, port: port, fields: "Authorization: Bearer \(token)\r\n")?.status == 200)
+        #expect(try await get(target, port: port)?.status == 401)
     }
 
     @Test func theSandboxAnswersALibrarysFirstCalls() async throws {

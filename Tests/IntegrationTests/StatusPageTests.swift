@@ -125,6 +125,12 @@ struct StatusPageTests {
             let keySet = try #require(try await document(setup.harness)["key_set"] as? [String: Any])
             #expect(keySet["key_ids"] as? [String] == provider.keys.keys.sorted())
             #expect(keySet["skipped"] as? Int == 1)
+            // Which key, and why, so the page need not send the operator to the logs.
+            let skipped = try #require(keySet["skipped_keys"] as? [[String: Any]])
+            #expect(skipped.count == 1)
+            #expect(skipped.first?["kid"] as? String == "for-encryption")
+            #expect(skipped.first?["index"] is Int)
+            #expect((skipped.first?["reason"] as? String)?.contains("enc") == true, "\(skipped)")
             #expect(keySet["problem"] is NSNull)
         }
     }

@@ -16,7 +16,7 @@ struct UserTokenRefusalTests {
             badJSON
         case twoParts, fourParts, badSignature, hs256WithAnotherSecret, expired, notYetValid, issuedInTheFuture,
             wrongIssuer
-        case wrongAudience, unknownKid, noSubject, noExpiry
+        case wrongAudience, unknownKid, noSubject, noExpiry, noKid, claimTwice
 
         var testDescription: String { rawValue }
 
@@ -38,6 +38,8 @@ struct UserTokenRefusalTests {
             case .unknownKid: "unknown kid"
             case .noSubject: "no sub"
             case .noExpiry: "no exp"
+            case .noKid: "header has no kid"
+            case .claimTwice: "claims give the member sub twice"
             }
         }
 
@@ -45,7 +47,8 @@ struct UserTokenRefusalTests {
         var result: String {
             switch self {
             case .algorithmNone, .hs256SignedWithTheRSAPublicKey, .rs256HeaderOnTheECKey: "algorithm"
-            case .critHeader, .over8KiB, .badBase64URL, .badJSON, .twoParts, .fourParts, .noSubject, .noExpiry:
+            case .critHeader, .over8KiB, .badBase64URL, .badJSON, .twoParts, .fourParts, .noSubject, .noExpiry,
+                .noKid, .claimTwice:
                 "malformed"
             case .badSignature, .hs256WithAnotherSecret: "bad_signature"
             case .expired: "expired"
@@ -109,6 +112,13 @@ struct UserTokenRefusalTests {
                 return SignInProvider.hs256(claims: claims.filter { $0.key != "sub" })
             case .noExpiry:
                 return SignInProvider.hs256(claims: claims.filter { $0.key != "exp" })
+            case .noKid:
+                // Signed by a key the set holds, but not saying which.
+                let input = SignInProvider.signingInput(header: ["alg": "RS256"], claims: claims)
+                return input + "." + Base64URL.encode(try setup.provider.keys["rsa-1"]!.sign(Array(input.utf8)))
+            case .claimTwice:
+                let twice = #"{"sub":"user-1","sub":"user-2","exp":\#(Int(now) + 600)}"#
+                return parts[0] + "." + Base64URL.encode(Array(twice.utf8)) + "." + parts[2]
             }
         }
     }
@@ -127,6 +137,7 @@ struct UserTokenRefusalTests {
             let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
             let message = try #require(body["status_message"] as? String)
             #expect(message.contains(broken.says), "\(message)")
+            if broken != .unknownKid { #expect(!message.contains("retry"), "asking again would not help: \(message)") }
             #expect(body["status_code"] as? Int == 401)
             #expect(
                 !response.text.contains(token) && !token.split(separator: ".").contains { response.text.contains($0) })

@@ -18,13 +18,19 @@ struct FetchFailure: Sendable {
     var backoff: Double = 0
 
     /// The 503 for a miss that no call could be made for; `retryAfter` says when one could.
-    static func noCall(_ detail: CacheOutcome.MissDetail, retryAfter: Double) -> FetchFailure {
+    /// `missOnly`: the miss is of a miss-only route (a search), whose own share may be the
+    /// one spent. A spent share names its setting: the default share (5 calls a minute at 40)
+    /// is what a client library's test run meets first, and the developer reading the 503
+    /// needs to know what to raise.
+    static func noCall(_ detail: CacheOutcome.MissDetail, retryAfter: Double, missOnly: Bool = false) -> FetchFailure {
         let seconds = APIRefusal.retryAfterSeconds(retryAfter)
         let message =
             switch detail {
             case .budgetExhausted: "The proxy's amodb budget for this minute is spent; try again in \(seconds) s."
             case .clientShareSpent:
-                "This client has used its share of the proxy's amodb calls; try again in \(seconds) s."
+                "This client has used its share of the proxy's amodb calls for new paths"
+                    + (missOnly ? " (AMODB_CLIENT_SHARE, and AMODB_SEARCH_SHARE for searches" : " (AMODB_CLIENT_SHARE")
+                    + " sets it; 1: no share limit); try again in \(seconds) s."
             case .tooManyFetches: "The proxy is fetching too many paths from amodb at once; try again in \(seconds) s."
             case .paused(.redisUnreachable):
                 "Calls to amodb are paused: Redis is unreachable (the proxy's budget is shared there); try again in \(seconds) s."

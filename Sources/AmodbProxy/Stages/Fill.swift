@@ -70,7 +70,10 @@ final class Fill: Sendable {
                     return .failed(.noCall(.budgetExhausted, retryAfter: retryAfter))
                 case .shareSpent(let retryAfter):
                     statistics.count(.clientShareDenial)
-                    return .failed(.noCall(.clientShareSpent, retryAfter: retryAfter))
+                    return .failed(
+                        .noCall(
+                            .clientShareSpent, retryAfter: retryAfter, missOnly: request.route.entry.budget == .missOnly
+                        ))
                 case .paused(let reason, let retryAfter):
                     statistics.count(.budgetDenial)
                     if priority == .miss {

@@ -154,21 +154,45 @@ struct StatusDocument: Encodable, Sendable {
     struct KeySet: Encodable, Sendable {
         /// The `kid`s of the keys in use.
         let keyIDs: [String]
-        /// Keys the set lists but the proxy cannot use.
+        /// How many keys the set lists but the proxy cannot use.
         let skipped: Int
+        /// Those keys, each with why: a count alone sends the operator to the logs.
+        let skippedKeys: [SkippedKey]
         /// Why no set is held yet; `null` once one is.
         let problem: String?
+
+        /// A key the set lists that the proxy does not use.
+        struct SkippedKey: Encodable, Sendable {
+            /// Its `kid`; `null` when it has none.
+            let kid: String?
+            /// Its place in the set's `keys`, from 0.
+            let index: Int
+            /// Why it is not used (`use` is `enc`, an RSA key under 2048 bits, …).
+            let reason: String
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(kid, forKey: .kid)  // `null`, not absent
+                try container.encode(index, forKey: .index)
+                try container.encode(reason, forKey: .reason)
+            }
+
+            private enum CodingKeys: String, CodingKey {
+                case kid, index, reason
+            }
+        }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(keyIDs, forKey: .keyIDs)
             try container.encode(skipped, forKey: .skipped)
+            try container.encode(skippedKeys, forKey: .skippedKeys)
             try container.encode(problem, forKey: .problem)
         }
 
         private enum CodingKeys: String, CodingKey {
             case keyIDs = "keyIds"
-            case skipped, problem
+            case skipped, skippedKeys, problem
         }
     }
 
@@ -219,7 +243,12 @@ struct StatusDocument: Encodable, Sendable {
             outage: sources.redis?.outageStart() != nil)
         keySet = sources.keySet.map {
             let summary = $0.summary
-            return KeySet(keyIDs: summary.keyIDs, skipped: summary.skipped, problem: summary.problem)
+            return KeySet(
+                keyIDs: summary.keyIDs, skipped: summary.skipped.count,
+                skippedKeys: summary.skipped.map {
+                    KeySet.SkippedKey(kid: $0.keyID, index: $0.index, reason: $0.reason)
+                },
+                problem: summary.problem)
         }
         missedPaths = sources.statistics.missedPaths.top(Self.missedPathsShown).map {
             MissedPath(path: $0.path, misses: $0.misses)

@@ -5,7 +5,10 @@ import AmodbHTTP
 ///
 /// The page is one self-contained document: no external script, style, font or image,
 /// no build step. Its one inline script fetches `/status.json` (every `refreshSeconds`) and
-/// draws the numbers and an inline SVG chart from it; it reads nothing else. A strict
+/// draws the numbers and an inline SVG chart from it; it reads nothing else. When a read
+/// fails, the page says at the top that the proxy is not answering, since when, and greys
+/// the figures it still shows as stale: a dead proxy must not look like a quiet one. With
+/// Redis, the figures that are this replica's say so (the fleet's window is in Redis). A strict
 /// `Content-Security-Policy` lets only that script and style run, by a nonce made per
 /// answer, and lets the page connect only to its own origin.
 enum StatusPage {
@@ -78,41 +81,48 @@ enum StatusPage {
         .fresh { background: #2da44e; } .stale { background: #d4a72c; } .filled { background: #0969da; } .refused { background: #cf222e; }
         .calls { background: #1b1f24; height: 2px; vertical-align: middle; }
         #error { color: #cf222e; }
+        #down { border: 2px solid #cf222e; border-radius: 6px; background: #ffebe9; color: #82071e; font-weight: 600; padding: 8px 12px; margin: 12px 0; }
+        body.stale section { opacity: 0.45; filter: grayscale(1); }
+        #stale-mark { color: #cf222e; font-weight: 600; }
+        #keyset-skipped { margin: 4px 0 0; padding-left: 18px; font-size: 12px; }
         svg { width: 100%; height: auto; display: block; }
         </style>
         </head>
         <body>
         <h1>amodb-proxy status</h1>
-        <div class="muted">Read <span id="updated">…</span>; refreshed every \(refreshSeconds) s from <a href="status.json">status.json</a>. <span id="error"></span></div>
+        <div class="muted">Read <span id="updated">…</span><span id="stale-mark" hidden> (stale)</span>; refreshed every \(refreshSeconds) s from <a href="status.json">status.json</a>. <span id="error"></span></div>
+        <div id="down" role="alert" hidden></div>
         <div class="grid">
-        <section><h2>Budget, last 60 s</h2>
-        <div><span class="big" data-field="budget.used">–</span> <span class="muted">of</span> <span data-field="budget.limit">–</span> <span class="muted">calls</span></div>
+        <section><h2>Budget, last 60 s<span class="replica" hidden>: this replica</span></h2>
+        <div><span class="big" data-field="budget.used">–</span> <span class="muted">of</span> <span data-field="budget.limit">–</span> <span class="muted">calls to amodb</span></div>
         <div class="meter" id="meter"><div></div></div>
-        <dl><dt>refreshes</dt><dd data-field="budget.refreshes">–</dd><dt>misses</dt><dd data-field="budget.misses">–</dd><dt>refused by the budget</dt><dd data-field="budget.refused">–</dd></dl>
+        <dl><dt>calls refreshing stale entries</dt><dd data-field="budget.refreshes">–</dd><dt>calls filling missed paths</dt><dd data-field="budget.misses">–</dd><dt>calls refused by the budget</dt><dd data-field="budget.refused">–</dd><dt>calls remaining<span class="replica" hidden>, this replica's view</span></dt><dd data-field="budget.remaining">–</dd></dl>
+        <div class="muted replica" hidden>With Redis the replicas share one window: these are this replica's calls, and what remains as this replica sees it.</div>
         <div id="paused" class="muted" hidden></div>
         </section>
-        <section><h2>Answers, last hour</h2>
+        <section><h2>Answers, last hour<span class="replica" hidden>: this replica</span></h2>
         <div><span class="big" data-field="answers.hit_ratio" data-format="percent">–</span> <span class="muted">without a call</span></div>
         <dl><dt>fresh</dt><dd data-field="answers.fresh">–</dd><dt>stale</dt><dd data-field="answers.stale">–</dd><dt>filled</dt><dd data-field="answers.filled">–</dd><dt>refused (503)</dt><dd data-field="answers.refused">–</dd></dl>
         </section>
-        <section><h2>Cache</h2>
+        <section><h2>Cache<span class="replica" hidden>: this replica</span></h2>
         <dl><dt>entries</dt><dd data-field="cache.entries">–</dd><dt>bytes</dt><dd data-field="cache.bytes" data-format="bytes">–</dd><dt>of</dt><dd data-field="cache.max_bytes" data-format="bytes">–</dd><dt>oldest</dt><dd data-field="cache.oldest_age_seconds" data-format="age">–</dd></dl>
         </section>
         <section><h2>Fleet</h2>
         <dl><dt>Redis</dt><dd data-field="fleet.redis">–</dd><dt>replicas</dt><dd data-field="fleet.replicas">–</dd></dl>
         <h2 id="keyset-title" hidden>Key set</h2>
-        <dl id="keyset" hidden><dt>keys</dt><dd id="keyset-keys">–</dd><dt>skipped</dt><dd data-field="key_set.skipped">–</dd><dt>problem</dt><dd id="keyset-problem">–</dd></dl>
+        <dl id="keyset" hidden><dt>keys</dt><dd id="keyset-keys">–</dd><dt>skipped (not usable)</dt><dd data-field="key_set.skipped">–</dd><dt>problem</dt><dd id="keyset-problem">–</dd></dl>
+        <ul id="keyset-skipped" class="muted" hidden></ul>
         </section>
         </div>
-        <section><h2>The last hour, per minute</h2>
-        <div class="muted"><span class="key fresh"></span>fresh<span class="key stale"></span>stale<span class="key filled"></span>filled<span class="key refused"></span>refused (answers, bars)<span class="key calls"></span>calls to amodb (line; dashed: the plan's limit)</div>
-        <svg id="chart" viewBox="0 0 760 220" role="img" aria-label="answers and calls per minute"></svg>
+        <section><h2>The last hour, per minute<span class="replica" hidden>: this replica</span></h2>
+        <div class="muted"><span class="key fresh"></span>fresh<span class="key stale"></span>stale<span class="key filled"></span>filled<span class="key refused"></span>refused (answers, bars: scale on the left)<span class="key calls"></span>calls to amodb (line: scale on the right; dashed: the plan's limit)</div>
+        <svg id="chart" viewBox="0 0 760 232" role="img" aria-label="answers and calls per minute"></svg>
         </section>
         <section id="proofs-section" hidden><h2>Requests by proof of a genuine app, since the start</h2>
         <table><thead><tr><th>proof</th><th class="n">served</th><th class="n">refused</th><th class="n">served, would be refused (monitor)</th></tr></thead><tbody id="proofs"></tbody></table>
         </section>
-        <section><h2>Paths that missed most</h2>
-        <table><thead><tr><th>path (under /3)</th><th class="n">misses</th></tr></thead><tbody id="missed"><tr><td class="muted" colspan="2">none yet</td></tr></tbody></table>
+        <section><h2>Paths most often not in the cache, since the start<span class="replica" hidden>: this replica</span></h2>
+        <table><thead><tr><th>path (under /3)</th><th class="n">requests finding no stored answer (503s included)</th></tr></thead><tbody id="missed"><tr><td class="muted" colspan="2">none yet</td></tr></tbody></table>
         </section>
         <script nonce="\(nonce)">
         "use strict";
@@ -143,18 +153,24 @@ enum StatusPage {
         function chart(data) {
           const svg = document.getElementById("chart");
           svg.replaceChildren();
-          const left = 40, top = 10, width = 700, height = 180, slot = width / 60;
+          const left = 40, top = 22, width = 700, height = 180, slot = width / 60;
           const minutes = data.minutes.slice(-60);
           const offset = 60 - minutes.length;
           const most = Math.max(1, ...minutes.map(m => m.fresh + m.stale + m.filled + m.refused));
           const callsScale = Math.max(1, data.budget.limit, ...minutes.map(m => m.calls));
           svg.append(element("line", { x1: left, y1: top + height, x2: left + width, y2: top + height, stroke: "#8c959f" }));
-          const axis = element("text", { x: left - 6, y: top + 10, "text-anchor": "end", "font-size": 11, fill: "#57606a" });
-          axis.textContent = String(most);
-          svg.append(axis);
-          const zero = element("text", { x: left - 6, y: top + height, "text-anchor": "end", "font-size": 11, fill: "#57606a" });
-          zero.textContent = "0";
-          svg.append(zero);
+          // Two scales: answers (bars) on the left, calls to amodb (the line) on the right, each titled.
+          const label = (text, attributes) => {
+            const made = element("text", Object.assign({ "font-size": 11, fill: "#57606a" }, attributes));
+            made.textContent = text;
+            svg.append(made);
+          };
+          label("answers a minute", { x: left, y: 12, class: "axis-title axis-answers" });
+          label(String(most), { x: left - 6, y: top + 10, "text-anchor": "end", class: "axis-answers" });
+          label("0", { x: left - 6, y: top + height, "text-anchor": "end", class: "axis-answers" });
+          label("calls to amodb a minute", { x: left + width, y: 12, "text-anchor": "end", class: "axis-title axis-calls" });
+          label(String(callsScale), { x: left + width + 4, y: top + 10, class: "axis-calls" });
+          label("0", { x: left + width + 4, y: top + height, class: "axis-calls" });
           const colours = { fresh: "#2da44e", stale: "#d4a72c", filled: "#0969da", refused: "#cf222e" };
           minutes.forEach((minute, index) => {
             let base = top + height;
@@ -172,9 +188,7 @@ enum StatusPage {
           });
           const limitY = top + height - data.budget.limit / callsScale * height;
           svg.append(element("line", { x1: left, y1: limitY, x2: left + width, y2: limitY, stroke: "#1b1f24", "stroke-dasharray": "4 4", class: "limit" }));
-          const limit = element("text", { x: left + width + 4, y: limitY + 4, "font-size": 11, fill: "#57606a" });
-          limit.textContent = String(data.budget.limit);
-          svg.append(limit);
+          label("limit " + data.budget.limit, { x: left + width - 4, y: limitY - 4, "text-anchor": "end", class: "limit-label" });
           const points = minutes.map((minute, index) =>
             (left + (offset + index + 0.5) * slot).toFixed(1) + "," + (top + height - minute.calls / callsScale * height).toFixed(1));
           if (points.length === 1) points.push((left + (offset + 1) * slot).toFixed(1) + "," + points[0].split(",")[1]);
@@ -212,10 +226,21 @@ enum StatusPage {
           }
           document.getElementById("keyset").hidden = !keySet;
           document.getElementById("keyset-title").hidden = !keySet;
+          const skippedKeys = document.getElementById("keyset-skipped");
+          skippedKeys.replaceChildren();
           if (keySet) {
             document.getElementById("keyset-keys").textContent = data.key_set.key_ids.join(", ") || "none";
             document.getElementById("keyset-problem").textContent = data.key_set.problem || "none";
+            for (const key of data.key_set.skipped_keys || []) {
+              const item = document.createElement("li");
+              item.textContent = "skipped " + (key.kid != null ? "kid " + key.kid : "key #" + key.index) + ": " + key.reason;
+              skippedKeys.append(item);
+            }
           }
+          skippedKeys.hidden = skippedKeys.childElementCount === 0;
+          // With Redis the window is the fleet's, in Redis: the figures here are this replica's.
+          const fleet = data.fleet.redis !== "off";
+          for (const mark of document.querySelectorAll(".replica")) mark.hidden = !fleet;
           const missed = document.getElementById("missed");
           missed.replaceChildren();
           for (const entry of data.missed_paths) {
@@ -238,14 +263,40 @@ enum StatusPage {
           document.getElementById("updated").textContent = new Date(data.time * 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC";
           document.body.dataset.rendered = JSON.stringify(data);
         }
+        function utc(milliseconds) { return new Date(milliseconds).toISOString().replace("T", " ").slice(0, 19) + " UTC"; }
+        // When the first read that failed was made, while reads fail; null while the proxy answers.
+        let failingSince = null;
+        function answering() {
+          failingSince = null;
+          document.getElementById("error").textContent = "";
+          document.getElementById("down").hidden = true;
+          document.getElementById("stale-mark").hidden = true;
+          document.body.classList.remove("stale");
+          document.body.dataset.state = "live";
+        }
+        function notAnswering(error) {
+          const now = Date.now();
+          if (failingSince == null) failingSince = now;
+          const reason = String(error.message || error);
+          const read = document.body.dataset.rendered != null;
+          const down = document.getElementById("down");
+          down.textContent = "The proxy is not answering: no reply to status.json since " + utc(failingSince)
+            + " (" + Math.round((now - failingSince) / 1000) + " s; " + reason + "). "
+            + (read ? "The figures below are stale: they are from " + document.getElementById("updated").textContent + "." : "No figures have been read yet.");
+          down.hidden = false;
+          document.getElementById("stale-mark").hidden = !read;
+          document.getElementById("error").textContent = reason;
+          document.body.classList.add("stale");
+          document.body.dataset.state = "down";
+        }
         async function refresh() {
           try {
             const response = await fetch("status.json", { cache: "no-store" });
             if (!response.ok) throw new Error("status.json: HTTP " + response.status);
             render(await response.json());
-            document.getElementById("error").textContent = "";
+            answering();
           } catch (error) {
-            document.getElementById("error").textContent = String(error.message || error);
+            notAnswering(error);
           }
         }
         refresh();

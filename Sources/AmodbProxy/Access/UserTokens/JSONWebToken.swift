@@ -34,8 +34,8 @@ struct JSONWebToken: Sendable {
         guard let headerBytes = Base64URL.decode(parts[0]), let claimsBytes = Base64URL.decode(parts[1]),
             let signature = Base64URL.decode(parts[2])
         else { throw .malformed(.encoding) }
-        let header = try Self.read(Header.self, headerBytes, or: .headerJSON)
-        let claims = try Self.read(Claims.self, claimsBytes, or: .claimsJSON)
+        let header = try Self.read(Header.self, headerBytes, or: .headerJSON, twice: { .headerMemberTwice($0) })
+        let claims = try Self.read(Claims.self, claimsBytes, or: .claimsJSON, twice: { .claimTwice($0) })
         // RFC 7515 §4.1.11: a recipient that does not understand a listed extension must
         // refuse the token, and this one understands none.
         if header.critical { throw .critical }
@@ -114,11 +114,12 @@ struct JSONWebToken: Sendable {
         }
     }
 
-    /// `Members`, read from the JSON object in `bytes`; `malformation` when they are not one
-    /// in strict JSON, give a member read twice, or a member read holds no value (a number
-    /// beyond a `Double`'s range).
+    /// `Members`, read from the JSON object in `bytes`; `twice` of its name when a member
+    /// read is given twice, `malformation` when they are not one in strict JSON or a member
+    /// read holds no value (a number beyond a `Double`'s range).
     private static func read<Members: Part>(
-        _ members: Members.Type, _ bytes: [UInt8], or malformation: TokenRefusal.Malformation
+        _ members: Members.Type, _ bytes: [UInt8], or malformation: TokenRefusal.Malformation,
+        twice: (String) -> TokenRefusal.Malformation
     ) throws(TokenRefusal) -> Members {
         // JSONScanner judges the whole text first, as RFC 8259 has it (UTF-8 to the last
         // byte), where JSONDecoder checks a string or a number only when it is read, and takes
@@ -126,9 +127,14 @@ struct JSONWebToken: Sendable {
         // twice (RFC 7515 §5.2 lets a recipient refuse that): JSONDecoder would take the
         // first, ECMAScript's JSON.parse and Foundation's untyped reader the last, so parsers
         // disagree on what the token says.
-        guard (try? JSONScanner.scan(bytes, watching: Members.names)) != nil,
-            let read = try? JSONDecoder().decode(members, from: Data(bytes))
-        else { throw .malformed(malformation) }
+        do throws(JSONScanner.Failure) {
+            _ = try JSONScanner.scan(bytes, watching: Members.names)
+        } catch .duplicateMember(let name) {
+            throw .malformed(twice(name))
+        } catch {
+            throw .malformed(malformation)
+        }
+        guard let read = try? JSONDecoder().decode(members, from: Data(bytes)) else { throw .malformed(malformation) }
         return read
     }
 

@@ -96,8 +96,10 @@ final class KeySetRefresher: Sendable {
     /// The key named `kid` in the set held, and the generation it belongs to. A `kid` the
     /// latest document lists but skipped is refused with the reason; an unknown `kid` starts
     /// a fetch of the set, unless one began within `kidMissInterval`; without any set held
-    /// the token waits (503).
+    /// the token waits (503). A token naming no `kid` is malformed, whatever the set holds:
+    /// no fetch and no wait would find it a key.
     func key(for kid: String?, now: Double) throws(TokenRefusal) -> (key: PublicKey, generation: UInt64) {
+        guard let kid else { throw .malformed(.missingKeyID) }
         enum Lookup {
             case key(PublicKey, UInt64)
             case skipped(String)
@@ -105,8 +107,8 @@ final class KeySetRefresher: Sendable {
             case unknown(fetch: Bool, underway: Bool)
         }
         let lookup = state.withLock { state -> Lookup in
-            if let kid, let key = state.keys?.keys[kid] { return .key(key, state.generation) }
-            if let kid, let skipped = state.skipped.first(where: { $0.keyID == kid }) {
+            if let key = state.keys?.keys[kid] { return .key(key, state.generation) }
+            if let skipped = state.skipped.first(where: { $0.keyID == kid }) {
                 return .skipped(skipped.reason)
             }
             guard state.keys != nil else { return .noSet }
@@ -140,12 +142,12 @@ final class KeySetRefresher: Sendable {
         state.withLock { $0.skipped }
     }
 
-    /// The key set as the status page shows it: the `kid`s of the keys in use, how many
-    /// listed keys are skipped, and why none is held yet (`nil` once one is).
-    var summary: (keyIDs: [String], skipped: Int, problem: String?) {
+    /// The key set as the status page shows it: the `kid`s of the keys in use, the listed
+    /// keys skipped (with why), and why none is held yet (`nil` once one is).
+    var summary: (keyIDs: [String], skipped: [JSONWebKeySet.SkippedKey], problem: String?) {
         state.withLock { state in
             (
-                (state.keys?.keys.keys).map { $0.sorted() } ?? [], state.skipped.count,
+                (state.keys?.keys.keys).map { $0.sorted() } ?? [], state.skipped,
                 state.keys == nil ? state.problem ?? "fetching" : nil
             )
         }

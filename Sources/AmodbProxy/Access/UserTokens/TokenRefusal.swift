@@ -35,6 +35,13 @@ enum TokenRefusal: Error, Sendable, Equatable {
     enum Malformation: Sendable, Equatable {
         case tooLong, partCount, encoding, headerJSON, claimsJSON, missingAlgorithm, missingSubject, missingExpiry,
             claimType
+        /// A member the verifier reads (named) given twice in the header, or in the claims:
+        /// valid JSON, so "not a JSON object" would send the developer looking elsewhere.
+        case headerMemberTwice(String)
+        case claimTwice(String)
+        /// An asymmetric token without `kid`: no key of the set can be chosen. Asking again
+        /// cannot help (fetching the set again would not either), so it is malformed.
+        case missingKeyID
     }
 
     /// The most bytes a token may have: ID tokens are one or two KiB.
@@ -51,6 +58,10 @@ enum TokenRefusal: Error, Sendable, Equatable {
                 case .encoding: "a part is not base64url"
                 case .headerJSON: "its header is not a JSON object"
                 case .claimsJSON: "its claims are not a JSON object"
+                case .headerMemberTwice(let name): "its header gives the member \(name) twice (once at most)"
+                case .claimTwice(let name): "its claims give the member \(name) twice (once at most)"
+                case .missingKeyID:
+                    "its header has no kid, which names the key of the sign-in provider's key set that signed it"
                 case .missingAlgorithm: "its header has no alg"
                 case .missingSubject: "it has no sub claim"
                 case .missingExpiry: "it has no exp claim"
