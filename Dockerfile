@@ -73,12 +73,14 @@ COPY ./Tests ./Tests
 # --static (--static-swift-stdlib): the Swift runtime and Foundation are linked in,
 # so the binary links only libc, libstdc++, libgcc_s, libz and libcurl
 # (FoundationNetworking) from the runtime image, and loads libcrypto and libbrotli
-# with glibc's dlopen when it starts. The binary is copied
+# with glibc's dlopen when it starts, from the system's directories only: its run path
+# holds no $ORIGIN (checked here), so nothing is loaded from beside it. The binary is copied
 # out of the cache mount, and out of the toolchain (swift-backtrace-static),
 # inside the RUN: neither exists for a later COPY --from. (The script's standard
 # output is the binary's path alone, and its failure fails the RUN.)
 RUN --mount=type=cache,id=amodb-proxy-build,target=/build/.build,sharing=locked \
     binary=$(scripts/build-release.sh --static) \
+ && scripts/check-run-path.sh "$binary" \
  && mkdir -p /staging \
  && cp "$binary" /staging/ \
  && strip /staging/amodb-proxy \
