@@ -32,9 +32,10 @@
 # (a named volume starts out owned by the image's `app` user; a bind-mounted host
 # directory must be writable by uid 10001).
 # Other settings come from the environment (see `docker run amodb-proxy --help`)
-# or from /app/config/amodb-proxy.conf (NAME=value lines; replace the directory
-# with a volume: -v "$PWD/config:/app/config:ro"). Flags win over the
-# environment, which wins over the file.
+# or from /app/config/amodb-proxy.conf, the file the image names with AMODB_CONFIG
+# (NAME=value lines; replace the directory with a volume:
+# -v "$PWD/config:/app/config:ro"). Flags win over the environment, which wins
+# over the file.
 
 # Base images are build arguments, declared before the first FROM: a Docker host
 # pulls the public defaults; the offline container kit (shared/container/build.sh)
@@ -117,8 +118,10 @@ WORKDIR /app
 
 # Binaries and configuration stay owned by root: the proxy cannot rewrite them.
 COPY --from=build /staging/ /app/
-# The default config path is config/amodb-proxy.conf relative to WORKDIR.
+# A settings file is read only when named: the image names its own (every line of
+# the copy shipped is a comment), in a directory the proxy cannot write to.
 COPY ./config/ /app/config/
+ENV AMODB_CONFIG=/app/config/amodb-proxy.conf
 
 # Symbolicated crash reports on stderr (as in Vapor's template).
 ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/app/swift-backtrace-static
