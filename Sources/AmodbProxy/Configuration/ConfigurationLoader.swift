@@ -306,7 +306,10 @@ package enum ConfigurationLoader {
     private static func applyRedisTLS(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
         let files = configuration.redisTLS
         guard files != RedisTLSFiles() else { return }
-        let setting = files.caFile != nil ? "AMODB_REDIS_CA_FILE" : "AMODB_REDIS_CERT_FILE"
+        // The first of the files given, to name when none can be used (plain `redis://`).
+        let setting =
+            files.caFile != nil
+            ? "AMODB_REDIS_CA_FILE" : files.certificateFile != nil ? "AMODB_REDIS_CERT_FILE" : "AMODB_REDIS_KEY_FILE"
         guard var redis = configuration.redis, redis.endpoint.usesTLS else {
             throw ConfigurationError(
                 "\(setting) is set, but AMODB_REDIS_URL is not a rediss:// URL: TLS files need rediss://",
