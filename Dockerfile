@@ -32,9 +32,10 @@
 # (a named volume starts out owned by the image's `app` user; a bind-mounted host
 # directory must be writable by uid 10001).
 # Other settings come from the environment (see `docker run amodb-proxy --help`)
-# or from /app/config/amodb-proxy.conf (NAME=value lines; replace the directory
-# with a volume: -v "$PWD/config:/app/config:ro"). Flags win over the
-# environment, which wins over the file.
+# or from /app/config/amodb-proxy.conf, the file the image names with AMODB_CONFIG
+# (NAME=value lines; replace the directory with a volume:
+# -v "$PWD/config:/app/config:ro"). Flags win over the environment, which wins
+# over the file.
 
 # Base images are build arguments, declared before the first FROM: a Docker host
 # pulls the public defaults; the offline container kit (shared/container/build.sh)
@@ -73,12 +74,14 @@ COPY ./Tests ./Tests
 # --static (--static-swift-stdlib): the Swift runtime and Foundation are linked in,
 # so the binary links only libc, libstdc++, libgcc_s, libz and libcurl
 # (FoundationNetworking) from the runtime image, and loads libcrypto and libbrotli
-# with glibc's dlopen when it starts. The binary is copied
+# with glibc's dlopen when it starts, from the system's directories only: its run path
+# holds no $ORIGIN (checked here), so nothing is loaded from beside it. The binary is copied
 # out of the cache mount, and out of the toolchain (swift-backtrace-static),
 # inside the RUN: neither exists for a later COPY --from. (The script's standard
 # output is the binary's path alone, and its failure fails the RUN.)
 RUN --mount=type=cache,id=amodb-proxy-build,target=/build/.build,sharing=locked \
     binary=$(scripts/build-release.sh --static) \
+ && scripts/check-run-path.sh "$binary" \
  && mkdir -p /staging \
  && cp "$binary" /staging/ \
  && strip /staging/amodb-proxy \
@@ -115,8 +118,10 @@ WORKDIR /app
 
 # Binaries and configuration stay owned by root: the proxy cannot rewrite them.
 COPY --from=build /staging/ /app/
-# The default config path is config/amodb-proxy.conf relative to WORKDIR.
+# A settings file is read only when named: the image names its own (every line of
+# the copy shipped is a comment), in a directory the proxy cannot write to.
 COPY ./config/ /app/config/
+ENV AMODB_CONFIG=/app/config/amodb-proxy.conf
 
 # Symbolicated crash reports on stderr (as in Vapor's template).
 ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/app/swift-backtrace-static

@@ -25,6 +25,13 @@
 # - On Linux, the link by lld with packed relative relocations (RELR, glibc >= 2.36): a
 #   position-independent binary otherwise carries ~1.9 MB of relocation records that the
 #   loader reads, and so keeps resident, at every start.
+# - `--disable-local-rpath`: SwiftPM otherwise puts `$ORIGIN` in the binary's run path, and
+#   the loader would then take libcurl.so.4, and the libraries opened with dlopen
+#   (libcrypto, libssl, brotli), from a file of that name beside the binary, running its
+#   constructor in the proxy. Nothing is meant to be found there: this package builds no
+#   shared library. The Swift runtime is linked in (`--static`) or found through the
+#   toolchain's own directory, which swiftc puts in the run path
+#   (`<toolchain>/usr/lib/swift/linux`); `scripts/check-run-path.sh` checks the result.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -38,7 +45,7 @@ for argument in "$@"; do
   esac
 done
 if [[ $(uname -s) == Linux ]]; then
-  arguments+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+  arguments+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs --disable-local-rpath)
 fi
 
 command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH

@@ -20,8 +20,14 @@ public struct DynamicLibrary: @unchecked Sendable {
 
     /// Opens the first of `fileNames` that loads (sonames, found as the dynamic linker finds
     /// any library), or throws naming `package` and what dlopen said for the first name.
+    ///
+    /// A name is a soname, never a path: dlopen(3) then searches only the executable's run
+    /// path, `LD_LIBRARY_PATH`, `/etc/ld.so.cache` and the system's directories, and the
+    /// release binary's run path holds no `$ORIGIN` (scripts/build-release.sh), so a file
+    /// dropped beside the binary is never the one opened.
     public init(fileNames: [String], package: String) throws(DynamicLibraryError) {
         precondition(!fileNames.isEmpty, "a library needs at least one file name")
+        precondition(fileNames.allSatisfy { !$0.contains("/") }, "a library is opened by its soname, not a path")
         var firstFailure: String?
         for fileName in fileNames {
             // RTLD_NOW: a symbol the library itself lacks fails here, not at a later call;

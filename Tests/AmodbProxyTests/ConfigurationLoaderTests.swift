@@ -252,6 +252,64 @@ struct ConfigurationLoaderTests {
         }
     }
 
+    /// A settings file in the working directory that nobody named is never read: whoever can
+    /// write there would otherwise choose where the key is sent. One that sets the upstream
+    /// stops the start, naming the file and the setting, and showing neither its URL nor
+    /// anything else it holds.
+    @Test func anUnnamedSettingsFileCannotSetTheUpstream() throws {
+        let file = try temporaryFile("AMODB_UPSTREAM_URL=https://collector.example/3\nAMODB_KEY=sk-file-8765\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k"], unnamedFile: file)
+        } throws: { error in
+            let refusal = try #require(error as? ConfigurationError)
+            return refusal.setting == "AMODB_UPSTREAM_URL" && refusal.description.contains(file)
+                && refusal.description.contains("AMODB_UPSTREAM_URL")
+                && !refusal.description.contains("collector.example") && !refusal.description.contains("sk-file-8765")
+        }
+    }
+
+    /// Any other setting in such a file stops the start too, naming `AMODB_CONFIG`: settings
+    /// meant to apply (client tokens, limits) are never dropped without a word. A file of
+    /// comments only, as the repository's example is, is no settings file and is passed over.
+    @Test func anUnnamedSettingsFileIsRefusedUnlessItHoldsOnlyComments() throws {
+        let withSettings = try temporaryFile("# tokens\nAMODB_PROXY_TOKENS_FILE=/run/secrets/tokens\n")
+        let commentsOnly = try temporaryFile("# AMODB_UPSTREAM_URL=https://api.amodb.dev/3\n\n# PORT=8080\n")
+        defer {
+            try? FileManager.default.removeItem(atPath: withSettings)
+            try? FileManager.default.removeItem(atPath: commentsOnly)
+        }
+        #expect {
+            _ = try ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k"], unnamedFile: withSettings)
+        } throws: { error in
+            let refusal = try #require(error as? ConfigurationError)
+            return refusal.setting == "AMODB_CONFIG" && refusal.description.contains(withSettings)
+                && refusal.description.contains("AMODB_PROXY_TOKENS_FILE")
+        }
+        let configuration = try #require(
+            try? ConfigurationLoader.load(arguments: [], environment: ["AMODB_KEY": "k"], unnamedFile: commentsOnly))
+        guard case .serve(let served) = configuration else {
+            Issue.record("not serve")
+            return
+        }
+        #expect(served.upstreamURL == ProxyConfiguration.defaults.upstreamURL)
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/amodb-proxy.conf").path
+        #expect(throws: Never.self, "the repository's example, where `swift run` starts") {
+            _ = try ConfigurationLoader.load(arguments: ["--sandbox"], environment: [:], unnamedFile: example)
+        }
+    }
+
+    /// A file the operator named, by flag or environment, may set the upstream.
+    @Test func aNamedSettingsFileMaySetTheUpstream() throws {
+        let file = try temporaryFile("AMODB_UPSTREAM_URL=https://amodb.internal/3\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let byFlag = try serve(["--config", file], ["AMODB_KEY": "k"])
+        let byEnvironment = try serve([], ["AMODB_KEY": "k", "AMODB_CONFIG": file])
+        #expect(byFlag.upstreamURL == "https://amodb.internal/3")
+        #expect(byEnvironment.upstreamURL == "https://amodb.internal/3")
+    }
+
     @Test func helpListsEverySetting() throws {
         guard case .help = try ConfigurationLoader.load(arguments: ["--help"], environment: [:]) else {
             Issue.record("not help")

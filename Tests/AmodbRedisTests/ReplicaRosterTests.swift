@@ -90,18 +90,20 @@ struct ReplicaRosterTests {
         }
     }
 
-    /// A score no beat could have written, a few seconds ahead: not counted, and removed.
-    /// One within the allowance (Redis's clock stepped back a little) still counts.
-    @Test func membersScoredBeyondALifetimeAndTheSkewAllowanceAheadAreNotCountedAndAreRemoved() async throws {
+    /// A score further ahead than the skew allowance was written by no beat: not counted,
+    /// and removed, even when it is within a lifetime of now. One within the allowance
+    /// (Redis's clock stepped back a little) still counts.
+    @Test func membersScoredBeyondTheSkewAllowanceAheadAreNotCountedAndAreRemoved() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { redis in
-                // A long lifetime, so a loaded machine's delay between reading the time here and the
-                // beat cannot move either member across a bound.
+                // A long lifetime and members well inside it, so a loaded machine's delay between
+                // reading the time here and the beat cannot move either member across a bound:
+                // the one within the allowance still counts if the beat's now has passed it.
                 let roster = ReplicaRoster(
                     client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 30_000, clockSkewMilliseconds: 1_000)
                 let now = try await Self.redisNow(redis)
-                try await Self.forge(redis, 40, named: "ahead", score: now + 30_000 + 1_000 + 60_000)
-                try await Self.forge(redis, 1, named: "stepped-back", score: now + 30_500)
+                try await Self.forge(redis, 40, named: "ahead", score: now + 20_000)
+                try await Self.forge(redis, 1, named: "stepped-back", score: now + 500)
                 let counted = try await roster.beat("own")
                 #expect(counted == 2)
                 #expect(try await Self.size(redis) == 2)
@@ -111,19 +113,53 @@ struct ReplicaRosterTests {
         }
     }
 
-    /// Beyond capacity the set loses its oldest members, never one scored now or later:
-    /// this replica's own member stays whatever scores the others carry.
-    @Test func aFullRosterOfPlausibleFutureScoresNeverTrimsThisReplicasOwnMember() async throws {
+    /// Forged members scored in the future, far ahead or a few seconds ahead, and many more
+    /// than the roster's capacity: two live replicas each go on counting two, and both stay
+    /// in the set, while the forged members are removed a share per beat.
+    @Test func fiveThousandFutureMembersNeitherHideNorInflateALiveReplica() async throws {
         try await withRedisServer { server in
             try await withRedisClient(server.configuration()) { redis in
-                // A long lifetime, so that the members stay ahead of the beat's now on a loaded machine.
-                let roster = ReplicaRoster(
-                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 30_000, capacity: 10)
+                // A long lifetime: a live member must not expire between two beats on a loaded machine.
+                let roster = ReplicaRoster(client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 30_000)
+                #expect(try await roster.beat("a") == 1)
+                #expect(try await roster.beat("b") == 2)
                 let now = try await Self.redisNow(redis)
-                try await Self.forge(redis, 20, named: "ahead", score: now + 20_000)
-                let counted = try await roster.beat("own")
-                #expect(counted == 21)
-                #expect(try await Self.holds(redis, "own"))
+                try await Self.forge(redis, 2_500, named: "far", score: 9_000_000_000_000_000)
+                try await Self.forge(redis, 2_500, named: "soon", score: now + 20_000)
+                for _ in 0..<3 {
+                    for replica in ["a", "b"] {
+                        let counted = try await roster.beat(replica)
+                        #expect(counted == 2, "\(replica) counts both live replicas")
+                    }
+                    #expect(try await Self.holds(redis, "a"))
+                    #expect(try await Self.holds(redis, "b"))
+                }
+                #expect(try await Self.size(redis) == 5_002 - 6 * 64)
+            }
+        }
+    }
+
+    /// Beyond capacity, members scored ahead of now (within the allowance) are trimmed
+    /// first, the furthest ahead first, then the oldest: a live replica beaten a moment
+    /// ago is not pushed out by members that merely claim to be newer.
+    @Test func beyondCapacityMembersScoredAheadAreTrimmedBeforeALiveReplica() async throws {
+        try await withRedisServer { server in
+            try await withRedisClient(server.configuration()) { redis in
+                // A wide allowance, so that the forged members stay ahead of the beat's now and
+                // within the allowance on a loaded machine.
+                let roster = ReplicaRoster(
+                    client: redis, prefix: "amodb-proxy:", lifetimeMilliseconds: 60_000, capacity: 3,
+                    clockSkewMilliseconds: 30_000)
+                #expect(try await roster.beat("a") == 1)
+                #expect(try await roster.beat("b") == 2)
+                let now = try await Self.redisNow(redis)
+                try await Self.forge(redis, 5, named: "ahead", score: now + 10_000)
+                try await Self.forge(redis, 1, named: "furthest", score: now + 20_000)
+                #expect(try await roster.beat("a") == 3)
+                #expect(try await Self.holds(redis, "a"))
+                #expect(try await Self.holds(redis, "b"))
+                #expect(try await !Self.holds(redis, "furthest-0"))
+                #expect(try await Self.size(redis) == 3)
             }
         }
     }

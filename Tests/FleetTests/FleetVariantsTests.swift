@@ -209,41 +209,42 @@ struct FleetVariantsTests {
             let link = RedisLink(
                 configuration: server.configuration(), prefix: "amodb-proxy:",
                 logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }), largestBody: 2 * 1024 * 1024)
-            let bounds = CacheSnapshot.Bounds(ProxyConfiguration())
-            let leases = RedisFetchLeases(
-                local: MemoryFetchLeases(capacity: 16), link: link,
-                rules: .init(
-                    bounds: bounds, validator: AnswerValidator(key: Secret(ProxyHarness.key)), leaseSeconds: 2),
-                clock: SystemClock(), logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }))
-            let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
-            let now = SystemClock().now()
-            let shared = CachedResponse(body: body, storedAt: now, lifetime: 1800)
-            let complete = shared.with(try ContentVariants(compressing: body))
-            let newer = CachedResponse(body: body, storedAt: now + 60, lifetime: 1800)
-            try await withRedisClient(server.configuration()) { redis in
-                let cacheKey = "amodb-proxy:cache:" + Self.key
-                _ = try await redis.set(
-                    cacheKey, CacheEnvelope.encode(shared, key: Self.key), expiry: .milliseconds(600_000))
-                await leases.shareVariants(Self.key, complete)
-                #expect(try await redis.get(cacheKey) == CacheEnvelope.encode(complete, key: Self.key))
-                guard case .milliseconds(let left) = try await redis.pttl(cacheKey) else {
-                    Issue.record("the expiry was lost")
-                    return
+            try await withRedisLink(link) { link in
+                let bounds = CacheSnapshot.Bounds(ProxyConfiguration())
+                let leases = RedisFetchLeases(
+                    local: MemoryFetchLeases(capacity: 16), link: link,
+                    rules: .init(
+                        bounds: bounds, validator: AnswerValidator(key: Secret(ProxyHarness.key)), leaseSeconds: 2),
+                    clock: SystemClock(), logger: ProxyLogger(minimumLevel: .error, secrets: [], sink: { _ in }))
+                let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
+                let now = SystemClock().now()
+                let shared = CachedResponse(body: body, storedAt: now, lifetime: 1800)
+                let complete = shared.with(try ContentVariants(compressing: body))
+                let newer = CachedResponse(body: body, storedAt: now + 60, lifetime: 1800)
+                try await withRedisClient(server.configuration()) { redis in
+                    let cacheKey = "amodb-proxy:cache:" + Self.key
+                    _ = try await redis.set(
+                        cacheKey, CacheEnvelope.encode(shared, key: Self.key), expiry: .milliseconds(600_000))
+                    await leases.shareVariants(Self.key, complete)
+                    #expect(try await redis.get(cacheKey) == CacheEnvelope.encode(complete, key: Self.key))
+                    guard case .milliseconds(let left) = try await redis.pttl(cacheKey) else {
+                        Issue.record("the expiry was lost")
+                        return
+                    }
+                    #expect(left > 500_000)
+
+                    _ = try await redis.set(
+                        cacheKey, CacheEnvelope.encode(newer, key: Self.key), expiry: .milliseconds(600_000))
+                    await leases.shareVariants(Self.key, complete)
+                    #expect(
+                        try await redis.get(cacheKey) == CacheEnvelope.encode(newer, key: Self.key),
+                        "a newer answer is never replaced")
+
+                    _ = try await redis.del([cacheKey])
+                    await leases.shareVariants(Self.key, complete)
+                    #expect(try await redis.get(cacheKey) == nil, "nothing is written where nothing was shared")
                 }
-                #expect(left > 500_000)
-
-                _ = try await redis.set(
-                    cacheKey, CacheEnvelope.encode(newer, key: Self.key), expiry: .milliseconds(600_000))
-                await leases.shareVariants(Self.key, complete)
-                #expect(
-                    try await redis.get(cacheKey) == CacheEnvelope.encode(newer, key: Self.key),
-                    "a newer answer is never replaced")
-
-                _ = try await redis.del([cacheKey])
-                await leases.shareVariants(Self.key, complete)
-                #expect(try await redis.get(cacheKey) == nil, "nothing is written where nothing was shared")
             }
-            await link.shutdown()
         }
     }
 }

@@ -94,4 +94,27 @@ struct RedisCertificateTests {
         ]) { $1 }
         #expect(throws: Never.self) { _ = try ConfigurationLoader.load(arguments: [], environment: good) }
     }
+
+    /// A client key that does not match its client certificate (a real key, of another
+    /// certificate) is the key's fault, said under `AMODB_REDIS_KEY_FILE` and naming the key
+    /// file, whether a CA file is set or the system's trust store is used.
+    @Test(arguments: [true, false])
+    func aKeyThatDoesNotMatchItsCertificateIsReportedUnderTheKeysSetting(withCAFile: Bool) async throws {
+        let certificates = try await RedisTransport.certificates.value
+        for wrongKey in [certificates.server.key, certificates.authority.key] {
+            var environment = [
+                "AMODB_KEY": "k", "AMODB_REDIS_URL": "rediss://cache:6380",
+                "AMODB_REDIS_CERT_FILE": certificates.client.certificate, "AMODB_REDIS_KEY_FILE": wrongKey,
+            ]
+            if withCAFile { environment["AMODB_REDIS_CA_FILE"] = certificates.authority.certificate }
+            #expect {
+                _ = try ConfigurationLoader.load(arguments: [], environment: environment)
+            } throws: { error in
+                let refusal = try #require(error as? ConfigurationError)
+                return refusal.setting == "AMODB_REDIS_KEY_FILE"
+                    && refusal.description.hasPrefix("AMODB_REDIS_KEY_FILE: ") && refusal.description.contains(wrongKey)
+                    && !refusal.description.contains("AMODB_REDIS_CA_FILE")
+            }
+        }
+    }
 }

@@ -214,20 +214,21 @@ struct RedisOutageTests {
         let link = RedisLink(
             configuration: RedisConfiguration(endpoint: .init(host: "127.0.0.1", port: 1)), prefix: "amodb-proxy:",
             logger: ProxyLogger(minimumLevel: .info, secrets: [], sink: log.sink), largestBody: 1024, clock: clock)
-        let fail: () async -> Void = { _ = await link.call { try await $0.send(["PING"]) } }
-        clock.advance(by: 0.5)
-        for _ in 0..<5 { await fail() }
-        #expect(link.outageStart() == nil, "five failures within half a second of the start")
-        clock.advance(by: 0.4)
-        await fail()
-        #expect(link.outageStart() == nil, "a second has not passed since the first failure")
-        clock.advance(by: 0.7)
-        #expect(link.outageStart() == clock.now(), "failures spanning a second: an outage, from now")
-        #expect(log.all.filter { $0.contains("redis unreachable") }.count == 1)
-        clock.advance(by: 5)
-        await fail()
-        #expect(link.outageStart() == clock.now() - 5, "the outage keeps its start")
-        await link.shutdown()
+        try await withRedisLink(link) { link in
+            let fail: () async -> Void = { _ = await link.call { try await $0.send(["PING"]) } }
+            clock.advance(by: 0.5)
+            for _ in 0..<5 { await fail() }
+            #expect(link.outageStart() == nil, "five failures within half a second of the start")
+            clock.advance(by: 0.4)
+            await fail()
+            #expect(link.outageStart() == nil, "a second has not passed since the first failure")
+            clock.advance(by: 0.7)
+            #expect(link.outageStart() == clock.now(), "failures spanning a second: an outage, from now")
+            #expect(log.all.filter { $0.contains("redis unreachable") }.count == 1)
+            clock.advance(by: 5)
+            await fail()
+            #expect(link.outageStart() == clock.now() - 5, "the outage keeps its start")
+        }
     }
 
     @Test func aReplicaStartingWithRedisUnreachableSpendsOnlyItsReserve() async throws {

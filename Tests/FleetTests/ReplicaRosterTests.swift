@@ -63,4 +63,38 @@ struct ReplicaRosterTests {
             #expect(ContinuousClock.now - lastBeat >= .milliseconds(1_500))
         }
     }
+
+    /// Thousands of members forged with scores in the future, more than the roster holds,
+    /// change nothing a replica sees: each goes on counting the two that beat, beat after
+    /// beat, while the forged members are removed a share per beat.
+    @Test func forgedMembersScoredInTheFutureChangeNoReplicasCount() async throws {
+        try await withFleet(2) { (fleet: Fleet, server: RedisServer) async throws in
+            func counts() async throws -> [Double] {
+                var counts: [Double] = []
+                for replica in fleet.replicas {
+                    counts.append(try await replica.metrics().value("amodb_proxy_replicas"))
+                }
+                return counts
+            }
+            try await withRedisClient(server.configuration()) { redis in
+                let time = try #require(try await redis.send(["TIME"]).array)
+                let now = try #require(time[0].string.flatMap(Int64.init)) * 1000
+                // Far ahead, never expiring; and a minute ahead, which stays ahead for the
+                // whole test (members that reach now are indistinguishable from live ones).
+                var forged: [RedisValue] = ["ZADD", "amodb-proxy:replicas"]
+                for index in 0..<2_500 { forged += [.integer(9_000_000_000_000_000), .bulk("far-\(index)")] }
+                for index in 0..<2_500 { forged += [.integer(now + 60_000), .bulk("minute-\(index)")] }
+                _ = try await redis.send(forged)
+            }
+            // Each replica beats every second: four seconds of its sightings span several beats
+            // of both, the first ones after the forgery included.
+            var seen: [[Double]] = []
+            let end = ContinuousClock.now + .seconds(4)
+            while ContinuousClock.now < end {
+                seen.append(try await counts())
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(seen.allSatisfy { $0 == [2, 2] }, "\(seen)")
+        }
+    }
 }

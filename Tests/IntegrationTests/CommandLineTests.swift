@@ -48,6 +48,28 @@ struct CommandLineTests {
         #expect(outcome.standardError.contains("AMODB_CACHE_TTL"))
     }
 
+    /// A `config/amodb-proxy.conf` left in the directory the proxy starts in, naming another
+    /// upstream, is not read: the binary stops before anything is sent, naming the file and
+    /// the setting, with neither the key nor the file's URL in what it says.
+    @Test func aSettingsFileNobodyNamedCannotSendTheKeyElsewhere() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("amodb-cwd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("config"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("AMODB_UPSTREAM_URL=https://collector.example/3\n".utf8).write(
+            to: directory.appendingPathComponent("config/amodb-proxy.conf"))
+        let key = "binary-test-secret-key-77"
+        let outcome = try await ProxyBinary().run(
+            ["--check-config"], environment: ["AMODB_KEY": key], in: directory.path)
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError.contains("config/amodb-proxy.conf"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("AMODB_UPSTREAM_URL"))
+        for text in [outcome.standardOutput, outcome.standardError] {
+            #expect(!text.contains(key))
+            #expect(!text.contains("collector.example"))
+        }
+    }
+
     @Test func healthcheckExitsZeroWhenTheProxyAnswersAndOneWhenNothingListens() async throws {
         let harness = try ProxyHarness(.live, fetcher: ScriptedUpstream())
         try await withServer(harness) { harness in

@@ -54,6 +54,7 @@ struct RedisSettingTests {
             "AMODB_REDIS_CA_FILE"
         ),
         (["AMODB_REDIS_URL": "redis://cache:6379", "AMODB_REDIS_CA_FILE": "/etc/hostname"], "AMODB_REDIS_CA_FILE"),
+        (["AMODB_REDIS_URL": "redis://cache:6379", "AMODB_REDIS_KEY_FILE": "/etc/hostname"], "AMODB_REDIS_KEY_FILE"),
         // A certificate without its key: the key's setting is the one to set.
         (
             ["AMODB_REDIS_URL": "rediss://cache:6380", "AMODB_REDIS_CERT_FILE": "/etc/hostname"],

@@ -8,7 +8,7 @@ extension ConfigurationLoader {
     /// The options that are not settings, with their `--help` descriptions.
     static let commandOptions: [(label: String, help: String)] = [
         (sandboxFlag, "run against the built-in amodb stand-in (no key, no network)"),
-        (configFlag + " PATH", "settings file of NAME=value lines [\(defaultConfigPath), if present]"),
+        (configFlag + " PATH", "settings file of NAME=value lines (none is read unless named)"),
         ("--healthcheck", "exit 0 if the proxy on HOST/PORT answers /healthz (for containers)"),
         ("--check-config", "print the effective configuration (secrets redacted) and exit"),
         ("--version", "print the version"),

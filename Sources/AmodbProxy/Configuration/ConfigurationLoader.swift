@@ -34,24 +34,32 @@ package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Reads settings from defaults, a `KEY=value` file, the environment and flags, in
-/// rising precedence. Every setting has one environment name and at most one flag, written
-/// once in `settings` (the tables in `Settings/`), which also writes `--help`.
+/// Reads settings from defaults, a `KEY=value` file (only one named by `--config` or
+/// `AMODB_CONFIG`), the environment and flags, in rising precedence. Every setting has one
+/// environment name and at most one flag, written once in `settings` (the tables in
+/// `Settings/`), which also writes `--help`.
 package enum ConfigurationLoader {
     /// The version `--version` prints.
     package static let version = "0.1.0"
-    /// Read when present and no `--config`/`AMODB_CONFIG` names another file.
-    package static let defaultConfigPath = "config/amodb-proxy.conf"
+    /// The settings file's usual place, relative to the working directory. It is never read
+    /// unless named (`--config`/`AMODB_CONFIG`): whoever can write to the directory the
+    /// proxy starts in could otherwise set `AMODB_UPSTREAM_URL` to a host of theirs, and the
+    /// key would be sent there. One found there holding settings, unnamed, stops the start
+    /// rather than being ignored: its settings (client tokens, limits) were meant to apply.
+    package static let unnamedConfigPath = "config/amodb-proxy.conf"
 
     /// Parses `arguments` (without the program name) over `environment`.
     /// A bad value is quoted in the error to help; should the value be a secret (the key
     /// pasted into the wrong setting, from `AMODB_KEY` or from the key file), it is
-    /// redacted first.
-    package static func load(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> Command {
+    /// redacted first. `unnamedFile` is where a settings file nobody named is looked for,
+    /// to refuse it (`unnamedConfigPath`; a test gives a file of its own).
+    package static func load(
+        arguments: [String], environment: [String: String], unnamedFile: String = unnamedConfigPath
+    ) throws(ConfigurationError) -> Command {
         // A command of its own, with its own options: it serves nothing and reads no settings
         // (but its errors are redacted as the proxy's are).
         let isPlan = arguments.first == "plan"
-        let given = gather(arguments: isPlan ? [] : arguments, environment: environment)
+        let given = gather(arguments: isPlan ? [] : arguments, environment: environment, unnamedFile: unnamedFile)
         var configuration = ProxyConfiguration()
         do {
             if isPlan { return .plan(arguments: Array(arguments.dropFirst())) }
@@ -151,7 +159,7 @@ package enum ConfigurationLoader {
 
     /// Reads the arguments (through the one `ArgumentReader`), the settings file and the
     /// environment into assignments, without reading any value.
-    private static func gather(arguments: [String], environment: [String: String]) -> Given {
+    private static func gather(arguments: [String], environment: [String: String], unnamedFile: String) -> Given {
         var given = Given()
         given.stateHome =
             environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -182,21 +190,24 @@ package enum ConfigurationLoader {
             }
         }
 
-        let path = configPath ?? defaultConfigPath
-        if let data = readFile(path) {
-            do {
-                for (variable, text) in try parseFile(
-                    String(decoding: data, as: UTF8.self).trimmingByteOrderMark(), path: path)
-                {
-                    given.assignments.append(
-                        .init(variable: variable, setting: settings.first { $0.variable == variable }, text: text))
+        if let path = configPath {
+            if let data = readFile(path) {
+                do {
+                    for (variable, text) in try parseFile(
+                        String(decoding: data, as: UTF8.self).trimmingByteOrderMark(), path: path)
+                    {
+                        given.assignments.append(
+                            .init(variable: variable, setting: settings.first { $0.variable == variable }, text: text))
+                    }
+                } catch {
+                    given.record(error)
                 }
-            } catch {
-                given.record(error)
+            } else {
+                given.record(
+                    ConfigurationError("cannot read the configuration file \(shown(path))", setting: configVariable))
             }
-        } else if configPath != nil {
-            given.record(
-                ConfigurationError("cannot read the configuration file \(shown(path))", setting: configVariable))
+        } else if let refusal = refusalOfUnnamedFile(at: unnamedFile) {
+            given.record(refusal)
         }
         for setting in settings {
             if let text = environment[setting.variable] {
@@ -205,6 +216,31 @@ package enum ConfigurationLoader {
         }
         given.assignments += flags
         return given
+    }
+
+    /// Why the start stops when no file is named but the one at `path` holds settings
+    /// (`nil`: there is no such file, or it holds only comments, as the example does). Its
+    /// values are never applied, and never shown: only the names of the settings it sets.
+    private static func refusalOfUnnamedFile(at path: String) -> ConfigurationError? {
+        guard let data = readFile(path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingByteOrderMark()
+        let names: [String]
+        do {
+            names = try parseFile(text, path: path).map(\.0)
+        } catch {
+            names = ["a line that is no NAME=value"]
+        }
+        guard !names.isEmpty else { return nil }
+        let known = settings.map(\.variable).filter(names.contains)
+        let upstream = "AMODB_UPSTREAM_URL"
+        let what = known.isEmpty ? "holds settings" : "sets " + known.joined(separator: ", ")
+        let why =
+            known.contains(upstream)
+            ? "a file nobody named must not choose where the amodb key is sent"
+            : "its settings would otherwise be ignored without a word"
+        return ConfigurationError(
+            "\(shown(path)) in the working directory \(what), but a settings file is read only when named (\(why)): if it is yours, name it with \(configFlag) \(shown(path)) or \(configVariable)=\(shown(path)); if not, remove it",
+            setting: known.contains(upstream) ? upstream : configVariable)
     }
 
     private static func parse(_ given: Given, into configuration: inout ProxyConfiguration) throws(ConfigurationError)
@@ -270,7 +306,10 @@ package enum ConfigurationLoader {
     private static func applyRedisTLS(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
         let files = configuration.redisTLS
         guard files != RedisTLSFiles() else { return }
-        let setting = files.caFile != nil ? "AMODB_REDIS_CA_FILE" : "AMODB_REDIS_CERT_FILE"
+        // The first of the files given, to name when none can be used (plain `redis://`).
+        let setting =
+            files.caFile != nil
+            ? "AMODB_REDIS_CA_FILE" : files.certificateFile != nil ? "AMODB_REDIS_CERT_FILE" : "AMODB_REDIS_KEY_FILE"
         guard var redis = configuration.redis, redis.endpoint.usesTLS else {
             throw ConfigurationError(
                 "\(setting) is set, but AMODB_REDIS_URL is not a rediss:// URL: TLS files need rediss://",
