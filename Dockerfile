@@ -126,6 +126,11 @@ ENV AMODB_CONFIG=/app/config/amodb-proxy.conf
 # Symbolicated crash reports on stderr (as in Vapor's template).
 ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/app/swift-backtrace-static
 ENV HOST=0.0.0.0 PORT=8080 AMODB_STATE_DIR=/var/lib/amodb-proxy
+# The operator's pages (/metrics, /status, /status.json: what the budget has left, which
+# titles users ask for) are not on the published port: on 9090, on the container's
+# loopback. For a scraper beside it, AMODB_OPERATOR_HOST=0.0.0.0 and publish 9090 to a
+# private network only (the compose example does).
+ENV AMODB_OPERATOR_PORT=9090 AMODB_OPERATOR_HOST=127.0.0.1
 VOLUME /var/lib/amodb-proxy
 EXPOSE 8080
 

@@ -72,7 +72,8 @@ package final class ProxyHarness: Sendable {
     /// One request (from `peer`, in-process; on a fresh connection, live); the response as
     /// read off the wire.
     package func get(
-        _ target: String, headers: [String: String] = [:], method: String = "GET", peer: String = "127.0.0.1"
+        _ target: String, headers: [String: String] = [:], method: String = "GET", peer: String = "127.0.0.1",
+        atPort otherPort: Int? = nil
     ) async throws -> RawHTTPResponse {
         guard mode == .live else {
             var fields = HTTPHeaders()
@@ -88,7 +89,7 @@ package final class ProxyHarness: Sendable {
             }
             return try RawHTTPResponse(bytes: response.wireBytes(isHead: method == "HEAD"))
         }
-        let port = self.port
+        let port = otherPort ?? self.port
         return try await offloaded {
             let connection = try RawHTTPConnection(port: port, timeout: 30)
             var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"

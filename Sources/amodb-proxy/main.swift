@@ -180,7 +180,10 @@ do {
     port = try proxy.start()
 } catch {
     LineWriter.standardError.flush()
-    fail("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+    let (host, port) =
+        error.isOperatorPort
+        ? (configuration.operatorHost, configuration.operatorPort ?? 0) : (configuration.host, configuration.port)
+    fail("cannot listen on \(host):\(port): \(error)")
 }
 /// Seconds as the log shows them: whole numbers without a fraction.
 func logged(_ seconds: Double) -> String {
@@ -193,6 +196,11 @@ logger.info(
         "cache_ttl": logged(configuration.cacheTTL), "movie_ttl": logged(configuration.movieTTL),
         "configuration_ttl": logged(configuration.configurationTTL),
     ])
+if let operatorPort = proxy.operatorPort {
+    logger.info(
+        "the operator's pages listen on their own port; the public port answers them 404",
+        ["address": "http://\(configuration.operatorHost):\(operatorPort)", "pages": "/metrics, /status, /status.json"])
+}
 if configuration.sandbox {
     // For the person at the terminal, not for the access log on standard output.
     LineWriter.standardError.write(SandboxHint.line(for: configuration, port: port))

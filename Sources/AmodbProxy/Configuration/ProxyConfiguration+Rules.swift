@@ -9,6 +9,11 @@ extension ProxyConfiguration {
                 setting: "AMODB_READ_BUFFER_BYTES")
         }
         try checkProofRules()
+        if let operatorPort, operatorPort != 0, operatorPort == port {
+            throw ConfigurationError(
+                "AMODB_OPERATOR_PORT must differ from PORT (\(port)): the operator's pages move to a port of their own",
+                setting: "AMODB_OPERATOR_PORT")
+        }
         if verifiesUserTokens {
             let source = jwtSecret != nil ? "AMODB_JWT_SECRET" : "AMODB_JWT_JWKS_URL"
             if jwtIssuers.isEmpty {

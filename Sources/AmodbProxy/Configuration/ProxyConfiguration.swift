@@ -13,6 +13,10 @@ package struct ProxyConfiguration: Sendable {
     package var host = "0.0.0.0"
     /// Port to listen on; 0 picks a free one.
     package var port = 8080
+    /// The operator's pages' own port (`AMODB_OPERATOR_PORT`); `nil`: they are on `port`.
+    package var operatorPort: Int?
+    /// The address the operator's port listens on (`AMODB_OPERATOR_HOST`).
+    package var operatorHost = "127.0.0.1"
     /// How long a stored trending list is fresh, in seconds (amodb's own edge keeps them 30 minutes).
     package var cacheTTL: Double = 1800
     /// How long stored movie details are fresh, in seconds.

@@ -47,6 +47,31 @@ package final class ProxyDriver: HTTPResponder {
         case lookUp
     }
 
+    /// Which listener a request came in on: the public port, or the operator's own
+    /// (`AMODB_OPERATOR_PORT`), which serves the operator's pages and the probes only.
+    enum Door: Sendable {
+        case api, operatorPages
+    }
+
+    /// Where the operator's pages are served, and their per-address limit.
+    struct OperatorPages: Sendable {
+        /// Whether they have a port of their own: the public port then answers them 404,
+        /// and `/readyz` there says ready or not without the details.
+        var ownPort = false
+        /// Each address's requests for them (`/metrics` costs a few hundred microseconds of
+        /// CPU; `/status.json` tells when the budget is spent): 120 a minute, 60 at once,
+        /// beyond a scraper's and a status page's needs. Exempt addresses are not limited.
+        var limiter = CallerRateLimiter(perMinute: 120, burst: 60, capacity: 4096)
+
+        /// Whether `page` is served through `door`.
+        func serves(_ page: OwnRoute, through door: Door) -> Bool {
+            switch door {
+            case .operatorPages: page.isOperatorPage || page == .healthz || page == .readyz
+            case .api: !(ownPort && page.isOperatorPage)
+            }
+        }
+    }
+
     /// What guards the API routes. A class: every request reads it, through one reference
     /// (a struct of these would be copied, a retain of each, where a call site needs its own).
     final class Access: Sendable {
@@ -61,11 +86,13 @@ package final class ProxyDriver: HTTPResponder {
         let routes: ServedRoutes
         /// How a caller's address is counted (an IPv6 address by its prefix).
         let network: ClientNetwork
+        /// Where the operator's pages are, and their limit.
+        let operatorPages: OperatorPages
 
         init(
             callers: Callers, rateLimiter: CallerRateLimiter?, trustedProxies: TrustedProxies,
             rateLimitExempt: AddressSet, cors: CORSPolicy?, routes: ServedRoutes = .byDefault,
-            network: ClientNetwork = ClientNetwork()
+            network: ClientNetwork = ClientNetwork(), operatorPages: OperatorPages = OperatorPages()
         ) {
             self.callers = callers
             self.rateLimiter = rateLimiter
@@ -74,6 +101,7 @@ package final class ProxyDriver: HTTPResponder {
             self.cors = cors
             self.routes = routes
             self.network = network
+            self.operatorPages = operatorPages
         }
 
         /// Anyone, from anywhere, unlimited: for a driver asked only through `run` (the
@@ -131,9 +159,17 @@ package final class ProxyDriver: HTTPResponder {
     )
         -> HTTPResponse?
     {
+        respond(to: request, through: .api, context: server, later: later)
+    }
+
+    /// A request's answer, as it came in through `door`.
+    func respond(
+        to request: borrowing HTTPRequest, through door: Door, context server: ResponderContext,
+        later: () -> ResponseDelivery
+    ) -> HTTPResponse? {
         var reading = RequestContext(
             request, access: access, languages: languages, started: Clocks.uptimeNanoseconds(),
-            loop: server.loopIndex)
+            loop: server.loopIndex, door: door)
         let admitted = Admit.run(request, &reading, access: access, clock: clock)
         // Moved, not copied, into a constant: the delivery below captures it, and a variable
         // captured while it is also passed on would be copied for each.
@@ -377,7 +413,9 @@ package final class ProxyDriver: HTTPResponder {
         case .healthz:
             return ProxyAnswer(Self.plainJSON(200, #"{"status":"ok"}"#))
         case .readyz:
-            return ProxyAnswer(readiness())
+            // The details (the fleet, the budget, the key set) are the operator's: with a port
+            // of their own, the public `/readyz` says ready or not, and why not, only.
+            return ProxyAnswer(readiness(detailed: context.door == .operatorPages || !access.operatorPages.ownPort))
         case .metrics:
             var response = HTTPResponse(status: 200, body: Array(metrics.render().utf8))
             response.headers.set("Content-Type", PrometheusText.contentType)
@@ -408,7 +446,7 @@ package final class ProxyDriver: HTTPResponder {
 
     /// `/readyz`: ready, or not ready in amodb's error shape (as every refusal) with `status`
     /// and the details a probe or an operator reads beside it.
-    private func readiness() -> HTTPResponse {
+    private func readiness(detailed: Bool) -> HTTPResponse {
         func notReady(_ status: String, _ message: String, details: String = "") -> HTTPResponse {
             var refusal = APIRefusal(.notReady, message)
             refusal.members = #","status":"# + JSONText.quoted(status) + details
@@ -421,7 +459,8 @@ package final class ProxyDriver: HTTPResponder {
             let message = "amodb rejects the proxy's key; see the error log"
             return notReady(message, message + ".")
         }
-        let details = access.callers.readinessDetail + (redis?.readinessDetail ?? "") + budgetDetail
+        let details =
+            detailed ? access.callers.readinessDetail + (redis?.readinessDetail ?? "") + budgetDetail : ""
         if let reason = access.callers.notReadyReason {
             return notReady(reason, reason, details: details)
         }
@@ -448,5 +487,16 @@ package final class ProxyDriver: HTTPResponder {
 
     package func didRefuse(status: Int, peerAddress: String, head: ArraySlice<UInt8>) {
         deliver.refused(status: status, peerAddress: peerAddress, head: head)
+    }
+}
+
+/// The operator's port's listener: the same driver, every request through the operator's door.
+struct OperatorDoor: HTTPResponder {
+    let driver: ProxyDriver
+
+    func respond(to request: borrowing HTTPRequest, context: ResponderContext, later: () -> ResponseDelivery)
+        -> HTTPResponse?
+    {
+        driver.respond(to: request, through: .operatorPages, context: context, later: later)
     }
 }

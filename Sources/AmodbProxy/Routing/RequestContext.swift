@@ -33,6 +33,8 @@ struct RequestContext: Sendable {
     let origin: String?
     /// Who calls: its address first, then (`IdentifyCaller`) what it showed.
     var caller: Caller
+    /// The listener it came in through: the public port or the operator's.
+    let door: ProxyDriver.Door
     /// When the request's head was complete (`Clocks.uptimeNanoseconds`).
     let started: UInt64
     /// The event loop the answer is given on, while it is given on that loop's queue: counted
@@ -49,7 +51,7 @@ struct RequestContext: Sendable {
     /// The request's facts, read from its head's bytes where it can (the route, the query).
     init(
         _ request: borrowing HTTPRequest, access: ProxyDriver.Access, languages: [String], started: UInt64,
-        loop: Int?
+        loop: Int?, door: ProxyDriver.Door = .api
     ) {
         // Each field is read into a local first and stored once, at the end: stored as it is
         // read, the context was built aside and copied out whole.
@@ -60,9 +62,12 @@ struct RequestContext: Sendable {
             ? access.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers.values("X-Forwarded-For"))
             : peer
         // A route that is off is no route: its path is answered as any other unserved one.
-        let (underAPI, matched) = RouteRequest.route(for: request.path)
+        // The operator's port serves no API: any path there is one of its pages, or none.
+        let (underAPI, matched) = door == .api ? RouteRequest.route(for: request.path) : (false, nil)
         let amodbRoute = matched.flatMap { access.routes.serves($0) ? $0 : nil }
-        let own = amodbRoute == nil ? OwnRoute(path: request.path) : nil
+        let own =
+            amodbRoute == nil
+            ? OwnRoute(path: request.path).flatMap { access.operatorPages.serves($0, through: door) ? $0 : nil } : nil
         let label = amodbRoute.map(ProxyMetrics.RouteLabel.init) ?? own?.label ?? .unmatched
         // amodb answers an untranslated language (or none) in English: one entry for all of
         // them, resolved while the query's bytes are read.
@@ -91,6 +96,7 @@ struct RequestContext: Sendable {
         self.origin = corsApplies ? request.headers["Origin"] : nil
         self.caller = Caller(
             address: address, limitedByAddress: !access.rateLimitExempt.contains(address), network: access.network)
+        self.door = door
         self.started = started
         self.loop = loop
     }

@@ -33,6 +33,9 @@ package final class ProxyServer: Sendable {
     private let stages: CacheStages
     /// The HTTP server the driver answers on (its connections, its counts).
     package let server: HTTPServer
+    /// The operator's pages' own listener (`AMODB_OPERATOR_PORT`), if they have one.
+    package let operatorServer: HTTPServer?
+    private let boundOperatorPort = Atomic<Int>(0)
     private let logger: ProxyLogger
     private let clock: any ProxyClock
     private let snapshot: CacheSnapshot?
@@ -144,8 +147,9 @@ package final class ProxyServer: Sendable {
                 networks: configuration.trustedProxies.compactMap(TrustedProxies.Network.init)),
             rateLimitExempt: AddressSet(
                 networks: configuration.rateLimitExempt.compactMap(TrustedProxies.Network.init)),
-            cors: cors, routes: configuration.servedRoutes, network: ClientNetwork(ipv6Prefix: configuration.ipv6Prefix)
-        )
+            cors: cors, routes: configuration.servedRoutes,
+            network: ClientNetwork(ipv6Prefix: configuration.ipv6Prefix),
+            operatorPages: ProxyDriver.OperatorPages(ownPort: configuration.operatorPort != nil))
         let accessLog =
             configuration.accessLog
             ? AccessLog(format: configuration.logFormat, sink: accessLogSink, logger: logger)
@@ -163,6 +167,16 @@ package final class ProxyServer: Sendable {
                     return response
                 }, queueLabel: "amodb-proxy"),
             responder: driver)
+        operatorServer = configuration.operatorPort.map { [driver] port in
+            HTTPServer(
+                configuration: .init(
+                    host: configuration.operatorHost, port: port, limits: configuration.limits,
+                    timeouts: configuration.timeouts,
+                    errorResponse: { status, message in APIRefusal(.unreadableRequest, status: status, message).response
+                    },
+                    queueLabel: "amodb-proxy.operator"),
+                responder: OperatorDoor(driver: driver))
+        }
         let server = server
         metrics.connect(
             .init(
@@ -178,12 +192,50 @@ package final class ProxyServer: Sendable {
                 cacheMaxBytes: configuration.cacheMaxBytes, checksProofs: proofs != nil))
     }
 
-    /// Loads the snapshot (if configured), listens and serves; returns the bound port.
-    package func start() throws(HTTPServer.StartError) -> Int {
+    /// Loads the snapshot (if configured), listens and serves; returns the bound port (the
+    /// operator's port, when it has one, is `operatorPort` then).
+    package func start() throws(StartError) -> Int {
         prepare()
-        let port = try server.start()
+        let port: Int
+        do throws(HTTPServer.StartError) {
+            port = try server.start()
+        } catch {
+            throw .port(error)
+        }
+        if let operatorServer {
+            do throws(HTTPServer.StartError) {
+                boundOperatorPort.store(try operatorServer.start(), ordering: .relaxed)
+            } catch {
+                Task { [server] in await server.shutdown(gracePeriod: 0) }
+                throw .operatorPort(error)
+            }
+        }
         serve()
         return port
+    }
+
+    /// Why the proxy could not listen: on its port, or on the operator's.
+    package enum StartError: Error, CustomStringConvertible {
+        case port(HTTPServer.StartError)
+        case operatorPort(HTTPServer.StartError)
+
+        package var description: String {
+            switch self {
+            case .port(let error): error.description
+            case .operatorPort(let error): "AMODB_OPERATOR_PORT: \(error.description)"
+            }
+        }
+
+        /// Which listener failed: `PORT`'s (and `HOST`'s), or the operator's.
+        package var isOperatorPort: Bool {
+            if case .operatorPort = self { true } else { false }
+        }
+    }
+
+    /// The operator's port as bound, once `start()` has listened on it.
+    package var operatorPort: Int? {
+        let port = boundOperatorPort.load(ordering: .relaxed)
+        return port == 0 ? nil : port
     }
 
     /// Starts everything `start()` does but the listening socket: requests come only
@@ -306,7 +358,9 @@ package final class ProxyServer: Sendable {
         driver.listening.store(false, ordering: .relaxed)
         let started = ContinuousClock.now
         stages.stopBackgroundWork()
+        async let operatorPages: Void? = operatorServer?.shutdown(gracePeriod: 0)
         await server.shutdown(gracePeriod: configuration.shutdownGraceSeconds)
+        _ = await operatorPages
         let spent = ContinuousClock.now - started
         let left =
             configuration.shutdownGraceSeconds - Double(spent.components.seconds) - Double(spent.components.attoseconds)

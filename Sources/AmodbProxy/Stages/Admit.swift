@@ -30,7 +30,18 @@ enum Admit {
             return .refuse(
                 APIRefusal(.methodNotAllowed, "Method \(request.method) is not allowed; use GET.", headers: headers))
         }
-        if let own = context.own { return .own(own) }
+        if let own = context.own {
+            if own.isOperatorPage, context.caller.limitedByAddress,
+                let wait = access.operatorPages.limiter.take(
+                    "operator:" + context.caller.networkKey, now: clock.now())
+            {
+                return .refuse(
+                    .tooManyRequests(
+                        { "Too many requests for the operator's pages from this address; try again in \($0) s." },
+                        wait: wait))
+            }
+            return .own(own)
+        }
         guard context.underAPI else {
             return .refuse(
                 .unserved(context.loggedPath ?? LoggedPath.of(target: request.target), served: access.routes))

@@ -9,6 +9,17 @@ extension ConfigurationLoader {
         Setting(
             "PORT", flag: "--port", \.port, .integer(0...65535), help: "port to listen on",
             accepts: "0–65535 (0: the OS picks)", doc: "port to listen on"),
+        Setting(
+            "AMODB_OPERATOR_PORT", flag: "--operator-port", \.operatorPort, .optionalInteger(0...65535),
+            help: "serve /metrics, /status, /status.json on this port only (none: on PORT)",
+            accepts: "0–65535 (0: the OS picks)",
+            doc:
+                "a port of their own for the operator's pages (`/metrics`, `/status`, `/status.json`, `/readyz`'s details); `PORT` then answers them `404` ([operations](operations.md#the-operators-port))"
+        ),
+        Setting(
+            "AMODB_OPERATOR_HOST", flag: "--operator-host", \.operatorHost, .listeningAddress,
+            help: "address the operator's port listens on", accepts: "an IPv4 or IPv6 literal",
+            doc: "address the operator's port listens on (loopback: only this machine or container)"),
     ]
 
     /// How the proxy stops.
