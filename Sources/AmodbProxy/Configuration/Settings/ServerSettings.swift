@@ -14,8 +14,8 @@ extension ConfigurationLoader {
             help: "serve /metrics, /status, /status.json on this port only (none: on PORT)",
             accepts: "0–65535 (0: the OS picks)",
             doc:
-                "a port of their own for the operator's pages (`/metrics`, `/status`, `/status.json`, `/readyz`'s details); `PORT` then answers them `404` ([operations](operations.md#the-operators-port))"
-        ),
+                "a port of their own for the operator's pages (`/metrics`, `/status`, `/status.json`, `/readyz`'s details); `PORT` then answers them `404` ([operations](operations.md#the-operators-port))",
+            example: "9090"),
         Setting(
             "AMODB_OPERATOR_HOST", flag: "--operator-host", \.operatorHost, .listeningAddress,
             help: "address the operator's port listens on", accepts: "an IPv4 or IPv6 literal",
