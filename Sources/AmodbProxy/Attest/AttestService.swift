@@ -18,7 +18,8 @@ import Foundation
 ///   assertion is refused on every replica): a session token for the key.
 ///
 /// Each request first takes one from its address's bucket (`AMODB_CLIENT_RATE_LIMIT`, its
-/// own bucket, `attest:<address>`), before any parse or signature check: a flood of
+/// own bucket, `attest:<network>`: the address, an IPv6 one by its prefix, `ClientNetwork`),
+/// before any parse or signature check: a flood of
 /// attestations costs a bounded amount of work. Verification runs off the event loop.
 struct AttestService: Sendable {
     let verifier: AppAttestVerifier
@@ -47,7 +48,8 @@ struct AttestService: Sendable {
         }
     }
 
-    /// The answer to `request` at `endpoint` from `address` (limited unless exempt).
+    /// The answer to `request` at `endpoint` from `address` (the caller's network key,
+    /// `Caller.networkKey`; limited unless exempt).
     func respond(
         to endpoint: Endpoint, method: String, body: [UInt8], chunked: Bool, address: String, limited: Bool
     ) async -> HTTPResponse {
