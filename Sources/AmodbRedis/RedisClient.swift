@@ -6,6 +6,12 @@ import Synchronization
 /// async/await API. Typed helpers for the commands the proxy needs are in
 /// `RedisClient+Commands.swift`, `EVALSHA` with its `EVAL` fallback in `RedisClient+Scripts.swift`.
 ///
+/// Under Redis Cluster (`RedisConfiguration.cluster`) every connection goes to the master of
+/// the one slot all keys are in and follows `MOVED` there by itself; `ASK` (the slot is being
+/// migrated and the key has moved) is followed here, with `ASKING` on a connection to the
+/// importing node, and `TRYAGAIN` (a script's keys are split between the two nodes for a
+/// moment) is asked again after a short wait, both within the command's timeout.
+///
 /// Call `shutdown()` when done: it fails what is pending and closes every socket.
 public final class RedisClient: Sendable {
     /// The configuration it was made with (password redacted in its description).
@@ -13,6 +19,9 @@ public final class RedisClient: Sendable {
     private let connections: [RedisConnection]
     private let next = Atomic<Int>(0)
     private let readyConnections = ReadyCount()
+    /// Under Redis Cluster, connections to nodes an `ASK` named, by `host:port`.
+    private let askConnections = Mutex<[String: RedisConnection]>([:])
+    private let tlsContext: Result<RedisTLSContext, RedisTLSError>?
 
     /// A client for `configuration`; connections open on first use (or `connect()`).
     public init(configuration: RedisConfiguration) {
@@ -23,11 +32,13 @@ public final class RedisClient: Sendable {
         let ready = readyConnections
         let peers = Peers()
         let tlsContext = RedisTLSContext.make(for: configuration)
+        self.tlsContext = tlsContext
+        let clusterNodes = configuration.cluster.map { _ in RedisClusterNodes() }
         connections = (0..<max(1, configuration.connectionCount)).map { index in
             RedisConnection(
                 configuration: configuration,
                 queue: DispatchQueue(label: "amodb-redis.connection-\(index)", target: target),
-                tlsContext: tlsContext,
+                tlsContext: tlsContext, clusterNodes: clusterNodes,
                 onReadyChange: { isReady in
                     ready.count.add(isReady ? 1 : -1, ordering: .relaxed)
                     // Redis is back: the others stop backing off now, not when their timers say.
@@ -51,12 +62,19 @@ public final class RedisClient: Sendable {
     public func send(_ command: [RedisValue], timeout: Duration? = nil) async throws(RedisError) -> RedisValue {
         guard command.allSatisfy(RESPEncoder.isCommandArgument) else { throw .invalidArgument }
         let bytes = RESPEncoder.command(command)
-        let connection = pick()
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
-            connection.enqueue(bytes, timeout: timeout) { continuation.resume(returning: $0) }
+        let result = await Self.send(bytes, on: pick(), timeout: timeout)
+        if configuration.cluster != nil, case .failure(.server(let error)) = result, Self.isFollowed(error) {
+            return try await follow(bytes, after: error, started: .now, timeout: timeout).get()
         }
         return try result.get()
+    }
+
+    private static func send(_ bytes: [UInt8], on connection: RedisConnection, timeout: Duration?) async -> Result<
+        RedisValue, RedisError
+    > {
+        await withCheckedContinuation { continuation in
+            connection.enqueue(bytes, timeout: timeout) { continuation.resume(returning: $0) }
+        }
     }
 
     /// Sends `commands` back to back on one connection (one write, no round trip between
@@ -68,14 +86,100 @@ public final class RedisClient: Sendable {
         }
         let batch = commands.map(RESPEncoder.command)
         let connection = pick()
-        return await withCheckedContinuation { continuation in
+        let started = ContinuousClock.now
+        var results = await withCheckedContinuation { continuation in
             connection.enqueue(batch: batch, timeout: timeout) { continuation.resume(returning: $0) }
         }
+        guard configuration.cluster != nil else { return results }
+        for (index, result) in results.enumerated() {
+            if case .failure(.server(let error)) = result, Self.isFollowed(error) {
+                results[index] = await follow(batch[index], after: error, started: started, timeout: timeout)
+            }
+        }
+        return results
+    }
+
+    // MARK: Following a cluster's slot migration
+
+    /// The replies of a cluster in the middle of migrating a slot that this client follows;
+    /// `MOVED` is followed by the connections themselves.
+    private static func isFollowed(_ error: RedisServerError) -> Bool {
+        error.code == "ASK" || error.code == "TRYAGAIN"
+    }
+
+    /// The most `ASK` or `TRYAGAIN` one command follows.
+    private static let maxFollows = 5
+
+    /// Sends `bytes` again as the cluster's `error` asks, until it is answered otherwise or
+    /// its timeout (counted from `started`) has passed: `ASK` on the named node after
+    /// `ASKING`; `TRYAGAIN` (a multi-key command whose keys the migration has split) after a
+    /// short wait, on the slot's master.
+    private func follow(
+        _ bytes: [UInt8], after error: RedisServerError, started: ContinuousClock.Instant, timeout: Duration?
+    )
+        async -> Result<RedisValue, RedisError>
+    {
+        let deadline = started + (timeout ?? configuration.commandTimeout)
+        var error = error
+        for attempt in 1...Self.maxFollows {
+            let left = deadline - .now
+            guard left > .zero else { return .failure(.timedOut(.command)) }
+            let result: Result<RedisValue, RedisError>
+            if error.code == "ASK", let redirection = RedisRedirection(error.message), redirection.kind == .ask {
+                let connection = askConnection(to: redirection.node)
+                let replies = await withCheckedContinuation { continuation in
+                    connection.enqueue(batch: [RESPEncoder.command(["ASKING"]), bytes], timeout: left) {
+                        continuation.resume(returning: $0)
+                    }
+                }
+                result = replies.count == 2 ? replies[1] : .failure(.connectionClosed)
+            } else if error.code == "TRYAGAIN" {
+                // The migration moves the rest of the keys in a moment.
+                try? await Task.sleep(for: min(.milliseconds(5 * attempt), left))
+                result = await Self.send(bytes, on: pick(), timeout: deadline - .now)
+            } else {
+                return .failure(.server(error))
+            }
+            guard case .failure(.server(let next)) = result, Self.isFollowed(next) else { return result }
+            error = next
+        }
+        return .failure(.server(error))
+    }
+
+    /// A connection to `node` for what an `ASK` names there: made on first use and kept
+    /// (a migration asks many times), a few at most.
+    private func askConnection(to node: RedisClusterMap.Node) -> RedisConnection {
+        let name = "\(node.host):\(node.port)"
+        let (connection, dropped) = askConnections.withLock { connections -> (RedisConnection, [RedisConnection]) in
+            if let known = connections[name] { return (known, []) }
+            var dropped: [RedisConnection] = []
+            if connections.count >= 4 {
+                dropped = Array(connections.values)
+                connections.removeAll()
+            }
+            var configuration = configuration
+            configuration.cluster = nil
+            configuration.sentinels = nil
+            configuration.endpoint.host = node.host
+            configuration.endpoint.port = node.port
+            configuration.endpoint.database = 0
+            let made = RedisConnection(
+                configuration: configuration,
+                queue: DispatchQueue(label: "amodb-redis.ask", target: IOQueues.target), tlsContext: tlsContext)
+            connections[name] = made
+            return (made, dropped)
+        }
+        for old in dropped { old.shutdown {} }
+        return connection
     }
 
     /// Fails pending commands with `.shutDown` and closes every connection.
     public func shutdown() async {
-        for connection in connections {
+        let asked = askConnections.withLock { connections in
+            defer { connections.removeAll() }
+            return Array(connections.values)
+        }
+        for connection in connections + asked {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 connection.shutdown { continuation.resume() }
             }

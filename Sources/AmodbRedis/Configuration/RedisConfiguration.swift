@@ -5,6 +5,10 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible {
     /// Redis Sentinel: the master is wherever the sentinels say (the endpoint's host and
     /// port are then not used; its credentials, database and scheme are); `nil`: the endpoint.
     public var sentinels: RedisSentinels?
+    /// Redis Cluster: the endpoint is a node to learn the cluster from (a managed service's
+    /// configuration endpoint), and every command goes to the master of the mode's one slot
+    /// (see `RedisClusterMode`); `nil`: a single server (or Sentinel's master).
+    public var cluster: RedisClusterMode?
     /// Files for `rediss://` (a private CA, a client certificate); unused for `redis://`.
     public var tls = RedisTLSFiles()
     /// Longest wait for TCP connect plus `AUTH`/`SELECT`. Short: Redis sits on the same private network.
@@ -43,7 +47,7 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible {
 
     /// The endpoint (password redacted) and timeouts.
     public var description: String {
-        (sentinels.map { "\($0), then " } ?? "")
+        (sentinels.map { "\($0), then " } ?? "") + (cluster.map { "\($0) via " } ?? "")
             + "\(endpoint) connect \(connectTimeout) command \(commandTimeout) connections \(connectionCount)"
     }
 }

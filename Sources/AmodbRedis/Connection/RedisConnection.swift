@@ -27,6 +27,15 @@ final class RedisConnection: @unchecked Sendable {
         }
         let purpose: Purpose
         let deadline: DispatchTime
+        /// Under Redis Cluster, a caller's command as written and how often it was redirected
+        /// already, to send it again where a `MOVED` says; `nil` otherwise.
+        var resend: Resend? = nil
+    }
+
+    /// A caller's command kept to be sent again after a `MOVED`.
+    private struct Resend {
+        let bytes: [UInt8]
+        let redirects: Int
     }
 
     /// A command that arrived before the connection was ready.
@@ -34,7 +43,13 @@ final class RedisConnection: @unchecked Sendable {
         let bytes: [UInt8]
         let completion: RedisCompletion
         let deadline: DispatchTime
+        /// How often it was redirected by `MOVED` already.
+        var redirects = 0
     }
+
+    /// The most `MOVED` one command follows: a cluster whose nodes keep naming each other
+    /// (a map in flux) fails the command rather than keep it going round.
+    private static let maxRedirects = 5
 
     private enum State {
         /// No connection, nothing wrong: the next command connects.
@@ -62,8 +77,19 @@ final class RedisConnection: @unchecked Sendable {
     private var channels: Set<String> = []
     private var state = State.idle
     private var socket: RedisSocket?
-    /// Where this attempt connects: the endpoint's host and port, or the master the sentinels named.
+    /// Where this attempt connects: the endpoint's host and port, or the master the sentinels
+    /// or the cluster named.
     private var target: (host: String, port: Int)
+    /// Under Redis Cluster, the nodes to ask where the slot's master is (shared by the
+    /// client's connections); `nil` otherwise.
+    private let clusterNodes: RedisClusterNodes?
+    /// Under Redis Cluster, the master a `MOVED` named: the next attempt connects there
+    /// without asking the cluster first.
+    private var redirect: RedisClusterMap.Node?
+    /// Under Redis Cluster, the master a `MOVED` named while commands written here are still
+    /// unanswered: new commands wait, and the connection moves once those are answered (each
+    /// is re-sent there if it too was moved), so replies stay matched to their commands.
+    private var movingTo: RedisClusterMap.Node?
     /// The TLS context for `rediss://` (or why there is none); `nil` for `redis://`.
     private let tlsContext: Result<RedisTLSContext, RedisTLSError>?
     /// The socket's TLS session, from the handshake on; `nil` for `redis://`.
@@ -92,16 +118,19 @@ final class RedisConnection: @unchecked Sendable {
     /// A connection that connects on its first command. `onReadyChange` hears when it
     /// becomes ready and when a ready connection fails (for an "up" gauge), on `queue`.
     /// `onMessage` makes it a subscriber connection (see `RedisSubscriber`).
-    /// `tlsContext` is the client's for `rediss://` (one per client, shared by its connections).
+    /// `tlsContext` is the client's for `rediss://` (one per client, shared by its connections);
+    /// `clusterNodes`, under Redis Cluster, the nodes its connections learned of.
     init(
         configuration: RedisConfiguration, queue: DispatchQueue,
         tlsContext: Result<RedisTLSContext, RedisTLSError>? = nil,
+        clusterNodes: RedisClusterNodes? = nil,
         onReadyChange: @escaping @Sendable (Bool) -> Void = { _ in },
         onMessage: (@Sendable (RedisMessage) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.queue = queue
         self.tlsContext = tlsContext
+        self.clusterNodes = configuration.cluster == nil ? nil : clusterNodes ?? RedisClusterNodes()
         self.target = (configuration.endpoint.host, configuration.endpoint.port)
         self.onReadyChange = onReadyChange
         self.onMessage = onMessage
@@ -186,22 +215,33 @@ final class RedisConnection: @unchecked Sendable {
 
     private var inFlightCount: Int { inFlight.count - inFlightHead }
 
-    private func submit(_ bytes: [UInt8], deadline: DispatchTime, completion: @escaping RedisCompletion) {
+    private func submit(
+        _ bytes: [UInt8], deadline: DispatchTime, redirects: Int = 0, completion: @escaping RedisCompletion
+    ) {
         dispatchPrecondition(condition: .onQueue(queue))
         switch state {
         case .shutDown:
             completion(.failure(.shutDown))
         case .backingOff:
             completion(.failure(lastFailure))
-        case .idle, .connecting, .securing, .handshaking:
+        case .ready where movingTo == nil:
+            guard inFlightCount < configuration.maxPendingCommands else { return completion(.failure(.overloaded)) }
+            write(bytes, callerEntry(bytes, completion, deadline: deadline, redirects: redirects))
+        case .idle, .connecting, .securing, .handshaking, .ready:
             guard waiting.count < configuration.maxPendingCommands else { return completion(.failure(.overloaded)) }
-            waiting.append(Waiting(bytes: bytes, completion: completion, deadline: deadline))
+            waiting.append(Waiting(bytes: bytes, completion: completion, deadline: deadline, redirects: redirects))
             arm(deadline)
             if case .idle = state { startConnecting() }
-        case .ready:
-            guard inFlightCount < configuration.maxPendingCommands else { return completion(.failure(.overloaded)) }
-            write(bytes, InFlight(purpose: .caller(completion), deadline: deadline))
         }
+    }
+
+    /// A caller's command as it is written: under Redis Cluster with what a `MOVED` needs to send it again.
+    private func callerEntry(
+        _ bytes: [UInt8], _ completion: @escaping RedisCompletion, deadline: DispatchTime, redirects: Int
+    ) -> InFlight {
+        InFlight(
+            purpose: .caller(completion), deadline: deadline,
+            resend: clusterNodes == nil ? nil : Resend(bytes: bytes, redirects: redirects))
     }
 
     /// Queues `bytes` for the socket; the flush runs once per burst of commands, so a
@@ -265,6 +305,9 @@ final class RedisConnection: @unchecked Sendable {
         let deadline = DispatchTime.now() + configuration.connectTimeout.dispatchInterval
         state = .connecting(deadline: deadline)
         arm(deadline)
+        if let cluster = configuration.cluster, let clusterNodes {
+            return findSlotMaster(cluster, clusterNodes, attempt: current)
+        }
         guard let sentinels = configuration.sentinels else {
             return resolve(configuration.endpoint.host, configuration.endpoint.port, attempt: current)
         }
@@ -275,6 +318,32 @@ final class RedisConnection: @unchecked Sendable {
             switch result {
             case .success(let master): self.resolve(master.host, master.port, attempt: current)
             case .failure(let error): self.fail(error)
+            }
+        }
+    }
+
+    /// Under Redis Cluster: where a `MOVED` said, else where the nodes say the slot's master
+    /// is, asked before every attempt (after a failover it is elsewhere).
+    private func findSlotMaster(_ cluster: RedisClusterMode, _ nodes: RedisClusterNodes, attempt current: Int) {
+        if let redirect {
+            self.redirect = nil
+            return resolve(redirect.host, redirect.port, attempt: current)
+        }
+        let endpoint = configuration.endpoint
+        RedisClusterQuery.map(
+            slot: cluster.slot, seeds: nodes.seeds(first: .init(host: endpoint.host, port: endpoint.port)),
+            configuration: configuration, tlsContext: tlsContext, queue: queue
+        ) { [weak self] result in
+            guard let self, current == self.attempt, case .connecting = self.state else { return }
+            switch result {
+            case .success(let map):
+                nodes.learned(map.nodes)
+                guard let owner = map.owner else {
+                    return self.fail(.unavailable("no master serves slot \(cluster.slot)"))
+                }
+                self.resolve(owner.host, owner.port, attempt: current)
+            case .failure(let error):
+                self.fail(error)
             }
         }
     }
@@ -293,7 +362,7 @@ final class RedisConnection: @unchecked Sendable {
         case .failure(let error):
             fail(.unavailable(error.description))
         case .success(let addresses):
-            guard !addresses.isEmpty else { return fail(.unavailable("no address for \(configuration.endpoint.host)")) }
+            guard !addresses.isEmpty else { return fail(.unavailable("no address for \(target.host)")) }
             untriedAddresses = addresses[...]
             connectNextAddress()
         }
@@ -304,7 +373,8 @@ final class RedisConnection: @unchecked Sendable {
     private func connectNextAddress(after failure: SyscallError? = nil) {
         closeSocket()
         guard let address = untriedAddresses.popFirst() else {
-            return fail(.unavailable(failure?.description ?? "no address for \(configuration.endpoint.host)"))
+            return fail(
+                .unavailable(failure.map { "\(target.host):\(target.port): \($0)" } ?? "no address for \(target.host)"))
         }
         do {
             let fd = try Syscalls.socket(domain: address.family)
@@ -431,7 +501,9 @@ final class RedisConnection: @unchecked Sendable {
             if entry.deadline <= now {
                 entry.completion(.failure(.timedOut(.command)))
             } else {
-                write(entry.bytes, InFlight(purpose: .caller(entry.completion), deadline: entry.deadline))
+                write(
+                    entry.bytes,
+                    callerEntry(entry.bytes, entry.completion, deadline: entry.deadline, redirects: entry.redirects))
             }
         }
     }
@@ -541,6 +613,20 @@ final class RedisConnection: @unchecked Sendable {
             }
             if !handshakeLeft, case .handshaking = state { becomeReady() }
         case .caller(let completion):
+            if case .error(let message) = value, let resend = entry.resend, message.hasPrefix("MOVED "),
+                let moved = RedisRedirection(message), moved.kind == .moved, moved.slot == configuration.cluster?.slot,
+                resend.redirects < Self.maxRedirects, let node = movedNode(moved)
+            {
+                // The slot's master is elsewhere now (a failover, a reshard): the command was
+                // not run, so it is sent again there, as is every command behind it.
+                movingTo = node
+                waiting.append(
+                    Waiting(
+                        bytes: resend.bytes, completion: completion, deadline: entry.deadline,
+                        redirects: resend.redirects + 1))
+                return moveIfAnswered()
+            }
+            defer { moveIfAnswered() }
             if case .error(let message) = value, configuration.sentinels != nil, message.hasPrefix("READONLY") {
                 // The master was demoted (a failover while this session stayed open): ask the sentinels again.
                 let error = RedisError.unavailable("\(target.host):\(target.port) became a replica")
@@ -555,6 +641,26 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
+    // MARK: Following the cluster
+
+    /// Where a `MOVED` sends this connection (a node on this one's host when it names no
+    /// host); `nil` when it names this very node, which there is no following.
+    private func movedNode(_ moved: RedisRedirection) -> RedisClusterMap.Node? {
+        let node = moved.node.host.isEmpty ? RedisClusterMap.Node(host: target.host, port: moved.node.port) : moved.node
+        return node.host == target.host && node.port == target.port ? nil : node
+    }
+
+    /// Closes this session and connects where `movingTo` says, once no command written here
+    /// waits for its reply; the commands that waited are written there when it is ready.
+    private func moveIfAnswered() {
+        guard let destination = movingTo, inFlightCount == 0, isReady else { return }
+        movingTo = nil
+        redirect = destination
+        closeSocket()
+        onReadyChange(false)
+        startConnecting()
+    }
+
     // MARK: Failing and deadlines
 
     /// Closes the connection, fails everything pending with `error`, and schedules the next attempt.
@@ -563,6 +669,11 @@ final class RedisConnection: @unchecked Sendable {
         guard !isShutDown else { return }
         let wasReady = isReady
         closeSocket()
+        if let movingTo {
+            // A MOVED named the slot's new master before this failure: the next attempt goes there.
+            redirect = movingTo
+            self.movingTo = nil
+        }
         consecutiveFailures += 1
         switch error {
         case .unavailable, .certificateRejected: lastFailure = error
