@@ -1,4 +1,5 @@
 import AmodbProxy
+import AmodbRedis
 import AmodbTestSupport
 import Testing
 
@@ -63,6 +64,20 @@ struct RedisSettingTests {
         (["AMODB_REDIS_SENTINELS": "10.0.0.1:26379"], "AMODB_REDIS_MASTER"),
         (["AMODB_REDIS_MASTER": "mymaster"], "AMODB_REDIS_SENTINELS"),
         (["AMODB_REDIS_SENTINELS": "10.0.0.1:x", "AMODB_REDIS_MASTER": "mymaster"], "AMODB_REDIS_SENTINELS"),
+        // Cluster mode: a node to learn the cluster from, database 0, no Sentinel, a prefix that can be a hash tag.
+        (["AMODB_REDIS_CLUSTER": "on"], "AMODB_REDIS_URL"),
+        (["AMODB_REDIS_CLUSTER": "on", "AMODB_REDIS_URL": "redis://cache:6379/2"], "AMODB_REDIS_URL"),
+        (
+            [
+                "AMODB_REDIS_CLUSTER": "on", "AMODB_REDIS_SENTINELS": "10.0.0.1:26379",
+                "AMODB_REDIS_MASTER": "mymaster",
+            ], "AMODB_REDIS_CLUSTER"
+        ),
+        (
+            ["AMODB_REDIS_CLUSTER": "on", "AMODB_REDIS_URL": "redis://cache:6379", "AMODB_REDIS_PREFIX": "{app}:"],
+            "AMODB_REDIS_PREFIX"
+        ),
+        (["AMODB_REDIS_CLUSTER": "maybe", "AMODB_REDIS_URL": "redis://cache:6379"], "AMODB_REDIS_CLUSTER"),
     ])
     func tlsFilesAndSentinelsThatCannotWorkStopTheStartNamingTheSetting(
         _ settings: [String: String], _ setting: String
@@ -98,6 +113,24 @@ struct RedisSettingTests {
         #expect(sentinels.addresses.allSatisfy { $0.password?.revealed == "sentinel-pw" })
         #expect(withURL.redis?.endpoint.username == "app" && withURL.redis?.endpoint.database == 3)
         #expect(withURL.redis?.sentinels?.addresses.first?.password == nil)
+    }
+
+    @Test func clusterModeTagsTheKeysWithThePrefix() throws {
+        guard
+            case .serve(let configuration) = try ConfigurationLoader.load(
+                arguments: ["--redis-cluster", "on"],
+                environment: [
+                    "AMODB_KEY": "k", "AMODB_REDIS_URL": "rediss://app:pw@clustercfg.example:6379",
+                    "AMODB_REDIS_PREFIX": "shop:",
+                ])
+        else {
+            Issue.record("not serve")
+            return
+        }
+        let cluster = try #require(configuration.redis?.cluster)
+        #expect(cluster.keyPrefix == "{shop:}")
+        #expect(cluster.slot == RedisSlot.of("{shop:}budget:state"))
+        #expect(configuration.redis?.endpoint.host == "clustercfg.example")
     }
 
     @Test(arguments: ["", "has space", String(repeating: "p", count: 65)])

@@ -269,6 +269,7 @@ package enum ConfigurationLoader {
         }
         try applyRedisTLS(to: &configuration)
         try applyRedisSentinels(to: &configuration)
+        try applyRedisCluster(to: &configuration)
         try checkRules(configuration, named: named)
         switch given.mode {
         case .healthcheck: return .healthcheck(configuration)
@@ -304,7 +305,7 @@ package enum ConfigurationLoader {
     /// key matches its certificate), so that a bad path stops the proxy at start rather
     /// than becoming an outage; files with a plain `redis://` URL are a mistake, refused.
     private static func applyRedisTLS(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
-        let files = configuration.redisTLS
+        let files = configuration.redisParts.tls
         guard files != RedisTLSFiles() else { return }
         // The first of the files given, to name when none can be used (plain `redis://`).
         let setting =
@@ -337,8 +338,8 @@ package enum ConfigurationLoader {
     /// name, or neither. `AMODB_REDIS_URL` is then optional: its credentials, database and
     /// scheme are used, its host and port are replaced by the master's the sentinels name.
     private static func applyRedisSentinels(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
-        let list = configuration.redisSentinelList
-        let master = configuration.redisMaster
+        let list = configuration.redisParts.sentinelList
+        let master = configuration.redisParts.master
         guard !list.isEmpty || !master.isEmpty else { return }
         guard !list.isEmpty, !master.isEmpty else {
             let missing = list.isEmpty ? "AMODB_REDIS_SENTINELS" : "AMODB_REDIS_MASTER"
@@ -349,10 +350,40 @@ package enum ConfigurationLoader {
         var redis = configuration.redis ?? RedisConfiguration(endpoint: RedisEndpoint(host: master))
         do throws(RedisURLError) {
             redis.sentinels = try RedisSentinels(
-                list: list, masterName: master, password: configuration.redisSentinelPassword)
+                list: list, masterName: master, password: configuration.redisParts.sentinelPassword)
         } catch {
             throw ConfigurationError("AMODB_REDIS_SENTINELS: \(error.reason)", setting: "AMODB_REDIS_SENTINELS")
         }
+        configuration.redis = redis
+    }
+
+    /// Puts cluster mode in the Redis configuration, its hash tag the key prefix: a URL to
+    /// learn the cluster from is needed, database 0 (a cluster has no other), no Sentinel
+    /// (a cluster fails over by itself), and a prefix without braces (it becomes the tag).
+    private static func applyRedisCluster(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
+        guard configuration.redisParts.cluster else { return }
+        let setting = "AMODB_REDIS_CLUSTER"
+        guard var redis = configuration.redis else {
+            throw ConfigurationError(
+                "\(setting) is on, but AMODB_REDIS_URL is not set: name one node of the cluster, or the service's configuration endpoint",
+                setting: "AMODB_REDIS_URL")
+        }
+        guard redis.sentinels == nil else {
+            throw ConfigurationError(
+                "\(setting) is on with AMODB_REDIS_SENTINELS: a cluster fails over by itself and has no sentinels; turn one of them off",
+                setting: setting)
+        }
+        guard redis.endpoint.database == 0 else {
+            throw ConfigurationError(
+                "AMODB_REDIS_URL selects database \(redis.endpoint.database), but a cluster has only database 0: end the URL with /0 or nothing",
+                setting: "AMODB_REDIS_URL")
+        }
+        guard let mode = RedisClusterMode(hashTag: configuration.redisPrefix) else {
+            throw ConfigurationError(
+                "AMODB_REDIS_PREFIX \(shown(configuration.redisPrefix)) holds a brace, but with \(setting) on every key carries the prefix in braces as its one hash tag: remove { and } from it",
+                setting: "AMODB_REDIS_PREFIX")
+        }
+        redis.cluster = mode
         configuration.redis = redis
     }
 

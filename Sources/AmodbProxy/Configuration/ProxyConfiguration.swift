@@ -104,17 +104,11 @@ package struct ProxyConfiguration: Sendable {
     /// The Redis that replicas share (`AMODB_REDIS_URL`, with the client's default timeouts:
     /// tens of milliseconds per command); `nil`: no sharing, this replica alone.
     package var redis: RedisConfiguration?
-    /// Redis Sentinel as given (`AMODB_REDIS_SENTINELS`, `AMODB_REDIS_MASTER`,
-    /// `AMODB_REDIS_SENTINEL_PASSWORD`), which the loader turns into `redis.sentinels`.
-    package var redisSentinelList = ""
-    /// The master's name the sentinels know (`AMODB_REDIS_MASTER`).
-    package var redisMaster = ""
-    /// The sentinels' own password (`AMODB_REDIS_SENTINEL_PASSWORD`); `nil`: none.
-    package var redisSentinelPassword: RedisPassword?
-    /// Files for `rediss://` (`AMODB_REDIS_CA_FILE`, `AMODB_REDIS_CERT_FILE`,
-    /// `AMODB_REDIS_KEY_FILE`), which the loader copies into `redis.tls`.
-    package var redisTLS = RedisTLSFiles()
-    /// What every key this deployment writes in Redis starts with (`AMODB_REDIS_PREFIX`).
+    /// The Redis settings that only say how to find and reach it (Sentinel, TLS files,
+    /// cluster mode), as given: the loader puts them into `redis`, and nothing else reads them.
+    package var redisParts = RedisParts()
+    /// What every key this deployment writes in Redis starts with (`AMODB_REDIS_PREFIX`);
+    /// under Redis Cluster, in braces (the keys' one hash tag).
     package var redisPrefix = "amodb-proxy:"
     /// The most replicas that share the Redis (`AMODB_FLEET_SIZE`): the outage reserve is
     /// divided among this many; 1: a lone replica, whose budget needs no Redis.
@@ -157,4 +151,21 @@ package struct ProxyConfiguration: Sendable {
     /// Every default, for code that needs one default without a configuration at hand:
     /// the values above are written nowhere else.
     package static let defaults = ProxyConfiguration()
+}
+
+/// The Redis settings that say how to find and reach it, as given, before the loader puts
+/// them into `ProxyConfiguration.redis` (and checks them together).
+package struct RedisParts: Sendable, Equatable {
+    /// The sentinels (`AMODB_REDIS_SENTINELS`), as given.
+    package var sentinelList = ""
+    /// The master's name the sentinels know (`AMODB_REDIS_MASTER`).
+    package var master = ""
+    /// The sentinels' own password (`AMODB_REDIS_SENTINEL_PASSWORD`); `nil`: none.
+    package var sentinelPassword: RedisPassword?
+    /// Files for `rediss://` (`AMODB_REDIS_CA_FILE`, `AMODB_REDIS_CERT_FILE`, `AMODB_REDIS_KEY_FILE`).
+    package var tls = RedisTLSFiles()
+    /// Whether the Redis is a cluster (`AMODB_REDIS_CLUSTER`).
+    package var cluster = false
+
+    package init() {}
 }

@@ -47,7 +47,8 @@ final class RedisLink: Sendable {
 
     /// The client on the request path (short timeouts).
     let client: RedisClient
-    /// What every key starts with (`AMODB_REDIS_PREFIX`).
+    /// What every key starts with (`AMODB_REDIS_PREFIX`; under Redis Cluster the cluster
+    /// mode's tag in braces, so that every key and every script is in one slot).
     let prefix: String
     /// This replica's name in leases, heartbeats and call ids: random, per process.
     let replicaID: String
@@ -86,12 +87,12 @@ final class RedisLink: Sendable {
             of: CacheEnvelope.largestSize(bodyBytes: largestBody))
         client = RedisClient(configuration: configuration)
         subscriber = RedisSubscriber(configuration: configuration)
-        self.prefix = prefix
+        self.prefix = configuration.cluster?.keyPrefix ?? prefix
         self.logger = logger
         self.heartbeatInterval = heartbeatInterval
         replicaID = UUID().uuidString.lowercased().prefix(12).description
         roster = ReplicaRoster(
-            client: client, prefix: prefix,
+            client: client, prefix: self.prefix,
             lifetimeMilliseconds: Int64(heartbeatInterval * Double(Self.beatsPerLifetime) * 1000))
     }
 
@@ -167,6 +168,16 @@ final class RedisLink: Sendable {
             ["missing": command, "reply": reply.message, "redis": "\(client.configuration.endpoint)"])
     }
 
+    /// Logs once that the Redis is a cluster while the proxy was not told so: most of its
+    /// keys' slots are on other nodes, so most commands come back `MOVED`.
+    private func notClusterMode(_ reply: RedisServerError) {
+        let first = refusedCommands.withLock { $0.insert("cluster mode").inserted }
+        guard first else { return }
+        logger.error(
+            "redis is a cluster (cluster mode enabled): set AMODB_REDIS_CLUSTER=on so that every key is in one slot and its master is followed",
+            ["reply": String(reply.message.prefix(120)), "redis": "\(client.configuration.endpoint)"])
+    }
+
     /// Failures in a row that, with `outageSpan`, make an outage.
     static let failuresForOutage = 3
     /// Seconds of failures (or of no first reply) that make an outage.
@@ -228,7 +239,9 @@ final class RedisLink: Sendable {
             let redisError = error as? RedisError ?? .unexpectedReply("\(type(of: error))")
             if case .server(let reply) = redisError {
                 // An ACL's `NOPERM … run the 'evalsha' command`, or a service that renamed it away.
-                if reply.code == "NOPERM" || reply.message.hasPrefix("ERR unknown command") {
+                if ["MOVED", "ASK", "CLUSTERDOWN"].contains(reply.code), client.configuration.cluster == nil {
+                    notClusterMode(reply)
+                } else if reply.code == "NOPERM" || reply.message.hasPrefix("ERR unknown command") {
                     let quoted = reply.message.split(separator: "'", omittingEmptySubsequences: false)
                     refused(quoted.count >= 3 ? quoted[1].uppercased() : reply.message, reply)
                 }

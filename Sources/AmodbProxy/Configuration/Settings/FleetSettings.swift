@@ -11,38 +11,46 @@ extension ConfigurationLoader {
                 "the Redis replicas share ([replicas](deploying.md#replicas-sharing-one-redis)); `rediss://`: TLS 1.2 or later, the server's certificate verified and its name checked ([managed Redis](deploying.md#managed-redis-tls-and-sentinel)); the password is shown as `<redacted>`"
         ),
         Setting(
-            "AMODB_REDIS_CA_FILE", flag: "--redis-ca-file", \.redisTLS.caFile, .optional,
+            "AMODB_REDIS_CA_FILE", flag: "--redis-ca-file", \.redisParts.tls.caFile, .optional,
             help: "PEM CA file for rediss:// (a private CA); empty: the system's trust store", accepts: "a PEM file",
             doc:
                 "the CA that signs the Redis server's certificate (a private CA); empty: the system's trust store; only with `rediss://`; checked at start"
         ),
         Setting(
-            "AMODB_REDIS_CERT_FILE", flag: "--redis-cert-file", \.redisTLS.certificateFile, .optional,
+            "AMODB_REDIS_CERT_FILE", flag: "--redis-cert-file", \.redisParts.tls.certificateFile, .optional,
             help: "PEM client certificate for rediss:// servers that require one (with AMODB_REDIS_KEY_FILE)",
             accepts: "a PEM file",
             doc:
                 "client certificate (chain) for a `rediss://` server that requires one; with `AMODB_REDIS_KEY_FILE`; checked at start"
         ),
         Setting(
-            "AMODB_REDIS_KEY_FILE", flag: "--redis-key-file", \.redisTLS.keyFile, .optional,
+            "AMODB_REDIS_KEY_FILE", flag: "--redis-key-file", \.redisParts.tls.keyFile, .optional,
             help: "PEM private key of AMODB_REDIS_CERT_FILE", accepts: "a PEM file",
             doc: "the private key of `AMODB_REDIS_CERT_FILE`; must match it"),
         Setting(
-            "AMODB_REDIS_SENTINELS", flag: "--redis-sentinels", \.redisSentinelList, .text,
+            "AMODB_REDIS_SENTINELS", flag: "--redis-sentinels", \.redisParts.sentinelList, .text,
             help: "Redis Sentinel: host:port of each sentinel (comma-separated), with AMODB_REDIS_MASTER; empty: off",
             accepts: "`host[:port],…` (port 26379 if left out)",
             doc:
                 "Redis Sentinel: the sentinels asked for the master before each connection; with `AMODB_REDIS_MASTER`; `AMODB_REDIS_URL` is then optional (its user, password, database and scheme are used, its host and port are not)"
         ),
         Setting(
-            "AMODB_REDIS_MASTER", flag: "--redis-master", \.redisMaster, .text,
+            "AMODB_REDIS_MASTER", flag: "--redis-master", \.redisParts.master, .text,
             help: "the master's name the sentinels know (sentinel monitor <name> …)", accepts: "one word",
             doc: "the master's name in the sentinels' `sentinel monitor` line; required with `AMODB_REDIS_SENTINELS`"),
         Setting(
-            "AMODB_REDIS_SENTINEL_PASSWORD", flag: "--redis-sentinel-password", \.redisSentinelPassword,
+            "AMODB_REDIS_SENTINEL_PASSWORD", flag: "--redis-sentinel-password", \.redisParts.sentinelPassword,
             .sentinelPassword,
             help: "the sentinels' own password (requirepass in sentinel.conf); empty: none", accepts: "text",
             doc: "the sentinels' own password (`requirepass` in `sentinel.conf`), if any; shown as `<redacted>`"),
+        Setting(
+            "AMODB_REDIS_CLUSTER", flag: "--redis-cluster", \.redisParts.cluster, .onOff,
+            help:
+                "on: AMODB_REDIS_URL is one node (or the configuration endpoint) of a Redis Cluster; every key goes to one slot",
+            accepts: "`on` or `off`",
+            doc:
+                "`on`: the Redis is a cluster (cluster mode enabled): `AMODB_REDIS_URL` names one node or the service's configuration endpoint, every key carries `{AMODB_REDIS_PREFIX}` as its hash tag so all of them live in one slot, and the proxy follows that slot's master through failovers and migrations ([cluster mode](deploying.md#redis-cluster-mode)); not with Sentinel"
+        ),
         Setting(
             "AMODB_REDIS_PREFIX", flag: "--redis-prefix", \.redisPrefix, .redisPrefix,
             help: "prefix of every key written in Redis", accepts: "1–64 printable characters, no spaces",
