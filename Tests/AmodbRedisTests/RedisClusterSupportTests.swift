@@ -171,6 +171,37 @@ struct RedisClusterSupportTests {
         }
     }
 
+    @Test(.enabled(if: TestCertificates.executable != nil, "openssl is not installed"))
+    func withAPasswordAndTLSItFormsMigratesAndFailsOver() async throws {
+        let certificates = try await TestCertificates()
+        defer { certificates.remove() }
+        let tls = RedisServerTLS(certificates)
+        try await withRedisCluster(password: "cluster pw", tls: tls, nodeTimeout: Self.nodeTimeout) { cluster in
+            print("TLS cluster with a password started in \(cluster.startDuration)")
+            // The seed endpoint logs in over TLS as a client would.
+            #expect(cluster.seedEndpoint.usesTLS)
+            var configuration = RedisConfiguration(endpoint: cluster.seedEndpoint).withTestTimeouts()
+            configuration.tls = RedisTLSFiles(caFile: tls.authority.certificate)
+            try await withRedisClient(configuration) { client in
+                let info = try await client.send(["CLUSTER", "INFO"]).string ?? ""
+                #expect(info.contains("cluster_state:ok"))
+            }
+            // MIGRATE with AUTH, over the TLS the nodes speak to each other.
+            let key = "{secure}:k"
+            let slot = RedisCluster.slot(of: key)
+            let source = try await cluster.master(ofSlot: slot)
+            #expect(try await cluster.send(["SET", .bulk(key), "v"], to: source).string == "OK")
+            let target = try #require(try await cluster.masters().first { $0.port != source.port })
+            try await cluster.migrate(slot: slot, to: target)
+            #expect(try await cluster.send(["GET", .bulk(key)], to: target).string == "v")
+            // Replication (masterauth, tls-replication) and the bus (tls-cluster) carry a failover.
+            #expect(try await cluster.send(["WAIT", "1", "10000"], to: target).integer == 1)
+            let (_, promoted, elapsed) = try await cluster.killMaster(ofSlot: slot)
+            print("TLS master killed; replica \(promoted.port) promoted and agreed in \(elapsed)")
+            #expect(try await cluster.send(["GET", .bulk(key)], to: promoted).string == "v")
+        }
+    }
+
     /// A key hashing to `slot`, found by trying `key0`, `key1`, … (every slot has one among the first few hundred thousand).
     static func key(inSlot slot: Int) -> String? {
         (0..<1_000_000).lazy.map { "key\($0)" }.first { RedisCluster.slot(of: $0) == slot }
