@@ -54,9 +54,11 @@ package final class RedisServer: Sendable {
     }
 
     /// Starts a server; `password` sets `--requirepass`, `tls` makes its port TLS only,
-    /// `arguments` adds more settings.
+    /// `arguments` adds more settings. `ports` is where its port is picked: a cluster node
+    /// narrows it, since its bus listens on the port plus 10000 and that must be free too.
     package static func start(
-        password: String? = nil, tls: RedisServerTLS? = nil, arguments: [String] = []
+        password: String? = nil, tls: RedisServerTLS? = nil, arguments: [String] = [],
+        ports: Range<Int> = 20_000..<32_000
     ) async throws -> RedisServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "amodb-redis-\(UUID().uuidString)")
@@ -68,7 +70,7 @@ package final class RedisServer: Sendable {
         if let password { settings += ["--requirepass", password] }
         var lastError: (any Error)?
         for _ in 0..<20 {
-            let port = Int.random(in: 20_000..<32_000)  // below Linux's ephemeral range (32768–60999)
+            let port = Int.random(in: ports)  // by default below Linux's ephemeral range (32768–60999)
             // Later settings win: TLS's replace the plain-text port with 0 (none).
             let all = settings + (tls?.arguments(port: port) ?? [])
             do {
@@ -167,6 +169,13 @@ package final class RedisServer: Sendable {
             port: port, directory: directory, settings: arguments, mode: mode)
         running.withLock { $0 = process }
     }
+
+    /// Whether it runs: started and neither stopped nor shut down since (a paused server runs).
+    package var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// Its own directory (`--dir`): its snapshot, and a cluster node's `nodes.conf`, which
+    /// outlive a `stop` and are read again by `restart`.
+    package var directoryPath: String { directory.path }
 
     /// Where a `SAVE` writes its snapshot, which a restart loads.
     package var snapshotPath: String { directory.appendingPathComponent("dump.rdb").path }
