@@ -107,25 +107,28 @@ public final class RedisClient: Sendable {
         error.code == "ASK" || error.code == "TRYAGAIN"
     }
 
-    /// The most `ASK` or `TRYAGAIN` one command follows.
-    private static let maxFollows = 5
+    /// The most `ASK` one command follows (a `TRYAGAIN` is asked again until its timeout).
+    private static let maxAsks = 5
 
     /// Sends `bytes` again as the cluster's `error` asks, until it is answered otherwise or
     /// its timeout (counted from `started`) has passed: `ASK` on the named node after
     /// `ASKING`; `TRYAGAIN` (a multi-key command whose keys the migration has split) after a
-    /// short wait, on the slot's master.
+    /// short wait, on the slot's master, as often as the timeout allows.
     private func follow(
         _ bytes: [UInt8], after error: RedisServerError, started: ContinuousClock.Instant, timeout: Duration?
-    )
-        async -> Result<RedisValue, RedisError>
-    {
+    ) async -> Result<RedisValue, RedisError> {
         let deadline = started + (timeout ?? configuration.commandTimeout)
         var error = error
-        for attempt in 1...Self.maxFollows {
+        var asks = 0
+        var waits = 0
+        while true {
             let left = deadline - .now
             guard left > .zero else { return .failure(.timedOut(.command)) }
             let result: Result<RedisValue, RedisError>
-            if error.code == "ASK", let redirection = RedisRedirection(error.message), redirection.kind == .ask {
+            if error.code == "ASK", asks < Self.maxAsks, let redirection = RedisRedirection(error.message),
+                redirection.kind == .ask
+            {
+                asks += 1
                 let connection = askConnection(to: redirection.node)
                 let replies = await withCheckedContinuation { continuation in
                     connection.enqueue(batch: [RESPEncoder.command(["ASKING"]), bytes], timeout: left) {
@@ -135,15 +138,17 @@ public final class RedisClient: Sendable {
                 result = replies.count == 2 ? replies[1] : .failure(.connectionClosed)
             } else if error.code == "TRYAGAIN" {
                 // The migration moves the rest of the keys in a moment.
-                try? await Task.sleep(for: min(.milliseconds(5 * attempt), left))
-                result = await Self.send(bytes, on: pick(), timeout: deadline - .now)
+                waits += 1
+                try? await Task.sleep(for: min(.milliseconds(min(5 * waits, 50)), left))
+                let remaining = deadline - .now
+                guard remaining > .zero else { return .failure(.timedOut(.command)) }
+                result = await Self.send(bytes, on: pick(), timeout: remaining)
             } else {
                 return .failure(.server(error))
             }
             guard case .failure(.server(let next)) = result, Self.isFollowed(next) else { return result }
             error = next
         }
-        return .failure(.server(error))
     }
 
     /// A connection to `node` for what an `ASK` names there: made on first use and kept

@@ -188,35 +188,9 @@ package final class RedisCluster: Sendable {
 
     // MARK: Slots
 
-    /// The hash slot of `key` as Redis computes it: CRC16 (XMODEM) of the key's UTF-8 bytes,
-    /// modulo 16384; only the part between the first `{` and the first `}` after it is
-    /// hashed when that part is not empty (`{user1}:a` and `{user1}:b` share a slot; `{}a`
-    /// and `a{` hash whole).
-    package static func slot(of key: String) -> Int {
-        slot(of: Array(key.utf8))
-    }
-
-    /// The hash slot of a key given as bytes.
-    package static func slot(of key: [UInt8]) -> Int {
-        var hashed = key[...]
-        if let open = key.firstIndex(of: UInt8(ascii: "{")),
-            let close = key[(open + 1)...].firstIndex(of: UInt8(ascii: "}")), close > open + 1
-        {
-            hashed = key[(open + 1)..<close]
-        }
-        return Int(crc16(hashed)) % slotCount
-    }
-
-    /// CRC-16/XMODEM (polynomial 0x1021, initial value 0, no reflection), as Redis's crc16.c.
-    static func crc16(_ bytes: ArraySlice<UInt8>) -> UInt16 {
-        var crc: UInt16 = 0
-        for byte in bytes {
-            crc ^= UInt16(byte) << 8
-            for _ in 0..<8 {
-                crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1
-            }
-        }
-        return crc
+    /// The slots `node` serves, as the first running node sees it, lowest first.
+    package func slots(of node: RedisServer) async throws -> [Int] {
+        try await view(of: try firstRunning()).slots(of: id(of: node)).sorted()
     }
 
     /// The master serving `slot`, as the first running node sees it.

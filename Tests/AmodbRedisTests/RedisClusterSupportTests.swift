@@ -64,21 +64,21 @@ struct RedisClusterSupportTests {
                 let replies = await client.pipeline(keys.map { ["CLUSTER", "KEYSLOT", .bulk($0)] })
                 for (key, reply) in zip(keys, replies) {
                     let slot = try reply.get().integer
-                    #expect(slot.map(Int.init) == RedisCluster.slot(of: key), "key \(key)")
+                    #expect(slot.map(Int.init) == RedisSlot.of(key), "key \(key)")
                 }
             }
         }
         // Redis's own examples (cluster specification): CRC16 of "123456789" is 0x31C3.
-        #expect(RedisCluster.slot(of: "123456789") == 0x31C3 % 16_384)
-        #expect(RedisCluster.slot(of: "{user1000}.following") == RedisCluster.slot(of: "user1000"))
-        #expect(RedisCluster.slot(of: "foo{{bar}}zap") == RedisCluster.slot(of: "{bar"))
-        #expect(RedisCluster.slot(of: "foo{bar}{zap}") == RedisCluster.slot(of: "bar"))
+        #expect(RedisSlot.of("123456789") == 0x31C3 % 16_384)
+        #expect(RedisSlot.of("{user1000}.following") == RedisSlot.of("user1000"))
+        #expect(RedisSlot.of("foo{{bar}}zap") == RedisSlot.of("{bar"))
+        #expect(RedisSlot.of("foo{bar}{zap}") == RedisSlot.of("bar"))
     }
 
     @Test func killingAMasterPromotesItsReplicaAndTheOldMasterRejoinsAsReplica() async throws {
         try await withRedisCluster(nodeTimeout: Self.nodeTimeout) { cluster in
             let key = "{kill}:before"
-            let slot = RedisCluster.slot(of: key)
+            let slot = RedisSlot.of(key)
             let master = try await cluster.master(ofSlot: slot)
             let replica = try await cluster.replica(of: master)
             #expect(try await cluster.send(["SET", .bulk(key), "kept"], to: master).string == "OK")
@@ -110,7 +110,7 @@ struct RedisClusterSupportTests {
 
     @Test func manualFailoverSwapsMasterAndReplica() async throws {
         try await withRedisCluster(nodeTimeout: Self.nodeTimeout) { cluster in
-            let slot = RedisCluster.slot(of: "failover")
+            let slot = RedisSlot.of("failover")
             let master = try await cluster.master(ofSlot: slot)
             let replica = try await cluster.replica(of: master)
             let (oldMaster, newMaster, elapsed) = try await cluster.failover(ofSlot: slot)
@@ -129,7 +129,7 @@ struct RedisClusterSupportTests {
     @Test func migratingASlotMovesItsKeysAndRedisCLIReshardMovesSlots() async throws {
         try await withRedisCluster(nodeTimeout: Self.nodeTimeout) { cluster in
             let keys = (0..<20).map { "{migrate}:\($0)" }
-            let slot = RedisCluster.slot(of: keys[0])
+            let slot = RedisSlot.of(keys[0])
             let source = try await cluster.master(ofSlot: slot)
             for key in keys {
                 #expect(
@@ -188,7 +188,7 @@ struct RedisClusterSupportTests {
             }
             // MIGRATE with AUTH, over the TLS the nodes speak to each other.
             let key = "{secure}:k"
-            let slot = RedisCluster.slot(of: key)
+            let slot = RedisSlot.of(key)
             let source = try await cluster.master(ofSlot: slot)
             #expect(try await cluster.send(["SET", .bulk(key), "v"], to: source).string == "OK")
             let target = try #require(try await cluster.masters().first { $0.port != source.port })
@@ -204,6 +204,6 @@ struct RedisClusterSupportTests {
 
     /// A key hashing to `slot`, found by trying `key0`, `key1`, … (every slot has one among the first few hundred thousand).
     static func key(inSlot slot: Int) -> String? {
-        (0..<1_000_000).lazy.map { "key\($0)" }.first { RedisCluster.slot(of: $0) == slot }
+        (0..<1_000_000).lazy.map { "key\($0)" }.first { RedisSlot.of($0) == slot }
     }
 }

@@ -1,0 +1,226 @@
+import AmodbCompression
+import AmodbRedis
+import AmodbRedisTestSupport
+import AmodbTestSupport
+import Synchronization
+import Testing
+
+@testable import AmodbProxy
+
+/// Replicas on a real Redis Cluster (three masters with a replica each, `AMODB_REDIS_CLUSTER`
+/// on): one cache, one budget, one call per path and the shared variants, with every key in
+/// the prefix's one slot; a master killed and its replica promoted is followed within the
+/// key's limit; the proxy's slot resharded with `redis-cli --cluster reshard` while clients
+/// ask is followed without one error answer.
+@Suite(
+    .enabled(if: RedisCluster.isInstalled, Comment(rawValue: RedisCluster.notInstalledMessage)),
+    .timeLimit(.minutes(3)), .serialized)
+struct RedisClusterFleetTests {
+    static let prefix = "amodb-proxy:"
+    static let mode = RedisClusterMode(hashTag: prefix)!
+
+    /// Runs `body` with a fresh cluster and `count` replicas on it, started from one node
+    /// (the seed, which need not serve the slot), once they see each other.
+    private func withClusterFleet(
+        _ count: Int,
+        upstream: ScriptedUpstream = ScriptedUpstream(
+            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
+        adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
+        _ body: (Fleet, RedisCluster) async throws -> Void
+    ) async throws {
+        try await withRedisCluster { cluster in
+            var redis = cluster.nodes[cluster.nodes.count - 1].configuration()
+            redis.cluster = Self.mode
+            try await withServer(
+                try Fleet(count, redis: redis, upstream: upstream, prefix: Self.prefix, adjust: adjust)
+            ) {
+                fleet in
+                #expect(await fleet.seeEachOther())
+                try await body(fleet, cluster)
+            }
+        }
+    }
+
+    @Test func oneCacheWithEveryKeyInThePrefixsSlot() async throws {
+        try await withClusterFleet(2) { fleet, cluster in
+            let first = try await fleet[0].get("/3/movie/550")
+            #expect(first.status == 200)
+            let second = try await fleet[1].get("/3/movie/550")
+            #expect(second.status == 200 && second.body == first.body)
+            #expect(second.header("Cache-Status")?.hasSuffix("; detail=shared") == true)
+            #expect(fleet.upstream.calls == ["/movie/550"])
+            // The cache entry, the budget's window, the roster: all on the slot's master, all tagged.
+            let owner = try await cluster.master(ofSlot: Self.mode.slot)
+            let keys =
+                try await cluster.send(
+                    ["CLUSTER", "GETKEYSINSLOT", .integer(Int64(Self.mode.slot)), 100], to: owner
+                ).array?.compactMap(\.string) ?? []
+            #expect(keys.contains("{amodb-proxy:}cache:/movie/550"), "\(keys)")
+            #expect(keys.contains("{amodb-proxy:}budget:state") && keys.contains("{amodb-proxy:}replicas"), "\(keys)")
+            #expect(keys.allSatisfy { $0.hasPrefix("{amodb-proxy:}") }, "\(keys)")
+            for master in try await cluster.masters() where master.port != owner.port {
+                #expect(try await cluster.send(["DBSIZE"], to: master).integer == 0, "keys on \(master.port)")
+            }
+        }
+    }
+
+    @Test func aLimitOfTenAcrossTwoReplicasAllowsAtMostTenCalls() async throws {
+        try await withClusterFleet(2, adjust: { $0.rateLimit = 10 }) { fleet, _ in
+            var statuses: [Int] = []
+            for id in 1...30 { statuses.append(try await fleet[id % 2].get("/3/movie/\(id)").status) }
+            #expect(fleet.upstream.calls.count <= 10)
+            #expect(fleet.upstream.calls.count >= 7)
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
+            #expect(statuses.filter { $0 == 503 }.count == 30 - fleet.upstream.calls.count)
+        }
+    }
+
+    @Test func eightyConcurrentRequestsOverThreeReplicasMakeOneCall() async throws {
+        let upstream = ScriptedUpstream()
+        upstream.hold()
+        try await withClusterFleet(3, upstream: upstream) { fleet, _ in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<80 {
+                    let replica = fleet[index % 3]
+                    group.addTask { try await replica.get("/3/trending/all/day").status }
+                }
+                #expect(await eventually { upstream.heldCount == 1 && fleet.misses == 80 })
+                upstream.release()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 80 && statuses.allSatisfy { $0 == 200 })
+            #expect(upstream.calls == ["/trending/all/day"])
+        }
+    }
+
+    @Test func aReplicaServesTheVariantsAnotherMadeAndCompressesNothing() async throws {
+        let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
+        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body)))
+        try await withClusterFleet(2, upstream: upstream) { fleet, cluster in
+            let filler = fleet[0]
+            #expect(try await filler.get("/3/movie/550").status == 200)
+            #expect(await eventually { filler.proxy.variantCompressions == 1 })
+            // The br made after the fill reaches the cluster too.
+            let owner = try await cluster.master(ofSlot: Self.mode.slot)
+            #expect(
+                await eventually {
+                    guard
+                        let bytes = try? await cluster.send(["GET", "{amodb-proxy:}cache:/movie/550"], to: owner).bytes,
+                        let entry = try? CacheEnvelope.decode(bytes, key: "/movie/550").get()
+                    else { return false }
+                    return entry.variants?.available == .all
+                })
+            let reader = fleet[1]
+            for (accept, coding) in [("br", ContentCoding.br), ("gzip", .gzip), ("identity", .identity)] {
+                let made = try await filler.get("/3/movie/550", headers: ["Accept-Encoding": accept])
+                let read = try await reader.get("/3/movie/550", headers: ["Accept-Encoding": accept])
+                #expect(read.header("Content-Encoding") == coding.contentEncoding, "\(accept)")
+                let sameBytes = read.body == made.body
+                #expect(sameBytes, "\(accept)")
+            }
+            #expect(upstream.calls == ["/movie/550"])
+            #expect(reader.proxy.variantCompressions == 0)
+        }
+    }
+
+    /// The slot's master is killed: both replicas follow the promoted replica, and the calls
+    /// amodb receives in any 60 s stay within the limit (the new master's window is another
+    /// Redis process's, so it is taken as lost: the reserve only, for a window).
+    @Test func twoReplicasFollowAMasterKilledAndTheLimitHoldsAcrossIt() async throws {
+        let limit = 20
+        let upstream = ScriptedUpstream(
+            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8))))
+        try await withClusterFleet(
+            2, upstream: upstream,
+            adjust: {
+                $0.rateLimit = limit
+                $0.fleetSize = 2
+                $0.missWait = 0
+            }
+        ) { fleet, cluster in
+            var id = 0
+            func ask(_ replica: Int) async throws -> Int {
+                id += 1
+                return try await fleet[replica].get("/3/movie/\(id)").status
+            }
+            for index in 0..<6 { #expect(try await ask(index % 2) == 200) }
+            #expect(upstream.calls.count == 6)
+
+            let killed = ContinuousClock.now
+            let kill = Task { try await cluster.killMaster(ofSlot: Self.mode.slot) }
+            var during: [Int] = []
+            var followed: Duration?
+            while ContinuousClock.now - killed < .seconds(60) {
+                during.append(try await ask(during.count % 2))
+                if ContinuousClock.now - killed > .seconds(1), await Self.bothUp(fleet) {
+                    followed = ContinuousClock.now - killed
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let promotion = try await kill.value
+            let following = try #require(followed, "the replicas did not follow the failover within 60 s")
+            let callsDuring = upstream.calls.count - 6
+            print(
+                "RedisClusterFleetTests: replica \(promotion.promoted.port) promoted \(promotion.elapsed) after the kill; both replicas on it \(following) after; \(during.count) requests meanwhile, \(callsDuring) calls to amodb"
+            )
+            #expect(during.allSatisfy { $0 == 200 || $0 == 503 })
+            for _ in 0..<30 { _ = try await ask(id % 2) }
+            let busiest = BusiestWindow(of: upstream.callInstants, length: .seconds(60))?.count ?? 0
+            print(
+                "RedisClusterFleetTests: \(upstream.calls.count) calls in all, at most \(busiest) in one 60 s, limit \(limit)"
+            )
+            #expect(busiest <= limit)
+            // Sharing resumed through the new master: a fill by one replica serves the other.
+            #expect(try await fleet[0].get("/3/movie/1").header("Cache-Status")?.contains("hit") == true)
+        }
+    }
+
+    /// `redis-cli --cluster reshard` moves the proxy's slot (and those before it) to another
+    /// master while clients ask for known and new paths: every answer is a 200.
+    @Test func aReshardOfTheProxysSlotUnderTrafficGivesNoErrorAnswer() async throws {
+        try await withClusterFleet(2, adjust: { $0.rateLimit = 120 }) { fleet, cluster in
+            for id in 1...10 { #expect(try await fleet[id % 2].get("/3/movie/\(id)").status == 200) }
+            let owner = try await cluster.master(ofSlot: Self.mode.slot)
+            let target = try #require(try await cluster.masters().first { $0.port != owner.port })
+            let first = try #require(try await cluster.slots(of: owner).min())
+            let finished = Mutex(false)
+            let reshard = Task {
+                defer { finished.withLock { $0 = true } }
+                return try await cluster.reshardWithRedisCLI(from: owner, to: target, slots: Self.mode.slot - first + 1)
+            }
+            var statuses: [Int: Int] = [:]
+            var round = 0
+            var fresh = 100
+            while !finished.withLock({ $0 }) || round < 20 {
+                round += 1
+                var path = "/3/movie/\(round % 10 + 1)"
+                // A new path every tenth request: within the reserve a lost window leaves.
+                if round % 10 == 0, fresh < 110 {
+                    fresh += 1
+                    path = "/3/movie/\(fresh)"
+                }
+                let status = try await fleet[round % 2].get(path).status
+                statuses[status, default: 0] += 1
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let moved = try await reshard.value
+            #expect(moved.contains(Self.mode.slot))
+            print("RedisClusterFleetTests: during the reshard \(round) requests: \(statuses)")
+            #expect(statuses.keys.sorted() == [200], "\(statuses)")
+            #expect(try await cluster.master(ofSlot: Self.mode.slot).port == target.port)
+            // The replicas write to the new master: a new fill is shared from there.
+            #expect(try await fleet[0].get("/3/movie/200").status == 200)
+            #expect(try await fleet[1].get("/3/movie/200").header("Cache-Status")?.hasSuffix("detail=shared") == true)
+        }
+    }
+
+    private static func bothUp(_ fleet: Fleet) async -> Bool {
+        for replica in fleet.replicas {
+            guard let samples = try? await replica.metrics(), (try? samples.value("amodb_proxy_redis_up")) == 1,
+                (try? samples.value("amodb_proxy_redis_outage")) == 0
+            else { return false }
+        }
+        return true
+    }
+}
