@@ -122,6 +122,16 @@ package struct ChaosSchedule: Sendable {
         self.entries = entries.sorted { $0.offset < $1.offset }
     }
 
+    /// The same run with only the faults `isIncluded` keeps, at the same offsets (a fleet
+    /// on a Redis the schedule's Redis faults do not fit, such as a cluster).
+    package func keeping(_ isIncluded: (Fault) -> Bool) -> ChaosSchedule {
+        ChaosSchedule(entries: entries.filter { isIncluded($0.fault) })
+    }
+
+    private init(entries: [Entry]) {
+        self.entries = entries
+    }
+
     /// The kinds on the infrastructure track.
     private enum Kind: CaseIterable {
         case pause, flush, restart, kill, startDuringPause, linkStall, linkRefuse, keyDeleted, olderSnapshot,

@@ -1,4 +1,5 @@
 import AmodbModels
+import AmodbRedis
 import AmodbRedisTestSupport
 import AmodbSandbox
 import AmodbTestSupport
@@ -70,6 +71,110 @@ struct BudgetChaosTests {
         }
     }
 
+    /// Three replicas sharing a Redis Cluster (three masters with a replica each) whose
+    /// proxy's slot loses its master again and again: killed (its replica promoted, then it
+    /// rejoins), a manual failover, frozen past the node timeout (promoted while frozen, then
+    /// thawed as a stale master), moved to another master by `redis-cli --cluster reshard`
+    /// and back by hand; replicas killed and amodb refusing at times, as the seed draws them:
+    /// about 150 s.
+    @Test(.enabled(if: RedisCluster.isInstalled, Comment(rawValue: RedisCluster.notInstalledMessage)))
+    func threeReplicasOnARedisClusterSpendAtMostTheKeysLimitThroughFailoversAndReshards() async throws {
+        let seed = Self.seed
+        print("BudgetChaosTests: three replicas on a cluster, seed \(seed) (\(Self.seedSource))")
+        let amodb = try Self.startAmodb()
+        try await withServer(amodb) { amodb in
+            try await withRedisCluster { cluster in
+                let binary = try ProxyBinary()
+                let states = StateDirectories(3)
+                defer { states.remove() }
+                let replicas = (0..<3).map { index in
+                    var environment = Self.environment(amodb: amodb, fleetSize: 3)
+                    // Each starts from another node, as a configuration endpoint's name would.
+                    environment["AMODB_REDIS_URL"] = "redis://127.0.0.1:\(cluster.nodes[index * 2 + 1].port)/0"
+                    environment["AMODB_REDIS_CLUSTER"] = "on"
+                    environment["AMODB_STATE_DIR"] = states[index]
+                    return ProxyReplica(name: "replica \(index)", binary: binary, environment: environment)
+                }
+                try await Self.withRunning(replicas) {
+                    let healthy = await eventually(within: 30) { await Self.allSeeEachOther(replicas) }
+                    try #require(healthy, "the replicas did not see each other and the cluster within 30 s")
+                    // The seed's replica kills and amodb's refusals; the cluster's faults are played beside them.
+                    let schedule = ChaosSchedule(seed: seed, length: .seconds(150), replicas: 3, redis: true).keeping {
+                        if case .replicaKill = $0 { true } else { $0.isAmodbs }
+                    }
+                    try await Self.run(
+                        "three replicas on a cluster", seed: seed, length: .seconds(150), replicas: replicas,
+                        redis: nil,
+                        amodb: amodb, workers: 8, schedule: schedule,
+                        alongside: { timeline in await Self.clusterFaults(cluster, timeline) })
+                }
+            }
+        }
+    }
+
+    /// The faults of the proxy's slot, one after another, each noted as it really starts and ends.
+    private static func clusterFaults(_ cluster: RedisCluster, _ timeline: ChaosTimeline) async {
+        let slot = RedisSlot.of("{amodb-proxy:}")
+        func at(_ seconds: Int) async {
+            try? await Task.sleep(until: timeline.start + .seconds(seconds), clock: .continuous)
+        }
+        func note<Value>(_ what: String, _ change: () async throws -> Value) async -> Value? {
+            timeline.note(what)
+            do {
+                let value = try await change()
+                timeline.note("\(what): done")
+                return value
+            } catch {
+                timeline.note("\(what): failed: \(error)")
+                return nil
+            }
+        }
+        await at(10)
+        let killed = await note("the slot's master killed (SIGKILL), its replica promoted") {
+            try await cluster.killMaster(ofSlot: slot).killed
+        }
+        await at(25)
+        if let killed {
+            _ = await note("the killed master started again, a replica") { try await cluster.restart(killed) }
+        }
+        await at(40)
+        _ = await note("a manual failover of the slot") { try await cluster.failover(ofSlot: slot) }
+        await at(55)
+        // Frozen past the node timeout: its replica is promoted while it sleeps, and it wakes a stale master.
+        if let frozen = try? await cluster.master(ofSlot: slot) {
+            frozen.pause()
+            timeline.note("the slot's master \(frozen.port) frozen (SIGSTOP) for 4 s")
+            try? await Task.sleep(for: .seconds(4))
+            frozen.resume()
+            timeline.note("the frozen master thawed (SIGCONT)")
+            _ = await note("the cluster agrees again") { try await cluster.waitUntilStable() }
+        }
+        await at(75)
+        if let owner = try? await cluster.master(ofSlot: slot),
+            let target = try? await cluster.masters().first(where: { $0.port != owner.port }),
+            let first = try? await cluster.slots(of: owner).min()
+        {
+            _ = await note("redis-cli --cluster reshard of the slot (and those below it) to another master") {
+                try await cluster.reshardWithRedisCLI(from: owner, to: target, slots: slot - first + 1)
+            }
+        }
+        await at(105)
+        let killedAgain = await note("the slot's master killed again") {
+            try await cluster.killMaster(ofSlot: slot).killed
+        }
+        await at(118)
+        if let killedAgain {
+            _ = await note("the killed master started again") { try await cluster.restart(killedAgain) }
+        }
+        if let owner = try? await cluster.master(ofSlot: slot),
+            let target = try? await cluster.masters().first(where: { $0.port != owner.port })
+        {
+            _ = await note("the slot migrated by hand, key by key") {
+                try await cluster.migrate(slot: slot, to: target, keysPerStep: 3, pauseBetweenSteps: .milliseconds(10))
+            }
+        }
+    }
+
     /// One replica alone, without Redis, with amodb refusing every call at times: about 90 s.
     @Test func oneReplicaAloneSpendsAtMostTheKeysLimitThroughAmodbsRefusals() async throws {
         let seed = Self.seed
@@ -131,11 +236,14 @@ struct BudgetChaosTests {
 
     /// Plays the seed's faults and its clients' requests for `length`, then judges what amodb
     /// received and what the clients got; prints the summary, and on failure the timeline.
+    /// `schedule`: the seed's own unless given; `alongside`: more faults, played beside it.
     private static func run(
         _ name: String, seed: UInt64, length: Duration, replicas: [ProxyReplica], redis: RedisServer?,
-        amodb: AmodbSandbox, workers: Int, links: [TCPRelay] = []
+        amodb: AmodbSandbox, workers: Int, links: [TCPRelay] = [], schedule given: ChaosSchedule? = nil,
+        alongside: @Sendable (ChaosTimeline) async -> Void = { _ in }
     ) async throws {
-        let schedule = ChaosSchedule(seed: seed, length: length, replicas: replicas.count, redis: redis != nil)
+        let schedule =
+            given ?? ChaosSchedule(seed: seed, length: length, replicas: replicas.count, redis: redis != nil)
         let traffic = ChaosTraffic(
             warm: warmPaths(amodb), cold: coldPaths(amodb, seed: seed), workers: workers, deadline: deadline)
         let timeline = ChaosTimeline()
@@ -143,7 +251,9 @@ struct BudgetChaosTests {
             "clients start: \(workers) at a time, \(traffic.clients) addresses; \(schedule.entries.count) faults")
         let player = ChaosFaultPlayer(redis: redis, replicas: replicas, amodb: amodb, timeline: timeline, links: links)
         async let sent = traffic.run(seed: seed, for: length, replicas: replicas)
+        async let more: Void = alongside(timeline)
         await player.play(schedule)
+        await more
         let requests = try await sent
         timeline.note("clients done")
         // Nothing calls amodb any more: what it received is complete.
