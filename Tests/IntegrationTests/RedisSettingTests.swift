@@ -133,6 +133,27 @@ struct RedisSettingTests {
         #expect(configuration.redis?.endpoint.host == "clustercfg.example")
     }
 
+    /// A configuration built in code meets the same rules as one the loader read.
+    @Test func aClusterConfigurationBuiltInCodeKeepsToTheRules() throws {
+        var configuration = ProxyHarness.configuration()
+        var redis = RedisConfiguration(endpoint: RedisEndpoint(host: "node-1"))
+        redis.cluster = RedisClusterMode(hashTag: "amodb-proxy:")
+        configuration.redis = redis
+        #expect(throws: Never.self) { try configuration.validated() }
+        configuration.redisPrefix = "other:"
+        #expect { try configuration.validated() } throws: {
+            ($0 as? ConfigurationError)?.setting == "AMODB_REDIS_PREFIX"
+        }
+        configuration.redisPrefix = "amodb-proxy:"
+        configuration.redis?.endpoint.database = 1
+        #expect { try configuration.validated() } throws: { ($0 as? ConfigurationError)?.setting == "AMODB_REDIS_URL" }
+        configuration.redis?.endpoint.database = 0
+        configuration.redis?.sentinels = RedisSentinels(addresses: [RedisEndpoint(host: "s")], masterName: "m")
+        #expect { try configuration.validated() } throws: {
+            ($0 as? ConfigurationError)?.setting == "AMODB_REDIS_CLUSTER"
+        }
+    }
+
     @Test(arguments: ["", "has space", String(repeating: "p", count: 65)])
     func aPrefixThatCannotNamespaceKeysIsRefused(_ prefix: String) async throws {
         let outcome = try await ProxyBinary().run(

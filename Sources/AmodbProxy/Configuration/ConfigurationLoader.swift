@@ -358,24 +358,14 @@ package enum ConfigurationLoader {
     }
 
     /// Puts cluster mode in the Redis configuration, its hash tag the key prefix: a URL to
-    /// learn the cluster from is needed, database 0 (a cluster has no other), no Sentinel
-    /// (a cluster fails over by itself), and a prefix without braces (it becomes the tag).
+    /// learn the cluster from is needed, and a prefix without braces (it becomes the tag);
+    /// `validated()` checks the rest.
     private static func applyRedisCluster(to configuration: inout ProxyConfiguration) throws(ConfigurationError) {
         guard configuration.redisParts.cluster else { return }
         let setting = "AMODB_REDIS_CLUSTER"
         guard var redis = configuration.redis else {
             throw ConfigurationError(
                 "\(setting) is on, but AMODB_REDIS_URL is not set: name one node of the cluster, or the service's configuration endpoint",
-                setting: "AMODB_REDIS_URL")
-        }
-        guard redis.sentinels == nil else {
-            throw ConfigurationError(
-                "\(setting) is on with AMODB_REDIS_SENTINELS: a cluster fails over by itself and has no sentinels; turn one of them off",
-                setting: setting)
-        }
-        guard redis.endpoint.database == 0 else {
-            throw ConfigurationError(
-                "AMODB_REDIS_URL selects database \(redis.endpoint.database), but a cluster has only database 0: end the URL with /0 or nothing",
                 setting: "AMODB_REDIS_URL")
         }
         guard let mode = RedisClusterMode(hashTag: configuration.redisPrefix) else {

@@ -14,6 +14,7 @@ extension ProxyConfiguration {
                 "AMODB_OPERATOR_PORT must differ from PORT (\(port)): the operator's pages move to a port of their own",
                 setting: "AMODB_OPERATOR_PORT")
         }
+        try checkRedisClusterRules()
         if verifiesUserTokens {
             let source = jwtSecret != nil ? "AMODB_JWT_SECRET" : "AMODB_JWT_JWKS_URL"
             if jwtIssuers.isEmpty {
@@ -28,6 +29,27 @@ extension ProxyConfiguration {
             }
         }
         return self
+    }
+
+    /// Cluster mode's rules: database 0 (a cluster has no other), no Sentinel (a cluster
+    /// fails over by itself), and the keys' tag is the prefix, the one every replica writes under.
+    private func checkRedisClusterRules() throws(ConfigurationError) {
+        guard let redis, let cluster = redis.cluster else { return }
+        if redis.sentinels != nil {
+            throw ConfigurationError(
+                "AMODB_REDIS_CLUSTER is on with AMODB_REDIS_SENTINELS: a cluster fails over by itself and has no sentinels; turn one of them off",
+                setting: "AMODB_REDIS_CLUSTER")
+        }
+        if redis.endpoint.database != 0 {
+            throw ConfigurationError(
+                "AMODB_REDIS_URL selects database \(redis.endpoint.database), but a cluster has only database 0: end the URL with /0 or nothing",
+                setting: "AMODB_REDIS_URL")
+        }
+        if cluster.hashTag != redisPrefix {
+            throw ConfigurationError(
+                "the Redis cluster's hash tag {\(cluster.hashTag)} is not AMODB_REDIS_PREFIX \(ConfigurationLoader.shown(redisPrefix)): every key is written under the prefix in braces",
+                setting: "AMODB_REDIS_PREFIX")
+        }
     }
 
     /// The proofs' rules: a policy needs a way to prove it, and each proof its settings.

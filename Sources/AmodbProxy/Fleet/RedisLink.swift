@@ -47,8 +47,8 @@ final class RedisLink: Sendable {
 
     /// The client on the request path (short timeouts).
     let client: RedisClient
-    /// What every key starts with (`AMODB_REDIS_PREFIX`; under Redis Cluster the cluster
-    /// mode's tag in braces, so that every key and every script is in one slot).
+    /// What every key starts with (`AMODB_REDIS_PREFIX`; under Redis Cluster that prefix
+    /// in braces, the cluster mode's tag, so that every key and every script is in one slot).
     let prefix: String
     /// This replica's name in leases, heartbeats and call ids: random, per process.
     let replicaID: String
