@@ -111,10 +111,16 @@ final class Fleet: ScopedServer {
 }
 
 /// How the replicas reach their Redis: the fleet's tests that prove one cache, one budget
-/// and one call per path run over both, the replicas' settings differing only in the URL
-/// (`rediss://`) and the test CA they trust.
+/// and one call per path run over each, the replicas' settings differing only in the URL
+/// (`rediss://`) and the test CA they trust, or in cluster mode (a cluster of three
+/// masters with a replica each, reached from a node that does not serve the proxy's slot).
 enum RedisTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case plain, tls
+    case plain, tls, cluster
+
+    /// The transports this machine can run (a cluster also needs `redis-cli`).
+    static var available: [RedisTransport] {
+        allCases.filter { $0 != .cluster || RedisCluster.isInstalled }
+    }
 
     /// Certificates for the TLS runs, made once for the whole target.
     static let certificates = Task { try await TestCertificates() }
@@ -122,16 +128,20 @@ enum RedisTransport: String, CaseIterable, Sendable, CustomTestStringConvertible
     /// The server's TLS settings for this transport (`nil`: plain text).
     func serverTLS() async throws -> RedisServerTLS? {
         switch self {
-        case .plain: nil
+        case .plain, .cluster: nil
         case .tls: RedisServerTLS(try await Self.certificates.value)
         }
     }
 
+    /// What the fleet's keys start with under the default prefix: in braces on a cluster.
+    var keyPrefix: String { self == .cluster ? "{amodb-proxy:}" : "amodb-proxy:" }
+
     var testDescription: String { rawValue }
 }
 
-/// Runs `body` with a fresh redis-server and `count` replicas over it and `upstream`, once
-/// they see each other and the fleet's new window has settled (`seeEachOther`).
+/// Runs `body` with a fresh redis-server (or cluster) and `count` replicas over it and
+/// `upstream`, once they see each other and the fleet's new window has settled
+/// (`seeEachOther`); `body` gets the server, on a cluster the master of the proxy's slot.
 func withFleet(
     _ count: Int,
     upstream: ScriptedUpstream = ScriptedUpstream(
@@ -140,6 +150,13 @@ func withFleet(
     adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
     _ body: (Fleet, RedisServer) async throws -> Void
 ) async throws {
+    if transport == .cluster {
+        return try await withClusterFleet(count, upstream: upstream, password: password, clock: clock, adjust: adjust) {
+            fleet, cluster in
+            // The server a test reads the fleet's keys from: the slot's master.
+            try await body(fleet, try await cluster.master(ofSlot: clusterMode.slot))
+        }
+    }
     try await withRedisServer(password: password, tls: try await transport.serverTLS()) { server in
         try await withServer(
             try Fleet(count, redis: server.configuration(), upstream: upstream, clock: clock, adjust: adjust)
@@ -147,6 +164,32 @@ func withFleet(
             fleet in
             #expect(await fleet.seeEachOther())
             try await body(fleet, server)
+        }
+    }
+}
+
+/// Cluster mode for the fleet's default prefix.
+let clusterMode = RedisClusterMode(hashTag: "amodb-proxy:")!
+
+/// Runs `body` with a fresh Redis Cluster (three masters with a replica each) and `count`
+/// replicas in cluster mode over it and `upstream`, once they see each other; the replicas
+/// start from a node that does not serve the proxy's slot.
+func withClusterFleet(
+    _ count: Int,
+    upstream: ScriptedUpstream = ScriptedUpstream(
+        fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
+    password: String? = nil, clock: any ProxyClock = SystemClock(),
+    adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
+    _ body: (Fleet, RedisCluster) async throws -> Void
+) async throws {
+    try await withRedisCluster(password: password) { cluster in
+        let owner = try await cluster.master(ofSlot: clusterMode.slot)
+        var redis = try #require(cluster.nodes.first { $0.port != owner.port }).configuration()
+        redis.cluster = clusterMode
+        try await withServer(try Fleet(count, redis: redis, upstream: upstream, clock: clock, adjust: adjust)) {
+            fleet in
+            #expect(await fleet.seeEachOther())
+            try await body(fleet, cluster)
         }
     }
 }

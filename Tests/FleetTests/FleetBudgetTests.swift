@@ -8,7 +8,7 @@ import Testing
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetBudgetTests {
-    @Test(arguments: RedisTransport.allCases)
+    @Test(arguments: RedisTransport.available)
     func aLimitOfTenAcrossTwoReplicasAllowsAtMostTenCalls(_ transport: RedisTransport) async throws {
         try await withFleet(2, transport: transport, adjust: { $0.rateLimit = 10 }) {
             (fleet: Fleet, _: RedisServer) async throws in

@@ -7,7 +7,7 @@ import Testing
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct FleetCoalescingTests {
-    @Test(arguments: RedisTransport.allCases)
+    @Test(arguments: RedisTransport.available)
     func eightyConcurrentRequestsForOneColdPathSpreadOverThreeReplicasMakeOneUpstreamCall(_ transport: RedisTransport)
         async throws
     {

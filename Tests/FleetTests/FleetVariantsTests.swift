@@ -18,8 +18,13 @@ struct FleetVariantsTests {
     static let key = "/movie/550"
 
     /// The envelope in Redis under `key`, decoded (`nil`: none, or unreadable).
-    static func stored(_ server: RedisServer, key: String = key) async throws -> CachedResponse? {
-        let value = try await withRedisClient(server.configuration()) { try await $0.get("amodb-proxy:cache:" + key) }
+    /// `transport`: how the fleet's keys are named (in braces on a cluster).
+    static func stored(_ server: RedisServer, key: String = key, transport: RedisTransport = .plain) async throws
+        -> CachedResponse?
+    {
+        let value = try await withRedisClient(server.configuration()) {
+            try await $0.get(transport.keyPrefix + "cache:" + key)
+        }
         return value.flatMap { try? CacheEnvelope.decode($0, key: key).get() }
     }
 
@@ -34,16 +39,24 @@ struct FleetVariantsTests {
 
     /// A body gzipped by the fill itself (its br follows on the queue), and one too long for
     /// that (both codings follow on the queue): either way the fleet gets both.
-    @Test(arguments: [20_000, 200_000])
-    func aReplicaServesTheVariantsTheFillingReplicaMadeAtOnceAndCompressesNothing(bytes: Int) async throws {
+    @Test(
+        arguments: [(20_000, .plain), (200_000, .plain)]
+            + (RedisTransport.available.contains(.cluster) ? [(20_000, RedisTransport.cluster)] : []))
+    func aReplicaServesTheVariantsTheFillingReplicaMadeAtOnceAndCompressesNothing(
+        bytes: Int, transport: RedisTransport
+    ) async throws {
         let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: bytes)
         let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body)))
-        try await withFleet(2, upstream: upstream) { (fleet: Fleet, server: RedisServer) async throws in
+        try await withFleet(2, upstream: upstream, transport: transport) {
+            (fleet: Fleet, server: RedisServer) async throws in
             let filler = fleet[0]
             #expect(try await filler.get(Self.path).status == 200)
             #expect(await eventually { filler.proxy.variantCompressions == 1 })
             // The variants made after the fill was shared reach Redis too.
-            #expect(try await eventually { try await Self.stored(server)?.variants?.available == .all })
+            #expect(
+                try await eventually {
+                    try await Self.stored(server, transport: transport)?.variants?.available == .all
+                })
 
             let codings: [(accept: String, coding: ContentCoding)] = [
                 ("br", .br), ("gzip", .gzip), ("identity", .identity),

@@ -8,7 +8,7 @@ import Testing
 @testable import AmodbProxy
 
 /// Replicas on a real Redis Cluster (three masters with a replica each, `AMODB_REDIS_CLUSTER`
-/// on): one cache, one budget, one call per path and the shared variants, with every key in
+/// on), beyond the fleet's tests that run on one too (`RedisTransport.cluster`): every key in
 /// the prefix's one slot; a master killed and its replica promoted is followed within the
 /// key's limit; the proxy's slot resharded with `redis-cli --cluster reshard` while clients
 /// ask is followed without one error answer.
@@ -16,30 +16,7 @@ import Testing
     .enabled(if: RedisCluster.isInstalled, Comment(rawValue: RedisCluster.notInstalledMessage)),
     .timeLimit(.minutes(3)), .serialized)
 struct RedisClusterFleetTests {
-    static let prefix = "amodb-proxy:"
-    static let mode = RedisClusterMode(hashTag: prefix)!
-
-    /// Runs `body` with a fresh cluster and `count` replicas on it, started from one node
-    /// (the seed, which need not serve the slot), once they see each other.
-    private func withClusterFleet(
-        _ count: Int,
-        upstream: ScriptedUpstream = ScriptedUpstream(
-            fallback: .response(UpstreamResponse(status: 200, body: Array(ScriptedUpstream.movieDetails.utf8)))),
-        adjust: @escaping (inout ProxyConfiguration) -> Void = { _ in },
-        _ body: (Fleet, RedisCluster) async throws -> Void
-    ) async throws {
-        try await withRedisCluster { cluster in
-            var redis = cluster.nodes[cluster.nodes.count - 1].configuration()
-            redis.cluster = Self.mode
-            try await withServer(
-                try Fleet(count, redis: redis, upstream: upstream, prefix: Self.prefix, adjust: adjust)
-            ) {
-                fleet in
-                #expect(await fleet.seeEachOther())
-                try await body(fleet, cluster)
-            }
-        }
-    }
+    static let mode = clusterMode
 
     @Test func oneCacheWithEveryKeyInThePrefixsSlot() async throws {
         try await withClusterFleet(2) { fleet, cluster in
@@ -64,68 +41,6 @@ struct RedisClusterFleetTests {
         }
     }
 
-    @Test func aLimitOfTenAcrossTwoReplicasAllowsAtMostTenCalls() async throws {
-        try await withClusterFleet(2, adjust: { $0.rateLimit = 10 }) { fleet, _ in
-            var statuses: [Int] = []
-            for id in 1...30 { statuses.append(try await fleet[id % 2].get("/3/movie/\(id)").status) }
-            #expect(fleet.upstream.calls.count <= 10)
-            #expect(fleet.upstream.calls.count >= 7)
-            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
-            #expect(statuses.filter { $0 == 503 }.count == 30 - fleet.upstream.calls.count)
-        }
-    }
-
-    @Test func eightyConcurrentRequestsOverThreeReplicasMakeOneCall() async throws {
-        let upstream = ScriptedUpstream()
-        upstream.hold()
-        try await withClusterFleet(3, upstream: upstream) { fleet, _ in
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for index in 0..<80 {
-                    let replica = fleet[index % 3]
-                    group.addTask { try await replica.get("/3/trending/all/day").status }
-                }
-                #expect(await eventually { upstream.heldCount == 1 && fleet.misses == 80 })
-                upstream.release()
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            #expect(statuses.count == 80 && statuses.allSatisfy { $0 == 200 })
-            #expect(upstream.calls == ["/trending/all/day"])
-        }
-    }
-
-    @Test func aReplicaServesTheVariantsAnotherMadeAndCompressesNothing() async throws {
-        let body = ScriptedUpstream.largeMovieDetails(id: 550, bytes: 20_000)
-        let upstream = ScriptedUpstream(fallback: .response(UpstreamResponse(status: 200, body: body)))
-        try await withClusterFleet(2, upstream: upstream) { fleet, cluster in
-            let filler = fleet[0]
-            #expect(try await filler.get("/3/movie/550").status == 200)
-            #expect(await eventually { filler.proxy.variantCompressions == 1 })
-            // The br made after the fill reaches the cluster too.
-            let owner = try await cluster.master(ofSlot: Self.mode.slot)
-            #expect(
-                await eventually {
-                    guard
-                        let bytes = try? await cluster.send(["GET", "{amodb-proxy:}cache:/movie/550"], to: owner).bytes,
-                        let entry = try? CacheEnvelope.decode(bytes, key: "/movie/550").get()
-                    else { return false }
-                    return entry.variants?.available == .all
-                })
-            let reader = fleet[1]
-            for (accept, coding) in [("br", ContentCoding.br), ("gzip", .gzip), ("identity", .identity)] {
-                let made = try await filler.get("/3/movie/550", headers: ["Accept-Encoding": accept])
-                let read = try await reader.get("/3/movie/550", headers: ["Accept-Encoding": accept])
-                #expect(read.header("Content-Encoding") == coding.contentEncoding, "\(accept)")
-                let sameBytes = read.body == made.body
-                #expect(sameBytes, "\(accept)")
-            }
-            #expect(upstream.calls == ["/movie/550"])
-            #expect(reader.proxy.variantCompressions == 0)
-        }
-    }
-
-    /// The slot's master is killed: both replicas follow the promoted replica, and the calls
-    /// amodb receives in any 60 s stay within the limit (the new master's window is another
-    /// Redis process's, so it is taken as lost: the reserve only, for a window).
     @Test func twoReplicasFollowAMasterKilledAndTheLimitHoldsAcrossIt() async throws {
         let limit = 20
         let upstream = ScriptedUpstream(

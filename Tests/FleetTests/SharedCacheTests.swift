@@ -10,7 +10,7 @@ import Testing
 @Suite(
     .enabled(if: RedisServer.isInstalled, Comment(rawValue: RedisServer.notInstalledMessage)), .timeLimit(.minutes(1)))
 struct SharedCacheTests {
-    @Test(arguments: RedisTransport.allCases)
+    @Test(arguments: RedisTransport.available)
     func aFillMadeByOneReplicaIsServedByAnotherWithNoUpstreamCall(_ transport: RedisTransport) async throws {
         try await withFleet(2, transport: transport) { (fleet: Fleet, _: RedisServer) async throws in
             let first = try await fleet[0].get("/3/movie/550")
