@@ -7,42 +7,46 @@
 #
 # It fails, printing the names and the command that regenerates the file, when
 # - any name of this package's own code in the order is not defined in the binary: a Swift
-#   name that mangles one of the package's modules (`9AmodbHTTP`, `10AmodbProxy`,
-#   `16AmodbCompression`, `11amodb_proxy`, …, also inside the name of a standard-library
-#   function specialized for one of its types) or a C function of CSystemShims (`amodb_…`).
+#   name that mangles one of the package's modules, a directory of Sources/ (`9AmodbHTTP`,
+#   `10AmodbProxy`, `16AmodbCompression`, `11amodb_proxy`, …, also inside the name of a
+#   standard-library function specialized for one of its types) or a C function of
+#   CSystemShims (`amodb_…`).
 #   Such a name goes away when its code changes; lld skips it without a word
 #   (build-release.sh passes --no-warn-symbol-ordering), and the function lands wherever the
 #   archives put it, costing resident pages. None may be missing.
 # - more than 2% of the other names (the Swift runtime, the standard library, Foundation,
-#   Dispatch, ICU: the toolchain's archives) are missing. They move only with the toolchain,
-#   whose update is then the moment to regenerate; the tolerance lets a point release rename
-#   a handful without failing every build.
+#   Dispatch, ICU: the toolchain's archives) are missing. They move with the toolchain, whose
+#   update is then the moment to regenerate, and a few (the standard library's generic
+#   functions specialized for its own types, emitted where this package calls them) with
+#   the code that calls them; the tolerance lets those and a point release's renames pass.
 # - fewer than 95% of the names it lists lie in the first half of .text: the link did not use
 #   the order (linked in archive order they are spread over all of it).
 set -euo pipefail
+# A binary named relative to where the caller stands, before moving to the repository.
+if [ $# -gt 0 ]; then binary=$(realpath -- "$1"); fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 order=scripts/hot-text.order
 regenerate="scripts/hot-text.sh generate"
 toolchain_missing_percent_allowed=2
 first_share_percent_required=95
 
-binary=${1:-$(scripts/build-release.sh --static | tail -1)}
+binary=${binary:-$(scripts/build-release.sh --static | tail -1)}
 [ -f "$order" ] || { echo "check-hot-text: no $order; make it with: $regenerate"; exit 1; }
 [ -x "$binary" ] || { echo "check-hot-text: no binary at $binary"; exit 2; }
 command -v nm >/dev/null || { echo "check-hot-text: nm is missing (apt-get install binutils)"; exit 2; }
 
 python3 - "$binary" "$order" "$regenerate" "$toolchain_missing_percent_allowed" \
   "$first_share_percent_required" <<'PY'
-import re, subprocess, sys
+import os, re, subprocess, sys
 
 binary, order, regenerate = sys.argv[1], sys.argv[2], sys.argv[3]
 toolchain_allowed, first_required = int(sys.argv[4]), int(sys.argv[5])
 
-# The package's modules, as Swift mangles them: <length><name>. Not preceded by a digit,
-# so that `19AmodbHTTPThing` (an identifier of 19 characters) does not count as `9AmodbHTTP`.
-modules = ["AmodbAttest", "AmodbBytes", "AmodbClient", "AmodbCompression", "AmodbCrypto",
-           "AmodbDynamicLibrary", "AmodbHTTP", "AmodbModels", "AmodbPlanner", "AmodbProxy",
-           "AmodbRedis", "AmodbSandbox", "AmodbSockets", "amodb_proxy"]
+# The package's modules (its targets' directories under Sources/, `-` read as `_`), as
+# Swift mangles them: <length><name>. Not preceded by a digit, so that `19AmodbHTTPThing`
+# (an identifier of 19 characters) does not count as `9AmodbHTTP`.
+modules = sorted(d.replace("-", "_") for d in os.listdir("Sources")
+                 if os.path.isdir(os.path.join("Sources", d)))
 ours = re.compile("(?<![0-9])(?:" + "|".join(f"{len(m)}{m}" for m in modules) + ")"
                   r"|^amodb_")
 
