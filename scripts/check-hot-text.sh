@@ -34,6 +34,12 @@ binary=${binary:-$(scripts/build-release.sh --static | tail -1)}
 [ -f "$order" ] || { echo "check-hot-text: no $order; make it with: $regenerate"; exit 1; }
 [ -x "$binary" ] || { echo "check-hot-text: no binary at $binary"; exit 2; }
 command -v nm >/dev/null || { echo "check-hot-text: nm is missing (apt-get install binutils)"; exit 2; }
+# The order names the runtime's and Foundation's functions too, which only the static binary
+# holds: a dynamic one would read as a toolchain that renamed them all.
+if readelf -d "$binary" | grep -q 'NEEDED.*libswiftCore'; then
+  echo "check-hot-text: $binary loads the Swift runtime: check the static binary (scripts/build-release.sh --static)"
+  exit 2
+fi
 
 python3 - "$binary" "$order" "$regenerate" "$toolchain_missing_percent_allowed" \
   "$first_share_percent_required" <<'PY'
