@@ -130,6 +130,21 @@ struct RedisClusterFleetTests {
         }
     }
 
+    /// Pointed at a cluster's node without `AMODB_REDIS_CLUSTER`, a replica says once what to set.
+    @Test func aReplicaNotToldItIsOnAClusterSaysOnceWhatToSet() async throws {
+        try await withRedisCluster { cluster in
+            let fleet = try Fleet(
+                1, redis: cluster.nodes[0].configuration(), upstream: ScriptedUpstream(fallback: RedisOutageTests.movie)
+            )
+            try await withServer(fleet) { fleet in
+                for id in 1...5 { _ = try await fleet[0].get("/3/movie/\(id)") }
+                let hint = "set AMODB_REDIS_CLUSTER=on"
+                #expect(await eventually { fleet.logs[0].all.contains { $0.contains(hint) } })
+                #expect(fleet.logs[0].all.filter { $0.contains(hint) }.count == 1)
+            }
+        }
+    }
+
     private static func bothUp(_ fleet: Fleet) async -> Bool {
         for replica in fleet.replicas {
             guard let samples = try? await replica.metrics(), (try? samples.value("amodb_proxy_redis_up")) == 1,

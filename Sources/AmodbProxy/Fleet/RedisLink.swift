@@ -169,7 +169,8 @@ final class RedisLink: Sendable {
     }
 
     /// Logs once that the Redis is a cluster while the proxy was not told so: most of its
-    /// keys' slots are on other nodes, so most commands come back `MOVED`.
+    /// keys' slots are on other nodes, so most commands come back `MOVED` (or, behind a
+    /// service's proxy, its scripts `CROSSSLOT`).
     private func notClusterMode(_ reply: RedisServerError) {
         let first = refusedCommands.withLock { $0.insert("cluster mode").inserted }
         guard first else { return }
@@ -239,7 +240,9 @@ final class RedisLink: Sendable {
             let redisError = error as? RedisError ?? .unexpectedReply("\(type(of: error))")
             if case .server(let reply) = redisError {
                 // An ACL's `NOPERM … run the 'evalsha' command`, or a service that renamed it away.
-                if ["MOVED", "ASK", "CLUSTERDOWN"].contains(reply.code), client.configuration.cluster == nil {
+                if ["MOVED", "ASK", "CLUSTERDOWN", "CROSSSLOT"].contains(reply.code),
+                    client.configuration.cluster == nil
+                {
                     notClusterMode(reply)
                 } else if reply.code == "NOPERM" || reply.message.hasPrefix("ERR unknown command") {
                     let quoted = reply.message.split(separator: "'", omittingEmptySubsequences: false)
