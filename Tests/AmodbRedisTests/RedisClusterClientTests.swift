@@ -51,12 +51,14 @@ struct RedisClusterClientTests {
         try await withRedisCluster(password: "cluster pw", tls: RedisServerTLS(certificates)) { cluster in
             let owner = try await cluster.master(ofSlot: Self.mode.slot)
             let start = try #require(cluster.nodes.first { $0.port != owner.port })
-            let configuration = Self.configuration(from: start)
+            var configuration = Self.configuration(from: start)
+            // One connection: `WAIT` counts the replicas that have this connection's writes.
+            configuration.connectionCount = 1
             #expect(configuration.endpoint.usesTLS && configuration.endpoint.password != nil)
             try await withRedisClient(configuration) { client in
                 let key = Self.mode.keyPrefix + "n"
                 #expect(try await client.incr(key) == 1)
-                _ = try await cluster.send(["WAIT", "1", "10000"], to: owner)
+                #expect(try await client.send(["WAIT", "1", "10000"]).integer == 1)
                 try await cluster.killMaster(ofSlot: Self.mode.slot)
                 var value: Int64?
                 #expect(
@@ -96,10 +98,13 @@ struct RedisClusterClientTests {
     @Test func followsAMasterKilledToTheReplicaThatTookItsPlace() async throws {
         try await withRedisCluster { cluster in
             let seed = try await cluster.master(ofSlot: Self.mode.slot)
-            try await withRedisClient(Self.configuration(from: seed)) { client in
+            var configuration = Self.configuration(from: seed)
+            // One connection: `WAIT` counts the replicas that have this connection's writes.
+            configuration.connectionCount = 1
+            try await withRedisClient(configuration) { client in
                 let key = Self.mode.keyPrefix + "n"
                 #expect(try await client.incr(key) == 1)
-                _ = try await cluster.send(["WAIT", "1", "10000"], to: seed)
+                #expect(try await client.send(["WAIT", "1", "10000"]).integer == 1)
                 // The seed itself dies: the client must ask the other nodes it learned of.
                 let (_, promoted, elapsed) = try await cluster.killMaster(ofSlot: Self.mode.slot)
                 print("RedisClusterClientTests: replica \(promoted.port) promoted \(elapsed) after the kill")
