@@ -162,14 +162,8 @@ public final class RedisClient: Sendable {
                 dropped = Array(connections.values)
                 connections.removeAll()
             }
-            var configuration = configuration
-            configuration.cluster = nil
-            configuration.sentinels = nil
-            configuration.endpoint.host = node.host
-            configuration.endpoint.port = node.port
-            configuration.endpoint.database = 0
             let made = RedisConnection(
-                configuration: configuration,
+                configuration: configuration.node(node.host, node.port),
                 queue: DispatchQueue(label: "amodb-redis.ask", target: IOQueues.target), tlsContext: tlsContext)
             connections[name] = made
             return (made, dropped)

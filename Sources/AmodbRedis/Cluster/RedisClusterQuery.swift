@@ -34,65 +34,31 @@ enum RedisClusterQuery {
         tlsContext: Result<RedisTLSContext, RedisTLSError>?, queue: DispatchQueue,
         completion: @escaping @Sendable (Result<RedisClusterMap, RedisError>) -> Void
     ) {
-        ask(
-            Request(slot: slot, seeds: seeds, configuration: configuration, tlsContext: tlsContext, queue: queue),
-            from: 0, failures: [], completion: completion)
-    }
-
-    private struct Request: Sendable {
-        let slot: Int
-        let seeds: [RedisClusterMap.Node]
-        let configuration: RedisConfiguration
-        let tlsContext: Result<RedisTLSContext, RedisTLSError>?
-        let queue: DispatchQueue
-    }
-
-    private static func ask(
-        _ request: Request, from index: Int, failures: [String],
-        completion: @escaping @Sendable (Result<RedisClusterMap, RedisError>) -> Void
-    ) {
-        guard index < request.seeds.count else {
-            return request.queue.async {
-                completion(
-                    .failure(
-                        .unavailable("no cluster node named the slot's master: " + failures.joined(separator: "; "))))
-            }
-        }
-        let seed = request.seeds[index]
-        var configuration = request.configuration
-        configuration.cluster = nil
-        configuration.sentinels = nil
-        configuration.endpoint.host = seed.host
-        configuration.endpoint.port = seed.port
-        configuration.endpoint.database = 0
-        configuration.commandTimeout = configuration.connectTimeout
-        let connection = RedisConnection(
-            configuration: configuration, queue: DispatchQueue(label: "amodb-redis.cluster-map", target: request.queue),
-            tlsContext: request.tlsContext)
-        let usesTLS = configuration.endpoint.usesTLS
-        let commands = [RESPEncoder.command(["CLUSTER", "SHARDS"]), RESPEncoder.command(["CLUSTER", "SLOTS"])]
-        connection.enqueue(batch: commands, timeout: configuration.connectTimeout) { replies in
-            // The connection is kept alive by this closure until it has answered.
-            connection.shutdown {}
-            let reason: String
-            var map: RedisClusterMap?
-            switch (replies.first, replies.last) {
-            case (.success(let shards)?, _):
-                map = RedisClusterMap(shards: shards, slot: request.slot, askedHost: seed.host, usesTLS: usesTLS)
-                reason = "\(seed.host):\(seed.port) sent a CLUSTER SHARDS reply of another shape"
-            case (.failure(.server), .success(let slots)?):
-                map = RedisClusterMap(slots: slots, slot: request.slot, askedHost: seed.host)
-                reason = "\(seed.host):\(seed.port) sent a CLUSTER SLOTS reply of another shape"
-            case (.failure(.server(let error)), _):
-                reason = "\(seed.host):\(seed.port) answered \(error.message.prefix(120))"
-            case (.failure(let error), _):
-                reason = "\(seed.host):\(seed.port): \(error)"
-            default:
-                reason = "\(seed.host):\(seed.port) sent no reply"
-            }
-            if let map, map.owner != nil { return request.queue.async { completion(.success(map)) } }
-            let why = map == nil ? reason : "\(seed.host):\(seed.port) knows no master of slot \(request.slot)"
-            ask(request, from: index + 1, failures: failures + [why], completion: completion)
-        }
+        RedisAskInTurn.ask(
+            seeds.map { configuration.node($0.host, $0.port) },
+            commands: [["CLUSTER", "SHARDS"], ["CLUSTER", "SLOTS"]],
+            timeout: configuration.connectTimeout, tlsContext: tlsContext, queue: queue,
+            what: "cluster node named the slot's master",
+            read: { seed, replies in
+                let node = "\(seed.host):\(seed.port)"
+                let map: RedisClusterMap?
+                switch (replies.first, replies.last) {
+                case (.success(let shards)?, _):
+                    map = RedisClusterMap(shards: shards, slot: slot, askedHost: seed.host, usesTLS: seed.usesTLS)
+                    if map == nil { return .none("\(node) sent a CLUSTER SHARDS reply of another shape") }
+                case (.failure(.server), .success(let slots)?):
+                    map = RedisClusterMap(slots: slots, slot: slot, askedHost: seed.host)
+                    if map == nil { return .none("\(node) sent a CLUSTER SLOTS reply of another shape") }
+                case (.failure(.server(let error))?, _):
+                    return .none("\(node) answered \(error.message.prefix(120))")
+                case (.failure(let error)?, _):
+                    return .none("\(node): \(error)")
+                case (nil, _):
+                    return .none("\(node) sent no reply")
+                }
+                guard let map, map.owner != nil else { return .none("\(node) knows no master of slot \(slot)") }
+                return .answer(map)
+            },
+            completion: completion)
     }
 }

@@ -37,6 +37,18 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible {
         self.init(endpoint: try RedisEndpoint(url: url))
     }
 
+    /// This configuration for one node at `host` and `port`, as it is: logged in and over
+    /// TLS as configured, but with no Sentinel and no cluster to find another, and database 0.
+    func node(_ host: String, _ port: Int) -> RedisConfiguration {
+        var configuration = self
+        configuration.cluster = nil
+        configuration.sentinels = nil
+        configuration.endpoint.host = host
+        configuration.endpoint.port = port
+        configuration.endpoint.database = 0
+        return configuration
+    }
+
     /// Checks that TLS can be set up as configured (libssl loads, the CA and client files
     /// load and match), so that a program learns it when it starts rather than from an
     /// outage; does nothing for `redis://`.

@@ -1,8 +1,7 @@
 import Dispatch
 
 /// Asks the sentinels, one after another, where the master is
-/// (`SENTINEL get-master-addr-by-name`), each over a short-lived connection of its own
-/// that is shut down once it has answered or failed.
+/// (`SENTINEL get-master-addr-by-name`), each over a short-lived connection of its own.
 enum RedisSentinelQuery {
     /// The master's host and port as the first sentinel that knows says, or why none said;
     /// `completion` runs on `queue`. Each sentinel gets `timeout` to connect and answer.
@@ -10,47 +9,27 @@ enum RedisSentinelQuery {
         _ sentinels: RedisSentinels, timeout: Duration, queue: DispatchQueue,
         completion: @escaping @Sendable (Result<(host: String, port: Int), RedisError>) -> Void
     ) {
-        ask(sentinels, from: 0, failures: [], timeout: timeout, queue: queue, completion: completion)
-    }
-
-    private static func ask(
-        _ sentinels: RedisSentinels, from index: Int, failures: [String], timeout: Duration, queue: DispatchQueue,
-        completion: @escaping @Sendable (Result<(host: String, port: Int), RedisError>) -> Void
-    ) {
-        guard index < sentinels.addresses.count else {
-            return queue.async {
-                completion(.failure(.unavailable("no sentinel named the master: " + failures.joined(separator: "; "))))
-            }
-        }
-        let address = sentinels.addresses[index]
-        var configuration = RedisConfiguration(endpoint: address)
-        configuration.connectTimeout = timeout
-        configuration.commandTimeout = timeout
-        let connection = RedisConnection(
-            configuration: configuration, queue: DispatchQueue(label: "amodb-redis.sentinel", target: queue))
-        let command = RESPEncoder.command(["SENTINEL", "get-master-addr-by-name", .bulk(sentinels.masterName)])
-        connection.enqueue(command, timeout: timeout) { reply in
-            // The connection is kept alive by this closure until it has answered.
-            connection.shutdown {}
-            var master: (host: String, port: Int)?
-            let reason: String
-            switch reply {
-            case .success(.array(let items)) where items.count == 2:
-                if let host = items[0].string, let port = items[1].string.flatMap({ Int($0) }),
-                    (1...65535).contains(port)
-                {
-                    master = (host, port)
+        // Sentinels are reached in plain text, with their own password if any.
+        RedisAskInTurn.ask(
+            sentinels.addresses.map(RedisConfiguration.init(endpoint:)),
+            commands: [["SENTINEL", "get-master-addr-by-name", .bulk(sentinels.masterName)]], timeout: timeout,
+            tlsContext: nil, queue: queue, what: "sentinel named the master",
+            read: { address, replies -> RedisAskInTurn.Reading<(host: String, port: Int)> in
+                let sentinel = "\(address.host):\(address.port)"
+                switch replies.first {
+                case .success(.array(let items))? where items.count == 2:
+                    guard let host = items[0].string, let port = items[1].string.flatMap({ Int($0) }),
+                        (1...65535).contains(port)
+                    else { return .none("\(sentinel) sent an address that is not host and port") }
+                    return .answer((host, port))
+                case .success?:
+                    return .none("\(sentinel) knows no master \(sentinels.masterName)")
+                case .failure(let error)?:
+                    return .none("\(sentinel): \(error)")
+                case nil:
+                    return .none("\(sentinel) sent no reply")
                 }
-                reason = "\(address.host):\(address.port) sent an address that is not host and port"
-            case .success:
-                reason = "\(address.host):\(address.port) knows no master \(sentinels.masterName)"
-            case .failure(let error):
-                reason = "\(address.host):\(address.port): \(error)"
-            }
-            if let master { return queue.async { completion(.success(master)) } }
-            ask(
-                sentinels, from: index + 1, failures: failures + [reason], timeout: timeout, queue: queue,
-                completion: completion)
-        }
+            },
+            completion: completion)
     }
 }
