@@ -98,11 +98,12 @@ package struct ChaosTraffic: Sendable {
         let started = ContinuousClock.now
         var request = ChaosRequest(
             target: path.target, client: client, exists: path.exists, replica: "none", started: started,
-            finished: started, result: .failed("no replica was up"))
-        guard let (index, endpoint) = Self.pick(preferred, excluding: nil, among: replicas, until: started) else {
+            sent: started, finished: started, result: .failed("no replica was up"))
+        guard let (index, endpoint) = pick(preferred, excluding: nil, among: replicas, from: started) else {
             return request
         }
         request.replica = replicas[index].name
+        request.sent = .now
         request.result = exchange(path.target, as: client, port: endpoint.port)
         request.finished = .now
         guard case .failed(let reason) = request.result, replicas[index].generation != endpoint.generation else {
@@ -112,12 +113,12 @@ package struct ChaosTraffic: Sendable {
         request.excused = "\(replicas[index].name) was killed under it (\(reason))"
         // Another replica, as a load balancer would pick; a lone replica's next life, once it listens.
         let excluded = replicas.count > 1 ? index : nil
-        guard let (other, retry) = Self.pick(preferred, excluding: excluded, among: replicas, until: .now) else {
+        guard let (other, retry) = pick(preferred, excluding: excluded, among: replicas, from: .now) else {
             request.result = .failed("no other replica was up for the retry")
             return request
         }
         request.replica = replicas[other].name
-        request.retryStarted = .now
+        request.sent = .now
         request.result = exchange(path.target, as: client, port: retry.port)
         request.finished = .now
         if case .failed(let reason) = request.result, replicas[other].generation != retry.generation {
@@ -128,12 +129,15 @@ package struct ChaosTraffic: Sendable {
         return request
     }
 
-    /// The first replica up from `preferred` on (not `excluded`), waiting up to 5 s for one:
-    /// a restart in progress may have left none up for a moment.
-    private static func pick(
-        _ preferred: Int, excluding excluded: Int?, among replicas: [ProxyReplica], until start: ContinuousClock.Instant
+    /// The first replica up from `preferred` on (not `excluded`), waiting up to a request's
+    /// deadline for one: a restart in progress may have left none up. A lone replica's next
+    /// life comes only after the kill is reaped and the new process has started, which on a
+    /// machine busy with other work has taken over 5 s; a client keeps retrying as long as
+    /// it would wait for an answer.
+    private func pick(
+        _ preferred: Int, excluding excluded: Int?, among replicas: [ProxyReplica], from start: ContinuousClock.Instant
     ) -> (Int, ProxyReplica.Endpoint)? {
-        let giveUp = start + .seconds(5)
+        let giveUp = start + .seconds(deadline)
         repeat {
             for step in 0..<replicas.count {
                 let index = (preferred + step) % replicas.count
@@ -182,19 +186,20 @@ package struct ChaosRequest: Sendable {
     /// The replica that answered (the retry's, after an excused failure).
     package var replica: String
     package var started: ContinuousClock.Instant
+    /// When its last attempt was sent: after any wait for a replica to be up, which is a
+    /// restart's time and not the proxy's.
+    package var sent: ContinuousClock.Instant
     /// When the last attempt ended.
     package var finished: ContinuousClock.Instant
     package var result: Result
     /// Why the first attempt failed, when its replica was killed under it and it was retried.
     package var excused: String?
-    /// When the retry started, if there was one.
-    package var retryStarted: ContinuousClock.Instant?
     /// Whether the retry's replica was killed under it as well (its failure is excused too).
     package var killedUnderTheRetry = false
 
     /// How long its last attempt took, in seconds.
     package var took: Double {
-        ChaosTimeline.seconds(finished - (retryStarted ?? started))
+        ChaosTimeline.seconds(finished - sent)
     }
 
     /// What is wrong with how it was answered, or nil: a status other than 200 (404 for a
