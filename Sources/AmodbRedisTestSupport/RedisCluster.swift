@@ -295,9 +295,12 @@ package final class RedisCluster: Sendable {
     /// the target imports it, the source migrates it, its keys move `keysPerStep` at a time
     /// by `MIGRATE` with `pauseBetweenSteps` after each step (a test's traffic meets ASK
     /// redirections meanwhile), then every master is told the target owns it. Returns once
-    /// every node agrees.
+    /// every node agrees. `afterStep` runs after each step with the keys it moved, before the
+    /// pause: a test can ask for one of them then and be sure to meet `ASK`, however few
+    /// commands its traffic manages on a busy machine.
     package func migrate(
-        slot: Int, to target: RedisServer, keysPerStep: Int = 1, pauseBetweenSteps: Duration = .zero
+        slot: Int, to target: RedisServer, keysPerStep: Int = 1, pauseBetweenSteps: Duration = .zero,
+        afterStep: (_ moved: [String]) async throws -> Void = { _ in }
     ) async throws {
         precondition(keysPerStep > 0)
         let source = try await master(ofSlot: slot)
@@ -321,6 +324,7 @@ package final class RedisCluster: Sendable {
             guard answer.string == "OK" || answer.string == "NOKEY" else {
                 throw ClusterError(description: "MIGRATE of slot \(slot) answered \(answer)")
             }
+            try await afterStep(keys.map { String(decoding: $0, as: UTF8.self) })
             if pauseBetweenSteps > .zero { try await Task.sleep(for: pauseBetweenSteps) }
         }
         // The target first (it then answers for the slot without ASK), the source next (it

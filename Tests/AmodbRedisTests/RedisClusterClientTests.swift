@@ -144,12 +144,21 @@ struct RedisClusterClientTests {
             try await withRedisClient(Self.configuration(from: owner)) { client in
                 let traffic = Traffic(client: client, prefix: Self.mode.keyPrefix)
                 try await traffic.fill()
+                let askedHalfway = Mutex<[UInt8]?>(nil)
                 try await traffic.whileRunning {
                     try await cluster.migrate(
-                        slot: Self.mode.slot, to: target, keysPerStep: 1, pauseBetweenSteps: .milliseconds(20))
+                        slot: Self.mode.slot, to: target, keysPerStep: 1, pauseBetweenSteps: .milliseconds(20)
+                    ) { moved in
+                        // A key already on the target while the slot is still the owner's:
+                        // the owner answers ASK, whatever the traffic loop met meanwhile.
+                        guard askedHalfway.withLock({ $0 == nil }), let key = moved.first else { return }
+                        let value = try await client.get(key)
+                        askedHalfway.withLock { $0 = value ?? [] }
+                    }
                 }
                 #expect(traffic.failures == [], "commands failed during the migration")
                 #expect(traffic.succeeded >= 3)
+                #expect(askedHalfway.withLock { $0?.isEmpty == false }, "a moved key was not read halfway")
                 // Commands met the migration half done: the client asked the target after ASKING.
                 let stats = try await cluster.send(["INFO", "commandstats"], to: target).string ?? ""
                 #expect(stats.contains("cmdstat_asking:calls="), "no ASKING reached \(target.port)")
