@@ -75,7 +75,10 @@ let package = Package(
             ]),
         // Helpers for any socket test, the server's own included: raw client, `eventually`, scoped
         // servers; and `ChildProcess`, posix_spawn for the tests that start programs.
-        .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims"]),
+        .target(name: "AmodbHTTPTestSupport", dependencies: ["CSystemShims", "CTestParallelism"]),
+        // Bounds how many test cases run at once (a constructor sets Swift Testing's width
+        // before its runner starts); linked into the test binary through AmodbHTTPTestSupport.
+        .target(name: "CTestParallelism"),
         // Helpers shared by the proxy's test targets (harnesses, stand-ins, servers on port 0); re-exports AmodbHTTPTestSupport.
         .target(
             name: "AmodbTestSupport",
