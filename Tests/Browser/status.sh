@@ -78,6 +78,16 @@ chromium_run() {
 
 echo "# headless Chromium: $("$chromium" --version 2>/dev/null | head -1)"
 status_json() { python3 -c "import sys,urllib.request;sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" "$proxy/status.json"; }
+# A fill's br variant is stored after its answer, adding to the cache's bytes: the figures
+# are read once no compression job is queued or running.
+python3 - "$proxy/metrics" <<'PY' || setup_failed "the compression queue empties after the traffic"
+import re, sys, time, urllib.request
+for _ in range(300):
+    text = urllib.request.urlopen(sys.argv[1]).read().decode()
+    if re.search(r"^amodb_proxy_variant_queue_jobs 0$", text, re.M): sys.exit(0)
+    time.sleep(0.1)
+sys.exit(1)
+PY
 status_json >"$work/before.json"
 # The virtual time budget lets the page's fetch and drawing finish; it stops before the
 # page's next refresh would run more than once or twice.
