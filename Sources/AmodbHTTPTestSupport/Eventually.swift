@@ -6,8 +6,8 @@
 /// code under test produces in the background (a refresh finishing). The condition may itself
 /// be async (a request to the proxy under test). The limit is generous because a green run
 /// must not depend on how busy the machine is, and it costs nothing when the condition holds:
-/// the whole suite starts over a thousand tests at once on two cores, and beside another
-/// busy process a fill has waited more than ten seconds for a thread in that first crunch.
+/// the suite runs sixteen test cases at once on two cores (`CTestParallelism`), and beside
+/// another busy process a fill has waited more than ten seconds for a thread.
 ///
 /// It polls after 10 ms, then less and less often (up to every 100 ms), and never spends more
 /// than half its time in the condition: a condition that costs milliseconds (a `/metrics`
